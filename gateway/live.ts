@@ -1,0 +1,478 @@
+/**
+ * Live viewers: the graphql-ws protocol (graphql-transport-ws) on the gateway's /graphql path.
+ * @apollo/gateway cannot execute subscriptions, so this server executes `overlayBroadcasts` itself
+ * against the supergraph's API schema, fed by the event bus.
+ *
+ * Fan-out is built for many thousands of viewers per channel: viewers that sent the same operation
+ * with the same variables share a group; an event is executed once per group, its payload serialized
+ * once, and each viewer only gets its own frame prefix. Per-viewer state is a few small fields.
+ * Queries and mutations sent over the socket are executed through the gateway like HTTP ones.
+ */
+import {
+  execute,
+  getArgumentValues,
+  getOperationAST,
+  getVariableValues,
+  parse,
+  validate,
+  GraphQLError,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import {
+  CloseCode,
+  GRAPHQL_TRANSPORT_WS_PROTOCOL,
+  MessageType,
+  parseMessage,
+  stringifyMessage,
+  handleProtocols,
+  type SubscribeMessage,
+} from 'graphql-ws';
+import type { IncomingMessage, Server } from 'node:http';
+import { WebSocketServer, WebSocket, type RawData } from 'ws';
+import { Topics, type EventBus } from '../shared/bus';
+import type { HeaderBag } from '../shared/auth/authenticate';
+import type { Identity } from '../shared/auth/identity';
+import type { Logger } from '../shared/logger';
+import { withRemaining, clearEventOf, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
+
+export interface LiveServerOptions {
+  /** URL path of the endpoint (the gateway's /graphql). */
+  path: string;
+  /** The supergraph's API schema: what subscriptions are validated and executed against. */
+  schema(): GraphQLSchema;
+  /** Turns connectionParams (as headers) into an identity; throws when a credential is wrong. */
+  authenticate(headers: HeaderBag): Promise<Identity>;
+  /** Executes a query or mutation through the gateway. */
+  executeOperation(request: { query: string; variables?: Record<string, unknown>; operationName?: string | null }, identity: Identity): Promise<ExecutionResult>;
+  /** Broadcasts of a site that are live now (what late joiners get). */
+  loadActiveBroadcasts(siteId: string): Promise<OverlayBroadcastEvent[]>;
+  /** Tags of the signed-in viewer's account (for tag-targeted broadcasts). */
+  loadViewerTags(identity: Identity): Promise<string[]>;
+  bus: EventBus;
+  logger: Logger;
+  /** Milliseconds a socket may take to send connection_init (default 3000). */
+  connectionInitWaitTimeoutMs?: number;
+  /** Milliseconds between keep-alive pings; a socket that misses one is dropped (default 30000). */
+  keepAliveMs?: number;
+}
+
+interface Connection {
+  socket: WebSocket;
+  identity: Identity | null;
+  state: 'new' | 'initialising' | 'ready';
+  tags: Set<string> | null;
+  subscribers: Map<string, Subscriber>;
+  alive: boolean;
+}
+
+interface Subscriber {
+  connection: Connection;
+  /** `{"id":"…","type":"next","payload":` — the only per-viewer part of a frame. */
+  framePrefix: string;
+  group: Group;
+}
+
+interface Group {
+  key: string;
+  room: Room;
+  channelKey: string;
+  document: DocumentNode;
+  variables: Record<string, unknown>;
+  subscribers: Set<Subscriber>;
+}
+
+/** The viewers of one site, by channel (`''` = site-wide viewers), and the site's live broadcasts. */
+interface Room {
+  siteId: string;
+  channels: Map<string, Map<string, Group>>;
+  active: Map<string, OverlayBroadcastEvent>;
+  clearedDuringLoad: Set<string>;
+  expiries: Map<string, NodeJS.Timeout>;
+  loaded: Promise<void>;
+  size: number;
+}
+
+const SITE_WIDE = '';
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const DOCUMENT_CACHE_LIMIT = 1000;
+
+type Prepared = { document: DocumentNode; operation: OperationDefinitionNode } | { errors: readonly GraphQLError[] };
+
+export class LiveServer {
+  private readonly wss: WebSocketServer;
+  private readonly rooms = new Map<string, Room>();
+  private readonly documents = new Map<string, Prepared>();
+  private readonly connections = new Set<Connection>();
+  private readonly unsubscribeBus: () => void;
+  private readonly keepAlive: NodeJS.Timeout;
+  private cachedSchema: GraphQLSchema | null = null;
+
+  constructor(private readonly options: LiveServerOptions) {
+    this.wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024, handleProtocols, clientTracking: false });
+    this.unsubscribeBus = options.bus.subscribe(Topics.overlayBroadcasts, (message) => this.onBusMessage(message as OverlayBroadcastMessage));
+    this.keepAlive = setInterval(() => this.sweep(), options.keepAliveMs ?? 30_000);
+    this.keepAlive.unref();
+  }
+
+  /** Takes over WebSocket upgrades of `path` on the HTTP server. */
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket, head) => {
+      const path = (request.url ?? '').split('?')[0];
+      if (path !== this.options.path) {
+        socket.destroy();
+        return;
+      }
+      this.wss.handleUpgrade(request, socket, head, (ws) => this.onConnection(ws));
+    });
+  }
+
+  /** Number of open viewer connections and subscriptions (for insights and tests). */
+  stats(): { connections: number; subscriptions: number } {
+    let subscriptions = 0;
+    for (const room of this.rooms.values()) subscriptions += room.size;
+    return { connections: this.connections.size, subscriptions };
+  }
+
+  /** Closes every socket with 1001 (going away) so clients reconnect elsewhere. */
+  async close(): Promise<void> {
+    this.unsubscribeBus();
+    clearInterval(this.keepAlive);
+    for (const connection of this.connections) connection.socket.close(1001, 'Server shutting down');
+    for (const room of this.rooms.values()) for (const timer of room.expiries.values()) clearTimeout(timer);
+    this.rooms.clear();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+
+  private schema(): GraphQLSchema {
+    const schema = this.options.schema();
+    if (schema !== this.cachedSchema) {
+      this.cachedSchema = schema;
+      this.documents.clear();
+    }
+    return schema;
+  }
+
+  // ------------------------------------------------------------------ connections
+
+  private onConnection(socket: WebSocket): void {
+    if (socket.protocol !== GRAPHQL_TRANSPORT_WS_PROTOCOL) {
+      socket.close(CloseCode.SubprotocolNotAcceptable, 'Subprotocol not acceptable');
+      return;
+    }
+    const connection: Connection = { socket, identity: null, state: 'new', tags: null, subscribers: new Map(), alive: true };
+    this.connections.add(connection);
+    const initTimer = setTimeout(() => {
+      if (connection.state !== 'ready') socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+    }, this.options.connectionInitWaitTimeoutMs ?? 3000);
+    socket.on('pong', () => {
+      connection.alive = true;
+    });
+    socket.on('message', (data: RawData) => {
+      this.onMessage(connection, data).catch((error: Error) => {
+        this.options.logger.error({ err: error }, 'live message handling failed');
+        socket.close(CloseCode.InternalServerError, 'Internal server error');
+      });
+    });
+    socket.once('close', () => {
+      clearTimeout(initTimer);
+      this.connections.delete(connection);
+      for (const subscriber of connection.subscribers.values()) this.removeSubscriber(subscriber);
+      connection.subscribers.clear();
+    });
+    socket.on('error', () => socket.terminate());
+  }
+
+  private sweep(): void {
+    for (const connection of this.connections) {
+      if (!connection.alive) {
+        connection.socket.terminate();
+        continue;
+      }
+      connection.alive = false;
+      connection.socket.ping();
+    }
+  }
+
+  private async onMessage(connection: Connection, data: RawData): Promise<void> {
+    const { socket } = connection;
+    let message;
+    try {
+      message = parseMessage(data.toString());
+    } catch (error) {
+      socket.close(CloseCode.BadRequest, (error as Error).message.slice(0, 120));
+      return;
+    }
+    switch (message.type) {
+      case MessageType.ConnectionInit: {
+        if (connection.state !== 'new') {
+          socket.close(CloseCode.TooManyInitialisationRequests, 'Too many initialisation requests');
+          return;
+        }
+        connection.state = 'initialising';
+        await this.initialise(connection, message.payload ?? {});
+        return;
+      }
+      case MessageType.Ping:
+        socket.send(stringifyMessage({ type: MessageType.Pong }));
+        return;
+      case MessageType.Pong:
+        return;
+      case MessageType.Subscribe:
+        if (connection.state !== 'ready' || !connection.identity) {
+          socket.close(CloseCode.Unauthorized, 'Unauthorized');
+          return;
+        }
+        if (connection.subscribers.has(message.id)) {
+          socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${message.id} already exists`);
+          return;
+        }
+        await this.subscribe(connection, message);
+        return;
+      case MessageType.Complete: {
+        const subscriber = connection.subscribers.get(message.id);
+        if (subscriber) {
+          connection.subscribers.delete(message.id);
+          this.removeSubscriber(subscriber);
+        }
+        return;
+      }
+      default:
+        socket.close(CloseCode.BadRequest, `Unexpected message of type ${message.type} received`);
+    }
+  }
+
+  private async initialise(connection: Connection, params: Record<string, unknown>): Promise<void> {
+    const { socket } = connection;
+    const headers: HeaderBag = {};
+    const pick = (...names: string[]) => names.map((name) => params[name]).find((value) => typeof value === 'string') as string | undefined;
+    headers['x-service-client-id'] = pick('x-service-client-id', 'clientId', 'siteId');
+    headers['x-service-developer-key'] = pick('x-service-developer-key', 'developerKey');
+    const token = pick('Authorization', 'authorization', 'jwt');
+    headers.authorization = token && !/^Bearer /i.test(token) ? `Bearer ${token}` : token;
+    try {
+      const identity = await this.options.authenticate(headers);
+      if (!identity.siteId) {
+        socket.close(CloseCode.Forbidden, 'x-service-client-id is required in connectionParams');
+        return;
+      }
+      connection.tags = identity.account ? new Set(await this.options.loadViewerTags(identity)) : null;
+      connection.identity = identity;
+    } catch (error) {
+      socket.close(CloseCode.Forbidden, error instanceof GraphQLError ? error.message.slice(0, 120) : 'Forbidden');
+      return;
+    }
+    if (socket.readyState !== WebSocket.OPEN) return;
+    connection.state = 'ready';
+    socket.send(stringifyMessage({ type: MessageType.ConnectionAck }));
+  }
+
+  // ------------------------------------------------------------------ operations
+
+  private prepare(query: string, operationName: string | null | undefined): Prepared {
+    const key = `${operationName ?? ''}\u0000${query}`;
+    let prepared = this.documents.get(key);
+    if (prepared) return prepared;
+    const schema = this.schema();
+    try {
+      const document = parse(query);
+      const errors = validate(schema, document);
+      const operation = getOperationAST(document, operationName);
+      if (errors.length > 0) prepared = { errors };
+      else if (!operation) prepared = { errors: [new GraphQLError('Could not determine the operation to execute')] };
+      else prepared = { document, operation };
+    } catch (error) {
+      prepared = { errors: [error as GraphQLError] };
+    }
+    if (this.documents.size >= DOCUMENT_CACHE_LIMIT) this.documents.delete(this.documents.keys().next().value as string);
+    this.documents.set(key, prepared);
+    return prepared;
+  }
+
+  private sendErrors(connection: Connection, id: string, errors: readonly (GraphQLError | GraphQLFormattedError)[]): void {
+    const payload = errors.map((error) => (error instanceof GraphQLError ? error.toJSON() : error));
+    connection.socket.send(JSON.stringify({ id, type: MessageType.Error, payload }));
+  }
+
+  private async subscribe(connection: Connection, message: SubscribeMessage): Promise<void> {
+    const identity = connection.identity as Identity;
+    const { id, payload } = message;
+    const prepared = this.prepare(payload.query, payload.operationName);
+    if ('errors' in prepared) {
+      this.sendErrors(connection, id, prepared.errors);
+      return;
+    }
+    if (prepared.operation.operation !== 'subscription') {
+      const result = await this.options.executeOperation(
+        { query: payload.query, variables: payload.variables ?? undefined, operationName: payload.operationName },
+        identity,
+      );
+      if (connection.socket.readyState !== WebSocket.OPEN) return;
+      connection.socket.send(JSON.stringify({ id, type: MessageType.Next, payload: result }));
+      connection.socket.send(stringifyMessage({ id, type: MessageType.Complete }));
+      return;
+    }
+    const schema = this.schema();
+    const coerced = getVariableValues(schema, prepared.operation.variableDefinitions ?? [], payload.variables ?? {});
+    if (coerced.errors) {
+      this.sendErrors(connection, id, coerced.errors);
+      return;
+    }
+    const field = prepared.operation.selectionSet.selections[0];
+    const subscriptionType = schema.getSubscriptionType();
+    const fieldDef = field?.kind === 'Field' ? subscriptionType?.getFields()[field.name.value] : undefined;
+    if (!fieldDef || field.kind !== 'Field' || fieldDef.name !== 'overlayBroadcasts') {
+      this.sendErrors(connection, id, [new GraphQLError('Only overlayBroadcasts can be subscribed to')]);
+      return;
+    }
+    const args = getArgumentValues(fieldDef, field, coerced.coerced);
+    const channelKey = typeof args.channelId === 'string' ? args.channelId : SITE_WIDE;
+
+    const room = this.roomOf(identity.siteId as string);
+    const groupKey = `${channelKey}\u0000${payload.operationName ?? ''}\u0000${payload.query}\u0000${JSON.stringify(coerced.coerced)}`;
+    let channel = room.channels.get(channelKey);
+    if (!channel) room.channels.set(channelKey, (channel = new Map()));
+    let group = channel.get(groupKey);
+    if (!group) {
+      group = { key: groupKey, room, channelKey, document: prepared.document, variables: coerced.coerced, subscribers: new Set() };
+      channel.set(groupKey, group);
+    }
+    const subscriber: Subscriber = { connection, framePrefix: `{"id":${JSON.stringify(id)},"type":"next","payload":`, group };
+    // Registered before the wait, so nothing published meanwhile is missed.
+    group.subscribers.add(subscriber);
+    connection.subscribers.set(id, subscriber);
+    room.size += 1;
+
+    await room.loaded;
+    if (!group.subscribers.has(subscriber)) return;
+    // A late joiner gets what is live now, with the time left.
+    for (const event of room.active.values()) {
+      if (this.reaches(event, channelKey, connection)) {
+        this.sendFrame(subscriber, this.payloadFor(group, withRemaining(event)));
+      }
+    }
+  }
+
+  private removeSubscriber(subscriber: Subscriber): void {
+    const { group } = subscriber;
+    if (!group.subscribers.delete(subscriber)) return;
+    const { room } = group;
+    room.size -= 1;
+    if (group.subscribers.size === 0) {
+      const channel = room.channels.get(group.channelKey);
+      channel?.delete(group.key);
+      if (channel?.size === 0) room.channels.delete(group.channelKey);
+    }
+    if (room.size === 0) {
+      for (const timer of room.expiries.values()) clearTimeout(timer);
+      this.rooms.delete(room.siteId);
+    }
+  }
+
+  // ------------------------------------------------------------------ broadcasts
+
+  private roomOf(siteId: string): Room {
+    let room = this.rooms.get(siteId);
+    if (room) return room;
+    const created: Room = {
+      siteId,
+      channels: new Map(),
+      active: new Map(),
+      clearedDuringLoad: new Set(),
+      expiries: new Map(),
+      loaded: Promise.resolve(),
+      size: 0,
+    };
+    created.loaded = this.options
+      .loadActiveBroadcasts(siteId)
+      .then((events) => {
+        for (const event of events) {
+          if (!created.clearedDuringLoad.has(event.broadcastId) && !created.active.has(event.broadcastId)) this.remember(created, event);
+        }
+      })
+      .catch((error: Error) => this.options.logger.warn({ err: error.message, siteId }, 'could not load live broadcasts'))
+      .finally(() => created.clearedDuringLoad.clear());
+    this.rooms.set(siteId, created);
+    return created;
+  }
+
+  private remember(room: Room, event: OverlayBroadcastEvent): void {
+    const left = event.expiresAt - Date.now();
+    if (left <= 0) return;
+    room.active.set(event.broadcastId, event);
+    const timer = setTimeout(() => {
+      room.expiries.delete(event.broadcastId);
+      if (room.active.delete(event.broadcastId)) this.fanOut(room, clearEventOf(event));
+    }, left);
+    timer.unref();
+    room.expiries.set(event.broadcastId, timer);
+  }
+
+  private forget(room: Room, broadcastId: string): void {
+    room.active.delete(broadcastId);
+    room.clearedDuringLoad.add(broadcastId);
+    const timer = room.expiries.get(broadcastId);
+    if (timer) clearTimeout(timer);
+    room.expiries.delete(broadcastId);
+  }
+
+  private onBusMessage(message: OverlayBroadcastMessage): void {
+    const room = this.rooms.get(message?.siteId);
+    if (!room || !message.event) return;
+    const { event } = message;
+    if (event.kind === 'SHOW') this.remember(room, event);
+    else this.forget(room, event.broadcastId);
+    this.fanOut(room, event);
+  }
+
+  /** Whether an event is for viewers of `channelKey` on this connection. */
+  private reaches(event: OverlayBroadcastEvent, channelKey: string, connection: Connection): boolean {
+    if (event.channelId !== null && event.channelId !== channelKey) return false;
+    return event.tagId === null || (connection.tags?.has(event.tagId) ?? false);
+  }
+
+  private fanOut(room: Room, event: OverlayBroadcastEvent): void {
+    const targets: Map<string, Group>[] = [];
+    if (event.channelId === null) targets.push(...room.channels.values());
+    else {
+      const channel = room.channels.get(event.channelId);
+      if (channel) targets.push(channel);
+    }
+    const timed = withRemaining(event);
+    for (const channel of targets) {
+      for (const group of channel.values()) {
+        let payload: string | null = null;
+        for (const subscriber of group.subscribers) {
+          if (event.tagId !== null && !(subscriber.connection.tags?.has(event.tagId) ?? false)) continue;
+          payload ??= this.payloadFor(group, timed);
+          this.sendFrame(subscriber, payload);
+        }
+      }
+    }
+  }
+
+  /** Executes the group's selection on the event once and serializes the result once. */
+  private payloadFor(group: Group, event: OverlayBroadcastEvent): string {
+    const result = execute({
+      schema: this.schema(),
+      document: group.document,
+      rootValue: { overlayBroadcasts: event },
+      variableValues: group.variables,
+    }) as ExecutionResult;
+    return JSON.stringify(result);
+  }
+
+  private sendFrame(subscriber: Subscriber, payload: string): void {
+    const { socket } = subscriber.connection;
+    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+      // A viewer that does not read is dropped rather than buffered without bound.
+      socket.terminate();
+      return;
+    }
+    socket.send(`${subscriber.framePrefix}${payload}}`);
+  }
+}

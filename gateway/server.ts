@@ -1,0 +1,143 @@
+/**
+ * The gateway, built and not listening: @apollo/gateway serving the supergraph composed from the four
+ * subgraph SDLs, on @apollo/server with the express 5 integration, plus the graphql-ws endpoint for
+ * live viewers. It authenticates the caller once and hands subgraphs a signed identity.
+ */
+import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
+import { ApolloServer, type GraphQLRequest } from '@apollo/server';
+import type { Fetcher } from '@apollo/utils.fetcher';
+import { expressMiddleware } from '@as-integrations/express5';
+import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import type { RequestHandler } from 'express';
+import type { Authenticator } from '../shared/auth/authenticate';
+import { IDENTITY_HEADER, signIdentity, type Identity } from '../shared/auth/identity';
+import type { EventBus } from '../shared/bus';
+import type { Config, SubgraphName } from '../shared/config';
+import { ErrorCode, withHttpStatus } from '../shared/errors';
+import { newId } from '../shared/ids';
+import type { Logger } from '../shared/logger';
+import type { OverlayBroadcastEvent } from '../subgraphs/overlays/broadcasts';
+import { composeSupergraphSdl } from './compose';
+import type { GatewayContext } from './context';
+import { LiveServer } from './live';
+
+export interface GatewayOptions {
+  config: Config;
+  logger: Logger;
+  authenticator: Authenticator;
+  bus: EventBus;
+  /** Where each subgraph answers. */
+  subgraphUrl(name: SubgraphName): string;
+}
+
+export interface Gateway {
+  /** Express handler for POST/GET /graphql. */
+  middleware: RequestHandler;
+  /** Runs an operation in-process, as the REST bridge and live viewers do. */
+  execute(request: GraphQLRequest, identity: Identity): Promise<ExecutionResult>;
+  live: LiveServer;
+  stop(): Promise<void>;
+}
+
+/** Keeps client-facing errors to message, path and code; unexpected ones are logged and hidden. */
+function formatGatewayError(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const { stacktrace: _stack, http: _http, serviceName: _service, ...extensions } = formatted.extensions ?? {};
+    if (!extensions.code || extensions.code === ErrorCode.INTERNAL_SERVER_ERROR) {
+      const downstream = formatted.message.startsWith('request to') || formatted.message.includes('ECONNREFUSED');
+      logger.error({ err: error, message: formatted.message }, 'gateway error');
+      return downstream
+        ? { message: 'a service is unavailable, try again', path: formatted.path, extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } }
+        : { message: formatted.message === 'internal server error' ? formatted.message : 'internal server error', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
+    }
+    return { ...formatted, extensions };
+  };
+}
+
+const ACTIVE_BROADCASTS = /* GraphQL */ `
+  query LiveActiveBroadcasts {
+    activeOverlayBroadcasts {
+      kind broadcastId channelId tagId variables startedAt expiresAt remainingSeconds
+      overlay { id name type contents cta { type data } duration }
+    }
+  }
+`;
+const VIEWER_TAGS = /* GraphQL */ `query LiveViewerTags { me { tags } }`;
+
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config, logger, authenticator } = options;
+  const supergraphSdl = composeSupergraphSdl(options.subgraphUrl);
+  const gateway = new ApolloGateway({
+    supergraphSdl,
+    logger,
+    buildService: ({ url }) =>
+      new RemoteGraphQLDataSource<GatewayContext>({
+        url,
+        // Node's fetch (undici) keeps connections to the subgraphs alive.
+        fetcher: fetch as unknown as Fetcher,
+        willSendRequest({ request, context }) {
+          if (context?.identity) request.http?.headers.set(IDENTITY_HEADER, signIdentity(context.identity, config.internalSecret));
+        },
+      }),
+  });
+
+  let apiSchema: GraphQLSchema | null = null;
+  gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => {
+    apiSchema = schema;
+  });
+
+  const apollo = new ApolloServer<GatewayContext>({
+    gateway,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatGatewayError(logger),
+    introspection: true,
+  });
+  await apollo.start();
+
+  const execute = async (request: GraphQLRequest, identity: Identity): Promise<ExecutionResult> => {
+    const response = await apollo.executeOperation(request, { contextValue: { identity } });
+    if (response.body.kind !== 'single') throw new Error('incremental delivery is not supported');
+    return response.body.singleResult as ExecutionResult;
+  };
+
+  const live = new LiveServer({
+    path: '/graphql',
+    schema: () => {
+      if (!apiSchema) throw new Error('supergraph not loaded');
+      return apiSchema;
+    },
+    authenticate: (headers) => authenticator.authenticate(headers),
+    executeOperation: (request, identity) => execute({ ...request, operationName: request.operationName ?? undefined }, identity),
+    loadActiveBroadcasts: async (siteId) => {
+      const result = await execute({ query: ACTIVE_BROADCASTS }, authenticator.serviceIdentity(siteId));
+      if (result.errors?.length) throw new Error(result.errors[0].message);
+      return (result.data as { activeOverlayBroadcasts: OverlayBroadcastEvent[] }).activeOverlayBroadcasts;
+    },
+    loadViewerTags: async (identity) => {
+      const result = await execute({ query: VIEWER_TAGS }, identity);
+      return (result.data as { me: { tags: string[] } | null } | null)?.me?.tags ?? [];
+    },
+    bus: options.bus,
+    logger: logger.child({ component: 'live' }),
+  });
+
+  const middleware = expressMiddleware(apollo, {
+    context: async ({ req }) => {
+      try {
+        return { identity: await authenticator.authenticate(req.headers, (req as { id?: string }).id ?? newId()) };
+      } catch (error) {
+        throw error instanceof GraphQLError ? withHttpStatus(error) : error;
+      }
+    },
+  });
+
+  return {
+    middleware,
+    execute,
+    live,
+    async stop() {
+      await live.close();
+      await apollo.stop();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/** `npm start`: the whole system on the public port, until SIGTERM or SIGINT. */
+import { loadConfig } from './shared/config';
+import { createLogger } from './shared/logger';
+import { startStack } from './stack';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const stack = await startStack(config, logger);
+  logger.info({ port: stack.port, database: stack.database.provider, bus: config.redisUrl ? 'redis' : 'in-process' }, `stagegraph listening on ${stack.url}`);
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      stack.close().then(
+        () => process.exit(0),
+        (error: Error) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});

@@ -1,0 +1,16 @@
+/**
+ * Prisma CLI configuration. The JavaScript schema engine (`engine: "js"`) with a driver adapter is what
+ * works offline on Prisma 6.19; the CLI is only used at build time to generate clients and to diff
+ * schemas into SQL migrations, never to apply them (see shared/db/migrate.ts).
+ */
+import { defineConfig } from 'prisma/config';
+import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+
+export default defineConfig({
+  experimental: { adapter: true },
+  schema: 'prisma/schema.prisma',
+  engine: 'js',
+  async adapter() {
+    return new PrismaBetterSQLite3({ url: 'file::memory:' });
+  },
+});

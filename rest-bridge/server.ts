@@ -1,0 +1,20 @@
+/** The REST bridge, built and not listening: the router and OpenAPI document derived from the route table. */
+import type { Router } from 'express';
+import type { Logger } from '../shared/logger';
+import { buildOpenApiDocument } from './openapi';
+import { createRestRouter, type Executor } from './router';
+import { routes } from './routes';
+
+export interface RestBridge {
+  router: Router;
+  openapi: Record<string, unknown>;
+}
+
+export function createRestBridge(options: { execute: Executor; logger: Logger; bodyLimitBytes: number }): RestBridge {
+  return {
+    router: createRestRouter({ routes, ...options }),
+    openapi: buildOpenApiDocument(routes),
+  };
+}
+
+export { routes };

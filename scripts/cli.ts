@@ -1,0 +1,68 @@
+/**
+ * `npm run --silent cli -- site create --name NAME [--admin-email E --admin-password P]`
+ * Creates a site with its first developer key (and, when asked, an admin account with every
+ * permission) and prints one JSON line: {"siteId","developerKey","adminAccountId"}. A new install has
+ * no other way to get its first credentials. The developer key is shown only here; it is stored hashed.
+ */
+import { parseArgs } from 'node:util';
+import { hashPassword, hashToken, newDeveloperKey } from '../shared/auth/credentials';
+import type { AccountRole } from '../shared/auth/identity';
+import { loadConfig } from '../shared/config';
+import { openDatabase } from '../shared/db/client';
+import { newId } from '../shared/ids';
+
+const USAGE = 'usage: cli site create --name NAME [--admin-email EMAIL --admin-password PASSWORD]';
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+async function createSite(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { name: { type: 'string' }, 'admin-email': { type: 'string' }, 'admin-password': { type: 'string' } },
+    strict: true,
+  });
+  const name = values.name?.trim();
+  if (!name) fail('--name is required');
+  const email = values['admin-email']?.trim().toLowerCase();
+  const password = values['admin-password'];
+  if (Boolean(email) !== Boolean(password)) fail('--admin-email and --admin-password go together');
+  if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) fail('--admin-email is not an e-mail address');
+  if (password !== undefined && password.length < 8) fail('--admin-password must be at least 8 characters');
+
+  const config = loadConfig();
+  const database = await openDatabase(config.databaseUrl);
+  try {
+    const siteId = newId();
+    const developerKey = newDeveloperKey();
+    const adminAccountId = email ? newId() : undefined;
+    const passwordHash = password ? await hashPassword(password) : undefined;
+    const adminRoles: AccountRole[] = [{ pageId: [], scope: '*', write: true }];
+    const now = new Date();
+    await database.prisma.$transaction(async (tx) => {
+      await tx.site.create({ data: { id: siteId, name, createdAt: now, updatedAt: now } });
+      await tx.developerKey.create({ data: { id: newId(), siteId, keyHash: hashToken(developerKey), createdAt: now } });
+      if (adminAccountId && email) {
+        await tx.account.create({
+          data: { id: adminAccountId, siteId, email, name: email.split('@')[0], passwordHash, roles: adminRoles as object[], tags: [], createdAt: now, updatedAt: now },
+        });
+      }
+    });
+    process.stdout.write(`${JSON.stringify(adminAccountId ? { siteId, developerKey, adminAccountId } : { siteId, developerKey })}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [noun, verb, ...rest] = argv;
+  if (noun === 'site' && verb === 'create') return createSite(rest);
+  fail(`unknown command: ${[noun, verb].filter(Boolean).join(' ') || '(none)'}`);
+}
+
+main(process.argv.slice(2)).catch((error: Error) => {
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,36 @@
+/**
+ * What a caller may do, decided in the subgraphs from the signed identity. The seeds' Auth codes:
+ * C scopes everything to a site; D (developer key) may do anything on its site; J (a signed-in
+ * account) may do what its roles allow.
+ */
+import { forbidden, unauthenticated } from '../errors';
+import type { Identity } from './identity';
+
+/** The caller's site ID; every read and write is scoped by it. */
+export function requireSite(identity: Identity): string {
+  if (!identity.siteId) throw unauthenticated('x-service-client-id header is required');
+  return identity.siteId;
+}
+
+function roleAllows(identity: Identity, scope: string, write: boolean): boolean {
+  const wanted = scope.toLowerCase();
+  return (identity.account?.roles ?? []).some(
+    (role) => (role.scope === '*' || role.scope.toLowerCase() === wanted) && (!write || role.write),
+  );
+}
+
+/**
+ * Admin access to one permission scope (for example `Overlays`): a developer key, or an account
+ * whose roles include the scope (with `write` when changing). Returns the site ID.
+ */
+export function requireAdmin(identity: Identity, scope: string, { write }: { write: boolean }): string {
+  const siteId = requireSite(identity);
+  if (identity.developerKey) return siteId;
+  if (!identity.account) {
+    throw unauthenticated('x-service-developer-key header or Authorization: Bearer <JWT> is required');
+  }
+  if (!roleAllows(identity, scope, write)) {
+    throw forbidden(`this account has no ${write ? 'write' : 'read'} access to ${scope}`);
+  }
+  return siteId;
+}

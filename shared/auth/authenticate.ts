@@ -1,0 +1,103 @@
+/**
+ * Turns the request headers of the seeds' Auth codes into an Identity, for the gateway (HTTP and
+ * graphql-ws) and the REST bridge alike. A present but wrong credential is refused (401) rather than
+ * ignored. Site and developer-key lookups are cached for a few seconds so the hot path stays in memory.
+ */
+import type { Db } from '../db/client';
+import { unauthenticated } from '../errors';
+import { newId } from '../ids';
+import { hashToken, verifySessionToken } from './credentials';
+import type { Identity } from './identity';
+
+export type HeaderBag = Record<string, string | string[] | undefined>;
+
+export interface Authenticator {
+  authenticate(headers: HeaderBag, requestId?: string): Promise<Identity>;
+  /** The identity the service itself uses for internal reads on a site. */
+  serviceIdentity(siteId: string): Identity;
+}
+
+class TtlCache<V> {
+  private readonly entries = new Map<string, { value: V; expires: number }>();
+  constructor(private readonly ttlMs: number, private readonly max: number) {}
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires < Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+  set(key: string, value: V): void {
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
+  }
+}
+
+function header(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === '' ? undefined : first.trim();
+}
+
+export function createAuthenticator(db: Db, jwtSecret: string): Authenticator {
+  const sites = new TtlCache<boolean>(5_000, 10_000);
+  const keys = new TtlCache<string | null>(5_000, 10_000);
+
+  async function siteExists(siteId: string): Promise<boolean> {
+    let exists = sites.get(siteId);
+    if (exists === undefined) {
+      exists = (await db.site.findUnique({ where: { id: siteId }, select: { id: true } })) !== null;
+      sites.set(siteId, exists);
+    }
+    return exists;
+  }
+
+  async function siteOfDeveloperKey(key: string): Promise<string | null> {
+    const keyHash = hashToken(key);
+    let siteId = keys.get(keyHash);
+    if (siteId === undefined) {
+      const row = await db.developerKey.findUnique({ where: { keyHash }, select: { siteId: true, revokedAt: true } });
+      siteId = row && !row.revokedAt ? row.siteId : null;
+      keys.set(keyHash, siteId);
+    }
+    return siteId;
+  }
+
+  return {
+    async authenticate(headers, requestId = newId()) {
+      const identity: Identity = { siteId: null, developerKey: false, account: null, requestId };
+      const siteId = header(headers, 'x-service-client-id');
+      if (siteId !== undefined) {
+        if (siteId.length > 64 || !(await siteExists(siteId))) throw unauthenticated('unknown site (x-service-client-id)');
+        identity.siteId = siteId;
+      }
+      const developerKey = header(headers, 'x-service-developer-key');
+      if (developerKey !== undefined) {
+        if (!identity.siteId) throw unauthenticated('x-service-developer-key needs x-service-client-id');
+        if ((await siteOfDeveloperKey(developerKey)) !== identity.siteId) {
+          throw unauthenticated('invalid developer key for this site');
+        }
+        identity.developerKey = true;
+      }
+      const authorization = header(headers, 'authorization');
+      if (authorization !== undefined) {
+        const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+        const claims = match ? verifySessionToken(match[1], jwtSecret) : null;
+        // A Bearer value that is not a sign-in JWT (a partner's token) is left to the route that expects it.
+        if (claims) {
+          if (!identity.siteId) identity.siteId = claims.site;
+          if (claims.site !== identity.siteId) throw unauthenticated('this token belongs to another site');
+          identity.account = { id: claims.sub, roles: claims.roles };
+        } else if (match && match[1].split('.').length === 3) {
+          throw unauthenticated('invalid or expired token');
+        }
+      }
+      return identity;
+    },
+    serviceIdentity(siteId) {
+      return { siteId, developerKey: true, account: null, requestId: newId() };
+    },
+  };
+}

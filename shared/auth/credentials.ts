@@ -1,0 +1,66 @@
+/**
+ * Credentials at rest and in flight: developer keys and partner tokens are random and stored as SHA-256
+ * hashes; passwords use scrypt (node:crypto, OpenSSL) with a per-password salt; sign-in JWTs use the
+ * jsonwebtoken library, HS256, short-lived and bound to one site.
+ */
+import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import type { AccountRole } from './identity';
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function newDeveloperKey(): string {
+  return `sgk_${randomBytes(32).toString('base64url')}`;
+}
+
+const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 64 };
+
+function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [kind, n, r, p, salt, key] = stored.split('$');
+  if (kind !== 'scrypt' || !key) return false;
+  const expected = Buffer.from(key, 'base64');
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  return timingSafeEqual(actual, expected);
+}
+
+export interface SessionClaims {
+  /** Account ID. */
+  sub: string;
+  /** Site the token is valid on. */
+  site: string;
+  roles: AccountRole[];
+}
+
+export function signSessionToken(claims: SessionClaims, secret: string, ttlSeconds: number): string {
+  return jwt.sign({ site: claims.site, roles: claims.roles }, secret, {
+    algorithm: 'HS256',
+    subject: claims.sub,
+    expiresIn: ttlSeconds,
+    issuer: 'stagegraph',
+  });
+}
+
+/** The claims of a valid token, or null for a bad signature, wrong issuer or expired token. */
+export function verifySessionToken(token: string, secret: string): SessionClaims | null {
+  try {
+    const payload = jwt.verify(token, secret, { algorithms: ['HS256'], issuer: 'stagegraph' }) as jwt.JwtPayload;
+    if (typeof payload.sub !== 'string' || typeof payload.site !== 'string') return null;
+    return { sub: payload.sub, site: payload.site, roles: Array.isArray(payload.roles) ? (payload.roles as AccountRole[]) : [] };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The event bus carries what one instance must tell all others (overlay broadcasts and clears).
+ * Unset REDIS_URL: an in-process bus, one instance. Set: Redis pub/sub, so any number of instances
+ * behind a load balancer serve the same sites.
+ */
+import type { Logger } from '../logger';
+import { createMemoryBus } from './memory';
+import { createRedisBus } from './redis';
+
+export type BusHandler = (message: unknown) => void;
+
+export interface EventBus {
+  /** Delivers `message` (JSON-serializable) to every subscriber of `topic` on every instance. */
+  publish(topic: string, message: unknown): Promise<void>;
+  /** Returns the function that unsubscribes. Handlers run after publish returns, never inside it. */
+  subscribe(topic: string, handler: BusHandler): () => void;
+  /** True while the bus can deliver (for /ready). */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function createEventBus(options: { redisUrl: string | null; prefix: string; logger: Logger }): EventBus {
+  return options.redisUrl ? createRedisBus(options.redisUrl, options.prefix, options.logger) : createMemoryBus();
+}
+
+/** Topic names, in one place. */
+export const Topics = {
+  overlayBroadcasts: 'overlay-broadcasts',
+} as const;

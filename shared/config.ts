@@ -1,0 +1,112 @@
+/**
+ * Configuration: read from the environment once at start, validated, and handed to every service as a
+ * typed object. Nothing else in the code base reads `process.env`.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+export interface Config {
+  /** Public port of the gateway, REST bridge and graphql-ws endpoint (`PORT`, default 4000). */
+  port: number;
+  /** Interface the public port binds to (`HOST`, default 0.0.0.0). */
+  host: string;
+  /** Subgraphs listen on base+1..base+4 (`SUBGRAPH_PORT_BASE`, default 4100). */
+  subgraphPortBase: number;
+  /** Interface subgraphs bind to and the gateway calls (`SUBGRAPH_HOST`, default 127.0.0.1). */
+  subgraphHost: string;
+  /** `file:…` for SQLite or `postgresql://…` (`DATABASE_URL`, default file:./data/stagegraph.db). */
+  databaseUrl: string;
+  /** Redis for the cross-instance event bus (`REDIS_URL`); unset = in-process bus, one instance. */
+  redisUrl: string | null;
+  /** Prefix of every Redis channel, so several deployments can share one Redis (`REDIS_PREFIX`). */
+  redisPrefix: string;
+  /** HMAC key for sign-in JWTs (`JWT_SECRET`); unset = generated once and kept in the data folder. */
+  jwtSecret: string;
+  /** Lifetime of a sign-in JWT in seconds (`JWT_TTL_SECONDS`, default 900). */
+  jwtTtlSeconds: number;
+  /** HMAC key of the identity the gateway hands to subgraphs (`INTERNAL_SECRET`); like jwtSecret. */
+  internalSecret: string;
+  /** Key that encrypts partner secrets at rest (`ENCRYPTION_KEY`, 32+ characters); like jwtSecret. */
+  encryptionKey: string;
+  /** Largest accepted request body in bytes (`BODY_LIMIT_BYTES`, default 1 MiB). */
+  bodyLimitBytes: number;
+  /** pino level (`LOG_LEVEL`, default info; `silent` turns logs off). */
+  logLevel: string;
+  /** Where generated secrets and the default SQLite file live (`DATA_DIR`, default ./data). */
+  dataDir: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min = 0, max = 65535 * 1024 * 1024): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** Secrets not given in the environment are generated once and kept in `<dataDir>/secrets.json`. */
+function loadGeneratedSecrets(dataDir: string): Record<string, string> {
+  const file = resolve(dataDir, 'secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  const secrets = {
+    jwtSecret: randomBytes(32).toString('hex'),
+    internalSecret: randomBytes(32).toString('hex'),
+    encryptionKey: randomBytes(32).toString('hex'),
+  };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || `file:${resolve(dataDir, 'stagegraph.db')}`;
+  if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new Error('DATABASE_URL must start with file: (SQLite) or postgresql:// (PostgreSQL)');
+  }
+  const redisUrl = env.REDIS_URL || null;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new Error('REDIS_URL must start with redis:// or rediss://');
+
+  const needsGenerated = !env.JWT_SECRET || !env.INTERNAL_SECRET || !env.ENCRYPTION_KEY;
+  const generated = needsGenerated ? loadGeneratedSecrets(dataDir) : {};
+  const secret = (name: string, key: string): string => {
+    const value = env[name] || generated[key];
+    if (!value || value.length < 32) throw new Error(`${name} must be at least 32 characters`);
+    return value;
+  };
+
+  return {
+    port: integer(env, 'PORT', 4000),
+    host: env.HOST || '0.0.0.0',
+    subgraphPortBase: integer(env, 'SUBGRAPH_PORT_BASE', 4100),
+    subgraphHost: env.SUBGRAPH_HOST || '127.0.0.1',
+    databaseUrl,
+    redisUrl,
+    redisPrefix: env.REDIS_PREFIX || 'stagegraph',
+    jwtSecret: secret('JWT_SECRET', 'jwtSecret'),
+    jwtTtlSeconds: integer(env, 'JWT_TTL_SECONDS', 900, 30, 86400),
+    internalSecret: secret('INTERNAL_SECRET', 'internalSecret'),
+    encryptionKey: secret('ENCRYPTION_KEY', 'encryptionKey'),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    logLevel: env.LOG_LEVEL || 'info',
+    dataDir,
+  };
+}
+
+/** The four subgraphs, in port order: content is base+1 … integrations base+4. */
+export const SUBGRAPH_NAMES = ['content', 'community', 'overlays', 'integrations'] as const;
+export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
+
+/** The port a subgraph listens on; with base 0 every subgraph takes any free port (tests). */
+export function subgraphPort(config: Config, name: SubgraphName): number {
+  return config.subgraphPortBase === 0 ? 0 : config.subgraphPortBase + SUBGRAPH_NAMES.indexOf(name) + 1;
+}
+
+export function subgraphUrl(config: Config, name: SubgraphName): string {
+  return `http://${config.subgraphHost}:${subgraphPort(config, name)}/graphql`;
+}

@@ -1,0 +1,63 @@
+/**
+ * The database handle every service gets: a Prisma client on a driver adapter (better-sqlite3 or pg),
+ * chosen by the URL. Both generated clients have the same model API, so code is typed against one.
+ */
+import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
+import { PrismaClient as SqlitePrismaClient, Prisma } from './generated/sqlite';
+import { migrateDatabase, sqliteFilePath } from './migrate';
+import { providerOf, type DbProvider } from './providers';
+
+export type Db = SqlitePrismaClient;
+export { Prisma };
+
+export interface Database {
+  prisma: Db;
+  provider: DbProvider;
+  /** True when a trivial query answers; used by /ready. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** Apply pending migrations first (default true). */
+  migrate?: boolean;
+  /** Largest number of pooled PostgreSQL connections (default 10). */
+  poolSize?: number;
+}
+
+export async function openDatabase(databaseUrl: string, options: OpenDatabaseOptions = {}): Promise<Database> {
+  if (options.migrate !== false) await migrateDatabase(databaseUrl);
+  const provider = providerOf(databaseUrl);
+  let prisma: Db;
+  let closeDriver = async (): Promise<void> => undefined;
+  if (provider === 'sqlite') {
+    const adapter = new PrismaBetterSQLite3({ url: sqliteFilePath(databaseUrl), timeout: 5000 });
+    prisma = new SqlitePrismaClient({ adapter });
+  } else {
+    // The PostgreSQL client is generated from the derived schema; its model API matches the SQLite one.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { PrismaClient } = require('./generated/postgresql') as { PrismaClient: new (options: unknown) => Db };
+    const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+    prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    closeDriver = () => pool.end();
+  }
+  await prisma.$connect();
+  return {
+    prisma,
+    provider,
+    async ping() {
+      try {
+        await prisma.$queryRawUnsafe('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      await prisma.$disconnect();
+      await closeDriver();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Errors are values with a code. Resolvers throw them, the gateway forwards the code in
+ * `extensions.code`, and the REST bridge maps the code to an HTTP status. Nothing matches on messages.
+ */
+import { GraphQLError } from 'graphql';
+
+export const ErrorCode = {
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  RATE_LIMITED: 'RATE_LIMITED',
+  BAD_GATEWAY: 'BAD_GATEWAY',
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const STATUS: Record<string, number> = {
+  BAD_USER_INPUT: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  GRAPHQL_PARSE_FAILED: 400,
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+/** HTTP status for an error code; unknown codes are server errors. */
+export function statusForCode(code: unknown): number {
+  return (typeof code === 'string' && STATUS[code]) || 500;
+}
+
+/**
+ * The one way to create an error a client is meant to see. It carries no HTTP status: a subgraph
+ * answers 200 with the error in the body, and each edge (gateway, REST bridge) maps the code itself.
+ */
+export function appError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...extra } });
+}
+
+/** The same error with the HTTP status of its code, for errors that end a request before execution. */
+export function withHttpStatus(error: GraphQLError): GraphQLError {
+  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: statusForCode(error.extensions.code) } } });
+}
+
+export const badInput = (message: string, field?: string) =>
+  appError(ErrorCode.BAD_USER_INPUT, message, field ? { field } : {});
+export const unauthenticated = (message: string) => appError(ErrorCode.UNAUTHENTICATED, message);
+export const forbidden = (message: string) => appError(ErrorCode.FORBIDDEN, message);
+export const notFound = (what: string) => appError(ErrorCode.NOT_FOUND, `${what} not found`);
+export const conflict = (message: string) => appError(ErrorCode.CONFLICT, message);
+
+/** The REST error body of DESIGN.md. */
+export function restErrorBody(message: string, requestId?: string): { success: false; message: string; requestId?: string } {
+  return requestId ? { success: false, message, requestId } : { success: false, message };
+}

@@ -1,0 +1,16 @@
+/** Locations inside the project, found from this file so they hold for sources and for dist/ alike. */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+function findProjectRoot(start: string): string {
+  let dir = start;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`package.json not found above ${start}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+export const projectRoot = findProjectRoot(__dirname);
+export const migrationsDir = join(projectRoot, 'prisma', 'migrations');

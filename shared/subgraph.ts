@@ -1,0 +1,111 @@
+/**
+ * What the four subgraphs share: the resolver context, the Apollo server built from SDL + resolvers,
+ * and the express app that serves it on an internal port. Requests are refused unless they carry the
+ * identity the gateway signed.
+ */
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
+import { expressMiddleware } from '@as-integrations/express5';
+import express from 'express';
+import type { DocumentNode, GraphQLFormattedError } from 'graphql';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config';
+import type { Database, Db } from './db/client';
+import { unauthenticated, withHttpStatus, ErrorCode } from './errors';
+import type { EventBus } from './bus';
+import { IDENTITY_HEADER, verifyIdentity, type Identity } from './auth/identity';
+import type { Logger } from './logger';
+
+/** Everything a service needs from the outside world, created once at start. */
+export interface ServiceDeps {
+  config: Config;
+  database: Database;
+  bus: EventBus;
+  logger: Logger;
+}
+
+/** The context of every subgraph resolver. */
+export interface SubgraphContext {
+  identity: Identity;
+  db: Db;
+  bus: EventBus;
+  config: Config;
+  logger: Logger;
+}
+
+/** Hides unexpected errors (logged with the request id) and maps database conflicts to CONFLICT. */
+export function formatSubgraphError(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = (error as { originalError?: unknown })?.originalError ?? error;
+    if ((original as { code?: string })?.code === 'P2002') {
+      return { ...formatted, message: 'a resource with these unique fields already exists', extensions: { code: ErrorCode.CONFLICT } };
+    }
+    const code = formatted.extensions?.code;
+    if (!code || code === ErrorCode.INTERNAL_SERVER_ERROR) {
+      logger.error({ err: original, path: formatted.path }, 'unexpected resolver error');
+      return { message: 'internal server error', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
+    }
+    const { stacktrace: _stack, http: _http, ...extensions } = formatted.extensions ?? {};
+    return { ...formatted, extensions };
+  };
+}
+
+export function buildSubgraphServer(
+  typeDefs: DocumentNode,
+  resolvers: object,
+  logger: Logger,
+  plugins: ApolloServerPlugin<SubgraphContext>[] = [],
+): ApolloServer<SubgraphContext> {
+  return new ApolloServer<SubgraphContext>({
+    schema: buildSubgraphSchema({ typeDefs, resolvers: resolvers as GraphQLResolverMap<unknown> }),
+    includeStacktraceInErrorResponses: false,
+    formatError: formatSubgraphError(logger),
+    csrfPrevention: false,
+    plugins,
+  });
+}
+
+export interface RunningService {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves a built subgraph on `port` (0 = any free port). */
+export async function listenSubgraph(
+  name: string,
+  server: ApolloServer<SubgraphContext>,
+  deps: ServiceDeps,
+  port: number,
+): Promise<RunningService> {
+  const app = express();
+  const httpServer: Server = createServer(app);
+  httpServer.keepAliveTimeout = 65_000;
+  server.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer }));
+  await server.start();
+  const logger = deps.logger.child({ subgraph: name });
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok', subgraph: name });
+  });
+  app.use(
+    '/graphql',
+    express.json({ limit: deps.config.bodyLimitBytes }),
+    expressMiddleware(server, {
+      context: async ({ req }) => {
+        const identity = verifyIdentity(req.header(IDENTITY_HEADER), deps.config.internalSecret);
+        if (!identity) throw withHttpStatus(unauthenticated('subgraphs accept only requests signed by the gateway'));
+        return { identity, db: deps.database.prisma, bus: deps.bus, config: deps.config, logger: logger.child({ requestId: identity.requestId }) };
+      },
+    }),
+  );
+  await new Promise<void>((resolve) => httpServer.listen(port, deps.config.subgraphHost, resolve));
+  const actual = (httpServer.address() as AddressInfo).port;
+  return {
+    port: actual,
+    url: `http://${deps.config.subgraphHost}:${actual}/graphql`,
+    close: () => server.stop(),
+  };
+}

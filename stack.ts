@@ -1,0 +1,99 @@
+/**
+ * The whole system in one process: the four subgraphs on internal ports, the gateway with the REST
+ * bridge and live viewers on the public port. `npm start` and the tests both start it from here.
+ */
+import { GraphQLError } from 'graphql';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAuthenticator, type Authenticator } from './shared/auth/authenticate';
+import { createEventBus, type EventBus } from './shared/bus';
+import { subgraphPort, type Config, type SubgraphName } from './shared/config';
+import { openDatabase, type Database } from './shared/db/client';
+import { createLogger, type Logger } from './shared/logger';
+import { listenSubgraph, type RunningService, type ServiceDeps } from './shared/subgraph';
+import { createPublicApp } from './gateway/app';
+import { createGateway, type Gateway } from './gateway/server';
+import type { Executor } from './rest-bridge/router';
+import { createRestBridge } from './rest-bridge/server';
+import { createCommunitySubgraph } from './subgraphs/community/server';
+import { createContentSubgraph } from './subgraphs/content/server';
+import { createIntegrationsSubgraph } from './subgraphs/integrations/server';
+import { createOverlaysSubgraph } from './subgraphs/overlays/server';
+
+export interface Stack {
+  url: string;
+  port: number;
+  config: Config;
+  database: Database;
+  bus: EventBus;
+  gateway: Gateway;
+  authenticator: Authenticator;
+  subgraphs: Record<SubgraphName, RunningService>;
+  httpServer: Server;
+  /** Graceful stop: refuse new work, close viewers with 1001, let in-flight requests finish. */
+  close(): Promise<void>;
+}
+
+const SUBGRAPH_FACTORIES = {
+  content: createContentSubgraph,
+  community: createCommunitySubgraph,
+  overlays: createOverlaysSubgraph,
+  integrations: createIntegrationsSubgraph,
+} as const;
+
+/** Runs an operation for the REST bridge in-process, authenticating the caller's headers first. */
+export function inProcessExecutor(authenticator: Authenticator, gateway: Gateway): Executor {
+  return async (request, headers) => {
+    let identity;
+    try {
+      identity = await authenticator.authenticate(headers);
+    } catch (error) {
+      if (error instanceof GraphQLError) return { errors: [error] };
+      throw error;
+    }
+    return gateway.execute(request, identity);
+  };
+}
+
+export async function startStack(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Stack> {
+  const database = await openDatabase(config.databaseUrl);
+  const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
+  const deps: ServiceDeps = { config, database, bus, logger };
+
+  const subgraphs = {} as Record<SubgraphName, RunningService>;
+  for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
+    subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name })), deps, subgraphPort(config, name));
+  }
+
+  const authenticator = createAuthenticator(database.prisma, config.jwtSecret);
+  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl: (name) => subgraphs[name].url });
+  const rest = createRestBridge({ execute: inProcessExecutor(authenticator, gateway), logger, bodyLimitBytes: config.bodyLimitBytes });
+  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes });
+
+  const httpServer = createServer(app);
+  httpServer.keepAliveTimeout = 65_000;
+  gateway.live.attach(httpServer);
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.port, config.host, resolve);
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      await gateway.live.close();
+      const force = setTimeout(() => httpServer.closeAllConnections(), 10_000);
+      await stopped;
+      clearTimeout(force);
+      await gateway.stop();
+      await Promise.all(Object.values(subgraphs).map((subgraph) => subgraph.close()));
+      await bus.close();
+      await database.close();
+    })());
+
+  return { url, port, config, database, bus, gateway, authenticator, subgraphs, httpServer, close };
+}

@@ -1,0 +1,32 @@
+/** Resolvers of the community subgraph: accounts. */
+import { requireAdmin, requireSite } from '../../shared/auth/access';
+import type { AccountRole } from '../../shared/auth/identity';
+import { notFound, unauthenticated } from '../../shared/errors';
+import type { Resolvers } from './resolvers.generated';
+
+const asStrings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+
+export const resolvers: Resolvers = {
+  Query: {
+    me: async (_root, _args, { identity, db }) => {
+      const siteId = requireSite(identity);
+      if (!identity.account) throw unauthenticated('Authorization: Bearer <JWT> is required');
+      return db.account.findFirst({ where: { id: identity.account.id, siteId } });
+    },
+    account: async (_root, { id }, { identity, db }) => {
+      const siteId = identity.account?.id === id ? requireSite(identity) : requireAdmin(identity, 'Accounts', { write: false });
+      const account = await db.account.findFirst({ where: { id, siteId } });
+      if (!account) throw notFound(`account ${id}`);
+      return account;
+    },
+  },
+  Account: {
+    __resolveReference: (reference, { identity, db }) =>
+      identity.siteId ? db.account.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
+    roles: (account) => (Array.isArray(account.roles) ? (account.roles as unknown as AccountRole[]) : []),
+    tags: (account) => asStrings(account.tags),
+    lastLogin: (account) => account.lastLoginAt?.getTime() ?? null,
+    created: (account) => account.createdAt.getTime(),
+    modified: (account) => account.updatedAt.getTime(),
+  },
+};

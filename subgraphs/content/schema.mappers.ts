@@ -1,0 +1,5 @@
+/** GraphQL types of the content subgraph mapped to Prisma models. */
+import type { Page, Site } from '../../shared/db/generated/sqlite';
+
+export type SiteModel = Site;
+export type PageModel = Page;

@@ -1,0 +1,23 @@
+/** Resolvers of the integrations subgraph: data providers. */
+import { requireAdmin } from '../../shared/auth/access';
+import type { Resolvers } from './resolvers.generated';
+import { schemaFacts } from './facts';
+
+const asStrings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+
+export const resolvers: Resolvers = {
+  Query: {
+    dataProviders: (_root, _args, { identity, db }) => {
+      const siteId = requireAdmin(identity, 'DataProviders', { write: false });
+      return db.dataProvider.findMany({ where: { siteId, removedAt: null }, orderBy: { createdAt: 'asc' } });
+    },
+  },
+  DataProvider: {
+    __resolveReference: (reference, { identity, db }) =>
+      identity.siteId ? db.dataProvider.findFirst({ where: { id: reference.id, siteId: identity.siteId, removedAt: null } }) : null,
+    facts: (provider) => schemaFacts(provider.schema),
+    tags: (provider) => asStrings(provider.tags),
+    created: (provider) => provider.createdAt.getTime(),
+    modified: (provider) => provider.updatedAt.getTime(),
+  },
+};

@@ -1,0 +1,7 @@
+/** GraphQL types of the overlays subgraph mapped to what resolvers hold. */
+import type { Overlay } from '../../shared/db/generated/sqlite';
+import type { OverlayBroadcastEvent } from './broadcasts';
+
+export type OverlayModel = Overlay;
+export type SiteReference = { id: string };
+export type OverlayBroadcastEventModel = OverlayBroadcastEvent;
