@@ -6,7 +6,7 @@ import { startStack } from './stack';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const stack = await startStack(config, logger);
+  const stack = await startStack(config, { logger });
   logger.info({ port: stack.port, database: stack.database.provider, bus: config.redisUrl ? 'redis' : 'in-process' }, `stagegraph listening on ${stack.url}`);
   let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -55,9 +55,16 @@ export function inProcessExecutor(authenticator: Authenticator, gateway: Gateway
   };
 }
 
-export async function startStack(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Stack> {
+export interface StackOptions {
+  logger?: Logger;
+  /** An event bus shared with other stacks in this process (tests of several instances); not closed by the stack. */
+  bus?: EventBus;
+}
+
+export async function startStack(config: Config, options: StackOptions = {}): Promise<Stack> {
+  const logger = options.logger ?? createLogger(config.logLevel);
   const database = await openDatabase(config.databaseUrl);
-  const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
+  const bus = options.bus ?? createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
   const deps: ServiceDeps = { config, database, bus, logger };
 
   const subgraphs = {} as Record<SubgraphName, RunningService>;
@@ -91,7 +98,7 @@ export async function startStack(config: Config, logger: Logger = createLogger(c
       clearTimeout(force);
       await gateway.stop();
       await Promise.all(Object.values(subgraphs).map((subgraph) => subgraph.close()));
-      await bus.close();
+      if (!options.bus) await bus.close();
       await database.close();
     })());
 

@@ -65,7 +65,8 @@ interface Connection {
   identity: Identity | null;
   state: 'new' | 'initialising' | 'ready';
   tags: Set<string> | null;
-  subscribers: Map<string, Subscriber>;
+  /** By operation id; null while the subscription waits for its site's live broadcasts. */
+  subscribers: Map<string, Subscriber | null>;
   alive: boolean;
 }
 
@@ -93,7 +94,9 @@ interface Room {
   clearedDuringLoad: Set<string>;
   expiries: Map<string, NodeJS.Timeout>;
   loaded: Promise<void>;
+  /** Subscribers registered, and subscriptions still waiting for `loaded`. */
   size: number;
+  pending: number;
 }
 
 const SITE_WIDE = '';
@@ -180,7 +183,7 @@ export class LiveServer {
     socket.once('close', () => {
       clearTimeout(initTimer);
       this.connections.delete(connection);
-      for (const subscriber of connection.subscribers.values()) this.removeSubscriber(subscriber);
+      for (const subscriber of connection.subscribers.values()) if (subscriber) this.removeSubscriber(subscriber);
       connection.subscribers.clear();
     });
     socket.on('error', () => socket.terminate());
@@ -234,10 +237,8 @@ export class LiveServer {
         return;
       case MessageType.Complete: {
         const subscriber = connection.subscribers.get(message.id);
-        if (subscriber) {
-          connection.subscribers.delete(message.id);
-          this.removeSubscriber(subscriber);
-        }
+        connection.subscribers.delete(message.id);
+        if (subscriber) this.removeSubscriber(subscriber);
         return;
       }
       default:
@@ -331,7 +332,20 @@ export class LiveServer {
     const args = getArgumentValues(fieldDef, field, coerced.coerced);
     const channelKey = typeof args.channelId === 'string' ? args.channelId : SITE_WIDE;
 
+    // Wait for the site's live broadcasts before registering: events that arrive meanwhile update
+    // room.active, so the snapshot below holds them and nothing is missed or sent twice.
     const room = this.roomOf(identity.siteId as string);
+    connection.subscribers.set(id, null);
+    room.pending += 1;
+    try {
+      await room.loaded;
+    } finally {
+      room.pending -= 1;
+    }
+    if (connection.socket.readyState !== WebSocket.OPEN || connection.subscribers.get(id) !== null) {
+      this.dropRoomIfEmpty(room);
+      return;
+    }
     const groupKey = `${channelKey}\u0000${payload.operationName ?? ''}\u0000${payload.query}\u0000${JSON.stringify(coerced.coerced)}`;
     let channel = room.channels.get(channelKey);
     if (!channel) room.channels.set(channelKey, (channel = new Map()));
@@ -341,19 +355,19 @@ export class LiveServer {
       channel.set(groupKey, group);
     }
     const subscriber: Subscriber = { connection, framePrefix: `{"id":${JSON.stringify(id)},"type":"next","payload":`, group };
-    // Registered before the wait, so nothing published meanwhile is missed.
     group.subscribers.add(subscriber);
     connection.subscribers.set(id, subscriber);
     room.size += 1;
-
-    await room.loaded;
-    if (!group.subscribers.has(subscriber)) return;
     // A late joiner gets what is live now, with the time left.
     for (const event of room.active.values()) {
-      if (this.reaches(event, channelKey, connection)) {
-        this.sendFrame(subscriber, this.payloadFor(group, withRemaining(event)));
-      }
+      if (this.reaches(event, channelKey, connection)) this.sendFrame(subscriber, this.payloadFor(group, withRemaining(event)));
     }
+  }
+
+  private dropRoomIfEmpty(room: Room): void {
+    if (room.size > 0 || room.pending > 0 || this.rooms.get(room.siteId) !== room) return;
+    for (const timer of room.expiries.values()) clearTimeout(timer);
+    this.rooms.delete(room.siteId);
   }
 
   private removeSubscriber(subscriber: Subscriber): void {
@@ -366,10 +380,7 @@ export class LiveServer {
       channel?.delete(group.key);
       if (channel?.size === 0) room.channels.delete(group.channelKey);
     }
-    if (room.size === 0) {
-      for (const timer of room.expiries.values()) clearTimeout(timer);
-      this.rooms.delete(room.siteId);
-    }
+    this.dropRoomIfEmpty(room);
   }
 
   // ------------------------------------------------------------------ broadcasts
@@ -385,6 +396,7 @@ export class LiveServer {
       expiries: new Map(),
       loaded: Promise.resolve(),
       size: 0,
+      pending: 0,
     };
     created.loaded = this.options
       .loadActiveBroadcasts(siteId)

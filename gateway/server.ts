@@ -91,6 +91,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     includeStacktraceInErrorResponses: false,
     formatError: formatGatewayError(logger),
     introspection: true,
+    logger,
   });
   await apollo.start();
 

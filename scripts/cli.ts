@@ -5,11 +5,9 @@
  * no other way to get its first credentials. The developer key is shown only here; it is stored hashed.
  */
 import { parseArgs } from 'node:util';
-import { hashPassword, hashToken, newDeveloperKey } from '../shared/auth/credentials';
-import type { AccountRole } from '../shared/auth/identity';
 import { loadConfig } from '../shared/config';
 import { openDatabase } from '../shared/db/client';
-import { newId } from '../shared/ids';
+import { provisionSite } from '../subgraphs/community/sites';
 
 const USAGE = 'usage: cli site create --name NAME [--admin-email EMAIL --admin-password PASSWORD]';
 
@@ -35,22 +33,8 @@ async function createSite(args: string[]): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase(config.databaseUrl);
   try {
-    const siteId = newId();
-    const developerKey = newDeveloperKey();
-    const adminAccountId = email ? newId() : undefined;
-    const passwordHash = password ? await hashPassword(password) : undefined;
-    const adminRoles: AccountRole[] = [{ pageId: [], scope: '*', write: true }];
-    const now = new Date();
-    await database.prisma.$transaction(async (tx) => {
-      await tx.site.create({ data: { id: siteId, name, createdAt: now, updatedAt: now } });
-      await tx.developerKey.create({ data: { id: newId(), siteId, keyHash: hashToken(developerKey), createdAt: now } });
-      if (adminAccountId && email) {
-        await tx.account.create({
-          data: { id: adminAccountId, siteId, email, name: email.split('@')[0], passwordHash, roles: adminRoles as object[], tags: [], createdAt: now, updatedAt: now },
-        });
-      }
-    });
-    process.stdout.write(`${JSON.stringify(adminAccountId ? { siteId, developerKey, adminAccountId } : { siteId, developerKey })}\n`);
+    const created = await provisionSite(database.prisma, { name, admin: email && password ? { email, password } : undefined });
+    process.stdout.write(`${JSON.stringify(created)}\n`);
   } finally {
     await database.close();
   }

@@ -5,6 +5,7 @@
  */
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -64,7 +65,9 @@ export function buildSubgraphServer(
     includeStacktraceInErrorResponses: false,
     formatError: formatSubgraphError(logger),
     csrfPrevention: false,
-    plugins,
+    logger,
+    // No per-request federated tracing: nothing here reports traces, so it would be pure overhead.
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ...plugins],
   });
 }
 

@@ -1,0 +1,9 @@
+/** jest: one test/ tree; *.test.ts run in-process, *.e2e.ts start real servers on free ports. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts', '**/*.e2e.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

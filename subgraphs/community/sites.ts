@@ -1,0 +1,51 @@
+/**
+ * Provisioning a site: the site, its first developer key and optionally an admin account with every
+ * permission, in one transaction. The CLI uses it to hand a new install its first credentials.
+ */
+import { hashPassword, hashToken, newDeveloperKey } from '../../shared/auth/credentials';
+import type { AccountRole } from '../../shared/auth/identity';
+import type { Db } from '../../shared/db/client';
+import { newId } from '../../shared/ids';
+
+export interface ProvisionSiteInput {
+  name: string;
+  admin?: { email: string; password: string; roles?: AccountRole[]; tags?: string[] };
+}
+
+export interface ProvisionedSite {
+  siteId: string;
+  developerKey: string;
+  adminAccountId?: string;
+}
+
+export const FULL_ADMIN_ROLES: AccountRole[] = [{ pageId: [], scope: '*', write: true }];
+
+export async function provisionSite(db: Db, input: ProvisionSiteInput): Promise<ProvisionedSite> {
+  const siteId = newId();
+  const developerKey = newDeveloperKey();
+  const admin = input.admin;
+  const adminAccountId = admin ? newId() : undefined;
+  const passwordHash = admin ? await hashPassword(admin.password) : undefined;
+  const now = new Date();
+  await db.$transaction(async (tx) => {
+    await tx.site.create({ data: { id: siteId, name: input.name, createdAt: now, updatedAt: now } });
+    await tx.developerKey.create({ data: { id: newId(), siteId, keyHash: hashToken(developerKey), createdAt: now } });
+    if (admin && adminAccountId) {
+      const email = admin.email.toLowerCase();
+      await tx.account.create({
+        data: {
+          id: adminAccountId,
+          siteId,
+          email,
+          name: email.split('@')[0],
+          passwordHash,
+          roles: (admin.roles ?? FULL_ADMIN_ROLES) as unknown as object[],
+          tags: admin.tags ?? [],
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+    }
+  });
+  return adminAccountId ? { siteId, developerKey, adminAccountId } : { siteId, developerKey };
+}

@@ -1,0 +1,121 @@
+/**
+ * A live viewer: the real graphql-ws client over a real WebSocket, subscribed to overlayBroadcasts.
+ * Events are collected; `next()` waits for the next one, `none()` proves nothing arrives for a while.
+ */
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { Stack } from '../../stack';
+
+export const VIEWER_SUBSCRIPTION = /* GraphQL */ `
+  subscription Viewer($channelId: ID) {
+    overlayBroadcasts(channelId: $channelId) {
+      kind broadcastId channelId tagId variables startedAt expiresAt remainingSeconds
+      overlay { id name type contents cta { type data } duration }
+    }
+  }
+`;
+
+export interface ViewerEvent {
+  kind: 'SHOW' | 'CLEAR';
+  broadcastId: string;
+  channelId: string | null;
+  tagId: string | null;
+  variables: Record<string, string>;
+  startedAt: number;
+  expiresAt: number;
+  remainingSeconds: number;
+  overlay: { id: string; name: string; type: string; contents: any; cta: { type: string; data: unknown } | null; duration: number };
+}
+
+export interface Viewer {
+  events: ViewerEvent[];
+  next(timeoutMs?: number): Promise<ViewerEvent>;
+  none(waitMs?: number): Promise<void>;
+  close(): Promise<void>;
+  /** Resolves with the close code when the server closes the socket. */
+  closed: Promise<number>;
+}
+
+export function connectClient(stack: Stack, connectionParams: Record<string, unknown>, onClosed?: (code: number) => void): Client {
+  return createClient({
+    url: `${stack.url.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams,
+    lazy: false,
+    retryAttempts: 0,
+    on: { closed: (event) => onClosed?.((event as { code: number }).code) },
+  });
+}
+
+export async function watch(
+  stack: Stack,
+  options: { siteId: string; channelId?: string | null; token?: string },
+): Promise<Viewer> {
+  let resolveClosed: (code: number) => void = () => undefined;
+  const closed = new Promise<number>((resolve) => (resolveClosed = resolve));
+  const params: Record<string, unknown> = { 'x-service-client-id': options.siteId };
+  if (options.token) params.Authorization = `Bearer ${options.token}`;
+  const client = connectClient(stack, params, resolveClosed);
+  const events: ViewerEvent[] = [];
+  const waiters: ((event: ViewerEvent) => void)[] = [];
+  let read = 0;
+  let failure: unknown = null;
+
+  await new Promise<void>((resolve, reject) => {
+    client.on('connected', () => resolve());
+    client.on('closed', (event) => reject(Object.assign(new Error('closed before ack'), { code: (event as { code: number }).code })));
+    client.on('error', reject);
+  });
+  const before = stack.gateway.live.stats().subscriptions;
+  client.subscribe<{ overlayBroadcasts: ViewerEvent }>(
+    { query: VIEWER_SUBSCRIPTION, variables: { channelId: options.channelId ?? null } },
+    {
+      next: (result) => {
+        if (result.errors) failure = result.errors;
+        const event = result.data?.overlayBroadcasts;
+        if (!event) return;
+        events.push(event);
+        const waiter = waiters.shift();
+        if (waiter) {
+          read += 1;
+          waiter(event);
+        }
+      },
+      error: (error) => {
+        failure = error;
+      },
+      complete: () => undefined,
+    },
+  );
+  // Resolve once the server has registered the subscription, so a broadcast sent next reaches it.
+  const deadline = Date.now() + 5000;
+  while (stack.gateway.live.stats().subscriptions <= before) {
+    if (failure) throw failure;
+    if (Date.now() > deadline) throw new Error('the subscription was not registered');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  return {
+    events,
+    closed,
+    next(timeoutMs = 5000) {
+      if (failure) return Promise.reject(failure);
+      if (read < events.length) return Promise.resolve(events[read++]);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no event within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push((event) => {
+          clearTimeout(timer);
+          resolve(event);
+        });
+      });
+    },
+    async none(waitMs = 300) {
+      const before = events.length;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      if (events.length !== before) throw new Error(`expected no event, got ${JSON.stringify(events.slice(before))}`);
+    },
+    async close() {
+      await client.dispose();
+    },
+  };
+}
