@@ -2,10 +2,10 @@
  * The whole system in one process: the four subgraphs on internal ports, the gateway with the REST
  * bridge and live viewers on the public port. `npm start` and the tests both start it from here.
  */
-import { GraphQLError } from 'graphql';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAuthenticator, type Authenticator } from './shared/auth/authenticate';
+import type { Identity } from './shared/auth/identity';
 import { createEventBus, type EventBus } from './shared/bus';
 import { subgraphPort, type Config, type SubgraphName } from './shared/config';
 import { openDatabase, type Database } from './shared/db/client';
@@ -41,17 +41,11 @@ const SUBGRAPH_FACTORIES = {
   integrations: createIntegrationsSubgraph,
 } as const;
 
-/** Runs an operation for the REST bridge in-process, authenticating the caller's headers first. */
-export function inProcessExecutor(authenticator: Authenticator, gateway: Gateway): Executor {
-  return async (request, headers) => {
-    let identity;
-    try {
-      identity = await authenticator.authenticate(headers);
-    } catch (error) {
-      if (error instanceof GraphQLError) return { errors: [error] };
-      throw error;
-    }
-    return gateway.execute(request, identity);
+/** The REST bridge's way to the gateway inside one process: no HTTP hop, the same authentication. */
+export function inProcessExecutor(authenticator: Authenticator, gateway: Gateway): Executor<Identity> {
+  return {
+    authenticate: (headers) => authenticator.authenticate(headers),
+    execute: (request, identity) => gateway.execute(request, identity),
   };
 }
 
@@ -59,6 +53,42 @@ export interface StackOptions {
   logger?: Logger;
   /** An event bus shared with other stacks in this process (tests of several instances); not closed by the stack. */
   bus?: EventBus;
+}
+
+/**
+ * The gateway with the REST bridge and live viewers on the public port, for subgraphs at `subgraphUrl`.
+ */
+export async function serveGateway(deps: ServiceDeps, subgraphUrl: (name: SubgraphName) => string) {
+  const { config, database, bus, logger } = deps;
+  const authenticator = createAuthenticator(database.prisma, config.jwtSecret);
+  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl });
+  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes });
+  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes });
+
+  const httpServer = createServer(app);
+  httpServer.keepAliveTimeout = 65_000;
+  gateway.live.attach(httpServer);
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.port, config.host, resolve);
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  return {
+    gateway,
+    authenticator,
+    httpServer,
+    port,
+    /** Refuses new work, closes viewers with 1001 and lets in-flight requests finish. */
+    async close() {
+      const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      await gateway.live.close();
+      const force = setTimeout(() => httpServer.closeAllConnections(), 10_000);
+      await stopped;
+      clearTimeout(force);
+      await gateway.stop();
+    },
+  };
 }
 
 export async function startStack(config: Config, options: StackOptions = {}): Promise<Stack> {
@@ -71,36 +101,27 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
     subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name })), deps, subgraphPort(config, name));
   }
-
-  const authenticator = createAuthenticator(database.prisma, config.jwtSecret);
-  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl: (name) => subgraphs[name].url });
-  const rest = createRestBridge({ execute: inProcessExecutor(authenticator, gateway), logger, bodyLimitBytes: config.bodyLimitBytes });
-  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes });
-
-  const httpServer = createServer(app);
-  httpServer.keepAliveTimeout = 65_000;
-  gateway.live.attach(httpServer);
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(config.port, config.host, resolve);
-  });
-  const port = (httpServer.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const served = await serveGateway(deps, (name) => subgraphs[name].url);
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
-      const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      httpServer.closeIdleConnections();
-      await gateway.live.close();
-      const force = setTimeout(() => httpServer.closeAllConnections(), 10_000);
-      await stopped;
-      clearTimeout(force);
-      await gateway.stop();
+      await served.close();
       await Promise.all(Object.values(subgraphs).map((subgraph) => subgraph.close()));
       if (!options.bus) await bus.close();
       await database.close();
     })());
 
-  return { url, port, config, database, bus, gateway, authenticator, subgraphs, httpServer, close };
+  return {
+    url: `http://127.0.0.1:${served.port}`,
+    port: served.port,
+    config,
+    database,
+    bus,
+    gateway: served.gateway,
+    authenticator: served.authenticator,
+    subgraphs,
+    httpServer: served.httpServer,
+    close,
+  };
 }

@@ -7,14 +7,33 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import express, { type Request, type Response, type Router } from 'express';
-import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
 import type { Logger } from '../shared/logger';
-import type { ParamSpec, RouteSpec, VariableSource } from './table';
+import type { AuthCode, ParamSpec, RouteSpec, VariableSource } from './table';
 
-/** Runs a GraphQL operation as the caller of `headers`; authentication errors come back as errors. */
-export type Executor = (request: { query: string; variables: Record<string, unknown> }, headers: HeaderBag) => Promise<ExecutionResult>;
+/**
+ * How the bridge reaches the gateway. `authenticate` runs before any input is read, so a caller
+ * without valid credentials learns nothing about the route's validation; it throws a GraphQLError
+ * with a code. `execute` runs the operation as that caller.
+ */
+export interface Executor<Caller = unknown> {
+  authenticate(headers: HeaderBag): Promise<Caller>;
+  execute(request: { query: string; variables: Record<string, unknown> }, caller: Caller): Promise<ExecutionResult>;
+}
+
+const HEADER_OF: Record<AuthCode, string> = { C: 'x-service-client-id', D: 'x-service-developer-key', J: 'authorization' };
+const HEADER_LABEL: Record<AuthCode, string> = { C: 'x-service-client-id', D: 'x-service-developer-key', J: 'Authorization: Bearer <JWT>' };
+
+/** The route's Auth codes, checked for presence only: one alternative must be fully present. */
+function checkCredentialsPresent(spec: RouteSpec, headers: HeaderBag): void {
+  if (spec.auth.length === 0) return;
+  const present = (code: AuthCode) => Boolean(headers[HEADER_OF[code]]);
+  if (spec.auth.some((codes) => codes.every(present))) return;
+  const wanted = spec.auth.map((codes) => codes.map((code) => HEADER_LABEL[code]).join(' + ')).join(', or ');
+  throw new RequestError(401, `credentials required: ${wanted}`);
+}
 
 class RequestError extends Error {
   constructor(readonly status: number, message: string) {
@@ -109,12 +128,12 @@ interface CompiledRoute {
 
 export interface RestRouterOptions {
   routes: readonly RouteSpec[];
-  execute: Executor;
+  executor: Executor;
   logger: Logger;
   bodyLimitBytes: number;
 }
 
-export function createRestRouter({ routes, execute, logger, bodyLimitBytes }: RestRouterOptions): Router {
+export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: RestRouterOptions): Router {
   const router = express.Router();
   const rawBody = express.raw({ type: () => true, limit: bodyLimitBytes });
 
@@ -132,13 +151,21 @@ export function createRestRouter({ routes, execute, logger, bodyLimitBytes }: Re
 
   async function handle({ spec, validateBody }: CompiledRoute, req: Request, res: Response): Promise<void> {
     try {
+      checkCredentialsPresent(spec, req.headers as HeaderBag);
+      let caller: unknown;
+      try {
+        caller = await executor.authenticate(req.headers as HeaderBag);
+      } catch (error) {
+        if (!(error instanceof GraphQLError)) throw error;
+        throw new RequestError(statusForCode(error.extensions.code), error.message);
+      }
       const input = readInput(spec, validateBody, req);
       const variables = Object.fromEntries(
         Object.entries(spec.variables ?? {})
           .map(([name, source]) => [name, resolveSource(source, input)] as const)
           .filter(([, value]) => value !== undefined),
       );
-      const result = await execute({ query: spec.document, variables }, req.headers as HeaderBag);
+      const result = await executor.execute({ query: spec.document, variables }, caller);
       if (result.errors?.length) {
         const { status, message } = firstError(result.errors);
         if (status === 429) res.setHeader('Retry-After', String(result.errors[0].extensions?.retryAfter ?? 1));

@@ -10,7 +10,7 @@ export interface RestBridge {
   openapi: Record<string, unknown>;
 }
 
-export function createRestBridge(options: { execute: Executor; logger: Logger; bodyLimitBytes: number }): RestBridge {
+export function createRestBridge(options: { executor: Executor; logger: Logger; bodyLimitBytes: number }): RestBridge {
   return {
     router: createRestRouter({ routes, ...options }),
     openapi: buildOpenApiDocument(routes),

@@ -29,6 +29,10 @@ export interface Config {
   internalSecret: string;
   /** Key that encrypts partner secrets at rest (`ENCRYPTION_KEY`, 32+ characters); like jwtSecret. */
   encryptionKey: string;
+  /** Port of the REST bridge when it runs as its own process (`REST_BRIDGE_PORT`, default 4080). */
+  restBridgePort: number;
+  /** Where a separately running REST bridge sends its operations (`GATEWAY_URL`, default http://127.0.0.1:PORT/graphql). */
+  gatewayUrl: string;
   /** Largest accepted request body in bytes (`BODY_LIMIT_BYTES`, default 1 MiB). */
   bodyLimitBytes: number;
   /** pino level (`LOG_LEVEL`, default info; `silent` turns logs off). */
@@ -80,8 +84,11 @@ export function loadConfig(env: Env = process.env): Config {
     return value;
   };
 
+  const port = integer(env, 'PORT', 4000);
   return {
-    port: integer(env, 'PORT', 4000),
+    port,
+    restBridgePort: integer(env, 'REST_BRIDGE_PORT', 4080),
+    gatewayUrl: env.GATEWAY_URL || `http://127.0.0.1:${port}/graphql`,
     host: env.HOST || '0.0.0.0',
     subgraphPortBase: integer(env, 'SUBGRAPH_PORT_BASE', 4100),
     subgraphHost: env.SUBGRAPH_HOST || '127.0.0.1',

@@ -43,6 +43,7 @@ export function connectClient(stack: Stack, connectionParams: Record<string, unk
     connectionParams,
     lazy: false,
     retryAttempts: 0,
+    onNonLazyError: () => undefined,
     on: { closed: (event) => onClosed?.((event as { code: number }).code) },
   });
 }

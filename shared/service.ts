@@ -1,0 +1,40 @@
+/**
+ * Running one service as its own process: configuration, logger, database and bus are opened once,
+ * the service starts, and SIGTERM / SIGINT close it gracefully.
+ */
+import { createEventBus } from './bus';
+import { loadConfig } from './config';
+import { openDatabase } from './db/client';
+import { createLogger } from './logger';
+import type { ServiceDeps } from './subgraph';
+
+export interface Closable {
+  close(): Promise<void>;
+}
+
+export function runService(name: string, start: (deps: ServiceDeps) => Promise<Closable>): void {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, `stagegraph-${name}`);
+  (async () => {
+    const database = await openDatabase(config.databaseUrl);
+    const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
+    const service = await start({ config, database, bus, logger });
+    logger.info({ service: name }, `${name} started`);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, `${name} shutting down`);
+      service
+        .close()
+        .then(() => bus.close())
+        .then(() => database.close())
+        .then(() => process.exit(0), () => process.exit(1));
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  })().catch((error: Error) => {
+    logger.error({ err: error }, `${name} failed to start`);
+    process.exit(1);
+  });
+}

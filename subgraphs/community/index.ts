@@ -1,0 +1,7 @@
+/** The community subgraph as its own process, on SUBGRAPH_PORT_BASE + its number. */
+import { runService } from '../../shared/service';
+import { subgraphPort } from '../../shared/config';
+import { listenSubgraph } from '../../shared/subgraph';
+import { createCommunitySubgraph } from './server';
+
+runService('community', (deps) => listenSubgraph('community', createCommunitySubgraph(deps.logger), deps, subgraphPort(deps.config, 'community')));

@@ -1,0 +1,7 @@
+/** The integrations subgraph as its own process, on SUBGRAPH_PORT_BASE + its number. */
+import { runService } from '../../shared/service';
+import { subgraphPort } from '../../shared/config';
+import { listenSubgraph } from '../../shared/subgraph';
+import { createIntegrationsSubgraph } from './server';
+
+runService('integrations', (deps) => listenSubgraph('integrations', createIntegrationsSubgraph(deps.logger), deps, subgraphPort(deps.config, 'integrations')));

@@ -1,0 +1,7 @@
+/** The overlays subgraph as its own process, on SUBGRAPH_PORT_BASE + its number. */
+import { runService } from '../../shared/service';
+import { subgraphPort } from '../../shared/config';
+import { listenSubgraph } from '../../shared/subgraph';
+import { createOverlaysSubgraph } from './server';
+
+runService('overlays', (deps) => listenSubgraph('overlays', createOverlaysSubgraph(deps.logger), deps, subgraphPort(deps.config, 'overlays')));

@@ -1,0 +1,59 @@
+/** The CLI as a new user runs it: a real process prints working credentials as one JSON line. */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createTestDatabase, type TestDatabase } from './helpers/database';
+import { startStack, type Stack } from '../stack';
+import { testConfig, TEST_SECRETS } from './helpers/stack';
+import { rest } from './helpers/http';
+
+const run = promisify(execFile);
+const root = join(__dirname, '..');
+let database: TestDatabase;
+let stack: Stack;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  stack = await startStack(testConfig(database.url));
+});
+afterAll(async () => {
+  await stack.close();
+  await database.drop();
+});
+
+const cli = (args: string[]) =>
+  run(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'scripts', 'cli.ts'), ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: database.url, DATA_DIR: stack.config.dataDir, ...TEST_SECRETS },
+  });
+
+it('site create prints {siteId, developerKey, adminAccountId} and the credentials work', async () => {
+  const { stdout } = await cli(['site', 'create', '--name', 'Arena', '--admin-email', 'Owner@Example.com', '--admin-password', 'long-enough-secret']);
+  const lines = stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  const created = JSON.parse(lines[0]);
+  expect(created).toEqual({ siteId: expect.any(String), developerKey: expect.stringMatching(/^sgk_/), adminAccountId: expect.any(String) });
+
+  const headers = { 'x-service-client-id': created.siteId, 'x-service-developer-key': created.developerKey };
+  const list = await rest(stack, 'GET', '/overlay/v1', { headers });
+  expect(list.status).toBe(200);
+  expect(list.body).toEqual([]);
+
+  const admin = await stack.database.prisma.account.findUniqueOrThrow({ where: { id: created.adminAccountId } });
+  expect(admin.email).toBe('owner@example.com');
+  expect(admin.passwordHash).toMatch(/^scrypt\$/);
+  expect(admin.passwordHash).not.toContain('long-enough-secret');
+  const key = await stack.database.prisma.developerKey.findFirstOrThrow({ where: { siteId: created.siteId } });
+  expect(key.keyHash).not.toContain(created.developerKey);
+});
+
+it('without an admin prints only siteId and developerKey', async () => {
+  const { stdout } = await cli(['site', 'create', '--name', 'Plain']);
+  expect(Object.keys(JSON.parse(stdout)).sort()).toEqual(['developerKey', 'siteId']);
+});
+
+it('refuses bad arguments with exit code 2 and a usage line', async () => {
+  await expect(cli(['site', 'create'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--name is required') });
+  await expect(cli(['site', 'create', '--name', 'X', '--admin-email', 'a@b.co'])).rejects.toMatchObject({ code: 2 });
+  await expect(cli(['nonsense'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('usage') });
+});
