@@ -10,7 +10,7 @@ import type { EventBus } from '../../shared/bus';
 import { signSessionToken } from '../../shared/auth/credentials';
 import type { AccountRole } from '../../shared/auth/identity';
 import { loadConfig, type Config } from '../../shared/config';
-import { createLogger } from '../../shared/logger';
+import { createLogger, type Logger } from '../../shared/logger';
 import { startStack, type Stack } from '../../stack';
 import { provisionSite, type ProvisionedSite } from '../../subgraphs/community/sites';
 import { createTestDatabase, type TestDatabase } from './database';
@@ -44,6 +44,8 @@ export interface StartOptions {
   sameDeploymentAs?: Stack;
   /** Share an in-process bus between stacks (several instances without Redis). */
   bus?: EventBus;
+  /** Where the stack logs (default: a silent logger). */
+  logger?: Logger;
 }
 
 export async function startTestStack(options: StartOptions = {}): Promise<Stack> {
@@ -56,7 +58,7 @@ export async function startTestStack(options: StartOptions = {}): Promise<Stack>
     databases.push(database);
     config = testConfig(database.url);
   }
-  const stack = await startStack(config, { logger: createLogger(config.logLevel), bus: options.bus });
+  const stack = await startStack(config, { logger: options.logger ?? createLogger(config.logLevel), bus: options.bus });
   started.push(stack);
   return stack;
 }

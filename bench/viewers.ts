@@ -1,0 +1,66 @@
+/**
+ * A bench worker process: opens many live-viewer sockets speaking graphql-transport-ws, subscribes
+ * each to overlayBroadcasts, and reports to the parent (IPC) when all are subscribed and, per
+ * broadcast, every viewer's receipt time. Kept minimal (raw `ws`) so one process holds thousands.
+ */
+import WebSocket from 'ws';
+
+interface Start {
+  type: 'start';
+  url: string;
+  siteId: string;
+  channelId: string;
+  count: number;
+  /** Sockets opened at once. */
+  concurrency: number;
+}
+
+const SUBSCRIPTION = 'subscription($channelId: ID) { overlayBroadcasts(channelId: $channelId) { kind broadcastId overlay { id contents } expiresAt } }';
+const now = () => performance.timeOrigin + performance.now();
+
+const sockets: WebSocket[] = [];
+/** broadcastId → receipt times (ms, wall clock). */
+const receipts = new Map<string, number[]>();
+let failures = 0;
+
+function openViewer(start: Start): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
+    sockets.push(socket);
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
+    socket.on('message', (data) => {
+      const text = data.toString();
+      if (text.startsWith('{"type":"connection_ack"')) {
+        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { channelId: start.channelId } } }));
+        resolve();
+        return;
+      }
+      const at = now();
+      const match = /"broadcastId":"([0-9a-f]+)"/.exec(text);
+      if (match && text.includes('"kind":"SHOW"')) {
+        let list = receipts.get(match[1]);
+        if (!list) receipts.set(match[1], (list = []));
+        list.push(at);
+      }
+    });
+    socket.on('error', () => {
+      failures += 1;
+      resolve();
+    });
+  });
+}
+
+process.on('message', async (message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }) => {
+  if (message.type === 'start') {
+    for (let opened = 0; opened < message.count; opened += message.concurrency) {
+      const batch = Math.min(message.concurrency, message.count - opened);
+      await Promise.all(Array.from({ length: batch }, () => openViewer(message)));
+    }
+    process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures });
+  } else if (message.type === 'report') {
+    process.send?.({ type: 'receipts', broadcastId: message.broadcastId, times: receipts.get(message.broadcastId) ?? [] });
+  } else if (message.type === 'close') {
+    for (const socket of sockets) socket.terminate();
+    process.exit(0);
+  }
+});
