@@ -8,7 +8,8 @@ import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 
 export default defineConfig({
   experimental: { adapter: true },
-  schema: 'prisma/schema.prisma',
+  // The source folder; build scripts pass the derived single-file schemas with --schema.
+  schema: 'prisma/schema',
   engine: 'js',
   async adapter() {
     return new PrismaBetterSQLite3({ url: 'file::memory:' });

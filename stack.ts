@@ -10,6 +10,7 @@ import { createEventBus, type EventBus } from './shared/bus';
 import { subgraphPort, type Config, type SubgraphName } from './shared/config';
 import { openDatabase, type Database } from './shared/db/client';
 import { createLogger, type Logger } from './shared/logger';
+import { lateBoundSupergraph } from './shared/supergraph';
 import { listenSubgraph, type RunningService, type ServiceDeps } from './shared/subgraph';
 import { createPublicApp } from './gateway/app';
 import { createGateway, type Gateway } from './gateway/server';
@@ -60,7 +61,7 @@ export interface StackOptions {
  */
 export async function serveGateway(deps: ServiceDeps, subgraphUrl: (name: SubgraphName) => string) {
   const { config, database, bus, logger } = deps;
-  const authenticator = createAuthenticator(database.prisma, config.jwtSecret);
+  const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret);
   const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl });
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes });
   const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes });
@@ -95,13 +96,15 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await openDatabase(config.databaseUrl);
   const bus = options.bus ?? createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
-  const deps: ServiceDeps = { config, database, bus, logger };
+  const supergraph = lateBoundSupergraph();
+  const deps: ServiceDeps = { config, database, bus, logger, supergraph };
 
   const subgraphs = {} as Record<SubgraphName, RunningService>;
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
     subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name })), deps, subgraphPort(config, name));
   }
   const served = await serveGateway(deps, (name) => subgraphs[name].url);
+  supergraph.bind((request, identity) => served.gateway.execute(request, identity));
 
   let closing: Promise<void> | null = null;
   const close = () =>

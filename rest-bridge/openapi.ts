@@ -1,6 +1,6 @@
 /** The OpenAPI 3.0 document of the REST paths, derived from the route table. */
-import { componentSchemas, ref } from './schemas';
-import type { AuthCode, RouteSpec } from './table';
+import { componentSchemas } from './routes';
+import { ref, type AuthCode, type RouteSpec } from './table';
 
 const SECURITY_SCHEME: Record<AuthCode, string> = { C: 'clientId', D: 'developerKey', J: 'bearerJwt' };
 

@@ -49,3 +49,15 @@ export interface RouteSpec {
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
 }
+
+// ---------------------------------------------------------------- helpers for writing route tables
+
+/** Admin callers: the site ID with a developer key, or with a sign-in JWT. */
+export const ADMIN = [['C', 'D'], ['C', 'J']] as const satisfies readonly (readonly AuthCode[])[];
+
+/** A required path parameter. */
+export const pathId = (name = 'id', description = 'resource ID'): ParamSpec => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
+
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+export const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
+export const epochMs: JsonSchema = { type: 'number', description: 'Unix time in milliseconds' };

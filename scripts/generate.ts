@@ -1,6 +1,6 @@
 /**
  * `npm run generate`: everything derived from a source of truth, in one step, before build and test.
- *  1. the PostgreSQL schema derived from prisma/schema.prisma, and a Prisma client for each database;
+ *  1. the schema of each database derived from prisma/schema/, and a Prisma client for each;
  *  2. a check that the migrations cover the models (else: run `npm run db:migration -- NAME`);
  *  3. the supergraph composed from the four subgraph SDLs (a composition error stops here);
  *  4. typed resolvers from codegen.yml.
@@ -27,7 +27,7 @@ step('prisma clients', () => {
   mkdirSync(derivedDir, { recursive: true });
   for (const provider of DB_PROVIDERS) {
     const schemaPath = join(derivedDir, `${provider}.prisma`);
-    writeFileSync(schemaPath, deriveSchema(source, provider).replace(/\.\.\/shared\//, '../../shared/'));
+    writeFileSync(schemaPath, deriveSchema(source, provider));
     prisma(['generate', '--schema', schemaPath]);
   }
 });
@@ -37,7 +37,7 @@ step('migrations cover the models', () => {
   const snapshot = existsSync(snapshotPath) ? readFileSync(snapshotPath, 'utf8') : '';
   const strip = (schema: string) => schema.replace(/\/\/.*$/gm, '').replace(/\s+/g, ' ').trim();
   if (strip(snapshot) !== strip(source)) {
-    throw new Error('prisma/schema.prisma changed since the last migration: run `npm run db:migration -- NAME`');
+    throw new Error('prisma/schema/ changed since the last migration: run `npm run db:migration -- NAME`');
   }
 });
 

@@ -1,6 +1,6 @@
 /**
  * `npm run db:migration -- NAME`: writes the SQL that brings both databases from the last migrated
- * models (prisma/migrations/schema.snapshot.prisma) to prisma/schema.prisma, as
+ * models (prisma/migrations/schema.snapshot.prisma) to the models in prisma/schema/, as
  * prisma/migrations/{sqlite,postgresql}/<timestamp>_<NAME>/migration.sql, then moves the snapshot.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -7,6 +7,7 @@ import { loadConfig } from './config';
 import { openDatabase } from './db/client';
 import { createLogger } from './logger';
 import type { ServiceDeps } from './subgraph';
+import { httpSupergraph } from './supergraph';
 
 export interface Closable {
   close(): Promise<void>;
@@ -18,7 +19,8 @@ export function runService(name: string, start: (deps: ServiceDeps) => Promise<C
   (async () => {
     const database = await openDatabase(config.databaseUrl);
     const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
-    const service = await start({ config, database, bus, logger });
+    const supergraph = httpSupergraph(config.gatewayUrl, config.internalSecret);
+    const service = await start({ config, database, bus, logger, supergraph });
     logger.info({ service: name }, `${name} started`);
     let stopping = false;
     const stop = (signal: string) => {

@@ -19,6 +19,7 @@ import { unauthenticated, withHttpStatus, ErrorCode } from './errors';
 import type { EventBus } from './bus';
 import { IDENTITY_HEADER, verifyIdentity, type Identity } from './auth/identity';
 import type { Logger } from './logger';
+import type { SupergraphClient } from './supergraph';
 
 /** Everything a service needs from the outside world, created once at start. */
 export interface ServiceDeps {
@@ -26,6 +27,8 @@ export interface ServiceDeps {
   database: Database;
   bus: EventBus;
   logger: Logger;
+  /** Operations on data other subgraphs own. */
+  supergraph: SupergraphClient;
 }
 
 /** The context of every subgraph resolver. */
@@ -35,6 +38,7 @@ export interface SubgraphContext {
   bus: EventBus;
   config: Config;
   logger: Logger;
+  supergraph: SupergraphClient;
 }
 
 /** Hides unexpected errors (logged with the request id) and maps database conflicts to CONFLICT. */
@@ -100,7 +104,14 @@ export async function listenSubgraph(
       context: async ({ req }) => {
         const identity = verifyIdentity(req.header(IDENTITY_HEADER), deps.config.internalSecret);
         if (!identity) throw withHttpStatus(unauthenticated('subgraphs accept only requests signed by the gateway'));
-        return { identity, db: deps.database.prisma, bus: deps.bus, config: deps.config, logger: logger.child({ requestId: identity.requestId }) };
+        return {
+          identity,
+          db: deps.database.prisma,
+          bus: deps.bus,
+          config: deps.config,
+          supergraph: deps.supergraph,
+          logger: logger.child({ requestId: identity.requestId }),
+        };
       },
     }),
   );

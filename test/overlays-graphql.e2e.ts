@@ -92,3 +92,12 @@ it('subgraphs refuse requests that the gateway did not sign', async () => {
   });
   expect(response.status).toBe(401);
 });
+
+it('accepts a service of the deployment acting as a signed identity, and nothing signed with another key', async () => {
+  const { signIdentity } = await import('../shared/auth/identity');
+  const identity = { siteId: site.siteId, developerKey: true, account: null, requestId: 'service-call' };
+  const signed = await graphql(stack, '{ site { id } }', {}, { 'x-stagegraph-identity': signIdentity(identity, stack.config.internalSecret) });
+  expect(signed.body.data.site.id).toBe(site.siteId);
+  const forged = await graphql(stack, '{ overlays { id } }', {}, { 'x-stagegraph-identity': signIdentity(identity, 'another-secret-of-at-least-32-chars!!') });
+  expect(forged.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+});

@@ -7,7 +7,7 @@ import type { Db } from '../db/client';
 import { unauthenticated } from '../errors';
 import { newId } from '../ids';
 import { hashToken, verifySessionToken } from './credentials';
-import type { Identity } from './identity';
+import { IDENTITY_HEADER, verifyIdentity, type Identity } from './identity';
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
@@ -41,7 +41,7 @@ function header(headers: HeaderBag, name: string): string | undefined {
   return first === undefined || first === '' ? undefined : first.trim();
 }
 
-export function createAuthenticator(db: Db, jwtSecret: string): Authenticator {
+export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: string): Authenticator {
   const sites = new TtlCache<boolean>(5_000, 10_000);
   const keys = new TtlCache<string | null>(5_000, 10_000);
 
@@ -67,6 +67,9 @@ export function createAuthenticator(db: Db, jwtSecret: string): Authenticator {
 
   return {
     async authenticate(headers, requestId = newId()) {
+      // A service of this deployment calling the gateway presents the identity it acts as, signed.
+      const signed = verifyIdentity(header(headers, IDENTITY_HEADER), internalSecret);
+      if (signed) return { ...signed, requestId: signed.requestId || requestId };
       const identity: Identity = { siteId: null, developerKey: false, account: null, requestId };
       const siteId = header(headers, 'x-service-client-id');
       if (siteId !== undefined) {

@@ -2,9 +2,8 @@
 import { requireAdmin, requireSite } from '../../shared/auth/access';
 import type { AccountRole } from '../../shared/auth/identity';
 import { notFound, unauthenticated } from '../../shared/errors';
+import { stringList } from '../../shared/json';
 import type { Resolvers } from './resolvers.generated';
-
-const asStrings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
 export const resolvers: Resolvers = {
   Query: {
@@ -24,7 +23,7 @@ export const resolvers: Resolvers = {
     __resolveReference: (reference, { identity, db }) =>
       identity.siteId ? db.account.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
     roles: (account) => (Array.isArray(account.roles) ? (account.roles as unknown as AccountRole[]) : []),
-    tags: (account) => asStrings(account.tags),
+    tags: (account) => stringList(account.tags),
     lastLogin: (account) => account.lastLoginAt?.getTime() ?? null,
     created: (account) => account.createdAt.getTime(),
     modified: (account) => account.updatedAt.getTime(),

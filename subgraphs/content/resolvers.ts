@@ -1,9 +1,8 @@
 /** Resolvers of the content subgraph: the site and its pages. */
 import { requireSite } from '../../shared/auth/access';
 import { notFound } from '../../shared/errors';
+import { stringList } from '../../shared/json';
 import type { Resolvers } from './resolvers.generated';
-
-const asStrings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
 export const resolvers: Resolvers = {
   Query: {
@@ -26,7 +25,7 @@ export const resolvers: Resolvers = {
     __resolveReference: (reference, { identity, db }) =>
       identity.siteId ? db.page.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
     type: (page) => page.type as 'channel' | 'landing',
-    tags: (page) => asStrings(page.tags),
+    tags: (page) => stringList(page.tags),
     created: (page) => page.createdAt.getTime(),
     modified: (page) => page.updatedAt.getTime(),
   },

@@ -1,9 +1,8 @@
 /** Resolvers of the integrations subgraph: data providers. */
 import { requireAdmin } from '../../shared/auth/access';
+import { stringList } from '../../shared/json';
 import type { Resolvers } from './resolvers.generated';
 import { schemaFacts } from './facts';
-
-const asStrings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 
 export const resolvers: Resolvers = {
   Query: {
@@ -16,7 +15,7 @@ export const resolvers: Resolvers = {
     __resolveReference: (reference, { identity, db }) =>
       identity.siteId ? db.dataProvider.findFirst({ where: { id: reference.id, siteId: identity.siteId, removedAt: null } }) : null,
     facts: (provider) => schemaFacts(provider.schema),
-    tags: (provider) => asStrings(provider.tags),
+    tags: (provider) => stringList(provider.tags),
     created: (provider) => provider.createdAt.getTime(),
     modified: (provider) => provider.updatedAt.getTime(),
   },

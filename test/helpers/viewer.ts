@@ -5,6 +5,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { Stack } from '../../stack';
+import type { OverlayBroadcastEvent } from '../../subgraphs/overlays/broadcasts';
 
 export const VIEWER_SUBSCRIPTION = /* GraphQL */ `
   subscription Viewer($channelId: ID) {
@@ -15,17 +16,8 @@ export const VIEWER_SUBSCRIPTION = /* GraphQL */ `
   }
 `;
 
-export interface ViewerEvent {
-  kind: 'SHOW' | 'CLEAR';
-  broadcastId: string;
-  channelId: string | null;
-  tagId: string | null;
-  variables: Record<string, string>;
-  startedAt: number;
-  expiresAt: number;
-  remainingSeconds: number;
-  overlay: { id: string; name: string; type: string; contents: any; cta: { type: string; data: unknown } | null; duration: number };
-}
+/** What a viewer receives: the overlays subgraph's event, with free-form contents. */
+export type ViewerEvent = Omit<OverlayBroadcastEvent, 'overlay'> & { overlay: OverlayBroadcastEvent['overlay'] & { contents: any } };
 
 export interface Viewer {
   events: ViewerEvent[];

@@ -1,13 +1,6 @@
-/**
- * THE route table: every REST path stagegraph serves, as data. Grouped by the subgraph that answers.
- */
-import { arrayOf, broadcastBody, createOverlayBody, ref, updateOverlayBody } from './schemas';
-import type { ParamSpec, RouteSpec } from './table';
-
-const ADMIN = [['C', 'D'], ['C', 'J']] as const;
-const id = (name = 'id', description = 'resource ID'): ParamSpec => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
-
-// ---------------------------------------------------------------- overlays
+/** REST routes answered by the overlays subgraph: overlays and their broadcasts (seed 001, Overlays). */
+import { ADMIN, arrayOf, epochMs, pathId as id, ref } from '../table';
+import type { JsonSchema, RouteSpec } from '../table';
 
 const OVERLAY = /* GraphQL */ `_id: id siteId name description type contents cta { type data } duration created modified`;
 const BROADCAST = /* GraphQL */ `broadcastId channelId tagId variables startedAt expiresAt overlay { _id: id name type contents cta { type data } duration }`;
@@ -18,7 +11,98 @@ const broadcastVariables = {
   variables: 'body.variables',
 } as const;
 
-const overlayRoutes: RouteSpec[] = [
+/** Components of the OpenAPI document these routes refer to. */
+export const overlaySchemas: Record<string, JsonSchema> = {
+  OverlayCta: {
+    type: 'object',
+    required: ['type'],
+    properties: { type: { type: 'string', description: 'login, show_panel, social_share, …' }, data: { description: 'any; may be null' } },
+  },
+  Overlay: {
+    type: 'object',
+    required: ['_id', 'siteId', 'name', 'type', 'contents', 'duration', 'created', 'modified'],
+    properties: {
+      _id: { type: 'string' },
+      siteId: { type: 'string' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      type: { type: 'string', enum: ['template', 'instance'] },
+      contents: { type: 'object', description: 'for a template: { html } with ${var} or {var} variables' },
+      cta: { oneOf: [ref('OverlayCta'), { type: 'null' }] },
+      duration: { type: 'integer', description: 'seconds' },
+      created: epochMs,
+      modified: epochMs,
+    },
+  },
+  OverlayBroadcast: {
+    type: 'object',
+    required: ['success', 'broadcastId', 'startedAt', 'expiresAt'],
+    properties: {
+      success: { type: 'boolean' },
+      broadcastId: { type: 'string' },
+      channelId: { type: ['string', 'null'], description: 'null = every channel of the site' },
+      tagId: { type: ['string', 'null'] },
+      variables: { type: 'object', additionalProperties: { type: 'string' } },
+      overlay: {
+        type: 'object',
+        description: 'the overlay as broadcast, its contents with the variables filled in',
+        properties: { _id: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' }, contents: { type: 'object' }, cta: {}, duration: { type: 'integer' } },
+      },
+      startedAt: epochMs,
+      expiresAt: epochMs,
+    },
+  },
+  ClearBroadcastsResult: {
+    type: 'object',
+    required: ['success', 'cleared', 'message'],
+    properties: { success: { type: 'boolean' }, cleared: { type: 'integer' }, message: { type: 'string' } },
+  },
+};
+
+// Request bodies.
+
+const ctaInput: JsonSchema = {
+  type: ['object', 'null'],
+  required: ['type'],
+  additionalProperties: false,
+  properties: { type: { type: 'string', minLength: 1 }, data: {} },
+};
+
+const overlayFields: Record<string, JsonSchema> = {
+  name: { type: 'string', minLength: 1, maxLength: 200 },
+  description: { type: 'string' },
+  type: { type: 'string', enum: ['template', 'instance'] },
+  contents: { type: 'object' },
+  cta: ctaInput,
+  duration: { type: 'integer', minimum: 1, maximum: 86400, description: 'seconds' },
+  siteId: { type: 'string' },
+};
+
+const createOverlayBody: JsonSchema = {
+  type: 'object',
+  required: ['name', 'type', 'contents', 'duration'],
+  additionalProperties: false,
+  properties: overlayFields,
+};
+
+const updateOverlayBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { _id: { type: 'string' }, ...overlayFields },
+};
+
+const broadcastBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    duration: { type: 'integer', minimum: 1, maximum: 86400, description: 'seconds; default: the overlay duration' },
+    channelId: { type: 'string', minLength: 1, description: 'default: every channel of the site' },
+    targetId: { type: 'string', minLength: 1, description: 'the sports workflow name of channelId' },
+    variables: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
+  },
+};
+
+export const overlayRoutes: RouteSpec[] = [
   {
     operationId: 'listOverlays',
     method: 'get',
@@ -121,4 +205,3 @@ const overlayRoutes: RouteSpec[] = [
   },
 ];
 
-export const routes: readonly RouteSpec[] = [...overlayRoutes];

@@ -1,4 +1,28 @@
 -- CreateTable
+CREATE TABLE "DeveloperKey" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "siteId" TEXT NOT NULL,
+    "keyHash" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "revokedAt" DATETIME
+);
+
+-- CreateTable
+CREATE TABLE "Account" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "siteId" TEXT NOT NULL,
+    "email" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "passwordHash" TEXT,
+    "roles" JSONB NOT NULL,
+    "marketingOptin" BOOLEAN NOT NULL DEFAULT false,
+    "tags" JSONB NOT NULL,
+    "lastLoginAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
+);
+
+-- CreateTable
 CREATE TABLE "Site" (
     "id" TEXT NOT NULL PRIMARY KEY,
     "name" TEXT NOT NULL,
@@ -22,25 +46,19 @@ CREATE TABLE "Page" (
 );
 
 -- CreateTable
-CREATE TABLE "DeveloperKey" (
+CREATE TABLE "DataProvider" (
     "id" TEXT NOT NULL PRIMARY KEY,
     "siteId" TEXT NOT NULL,
-    "keyHash" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "revokedAt" DATETIME
-);
-
--- CreateTable
-CREATE TABLE "Account" (
-    "id" TEXT NOT NULL PRIMARY KEY,
-    "siteId" TEXT NOT NULL,
-    "email" TEXT NOT NULL,
     "name" TEXT NOT NULL,
-    "passwordHash" TEXT,
-    "roles" JSONB NOT NULL,
-    "marketingOptin" BOOLEAN NOT NULL DEFAULT false,
+    "description" TEXT NOT NULL,
+    "schema" JSONB NOT NULL,
+    "ownerName" TEXT NOT NULL,
+    "ownerEmail" TEXT NOT NULL,
+    "realtime" BOOLEAN NOT NULL,
+    "ttl" INTEGER,
+    "secretEncrypted" TEXT NOT NULL,
     "tags" JSONB NOT NULL,
-    "lastLoginAt" DATETIME,
+    "removedAt" DATETIME,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL
 );
@@ -74,30 +92,6 @@ CREATE TABLE "OverlayBroadcast" (
     CONSTRAINT "OverlayBroadcast_overlayId_fkey" FOREIGN KEY ("overlayId") REFERENCES "Overlay" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
--- CreateTable
-CREATE TABLE "DataProvider" (
-    "id" TEXT NOT NULL PRIMARY KEY,
-    "siteId" TEXT NOT NULL,
-    "name" TEXT NOT NULL,
-    "description" TEXT NOT NULL,
-    "schema" JSONB NOT NULL,
-    "ownerName" TEXT NOT NULL,
-    "ownerEmail" TEXT NOT NULL,
-    "realtime" BOOLEAN NOT NULL,
-    "ttl" INTEGER,
-    "secretEncrypted" TEXT NOT NULL,
-    "tags" JSONB NOT NULL,
-    "removedAt" DATETIME,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
-);
-
--- CreateIndex
-CREATE INDEX "Page_siteId_type_idx" ON "Page"("siteId", "type");
-
--- CreateIndex
-CREATE UNIQUE INDEX "Page_siteId_slug_key" ON "Page"("siteId", "slug");
-
 -- CreateIndex
 CREATE UNIQUE INDEX "DeveloperKey_keyHash_key" ON "DeveloperKey"("keyHash");
 
@@ -108,11 +102,17 @@ CREATE INDEX "DeveloperKey_siteId_idx" ON "DeveloperKey"("siteId");
 CREATE UNIQUE INDEX "Account_siteId_email_key" ON "Account"("siteId", "email");
 
 -- CreateIndex
+CREATE INDEX "Page_siteId_type_idx" ON "Page"("siteId", "type");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Page_siteId_slug_key" ON "Page"("siteId", "slug");
+
+-- CreateIndex
+CREATE INDEX "DataProvider_siteId_idx" ON "DataProvider"("siteId");
+
+-- CreateIndex
 CREATE INDEX "Overlay_siteId_idx" ON "Overlay"("siteId");
 
 -- CreateIndex
 CREATE INDEX "OverlayBroadcast_siteId_expiresAt_idx" ON "OverlayBroadcast"("siteId", "expiresAt");
-
--- CreateIndex
-CREATE INDEX "DataProvider_siteId_idx" ON "DataProvider"("siteId");
 

@@ -1,4 +1,32 @@
 -- CreateTable
+CREATE TABLE "DeveloperKey" (
+    "id" TEXT NOT NULL,
+    "siteId" TEXT NOT NULL,
+    "keyHash" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "revokedAt" TIMESTAMP(3),
+
+    CONSTRAINT "DeveloperKey_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Account" (
+    "id" TEXT NOT NULL,
+    "siteId" TEXT NOT NULL,
+    "email" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "passwordHash" TEXT,
+    "roles" JSONB NOT NULL,
+    "marketingOptin" BOOLEAN NOT NULL DEFAULT false,
+    "tags" JSONB NOT NULL,
+    "lastLoginAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Account_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
 CREATE TABLE "Site" (
     "id" TEXT NOT NULL,
     "name" TEXT NOT NULL,
@@ -26,31 +54,23 @@ CREATE TABLE "Page" (
 );
 
 -- CreateTable
-CREATE TABLE "DeveloperKey" (
+CREATE TABLE "DataProvider" (
     "id" TEXT NOT NULL,
     "siteId" TEXT NOT NULL,
-    "keyHash" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "revokedAt" TIMESTAMP(3),
-
-    CONSTRAINT "DeveloperKey_pkey" PRIMARY KEY ("id")
-);
-
--- CreateTable
-CREATE TABLE "Account" (
-    "id" TEXT NOT NULL,
-    "siteId" TEXT NOT NULL,
-    "email" TEXT NOT NULL,
     "name" TEXT NOT NULL,
-    "passwordHash" TEXT,
-    "roles" JSONB NOT NULL,
-    "marketingOptin" BOOLEAN NOT NULL DEFAULT false,
+    "description" TEXT NOT NULL,
+    "schema" JSONB NOT NULL,
+    "ownerName" TEXT NOT NULL,
+    "ownerEmail" TEXT NOT NULL,
+    "realtime" BOOLEAN NOT NULL,
+    "ttl" INTEGER,
+    "secretEncrypted" TEXT NOT NULL,
     "tags" JSONB NOT NULL,
-    "lastLoginAt" TIMESTAMP(3),
+    "removedAt" TIMESTAMP(3),
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMP(3) NOT NULL,
 
-    CONSTRAINT "Account_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "DataProvider_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
@@ -85,32 +105,6 @@ CREATE TABLE "OverlayBroadcast" (
     CONSTRAINT "OverlayBroadcast_pkey" PRIMARY KEY ("id")
 );
 
--- CreateTable
-CREATE TABLE "DataProvider" (
-    "id" TEXT NOT NULL,
-    "siteId" TEXT NOT NULL,
-    "name" TEXT NOT NULL,
-    "description" TEXT NOT NULL,
-    "schema" JSONB NOT NULL,
-    "ownerName" TEXT NOT NULL,
-    "ownerEmail" TEXT NOT NULL,
-    "realtime" BOOLEAN NOT NULL,
-    "ttl" INTEGER,
-    "secretEncrypted" TEXT NOT NULL,
-    "tags" JSONB NOT NULL,
-    "removedAt" TIMESTAMP(3),
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "DataProvider_pkey" PRIMARY KEY ("id")
-);
-
--- CreateIndex
-CREATE INDEX "Page_siteId_type_idx" ON "Page"("siteId", "type");
-
--- CreateIndex
-CREATE UNIQUE INDEX "Page_siteId_slug_key" ON "Page"("siteId", "slug");
-
 -- CreateIndex
 CREATE UNIQUE INDEX "DeveloperKey_keyHash_key" ON "DeveloperKey"("keyHash");
 
@@ -121,13 +115,19 @@ CREATE INDEX "DeveloperKey_siteId_idx" ON "DeveloperKey"("siteId");
 CREATE UNIQUE INDEX "Account_siteId_email_key" ON "Account"("siteId", "email");
 
 -- CreateIndex
+CREATE INDEX "Page_siteId_type_idx" ON "Page"("siteId", "type");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Page_siteId_slug_key" ON "Page"("siteId", "slug");
+
+-- CreateIndex
+CREATE INDEX "DataProvider_siteId_idx" ON "DataProvider"("siteId");
+
+-- CreateIndex
 CREATE INDEX "Overlay_siteId_idx" ON "Overlay"("siteId");
 
 -- CreateIndex
 CREATE INDEX "OverlayBroadcast_siteId_expiresAt_idx" ON "OverlayBroadcast"("siteId", "expiresAt");
-
--- CreateIndex
-CREATE INDEX "DataProvider_siteId_idx" ON "DataProvider"("siteId");
 
 -- AddForeignKey
 ALTER TABLE "OverlayBroadcast" ADD CONSTRAINT "OverlayBroadcast_overlayId_fkey" FOREIGN KEY ("overlayId") REFERENCES "Overlay"("id") ON DELETE CASCADE ON UPDATE CASCADE;
