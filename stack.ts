@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAuthenticator, type Authenticator } from './shared/auth/authenticate';
 import type { Identity } from './shared/auth/identity';
-import { createEventBus, type EventBus } from './shared/bus';
+import { createEventBus, waitForBus, type EventBus } from './shared/bus';
 import { subgraphPort, type Config, type SubgraphName } from './shared/config';
 import { openDatabase, type Database } from './shared/db/client';
 import { createLogger, type Logger } from './shared/logger';
@@ -66,6 +66,7 @@ export async function serveGateway(deps: ServiceDeps, subgraphUrl: (name: Subgra
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes });
   const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes });
 
+  if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');
   const httpServer = createServer(app);
   httpServer.keepAliveTimeout = 65_000;
   gateway.live.attach(httpServer);
@@ -82,10 +83,12 @@ export async function serveGateway(deps: ServiceDeps, subgraphUrl: (name: Subgra
     /** Refuses new work, closes viewers with 1001 and lets in-flight requests finish. */
     async close() {
       const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      httpServer.closeIdleConnections();
-      await gateway.live.close();
+      // Keep-alive connections go as soon as their in-flight request is answered; stragglers after 10 s.
+      const idle = setInterval(() => httpServer.closeIdleConnections(), 50);
       const force = setTimeout(() => httpServer.closeAllConnections(), 10_000);
+      await gateway.live.close();
       await stopped;
+      clearInterval(idle);
       clearTimeout(force);
       await gateway.stop();
     },

@@ -23,6 +23,19 @@ export function createEventBus(options: { redisUrl: string | null; prefix: strin
   return options.redisUrl ? createRedisBus(options.redisUrl, options.prefix, options.logger) : createMemoryBus();
 }
 
+/**
+ * Waits until the bus can deliver, or `timeoutMs` passes; a service starts either way (a bus that is
+ * down shows in /ready and recovers by itself), but normally serves only once its bus is connected.
+ */
+export async function waitForBus(bus: EventBus, timeoutMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await bus.ready()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return false;
+}
+
 /** Topic names, in one place. */
 export const Topics = {
   overlayBroadcasts: 'overlay-broadcasts',

@@ -11,6 +11,8 @@ export function createRedisBus(url: string, prefix: string, logger: Logger): Eve
   const publisher = new Redis(url, options);
   const subscriber = new Redis(url, options);
   const handlers = new Map<string, Set<BusHandler>>();
+  /** Subscribe commands Redis has not acknowledged yet; the bus is not ready until they are. */
+  const pending = new Set<Promise<unknown>>();
   const channel = (topic: string) => `${prefix}:${topic}`;
 
   for (const connection of [publisher, subscriber]) {
@@ -38,7 +40,11 @@ export function createRedisBus(url: string, prefix: string, logger: Logger): Eve
       let set = handlers.get(name);
       if (!set) {
         handlers.set(name, (set = new Set()));
-        subscriber.subscribe(name).catch((error: Error) => logger.error({ err: error.message, channel: name }, 'redis subscribe failed'));
+        const subscribed = subscriber
+          .subscribe(name)
+          .catch((error: Error) => logger.error({ err: error.message, channel: name }, 'redis subscribe failed'))
+          .finally(() => pending.delete(subscribed));
+        pending.add(subscribed);
       }
       set.add(handler);
       return () => {
@@ -50,7 +56,7 @@ export function createRedisBus(url: string, prefix: string, logger: Logger): Eve
       };
     },
     async ready() {
-      if (publisher.status !== 'ready' || subscriber.status !== 'ready') return false;
+      if (publisher.status !== 'ready' || subscriber.status !== 'ready' || pending.size > 0) return false;
       try {
         return (await publisher.ping()) === 'PONG';
       } catch {

@@ -3,7 +3,7 @@ import { requireAdmin, requireSite } from '../../shared/auth/access';
 import type { AccountRole } from '../../shared/auth/identity';
 import { notFound, unauthenticated } from '../../shared/errors';
 import { stringList } from '../../shared/json';
-import type { Resolvers } from './resolvers.generated';
+import type { EntitlementPrice, Resolvers } from './resolvers.generated';
 
 export const resolvers: Resolvers = {
   Query: {
@@ -25,7 +25,22 @@ export const resolvers: Resolvers = {
     roles: (account) => (Array.isArray(account.roles) ? (account.roles as unknown as AccountRole[]) : []),
     tags: (account) => stringList(account.tags),
     lastLogin: (account) => account.lastLoginAt?.getTime() ?? null,
+    subscriptions: (account, _args, { db }) =>
+      db.subscription.findMany({ where: { accountId: account.id, siteId: account.siteId }, include: { entitlement: true }, orderBy: { createdAt: 'asc' } }),
     created: (account) => account.createdAt.getTime(),
     modified: (account) => account.updatedAt.getTime(),
+  },
+  Entitlement: {
+    __resolveReference: (reference, { identity, db }) =>
+      identity.siteId ? db.entitlement.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
+    prices: (entitlement) => (Array.isArray(entitlement.prices) ? (entitlement.prices as unknown as EntitlementPrice[]) : []),
+    tags: (entitlement) => stringList(entitlement.tags),
+    created: (entitlement) => entitlement.createdAt.getTime(),
+    modified: (entitlement) => entitlement.updatedAt.getTime(),
+  },
+  AccountSubscription: {
+    dateGranted: (subscription) => subscription.dateGranted.toISOString(),
+    created: (subscription) => subscription.createdAt.getTime(),
+    modified: (subscription) => subscription.updatedAt.getTime(),
   },
 };

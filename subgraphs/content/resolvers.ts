@@ -1,5 +1,6 @@
 /** Resolvers of the content subgraph: the site and its pages. */
-import { requireSite } from '../../shared/auth/access';
+import { requireAdmin, requireSite } from '../../shared/auth/access';
+import { recordVod } from './videos';
 import { notFound } from '../../shared/errors';
 import { stringList } from '../../shared/json';
 import type { Resolvers } from './resolvers.generated';
@@ -12,8 +13,24 @@ export const resolvers: Resolvers = {
       if (!page) throw notFound(`page ${id}`);
       return page;
     },
+    video: async (_root, { id }, { identity, db }) => {
+      const video = await db.video.findFirst({ where: { id, siteId: requireSite(identity) } });
+      if (!video) throw notFound(`video ${id}`);
+      return video;
+    },
     pages: (_root, { type }, { identity, db }) =>
       db.page.findMany({ where: { siteId: requireSite(identity), ...(type ? { type } : {}) }, orderBy: { createdAt: 'asc' } }),
+  },
+  Mutation: {
+    recordVod: (_root, { input }, { identity, db }) => recordVod(db, requireAdmin(identity, 'Videos', { write: true }), input),
+  },
+  Video: {
+    __resolveReference: (reference, { identity, db }) =>
+      identity.siteId ? db.video.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
+    requiredSkus: (video) => stringList(video.requiredSkus),
+    tags: (video) => stringList(video.tags),
+    created: (video) => video.createdAt.getTime(),
+    modified: (video) => video.updatedAt.getTime(),
   },
   Site: {
     __resolveReference: (reference, { identity, db }) =>

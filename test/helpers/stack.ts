@@ -74,6 +74,8 @@ export interface TestSite extends ProvisionedSite {
   admin: Record<string, string>;
   /** A sign-in JWT of a new account on this site with the given roles and tags. */
   token(roles: AccountRole[], tags?: string[]): Promise<string>;
+  /** A new account on this site and its sign-in JWT. */
+  signIn(roles: AccountRole[], tags?: string[]): Promise<{ accountId: string; token: string }>;
 }
 
 export async function createTestSite(stack: Stack, name = 'Test site'): Promise<TestSite> {
@@ -82,10 +84,30 @@ export async function createTestSite(stack: Stack, name = 'Test site'): Promise<
     ...site,
     admin: { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey },
     async token(roles, tags = []) {
-      const account = await provisionAccount(stack, site.siteId, roles, tags);
-      return signSessionToken({ sub: account, site: site.siteId, roles }, stack.config.jwtSecret, stack.config.jwtTtlSeconds);
+      return (await this.signIn(roles, tags)).token;
+    },
+    async signIn(roles, tags = []) {
+      const accountId = await provisionAccount(stack, site.siteId, roles, tags);
+      return { accountId, token: signSessionToken({ sub: accountId, site: site.siteId, roles }, stack.config.jwtSecret, stack.config.jwtTtlSeconds) };
     },
   };
+}
+
+/**
+ * Test data: gives an account an active entitlement (creating the SKU when new). The community
+ * subgraph's own operations for this are tested on their own; this only sets the stage.
+ */
+export async function grantEntitlement(stack: Stack, siteId: string, accountId: string, sku: string, grantedMethod = 'admin'): Promise<void> {
+  const now = new Date();
+  const db = stack.database.prisma;
+  const entitlement =
+    (await db.entitlement.findUnique({ where: { siteId_sku: { siteId, sku } } })) ??
+    (await db.entitlement.create({
+      data: { id: randomBytes(12).toString('hex'), siteId, sku, name: sku, prices: [{ currency: 'USD', default: true, value: 10 }], tags: [], createdAt: now, updatedAt: now },
+    }));
+  await db.subscription.create({
+    data: { id: randomBytes(12).toString('hex'), siteId, accountId, entitlementId: entitlement.id, status: 'active', grantedMethod, createdAt: now, updatedAt: now },
+  });
 }
 
 async function provisionAccount(stack: Stack, siteId: string, roles: AccountRole[], tags: string[]): Promise<string> {
