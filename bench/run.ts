@@ -6,12 +6,26 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureFanout } from './fanout';
-import { root } from './harness';
+import { measureGateway } from './gateway';
+import { root, startInstance } from './harness';
 
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   const viewers = Number(process.env.BENCH_VIEWERS ?? 15000);
   const figures: Record<string, unknown> = {};
+
+  const instance = await startInstance();
+  const gateway = await measureGateway(instance);
+  await instance.stop();
+  figures.gateway = gateway;
+  console.log('\ngateway and REST bridge: one-subgraph query (overlays), 10 connections');
+  console.table({
+    'straight to subgraph': gateway.subgraphDirect,
+    'through gateway': gateway.gateway,
+    'REST bridge': gateway.rest,
+    'gateway, 2-subgraph join': gateway.gatewayJoin,
+  });
+  console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
 
   const fanout = await measureFanout(viewers);
   figures.fanout = fanout;

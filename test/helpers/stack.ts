@@ -80,16 +80,15 @@ export interface TestSite extends ProvisionedSite {
 
 export async function createTestSite(stack: Stack, name = 'Test site'): Promise<TestSite> {
   const site = await provisionSite(stack.database.prisma, { name });
+  const signIn = async (roles: AccountRole[], tags: string[] = []) => {
+    const accountId = await provisionAccount(stack, site.siteId, roles, tags);
+    return { accountId, token: signSessionToken({ sub: accountId, site: site.siteId, roles }, stack.config.jwtSecret, stack.config.jwtTtlSeconds) };
+  };
   return {
     ...site,
     admin: { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey },
-    async token(roles, tags = []) {
-      return (await this.signIn(roles, tags)).token;
-    },
-    async signIn(roles, tags = []) {
-      const accountId = await provisionAccount(stack, site.siteId, roles, tags);
-      return { accountId, token: signSessionToken({ sub: accountId, site: site.siteId, roles }, stack.config.jwtSecret, stack.config.jwtTtlSeconds) };
-    },
+    token: async (roles, tags = []) => (await signIn(roles, tags)).token,
+    signIn,
   };
 }
 

@@ -1,0 +1,67 @@
+/**
+ * Gateway and REST bridge overhead, side by side in one run against one instance: the same overlay
+ * query sent straight to the overlays subgraph, through the gateway, and as the REST call; plus a query
+ * that joins two subgraphs through the Site entity. Load from autocannon, closed-loop.
+ */
+import autocannon from 'autocannon';
+import { signIdentity } from '../shared/auth/identity';
+import { createSite, type Instance } from './harness';
+
+export interface LoadFigures {
+  p50Ms: number;
+  p99Ms: number;
+  requestsPerSecond: number;
+  errors: number;
+}
+
+export interface GatewayFigures {
+  subgraphDirect: LoadFigures;
+  gateway: LoadFigures;
+  rest: LoadFigures;
+  gatewayJoin: LoadFigures;
+  gatewayOverSubgraphP50: number;
+  restOverGatewayP50: number;
+}
+
+const QUERY = /* GraphQL */ `query Overlays { overlays { id name type duration } }`;
+const JOIN = /* GraphQL */ `query SiteOverlays { site { id name overlays { id name } } }`;
+
+async function load(options: autocannon.Options): Promise<LoadFigures> {
+  const result = await autocannon({ connections: 10, duration: Number(process.env.BENCH_SECONDS ?? 8), ...options });
+  return {
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requestsPerSecond: Math.round(result.requests.average),
+    errors: result.errors + result.non2xx,
+  };
+}
+
+export async function measureGateway(instance: Instance): Promise<GatewayFigures> {
+  const site = createSite(instance);
+  const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
+  for (let index = 0; index < 5; index += 1) {
+    await fetch(`${instance.url}/overlay/v1`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: `Overlay ${index}`, type: 'instance', contents: { text: 'hello' }, duration: 10 }),
+    });
+  }
+  const subgraphUrl = `http://127.0.0.1:${Number(instance.env.SUBGRAPH_PORT_BASE) + 3}/graphql`;
+  const identity = signIdentity({ siteId: site.siteId, developerKey: true, account: null, requestId: 'bench' }, instance.env.INTERNAL_SECRET);
+  const body = JSON.stringify({ query: QUERY });
+
+  // Warm every path once (plans, documents, connections).
+  await load({ url: `${instance.url}/graphql`, method: 'POST', headers, body, duration: 1 });
+  const subgraphDirect = await load({ url: subgraphUrl, method: 'POST', headers: { 'content-type': 'application/json', 'x-stagegraph-identity': identity }, body });
+  const gateway = await load({ url: `${instance.url}/graphql`, method: 'POST', headers, body });
+  const rest = await load({ url: `${instance.url}/overlay/v1`, method: 'GET', headers });
+  const gatewayJoin = await load({ url: `${instance.url}/graphql`, method: 'POST', headers, body: JSON.stringify({ query: JOIN }) });
+  return {
+    subgraphDirect,
+    gateway,
+    rest,
+    gatewayJoin,
+    gatewayOverSubgraphP50: Math.round((gateway.p50Ms / subgraphDirect.p50Ms) * 100) / 100,
+    restOverGatewayP50: Math.round((rest.p50Ms / gateway.p50Ms) * 100) / 100,
+  };
+}
