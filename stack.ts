@@ -30,12 +30,15 @@ export interface Stack {
   gateway: Gateway;
   authenticator: Authenticator;
   subgraphs: Record<SubgraphName, RunningService>;
+  /** What the services were started with (to start one of them again). */
+  deps: ServiceDeps;
   httpServer: Server;
   /** Graceful stop: refuse new work, close viewers with 1001, let in-flight requests finish. */
   close(): Promise<void>;
 }
 
-const SUBGRAPH_FACTORIES = {
+/** How each subgraph is built, by name (also used to restart one). */
+export const SUBGRAPH_FACTORIES = {
   content: createContentSubgraph,
   community: createCommunitySubgraph,
   overlays: createOverlaysSubgraph,
@@ -127,6 +130,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
     gateway: served.gateway,
     authenticator: served.authenticator,
     subgraphs,
+    deps,
     httpServer: served.httpServer,
     close,
   };

@@ -42,16 +42,33 @@ export interface Gateway {
 /** Keeps client-facing errors to message, path and code; unexpected ones are logged and hidden. */
 function formatGatewayError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const { stacktrace: _stack, http: _http, serviceName: _service, ...extensions } = formatted.extensions ?? {};
+    const { stacktrace: _stack, http: _http, serviceName: _service, response: _response, ...extensions } = formatted.extensions ?? {};
     if (!extensions.code || extensions.code === ErrorCode.INTERNAL_SERVER_ERROR) {
-      const downstream = formatted.message.startsWith('request to') || formatted.message.includes('ECONNREFUSED');
       logger.error({ err: error, message: formatted.message }, 'gateway error');
-      return downstream
-        ? { message: 'a service is unavailable, try again', path: formatted.path, extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } }
-        : { message: formatted.message === 'internal server error' ? formatted.message : 'internal server error', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
+      return { message: 'internal server error', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
     }
     return { ...formatted, extensions };
   };
+}
+
+/** Longest wait for a subgraph's answer. */
+const SUBGRAPH_TIMEOUT_MS = 30_000;
+
+/**
+ * Node's fetch (undici, keep-alive connections) for one subgraph. A subgraph that cannot be reached or
+ * does not answer in time is answered for, as a GraphQL error with code SERVICE_UNAVAILABLE, so the
+ * caller gets a clean 503 while the rest of the plan still runs.
+ */
+function subgraphFetcher(name: string, logger: Logger): Fetcher {
+  return (async (url: string, init: RequestInit) => {
+    try {
+      return await fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(SUBGRAPH_TIMEOUT_MS) });
+    } catch (error) {
+      logger.warn({ subgraph: name, err: (error as Error).message }, 'subgraph unreachable');
+      const body = { data: null, errors: [{ message: `the ${name} service is unavailable, try again shortly`, extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } }] };
+      return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+    }
+  }) as unknown as Fetcher;
 }
 
 const ACTIVE_BROADCASTS = /* GraphQL */ `
@@ -70,11 +87,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
-    buildService: ({ url }) =>
+    buildService: ({ name, url }) =>
       new RemoteGraphQLDataSource<GatewayContext>({
         url,
-        // Node's fetch (undici) keeps connections to the subgraphs alive.
-        fetcher: fetch as unknown as Fetcher,
+        fetcher: subgraphFetcher(name, logger),
         willSendRequest({ request, context }) {
           if (context?.identity) request.http?.headers.set(IDENTITY_HEADER, signIdentity(context.identity, config.internalSecret));
         },

@@ -60,6 +60,19 @@ export const forbidden = (message: string) => appError(ErrorCode.FORBIDDEN, mess
 export const notFound = (what: string) => appError(ErrorCode.NOT_FOUND, `${what} not found`);
 export const conflict = (message: string) => appError(ErrorCode.CONFLICT, message);
 
+/**
+ * Prisma's codes for a database that cannot be reached or stopped answering (P1001 unreachable, P1002
+ * timed out, P1008 operation timed out, P1017 connection closed, P2024 no pooled connection in time).
+ */
+const DATABASE_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && DATABASE_UNAVAILABLE.has(code);
+}
+
+export const databaseUnavailable = () => appError(ErrorCode.SERVICE_UNAVAILABLE, 'the database is unavailable, try again shortly');
+
 /** The REST error body of DESIGN.md. */
 export function restErrorBody(message: string, requestId?: string): { success: false; message: string; requestId?: string } {
   return requestId ? { success: false, message, requestId } : { success: false, message };

@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import type { Database, Db } from './db/client';
-import { unauthenticated, withHttpStatus, ErrorCode } from './errors';
+import { databaseUnavailable, isDatabaseUnavailable, unauthenticated, withHttpStatus, ErrorCode } from './errors';
 import type { EventBus } from './bus';
 import { IDENTITY_HEADER, verifyIdentity, type Identity } from './auth/identity';
 import type { Logger } from './logger';
@@ -47,6 +47,10 @@ export function formatSubgraphError(logger: Logger) {
     const original = (error as { originalError?: unknown })?.originalError ?? error;
     if ((original as { code?: string })?.code === 'P2002') {
       return { ...formatted, message: 'a resource with these unique fields already exists', extensions: { code: ErrorCode.CONFLICT } };
+    }
+    if (isDatabaseUnavailable(original)) {
+      logger.warn({ path: formatted.path }, 'database unavailable');
+      return { message: databaseUnavailable().message, path: formatted.path, extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } };
     }
     const code = formatted.extensions?.code;
     if (!code || code === ErrorCode.INTERNAL_SERVER_ERROR) {

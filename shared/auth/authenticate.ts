@@ -4,7 +4,7 @@
  * ignored. Site and developer-key lookups are cached for a few seconds so the hot path stays in memory.
  */
 import type { Db } from '../db/client';
-import { unauthenticated } from '../errors';
+import { databaseUnavailable, isDatabaseUnavailable, unauthenticated } from '../errors';
 import { newId } from '../ids';
 import { hashToken, verifySessionToken } from './credentials';
 import { IDENTITY_HEADER, verifyIdentity, type Identity } from './identity';
@@ -45,10 +45,19 @@ export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: s
   const sites = new TtlCache<boolean>(5_000, 10_000);
   const keys = new TtlCache<string | null>(5_000, 10_000);
 
+  /** Database lookups; an unreachable database is SERVICE_UNAVAILABLE (503), not a refused caller. */
+  async function lookup<T>(query: () => Promise<T>): Promise<T> {
+    try {
+      return await query();
+    } catch (error) {
+      throw isDatabaseUnavailable(error) ? databaseUnavailable() : error;
+    }
+  }
+
   async function siteExists(siteId: string): Promise<boolean> {
     let exists = sites.get(siteId);
     if (exists === undefined) {
-      exists = (await db.site.findUnique({ where: { id: siteId }, select: { id: true } })) !== null;
+      exists = (await lookup(() => db.site.findUnique({ where: { id: siteId }, select: { id: true } }))) !== null;
       sites.set(siteId, exists);
     }
     return exists;
@@ -58,7 +67,7 @@ export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: s
     const keyHash = hashToken(key);
     let siteId = keys.get(keyHash);
     if (siteId === undefined) {
-      const row = await db.developerKey.findUnique({ where: { keyHash }, select: { siteId: true, revokedAt: true } });
+      const row = await lookup(() => db.developerKey.findUnique({ where: { keyHash }, select: { siteId: true, revokedAt: true } }));
       siteId = row && !row.revokedAt ? row.siteId : null;
       keys.set(keyHash, siteId);
     }

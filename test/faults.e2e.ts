@@ -1,0 +1,106 @@
+/**
+ * Faults, for real: a subgraph restarted while the gateway serves; PostgreSQL and Redis cut off and
+ * restored (through a TCP proxy, when the suite runs against them). Requests fail cleanly with a code
+ * and recover without restarting anything else.
+ */
+import { listenSubgraph } from '../shared/subgraph';
+import { loadConfig } from '../shared/config';
+import { createLogger } from '../shared/logger';
+import { startStack, SUBGRAPH_FACTORIES, type Stack } from '../stack';
+import { createTestDatabase, usingPostgres, usingRedis } from './helpers/database';
+import { startTcpProxy, type TcpProxy } from './helpers/proxy';
+import { createTestSite, startTestStack, stopAll, testConfig } from './helpers/stack';
+import { graphql, rest } from './helpers/http';
+import { watch } from './helpers/viewer';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  await stopAll();
+});
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+it('a subgraph restarted while the gateway serves: requests fail with a code, then recover', async () => {
+  const stack = await startTestStack();
+  const site = await createTestSite(stack);
+  expect((await rest(stack, 'GET', '/overlay/v1', { headers: site.admin })).status).toBe(200);
+
+  const port = stack.subgraphs.overlays.port;
+  await stack.subgraphs.overlays.close();
+  const down = await rest(stack, 'GET', '/overlay/v1', { headers: site.admin });
+  expect(down.status).toBe(503);
+  expect(down.body).toEqual({ success: false, message: expect.any(String) });
+  const downGraphql = await graphql(stack, '{ overlays { id } }', {}, site.admin);
+  expect(downGraphql.body.errors?.[0].extensions?.code).toBe('SERVICE_UNAVAILABLE');
+  // Other subgraphs keep answering.
+  expect((await graphql(stack, '{ site { id } }', {}, site.admin)).body.data.site.id).toBe(site.siteId);
+
+  stack.subgraphs.overlays = await listenSubgraph('overlays', SUBGRAPH_FACTORIES.overlays(stack.deps.logger), stack.deps, port);
+  await eventually(async () => (await rest(stack, 'GET', '/overlay/v1', { headers: site.admin })).status === 200);
+});
+
+if (usingPostgres) {
+  it('PostgreSQL unreachable: /ready is false, requests answer 503 with a message, nothing crashes, then it recovers', async () => {
+    const database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const url = new URL(database.url);
+    const proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
+    cleanups.push(() => proxy.close());
+    url.host = `127.0.0.1:${proxy.port}`;
+    const stack = await startStack(testConfig(url.toString()), { logger: createLogger('silent') });
+    cleanups.push(() => stack.close());
+    const site = await createTestSite(stack);
+
+    await proxy.cut();
+    await eventually(async () => (await rest(stack, 'GET', '/ready')).status === 503);
+    expect((await rest(stack, 'GET', '/ready')).body).toMatchObject({ ready: false, database: false });
+    const overlay = { name: 'x', type: 'instance', contents: {}, duration: 5 };
+    const refused = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: overlay });
+    expect(refused.status).toBe(503);
+    expect(refused.body).toEqual({ success: false, message: expect.stringMatching(/unavailable/) });
+    expect((await rest(stack, 'GET', '/health')).status).toBe(200);
+
+    await proxy.restore();
+    await eventually(async () => (await rest(stack, 'GET', '/ready')).status === 200);
+    expect((await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: overlay })).status).toBe(200);
+  });
+}
+
+if (usingRedis) {
+  it('Redis restarted under connected viewers: the bus reconnects and later broadcasts arrive', async () => {
+    const redis = new URL(process.env.REDIS_URL as string);
+    const proxy: TcpProxy = await startTcpProxy(redis.hostname, Number(redis.port || 6379));
+    cleanups.push(() => proxy.close());
+    const database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const config = { ...testConfig(database.url), redisUrl: `redis://127.0.0.1:${proxy.port}` };
+    const stack: Stack = await startStack(config, { logger: createLogger('silent') });
+    cleanups.push(() => stack.close());
+    const site = await createTestSite(stack);
+    const overlay = (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'x', type: 'instance', contents: {}, duration: 30 } })).body;
+    const viewer = await watch(stack, { siteId: site.siteId, channelId: 'stage' });
+    cleanups.push(() => viewer.close());
+
+    await proxy.cut();
+    await eventually(async () => (await rest(stack, 'GET', '/ready')).status === 503);
+    expect((await rest(stack, 'GET', '/ready')).body).toMatchObject({ ready: false, bus: false });
+
+    await proxy.restore();
+    await eventually(async () => (await rest(stack, 'GET', '/ready')).status === 200);
+    const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: 'stage' } });
+    expect(sent.status).toBe(200);
+    expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
+  });
+}
+
+it('loads its configuration only from the environment it is given', () => {
+  expect(() => loadConfig({ DATABASE_URL: 'mysql://nope', JWT_SECRET: 'x'.repeat(32), INTERNAL_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'x'.repeat(32) })).toThrow(/DATABASE_URL/);
+  expect(() => loadConfig({ PORT: 'eighty', JWT_SECRET: 'x'.repeat(32), INTERNAL_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'x'.repeat(32) })).toThrow(/PORT/);
+});
