@@ -20,6 +20,7 @@ import { createCommunitySubgraph } from './subgraphs/community/server';
 import { createContentSubgraph } from './subgraphs/content/server';
 import { createIntegrationsSubgraph } from './subgraphs/integrations/server';
 import { createOverlaysSubgraph } from './subgraphs/overlays/server';
+import { recordViewerPresence } from './subgraphs/overlays/presence';
 
 export interface Stack {
   url: string;
@@ -109,6 +110,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
     subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name })), deps, subgraphPort(config, name));
   }
+  const workers = [recordViewerPresence(deps)];
   const served = await serveGateway(deps, (name) => subgraphs[name].url);
   supergraph.bind((request, identity) => served.gateway.execute(request, identity));
 
@@ -116,6 +118,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   const close = () =>
     (closing ??= (async () => {
       await served.close();
+      await Promise.all(workers.map((worker) => worker.close()));
       await Promise.all(Object.values(subgraphs).map((subgraph) => subgraph.close()));
       if (!options.bus) await bus.close();
       await database.close();

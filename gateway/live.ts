@@ -32,6 +32,7 @@ import {
   type SubscribeMessage,
 } from 'graphql-ws';
 import type { IncomingMessage, Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import { Topics, type EventBus } from '../shared/bus';
 import type { HeaderBag } from '../shared/auth/authenticate';
@@ -58,6 +59,25 @@ export interface LiveServerOptions {
   connectionInitWaitTimeoutMs?: number;
   /** Milliseconds between keep-alive pings; a socket that misses one is dropped (default 30000). */
   keepAliveMs?: number;
+  /** Milliseconds between viewer-presence reports on the bus, for insights (default 5000). */
+  presenceIntervalMs?: number;
+}
+
+/** Live viewers of one channel (`channelId` '' = site-wide viewers) on one instance. */
+export interface PresenceEntry {
+  siteId: string;
+  channelId: string;
+  /** Viewers subscribed now. */
+  concurrents: number;
+  /** Subscriptions started since this instance started. */
+  views: number;
+}
+
+/** What each instance reports on the bus every few seconds. */
+export interface PresenceReport {
+  instanceId: string;
+  at: number;
+  entries: PresenceEntry[];
 }
 
 interface Connection {
@@ -110,6 +130,10 @@ export class LiveServer {
   private readonly rooms = new Map<string, Room>();
   private readonly documents = new Map<string, Prepared>();
   private readonly connections = new Set<Connection>();
+  /** Viewer counts by site and channel, kept across rooms so views accumulate for the instance's life. */
+  private readonly presence = new Map<string, PresenceEntry & { reported: string }>();
+  private readonly presenceTimer: NodeJS.Timeout;
+  readonly instanceId = randomUUID();
   private readonly unsubscribeBus: () => void;
   private readonly keepAlive: NodeJS.Timeout;
   private cachedSchema: GraphQLSchema | null = null;
@@ -118,6 +142,8 @@ export class LiveServer {
     this.wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024, handleProtocols, clientTracking: false });
     this.unsubscribeBus = options.bus.subscribe(Topics.overlayBroadcasts, (message) => this.onBusMessage(message as OverlayBroadcastMessage));
     this.keepAlive = setInterval(() => this.sweep(), options.keepAliveMs ?? 30_000);
+    this.presenceTimer = setInterval(() => this.reportPresence(), options.presenceIntervalMs ?? 5000);
+    this.presenceTimer.unref();
     this.keepAlive.unref();
   }
 
@@ -144,6 +170,7 @@ export class LiveServer {
   async close(): Promise<void> {
     this.unsubscribeBus();
     clearInterval(this.keepAlive);
+    clearInterval(this.presenceTimer);
     for (const connection of this.connections) connection.socket.close(1001, 'Server shutting down');
     for (const room of this.rooms.values()) for (const timer of room.expiries.values()) clearTimeout(timer);
     this.rooms.clear();
@@ -358,6 +385,7 @@ export class LiveServer {
     group.subscribers.add(subscriber);
     connection.subscribers.set(id, subscriber);
     room.size += 1;
+    this.countViewer(room.siteId, channelKey, 1);
     // A late joiner gets what is live now, with the time left.
     for (const event of room.active.values()) {
       if (this.reaches(event, channelKey, connection)) this.sendFrame(subscriber, this.payloadFor(group, withRemaining(event)));
@@ -375,12 +403,37 @@ export class LiveServer {
     if (!group.subscribers.delete(subscriber)) return;
     const { room } = group;
     room.size -= 1;
+    this.countViewer(room.siteId, group.channelKey, -1);
     if (group.subscribers.size === 0) {
       const channel = room.channels.get(group.channelKey);
       channel?.delete(group.key);
       if (channel?.size === 0) room.channels.delete(group.channelKey);
     }
     this.dropRoomIfEmpty(room);
+  }
+
+  // ------------------------------------------------------------------ presence (insights)
+
+  private countViewer(siteId: string, channelId: string, change: 1 | -1): void {
+    const key = `${siteId}\u0000${channelId}`;
+    let entry = this.presence.get(key);
+    if (!entry) this.presence.set(key, (entry = { siteId, channelId, concurrents: 0, views: 0, reported: '' }));
+    entry.concurrents += change;
+    if (change > 0) entry.views += 1;
+  }
+
+  /** Publishes the counts that changed, and every live count again so its freshness shows. */
+  private reportPresence(): void {
+    const entries: PresenceEntry[] = [];
+    for (const entry of this.presence.values()) {
+      const state = `${entry.concurrents}/${entry.views}`;
+      if (entry.concurrents === 0 && state === entry.reported) continue;
+      entry.reported = state;
+      entries.push({ siteId: entry.siteId, channelId: entry.channelId, concurrents: entry.concurrents, views: entry.views });
+    }
+    if (entries.length === 0) return;
+    const report: PresenceReport = { instanceId: this.instanceId, at: Date.now(), entries };
+    this.options.bus.publish(Topics.viewerPresence, report).catch((error: Error) => this.options.logger.warn({ err: error.message }, 'presence report not sent'));
   }
 
   // ------------------------------------------------------------------ broadcasts

@@ -105,6 +105,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
     includeStacktraceInErrorResponses: false,
+    // Signals are handled once, by the process that runs the services.
+    stopOnTerminationSignals: false,
     formatError: formatGatewayError(logger),
     introspection: true,
     logger,
@@ -136,6 +138,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     bus: options.bus,
     logger: logger.child({ component: 'live' }),
+    presenceIntervalMs: config.presenceIntervalMs,
   });
 
   const middleware = expressMiddleware(apollo, {

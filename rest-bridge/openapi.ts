@@ -2,7 +2,7 @@
 import { componentSchemas } from './routes';
 import { ref, type AuthCode, type RouteSpec } from './table';
 
-const SECURITY_SCHEME: Record<AuthCode, string> = { C: 'clientId', D: 'developerKey', J: 'bearerJwt' };
+const SECURITY_SCHEME: Record<AuthCode, string> = { C: 'clientId', D: 'developerKey', J: 'bearerJwt', S: 'superApiKey' };
 
 const ERROR_RESPONSES = {
   '400': 'invalid input (the message names the field)',
@@ -55,6 +55,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
         required: param.in === 'path' ? true : Boolean(param.required),
         description: param.description,
         schema: toOpenApiSchema(param.schema),
+        ...(param.in === 'query' && param.schema.type === 'array' ? { style: 'form', explode: false } : {}),
       })),
       responses,
     };
@@ -82,6 +83,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
         clientId: { type: 'apiKey', in: 'header', name: 'x-service-client-id', description: 'C: the site ID (Client ID)' },
         developerKey: { type: 'apiKey', in: 'header', name: 'x-service-developer-key', description: 'D: developer API key of the site' },
         bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'J: JWT from sign-in' },
+        superApiKey: { type: 'apiKey', in: 'header', name: 'super-api-key', description: 'super API key (a JWT from `cli superkey create`), insights only' },
       },
     },
   };

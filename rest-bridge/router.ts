@@ -23,8 +23,8 @@ export interface Executor<Caller = unknown> {
   execute(request: { query: string; variables: Record<string, unknown> }, caller: Caller): Promise<ExecutionResult>;
 }
 
-const HEADER_OF: Record<AuthCode, string> = { C: 'x-service-client-id', D: 'x-service-developer-key', J: 'authorization' };
-const HEADER_LABEL: Record<AuthCode, string> = { C: 'x-service-client-id', D: 'x-service-developer-key', J: 'Authorization: Bearer <JWT>' };
+const HEADER_OF: Record<AuthCode, string> = { C: 'x-service-client-id', D: 'x-service-developer-key', J: 'authorization', S: 'super-api-key' };
+const HEADER_LABEL: Record<AuthCode, string> = { C: 'x-service-client-id', D: 'x-service-developer-key', J: 'Authorization: Bearer <JWT>', S: 'super-api-key' };
 
 /** The route's Auth codes, checked for presence only: one alternative must be fully present. */
 function checkCredentialsPresent(spec: RouteSpec, headers: HeaderBag): void {
@@ -75,6 +75,11 @@ function coerceParam(spec: ParamSpec, raw: unknown): unknown {
   if (type === 'boolean') {
     if (text !== 'true' && text !== 'false') throw new RequestError(400, `${spec.in}.${spec.name} must be true or false`);
     return text === 'true';
+  }
+  if (type === 'array' && spec.in === 'query') {
+    // form style, not exploded: a,b,c — or the parameter repeated.
+    const items = (Array.isArray(raw) ? raw.map(String) : text.split(',')).map((item) => item.trim()).filter(Boolean);
+    return items.length > 0 ? items : undefined;
   }
   if (type === 'object' || type === 'array') {
     try {
@@ -186,7 +191,8 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
 
 function readInput(spec: RouteSpec, validateBody: ValidateFunction | null, req: Request): RouteInput {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-  const input: RouteInput = { path: {}, query: {}, header: {}, body: undefined, rawBody: raw };
+  // Headers are readable as `header.<name>` sources whether declared or not; declared ones are checked below.
+  const input: RouteInput = { path: {}, query: {}, header: { ...req.headers }, body: undefined, rawBody: raw };
   for (const param of spec.params ?? []) {
     const source = param.in === 'path' ? req.params : param.in === 'query' ? req.query : req.headers;
     const value = coerceParam(param, (source as Record<string, unknown>)[param.in === 'header' ? param.name.toLowerCase() : param.name]);

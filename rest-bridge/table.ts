@@ -5,8 +5,8 @@
  * OpenAPI document and the route tests are all derived from the table.
  */
 
-/** The seeds' Auth codes: C site ID, D developer key, J sign-in JWT. */
-export type AuthCode = 'C' | 'D' | 'J';
+/** The seeds' Auth codes: C site ID, D developer key, J sign-in JWT; S the super API key (insights). */
+export type AuthCode = 'C' | 'D' | 'J' | 'S';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -33,6 +33,8 @@ export interface Config {
   restBridgePort: number;
   /** Where a separately running REST bridge sends its operations (`GATEWAY_URL`, default http://127.0.0.1:PORT/graphql). */
   gatewayUrl: string;
+  /** Milliseconds between each instance's live-viewer counts for insights (`PRESENCE_INTERVAL_MS`, default 5000). */
+  presenceIntervalMs: number;
   /** Largest accepted request body in bytes (`BODY_LIMIT_BYTES`, default 1 MiB). */
   bodyLimitBytes: number;
   /** pino level (`LOG_LEVEL`, default info; `silent` turns logs off). */
@@ -100,6 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
     internalSecret: secret('INTERNAL_SECRET', 'internalSecret'),
     encryptionKey: secret('ENCRYPTION_KEY', 'encryptionKey'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    presenceIntervalMs: integer(env, 'PRESENCE_INTERVAL_MS', 5000, 50, 600_000),
     logLevel: env.LOG_LEVEL || 'info',
     dataDir,
   };

@@ -71,6 +71,8 @@ export function buildSubgraphServer(
   return new ApolloServer<SubgraphContext>({
     schema: buildSubgraphSchema({ typeDefs, resolvers: resolvers as GraphQLResolverMap<unknown> }),
     includeStacktraceInErrorResponses: false,
+    // Signals are handled once, by the process that runs the services.
+    stopOnTerminationSignals: false,
     formatError: formatSubgraphError(logger),
     csrfPrevention: false,
     logger,

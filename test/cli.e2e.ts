@@ -57,3 +57,12 @@ it('refuses bad arguments with exit code 2 and a usage line', async () => {
   await expect(cli(['site', 'create', '--name', 'X', '--admin-email', 'a@b.co'])).rejects.toMatchObject({ code: 2 });
   await expect(cli(['nonsense'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('usage') });
 });
+
+it('superkey create prints a super API key that opens the insights', async () => {
+  const { stdout } = await cli(['superkey', 'create', '--name', 'ops']);
+  const { superApiKey } = JSON.parse(stdout);
+  const site = JSON.parse((await cli(['site', 'create', '--name', 'Watched'])).stdout);
+  const reply = await rest(stack, 'GET', `/insights/v1/concurrents?siteIds=${site.siteId}`, { headers: { 'super-api-key': superApiKey } });
+  expect(reply.status).toBe(200);
+  expect(reply.body).toEqual([{ siteId: site.siteId, concurrents: 0, totalViews: 0, channels: [] }]);
+});

@@ -19,7 +19,7 @@ it('is a valid OpenAPI 3.0 document, version 2.0.0, with every route, parameter,
   expect(document.info.version).toBe('2.0.0');
 
   const validated = (await SwaggerParser.validate(structuredClone(document))) as { paths: Record<string, Record<string, any>> };
-  expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['bearerJwt', 'clientId', 'developerKey']);
+  expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['bearerJwt', 'clientId', 'developerKey', 'superApiKey']);
 
   for (const route of routes) {
     const operation = validated.paths[route.path]?.[route.method];

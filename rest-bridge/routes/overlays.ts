@@ -13,6 +13,16 @@ const broadcastVariables = {
 
 /** Components of the OpenAPI document these routes refer to. */
 export const overlaySchemas: Record<string, JsonSchema> = {
+  SiteConcurrents: {
+    type: 'object',
+    required: ['siteId', 'concurrents', 'totalViews', 'channels'],
+    properties: {
+      siteId: { type: 'string' },
+      concurrents: { type: 'integer' },
+      totalViews: { type: 'integer' },
+      channels: arrayOf({ type: 'object', properties: { _id: { type: 'string' }, slug: { type: 'string' }, concurrents: { type: 'integer' } } }),
+    },
+  },
   OverlayCta: {
     type: 'object',
     required: ['type'],
@@ -103,6 +113,21 @@ const broadcastBody: JsonSchema = {
 };
 
 export const overlayRoutes: RouteSpec[] = [
+  {
+    operationId: 'insightsConcurrents',
+    method: 'get',
+    path: '/insights/v1/concurrents',
+    summary: 'Live viewers per site and channel, counted from viewer connections on every instance',
+    tag: 'Insights',
+    auth: [['S']],
+    params: [
+      { name: 'siteIds', in: 'query', schema: { type: 'array', items: { type: 'string' } }, description: 'comma-separated site IDs; default: the site of x-service-client-id' },
+      { name: 'x-service-client-id', in: 'header', schema: { type: 'string' }, description: 'used only when siteIds is absent' },
+    ],
+    document: /* GraphQL */ `query Concurrents($siteIds: [ID!], $superApiKey: String!) { result: concurrents(siteIds: $siteIds, superApiKey: $superApiKey) { siteId concurrents totalViews channels { _id: channelId concurrents } } }`,
+    variables: { siteIds: 'query.siteIds', superApiKey: 'header.super-api-key' },
+    response: arrayOf(ref('SiteConcurrents')),
+  },
   {
     operationId: 'listOverlays',
     method: 'get',

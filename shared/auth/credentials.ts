@@ -64,3 +64,18 @@ export function verifySessionToken(token: string, secret: string): SessionClaims
     return null;
   }
 }
+
+/** A super API key: a JWT for platform-wide insights, identified by its jti so it can be revoked. */
+export function signSuperApiKey(keyId: string, secret: string): string {
+  return jwt.sign({ kind: 'super-api-key' }, secret, { algorithm: 'HS256', jwtid: keyId, issuer: 'stagegraph', subject: 'super' });
+}
+
+/** The key id of a valid super API key, or null. */
+export function verifySuperApiKey(token: string, secret: string): string | null {
+  try {
+    const payload = jwt.verify(token, secret, { algorithms: ['HS256'], issuer: 'stagegraph', subject: 'super' }) as jwt.JwtPayload;
+    return payload.kind === 'super-api-key' && typeof payload.jti === 'string' ? payload.jti : null;
+  } catch {
+    return null;
+  }
+}

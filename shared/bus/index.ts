@@ -39,4 +39,6 @@ export async function waitForBus(bus: EventBus, timeoutMs = 5000): Promise<boole
 /** Topic names, in one place. */
 export const Topics = {
   overlayBroadcasts: 'overlay-broadcasts',
+  /** Live viewer counts each instance reports (gateway/live.ts → overlays insights). */
+  viewerPresence: 'viewer-presence',
 } as const;

@@ -3,5 +3,10 @@ import { runService } from '../../shared/service';
 import { subgraphPort } from '../../shared/config';
 import { listenSubgraph } from '../../shared/subgraph';
 import { createOverlaysSubgraph } from './server';
+import { recordViewerPresence } from './presence';
 
-runService('overlays', (deps) => listenSubgraph('overlays', createOverlaysSubgraph(deps.logger), deps, subgraphPort(deps.config, 'overlays')));
+runService('overlays', async (deps) => {
+  const service = await listenSubgraph('overlays', createOverlaysSubgraph(deps.logger), deps, subgraphPort(deps.config, 'overlays'));
+  const presence = recordViewerPresence(deps);
+  return { close: async () => (await presence.close(), service.close()) };
+});

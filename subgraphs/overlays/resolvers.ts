@@ -1,12 +1,14 @@
 /** Resolvers of the overlays subgraph: overlays, their broadcasts, and the Site join. */
 import { Topics } from '../../shared/bus';
-import { requireAdmin } from '../../shared/auth/access';
-import { appError, ErrorCode, notFound } from '../../shared/errors';
+import { requireAdmin, requireSite } from '../../shared/auth/access';
+import { verifySuperApiKey } from '../../shared/auth/credentials';
+import { appError, ErrorCode, notFound, unauthenticated } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { Db } from '../../shared/db/client';
 import type { Prisma } from '../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { clearEventOf, snapshotOverlay, withRemaining, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from './broadcasts';
+import { concurrentsOf } from './presence';
 import type { BroadcastOverlayInput, Resolvers } from './resolvers.generated';
 import { checkContents, checkCta, checkDuration, checkName, checkOptionalId, checkSiteId, checkVariables } from './validation';
 
@@ -79,6 +81,13 @@ export const resolvers: Resolvers = {
       return db.overlay.findMany({ where: { siteId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
     },
     overlay: (_root, { id }, { identity, db }) => findOverlay(db, requireAdmin(identity, SCOPE, { write: false }), id),
+    concurrents: async (_root, { siteIds, superApiKey }, { identity, db, config }) => {
+      const keyId = verifySuperApiKey(superApiKey, config.jwtSecret);
+      const key = keyId ? await db.superApiKey.findUnique({ where: { id: keyId } }) : null;
+      if (!key || key.revokedAt) throw unauthenticated('a valid super-api-key is required');
+      const sites = siteIds && siteIds.length > 0 ? [...new Set(siteIds)] : [requireSite(identity)];
+      return concurrentsOf(db, sites, config.presenceIntervalMs);
+    },
     activeOverlayBroadcasts: async (_root, { channelId }, { identity, db }) => {
       const siteId = requireAdmin(identity, SCOPE, { write: false });
       const now = new Date();
@@ -133,11 +142,9 @@ export const resolvers: Resolvers = {
       const target = checkOptionalId(channelId, 'targetId');
       const now = new Date();
       const where = { ...activeWhere(siteId, now), ...(target ? { channelId: target } : {}) };
-      const rows = await ctx.db.$transaction(async (tx) => {
-        const active = await tx.overlayBroadcast.findMany({ where });
-        await tx.overlayBroadcast.updateMany({ where: { id: { in: active.map((row) => row.id) } }, data: { clearedAt: now } });
-        return active;
-      });
+      // A broadcast cleared twice at once is only told twice; CLEAR is idempotent for viewers.
+      const rows = await ctx.db.overlayBroadcast.findMany({ where });
+      await ctx.db.overlayBroadcast.updateMany({ where: { id: { in: rows.map((row) => row.id) }, clearedAt: null }, data: { clearedAt: now } });
       await Promise.all(rows.map((row) => publish(ctx, siteId, clearEventOf(row.event as unknown as OverlayBroadcastEvent))));
       const scope = target ? `channel ${target}` : 'the site';
       return { success: true, cleared: rows.length, message: `cleared ${rows.length} broadcast(s) of ${scope}` };
