@@ -92,8 +92,8 @@ interface Connection {
 
 interface Subscriber {
   connection: Connection;
-  /** `{"id":"…","type":"next","payload":` — the only per-viewer part of a frame. */
-  framePrefix: string;
+  /** `{"id":"…","type":"next","payload":` — the only per-viewer part of a frame, encoded once. */
+  framePrefix: Buffer;
   group: Group;
 }
 
@@ -381,7 +381,7 @@ export class LiveServer {
       group = { key: groupKey, room, channelKey, document: prepared.document, variables: coerced.coerced, subscribers: new Set() };
       channel.set(groupKey, group);
     }
-    const subscriber: Subscriber = { connection, framePrefix: `{"id":${JSON.stringify(id)},"type":"next","payload":`, group };
+    const subscriber: Subscriber = { connection, framePrefix: Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`), group };
     group.subscribers.add(subscriber);
     connection.subscribers.set(id, subscriber);
     room.size += 1;
@@ -509,7 +509,7 @@ export class LiveServer {
     const timed = withRemaining(event);
     for (const channel of targets) {
       for (const group of channel.values()) {
-        let payload: string | null = null;
+        let payload: Buffer | null = null;
         for (const subscriber of group.subscribers) {
           if (event.tagId !== null && !(subscriber.connection.tags?.has(event.tagId) ?? false)) continue;
           payload ??= this.payloadFor(group, timed);
@@ -519,18 +519,18 @@ export class LiveServer {
     }
   }
 
-  /** Executes the group's selection on the event once and serializes the result once. */
-  private payloadFor(group: Group, event: OverlayBroadcastEvent): string {
+  /** Executes the group's selection on the event once, and serializes and encodes the result once. */
+  private payloadFor(group: Group, event: OverlayBroadcastEvent): Buffer {
     const result = execute({
       schema: this.schema(),
       document: group.document,
       rootValue: { overlayBroadcasts: event },
       variableValues: group.variables,
     }) as ExecutionResult;
-    return JSON.stringify(result);
+    return Buffer.from(`${JSON.stringify(result)}}`);
   }
 
-  private sendFrame(subscriber: Subscriber, payload: string): void {
+  private sendFrame(subscriber: Subscriber, payload: Buffer): void {
     const { socket } = subscriber.connection;
     if (socket.readyState !== WebSocket.OPEN) return;
     if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
@@ -538,6 +538,7 @@ export class LiveServer {
       socket.terminate();
       return;
     }
-    socket.send(`${subscriber.framePrefix}${payload}}`);
+    // One buffer per viewer (its prefix and the shared payload), sent as one text frame.
+    socket.send(Buffer.concat([subscriber.framePrefix, payload], subscriber.framePrefix.length + payload.length), { binary: false });
   }
 }
