@@ -4,7 +4,7 @@
  */
 import { fork, spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -34,8 +34,15 @@ const SECRETS = {
   ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef01234',
 };
 
-/** Starts `node dist/main.js` (run `npm run build` first); `shareWith` makes a second instance of the same deployment. */
-export async function startInstance(shareWith?: Instance): Promise<Instance> {
+export interface InstanceOptions {
+  /** Another instance of the same deployment: same database and Redis. */
+  shareWith?: Instance;
+  /** Extra environment (e.g. REDIS_URL). */
+  env?: Record<string, string>;
+}
+
+/** Starts `node dist/main.js` (run `npm run build` first) on free ports. */
+export async function startInstance({ shareWith, env: extra = {} }: InstanceOptions = {}): Promise<Instance> {
   const port = await freePort();
   const base = (await freePort()) + 10;
   const dataDir = mkdtempSync(join(tmpdir(), 'stagegraph-bench-'));
@@ -48,8 +55,10 @@ export async function startInstance(shareWith?: Instance): Promise<Instance> {
     DATA_DIR: dataDir,
     DATABASE_URL: shareWith?.env.DATABASE_URL ?? process.env.DATABASE_URL ?? `file:${join(dataDir, 'bench.db')}`,
     LOG_LEVEL: 'warn',
+    ...extra,
   };
   if (shareWith?.env.REDIS_URL) env.REDIS_URL = shareWith.env.REDIS_URL;
+  if (shareWith?.env.REDIS_PREFIX) env.REDIS_PREFIX = shareWith.env.REDIS_PREFIX;
   const child = spawn(process.execPath, ['--max-old-space-size=4096', join(root, 'dist', 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries += 1) {
@@ -83,8 +92,9 @@ export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
-export function startWorker(): ChildProcess {
-  return fork(join(__dirname, 'viewers.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** A bench worker process (viewers.ts by default), run with tsx, talking over IPC. */
+export function startWorker(file = 'viewers.ts'): ChildProcess {
+  return fork(join(__dirname, file), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 export function request(worker: ChildProcess, message: object, replyType: string): Promise<any> {
@@ -102,4 +112,34 @@ export function request(worker: ChildProcess, message: object, replyType: string
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** A private redis-server on a free port, or null when Redis is not installed here. */
+export async function startRedis(): Promise<{ url: string; stop(): Promise<void> } | null> {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return null;
+  }
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let tries = 0; tries < 100; tries += 1) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
 }

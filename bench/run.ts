@@ -7,7 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureFanout } from './fanout';
 import { measureGateway } from './gateway';
-import { root, startInstance } from './harness';
+import { root, startInstance, startRedis } from './harness';
+import { measureSoak } from './soak';
 
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
@@ -32,6 +33,30 @@ async function main(): Promise<void> {
   console.log('\nfan-out: one broadcast to live viewers on one instance');
   console.table([{ viewers: fanout.viewers, received: fanout.received, 'p50 ms': fanout.p50Ms, 'p99 ms': fanout.p99Ms, 'max ms': fanout.maxMs, 'KB per idle viewer': fanout.memoryPerViewerKB }]);
   console.log(`targets: p99 ≤ 350 ms (${(fanout.p99Ms / 350).toFixed(2)}× of target), ≤ 15 KB per idle viewer (${(fanout.memoryPerViewerKB / 15).toFixed(2)}× of target)`);
+
+  const redis = await startRedis();
+  if (redis) {
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: 'bench' };
+    const first = await startInstance({ env });
+    const second = await startInstance({ shareWith: first, env });
+    const two = await measureFanout(viewers * 2, [first, second]);
+    await Promise.all([first.stop(), second.stop()]);
+    await redis.stop();
+    figures.fanoutTwoInstances = two;
+    console.log('\nfan-out: two instances behind Redis, the broadcast sent to one of them');
+    console.table([{ viewers: two.viewers, received: two.received, 'p50 ms': two.p50Ms, 'p99 ms': two.p99Ms, 'max ms': two.maxMs, 'KB per idle viewer': two.memoryPerViewerKB }]);
+    console.log(`p99 two instances / one instance = ${(two.p99Ms / fanout.p99Ms).toFixed(2)}×`);
+  } else {
+    figures.fanoutTwoInstances = 'not measured: redis-server is not installed here';
+    console.log('\nfan-out across two instances: not measured (redis-server is not installed here)');
+  }
+
+  const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60);
+  const soak = await measureSoak(soakSeconds, 200);
+  figures.soak = soak;
+  console.log(`\nsoak: ${soak.viewersPerSecond} viewers/s connecting and leaving for ${soak.seconds} s while broadcasts run`);
+  console.table([soak]);
+  console.log(`memory after / before = ${(soak.rssAfterMB / soak.rssBeforeMB).toFixed(2)}× (target ≤ 1.10×); missed broadcasts: ${soak.missedShows} of ${soak.expectedShows}`);
 
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   writeFileSync(join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);

@@ -1,0 +1,95 @@
+/**
+ * Soak: viewers connect and disconnect continuously (200 per second by default) while broadcasts run
+ * back to back. Figures: server memory after the soak against before (after a warm-up of the same
+ * churn), and how many viewers missed a broadcast that was live while they watched.
+ */
+import { createSite, request, rssOf, startInstance, startWorker } from './harness';
+import type { ViewerRecord } from './churn';
+
+export interface SoakFigures {
+  seconds: number;
+  viewersPerSecond: number;
+  viewers: number;
+  failedConnections: number;
+  broadcasts: number;
+  /** Viewer × broadcast pairs that had to be shown. */
+  expectedShows: number;
+  missedShows: number;
+  rssBeforeMB: number;
+  rssAfterMB: number;
+  memoryGrowthPercent: number;
+}
+
+const MARGIN_MS = 300;
+
+async function churn(url: string, siteId: string, perSecond: number, seconds: number): Promise<ViewerRecord[]> {
+  const worker = startWorker('churn.ts');
+  const reply = await request(
+    worker,
+    { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId, channelId: 'soak', perSecond, seconds, minLifeMs: 1000, maxLifeMs: 4000 },
+    'done',
+  );
+  worker.kill();
+  return reply.records as ViewerRecord[];
+}
+
+export async function measureSoak(seconds = 60, perSecond = 200): Promise<SoakFigures> {
+  const instance = await startInstance();
+  const site = createSite(instance);
+  const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
+  const overlay = (await (await fetch(`${instance.url}/overlay/v1`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'Soak', type: 'template', contents: { html: '{n}' }, duration: 2 }),
+  })).json()) as { _id: string };
+
+  const broadcasts: { id: string; startedAt: number; expiresAt: number }[] = [];
+  let broadcasting = true;
+  const loop = (async () => {
+    for (let n = 0; broadcasting; n += 1) {
+      const startedAt = performance.timeOrigin + performance.now();
+      const reply = (await (await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ channelId: 'soak', duration: 2, variables: { n: String(n) } }),
+      })).json()) as { broadcastId: string; expiresAt: number };
+      broadcasts.push({ id: reply.broadcastId, startedAt, expiresAt: reply.expiresAt });
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  })();
+
+  await churn(instance.url, site.siteId, perSecond, Math.min(10, seconds));
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const rssBefore = rssOf(instance.pid);
+  const records = await churn(instance.url, site.siteId, perSecond, seconds);
+  broadcasting = false;
+  await loop;
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const rssAfter = rssOf(instance.pid);
+  await instance.stop();
+
+  let expectedShows = 0;
+  let missedShows = 0;
+  for (const record of records) {
+    if (record.failed || record.subscribedAt === 0) continue;
+    const shown = new Set(record.shown);
+    for (const broadcast of broadcasts) {
+      const overlaps = broadcast.startedAt < record.closedAt - MARGIN_MS && broadcast.expiresAt > record.subscribedAt + MARGIN_MS;
+      if (!overlaps) continue;
+      expectedShows += 1;
+      if (!shown.has(broadcast.id)) missedShows += 1;
+    }
+  }
+  return {
+    seconds,
+    viewersPerSecond: perSecond,
+    viewers: records.length,
+    failedConnections: records.filter((record) => record.failed).length,
+    broadcasts: broadcasts.length,
+    expectedShows,
+    missedShows,
+    rssBeforeMB: Math.round(rssBefore / 1048576),
+    rssAfterMB: Math.round(rssAfter / 1048576),
+    memoryGrowthPercent: Math.round(((rssAfter - rssBefore) / rssBefore) * 1000) / 10,
+  };
+}
