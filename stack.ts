@@ -63,10 +63,14 @@ export interface StackOptions {
 /**
  * The gateway with the REST bridge and live viewers on the public port, for subgraphs at `subgraphUrl`.
  */
-export async function serveGateway(deps: ServiceDeps, subgraphUrl: (name: SubgraphName) => string) {
+export async function serveGateway(
+  deps: ServiceDeps,
+  subgraphUrl: (name: SubgraphName) => string,
+  localSubgraph?: (name: SubgraphName) => RunningService | undefined,
+) {
   const { config, database, bus, logger } = deps;
   const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret);
-  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl });
+  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph });
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes });
   const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes });
 
@@ -111,7 +115,8 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
     subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name })), deps, subgraphPort(config, name));
   }
   const workers = [recordViewerPresence(deps)];
-  const served = await serveGateway(deps, (name) => subgraphs[name].url);
+  // The subgraphs run in this process: the gateway executes their parts of a plan in-process.
+  const served = await serveGateway(deps, (name) => subgraphs[name].url, (name) => subgraphs[name]);
   supergraph.bind((request, identity) => served.gateway.execute(request, identity));
 
   let closing: Promise<void> | null = null;
