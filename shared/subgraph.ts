@@ -105,6 +105,14 @@ export async function listenSubgraph(
   server.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer }));
   await server.start();
   const logger = deps.logger.child({ subgraph: name });
+  const contextFor = (identity: Identity): SubgraphContext => ({
+    identity,
+    db: deps.database.prisma,
+    bus: deps.bus,
+    config: deps.config,
+    supergraph: deps.supergraph,
+    logger: logger.child({ requestId: identity.requestId }),
+  });
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok', subgraph: name });
   });
@@ -115,14 +123,7 @@ export async function listenSubgraph(
       context: async ({ req }) => {
         const identity = verifyIdentity(req.header(IDENTITY_HEADER), deps.config.internalSecret);
         if (!identity) throw withHttpStatus(unauthenticated('subgraphs accept only requests signed by the gateway'));
-        return {
-          identity,
-          db: deps.database.prisma,
-          bus: deps.bus,
-          config: deps.config,
-          supergraph: deps.supergraph,
-          logger: logger.child({ requestId: identity.requestId }),
-        };
+        return contextFor(identity);
       },
     }),
   );
@@ -140,15 +141,7 @@ export async function listenSubgraph(
       if (!open) {
         return { errors: [new GraphQLError(`the ${name} service is unavailable, try again shortly`, { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } })] };
       }
-      const contextValue: SubgraphContext = {
-        identity,
-        db: deps.database.prisma,
-        bus: deps.bus,
-        config: deps.config,
-        supergraph: deps.supergraph,
-        logger: logger.child({ requestId: identity.requestId }),
-      };
-      const response = await server.executeOperation(request, { contextValue });
+      const response = await server.executeOperation(request, { contextValue: contextFor(identity) });
       if (response.body.kind !== 'single') throw new Error('incremental delivery is not supported');
       return response.body.singleResult as ExecutionResult;
     },
