@@ -46,17 +46,19 @@ export interface StartOptions {
   bus?: EventBus;
   /** Where the stack logs (default: a silent logger). */
   logger?: Logger;
+  /** More environment for the stack's configuration, e.g. { WEBHOOK_RETRY_BASE_MS: '50' }. */
+  env?: Record<string, string>;
 }
 
 export async function startTestStack(options: StartOptions = {}): Promise<Stack> {
   let config: Config;
   if (options.sameDeploymentAs) {
     const other = options.sameDeploymentAs.config;
-    config = { ...testConfig(other.databaseUrl), redisPrefix: other.redisPrefix };
+    config = { ...testConfig(other.databaseUrl, options.env), redisPrefix: other.redisPrefix };
   } else {
     const database = await createTestDatabase();
     databases.push(database);
-    config = testConfig(database.url);
+    config = testConfig(database.url, options.env);
   }
   const stack = await startStack(config, { logger: options.logger ?? createLogger(config.logLevel), bus: options.bus });
   started.push(stack);
@@ -80,16 +82,15 @@ export interface TestSite extends ProvisionedSite {
 
 export async function createTestSite(stack: Stack, name = 'Test site'): Promise<TestSite> {
   const site = await provisionSite(stack.database.prisma, { name });
+  const signIn = async (roles: AccountRole[], tags: string[] = []) => {
+    const accountId = await provisionAccount(stack, site.siteId, roles, tags);
+    return { accountId, token: signSessionToken({ sub: accountId, site: site.siteId, roles }, stack.config.jwtSecret, stack.config.jwtTtlSeconds) };
+  };
   return {
     ...site,
     admin: { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey },
-    async token(roles, tags = []) {
-      return (await this.signIn(roles, tags)).token;
-    },
-    async signIn(roles, tags = []) {
-      const accountId = await provisionAccount(stack, site.siteId, roles, tags);
-      return { accountId, token: signSessionToken({ sub: accountId, site: site.siteId, roles }, stack.config.jwtSecret, stack.config.jwtTtlSeconds) };
-    },
+    token: async (roles, tags = []) => (await signIn(roles, tags)).token,
+    signIn,
   };
 }
 
