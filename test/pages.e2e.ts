@@ -134,7 +134,7 @@ describe('lists', () => {
     await createPage(other, channelBody('Other site channel'));
     for (const base of ['/page/v2', '/pages/v2']) {
       const channels = await rest(stack, 'GET', `${base}/channel`, { headers: viewer() });
-      expect(channels.body.map((page: { data: { name: string } }) => page.data.name)).toEqual(['Alpha Channel', 'beta channel']);
+      expect(channels.body.map((page: { data: { name: string } }) => page.data.name).sort()).toEqual(['Alpha Channel', 'beta channel']);
       const landings = await rest(stack, 'GET', `${base}/landing`, { headers: viewer() });
       expect(landings.body.map((page: { type: string }) => page.type)).toEqual(['landing']);
       const both = await rest(stack, 'GET', `${base}/channel/channels-landings`, { headers: viewer() });
@@ -153,7 +153,7 @@ describe('lists', () => {
     expect(full.body.map((page: { data: { name: string } }) => page.data.name)).toEqual(['Gamma landing', 'Alpha Channel']);
     expect(full.body[0].renderers).toBeDefined();
 
-    const projected = await rest(stack, 'GET', `/page/v2/${query({ ids: chosen, options: { projection: { slug: 1, 'data.name': 1 } } })}`, { headers: viewer() });
+    const projected = await rest(stack, 'GET', `/page/v2/${query({ ids: chosen, options: { sortBy: 'name', projection: { slug: 1, 'data.name': 1 } } })}`, { headers: viewer() });
     expect(projected.body[0]).toEqual({ _id: chosen[0], slug: expect.any(String), data: { name: 'Alpha Channel' } });
     const dropped = await rest(stack, 'GET', `/page/v2/${query({ options: { projection: { renderers: 0, data: 0, _id: 0 } } })}`, { headers: viewer() });
     expect(dropped.body[0]._id).toBeUndefined();
@@ -166,7 +166,7 @@ describe('lists', () => {
 
   it('searches data.name in any case', async () => {
     const found = await rest(stack, 'GET', `/page/v2/${query({ search: { 'data.name': 'CHANNEL' }, options: { projection: { 'data.name': 1 } } })}`, { headers: viewer() });
-    expect(found.body.map((page: { data: { name: string } }) => page.data.name)).toEqual(['Alpha Channel', 'beta channel']);
+    expect(found.body.map((page: { data: { name: string } }) => page.data.name).sort()).toEqual(['Alpha Channel', 'beta channel']);
   });
 
   it('refuses malformed list parameters with 400', async () => {
