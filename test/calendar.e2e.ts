@@ -114,7 +114,7 @@ describe('a site’s calendar', () => {
       body: { ...eventBody('after, moved', T0 + HOUR, T0 + 90 * 60_000, [sports('Rugby', '#ff0000')]), siteId: cal.siteId, image: null },
     });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ _id: ids.after, titleRaw: 'after, moved', image: null, categories: [sports('Rugby', '#ff0000')] });
+    expect(updated.body).toMatchObject({ _id: ids.after, titleRaw: 'after, moved', image: { show: false, src: null }, categories: [sports('Rugby', '#ff0000')] });
     const window = await rest(stack, 'GET', `/calendar/v1/?startTimestamp=${T0 + HOUR}&endTimestamp=${T0 + HOUR}`, { headers: cal.admin });
     expect(window.body.map((event: { titleRaw: string }) => event.titleRaw)).toContain('after, moved');
     const labels = await rest(stack, 'GET', '/calendar/v1/categories/Sports/labels', { headers: cal.admin });

@@ -39,6 +39,11 @@ const questBody = (owner: TestSite, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** What an action answers for the fields it was created without. */
+const UNSET_ACTION_FIELDS: Record<string, null> = {
+  arrayId: null, body: null, callToAction: null, channelId: null, timeMaximum: null, timeMinimum: null, validationValue: null, valueRequired: null,
+};
+
 async function createQuest(owner: TestSite, extra: Record<string, unknown> = {}) {
   const reply = await rest(stack, 'POST', '/quest/v2', { headers: owner.admin, body: questBody(owner, extra) });
   expect(reply.status).toBe(200);
@@ -52,9 +57,7 @@ it('creates a quest, storing rewardInage as rewardImage, and gets it', async () 
     _id: expect.stringMatching(/^[0-9a-f]{24}$/),
     ...fields,
     rewardImage: rewardInage,
-    actions: fields.actions.map((action) => ({
-      arrayId: null, body: null, callToAction: null, channelId: null, timeMaximum: null, timeMinimum: null, validationValue: null, valueRequired: null, ...action,
-    })),
+    actions: fields.actions.map((action) => ({ ...UNSET_ACTION_FIELDS, ...action })),
     tags: [],
     created: expect.any(Number),
     modified: expect.any(Number),

@@ -135,7 +135,7 @@ export const contentSchemas: Record<string, JsonSchema> = {
   CalendarEvent: obj({
     _id: str, siteId: str, titleRaw: str, descriptionRaw: str, categories: arrayOf(ref('CalendarCategory')),
     date: obj({ startTimestamp: epochMs, endTimestamp: nullableNum, timeZone: str, useEndTime: { type: 'boolean' } }),
-    image: { oneOf: [obj({ show: { type: 'boolean' }, src: nullableStr }), { type: 'null' }] },
+    image: obj({ show: { type: 'boolean' }, src: nullableStr }),
     thirdPartyEventId: nullableStr, created: epochMs, modified: epochMs,
   }),
   CalendarFilter: obj({ title: str, options: arrayOf(obj({ color: str, value: str })) }),

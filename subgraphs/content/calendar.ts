@@ -47,13 +47,14 @@ export function calendarEventFields(input: CalendarEventInput, siteId: string) {
       },
     };
   });
-  const image = input.image ? { show: input.image.show, src: checkOptionalUrl(input.image.src, 'image.src') } : null;
+  // No image is stored as one not shown: a JSON column is never set to null (the two databases' clients disagree on how).
+  const image = input.image ? { show: input.image.show, src: checkOptionalUrl(input.image.src, 'image.src') } : { show: false, src: null };
   return {
     titleRaw: checkText(input.titleRaw, 'titleRaw', 1000),
     descriptionRaw: checkOptionalText(input.descriptionRaw, 'descriptionRaw', 20_000) ?? '',
     categories,
     date: { startTimestamp: start, endTimestamp: end, timeZone: checkTimeZone(input.date.timeZone), useEndTime },
-    image: image ?? undefined,
+    image,
     thirdPartyEventId: checkOptionalText(input.thirdPartyEventId, 'thirdPartyEventId', 200),
     startAt: new Date(start),
     endAt: new Date(useEndTime && end !== null ? end : start),

@@ -157,9 +157,10 @@ export function webhookDispatcher(db: Db, config: WebhookSettings, logger: Logge
   return dispatcher;
 }
 
-/** Stops the dispatcher of a database (when the subgraph stops). */
+/**
+ * Stops the dispatcher of a database (when the subgraph stops). It stays registered, stopped, so a
+ * request still finishing cannot start another one on a database about to close.
+ */
 export async function stopWebhookDispatcher(db: Db): Promise<void> {
-  const dispatcher = dispatchers.get(db);
-  dispatchers.delete(db);
-  await dispatcher?.stop();
+  await dispatchers.get(db)?.stop();
 }

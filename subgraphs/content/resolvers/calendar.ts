@@ -1,8 +1,7 @@
 /** Resolvers of calendar events: reads (C), writes (D or a Calendar role). */
 import { requireAdmin, requireSite } from '../../../shared/auth/access';
 import type { Db } from '../../../shared/db/client';
-import { Prisma } from '../../../shared/db/client';
-import type { CalendarEvent } from '../../../shared/db/generated/sqlite';
+import type { CalendarEvent, Prisma } from '../../../shared/db/generated/sqlite';
 import { newId } from '../../../shared/ids';
 import {
   calendarCategories,
@@ -20,7 +19,7 @@ import { Scopes, timestamps } from './access';
 /** Creates (no id) or updates an event, with its label rows, in one transaction. */
 function saveEvent(db: Db, siteId: string, input: CalendarEventInput, id: string | null): Promise<CalendarEvent> {
   const fields = calendarEventFields(input, siteId);
-  const data = { ...fields, categories: fields.categories as Prisma.InputJsonValue, image: fields.image ?? Prisma.DbNull };
+  const data = { ...fields, categories: fields.categories as Prisma.InputJsonValue };
   const now = new Date();
   return db.$transaction(async (tx) => {
     const event = id
@@ -55,7 +54,7 @@ export const calendarResolvers: Resolvers = {
   CalendarEvent: {
     categories: (event) => eventCategories(event),
     date: (event) => event.date as unknown as CalendarDate,
-    image: (event) => (event.image as { show: boolean; src: string | null } | null) ?? null,
+    image: (event) => (event.image as { show: boolean; src: string | null } | null) ?? { show: false, src: null },
     ...timestamps,
   },
 };
