@@ -6,8 +6,8 @@
  */
 import type { Db } from '../../shared/db/client';
 import type { CalendarEvent, Prisma } from '../../shared/db/generated/sqlite';
-import { badInput, notFound } from '../../shared/errors';
-import { checkListSize, checkOptionalText, checkOptionalUrl, checkSiteId, checkText } from './checks';
+import { badInput } from '../../shared/errors';
+import { checkListSize, checkOptionalText, checkOptionalUrl, checkSiteId, checkText, found } from './checks';
 import type { CalendarCategory, CalendarEventInput } from './resolvers.generated';
 
 /** A window of at most ten years, so a list cannot ask for everything at once by accident. */
@@ -85,9 +85,7 @@ export function eventCategories(event: CalendarEvent): CalendarCategory[] {
 }
 
 export async function findCalendarEvent(db: Db, siteId: string, id: string): Promise<CalendarEvent> {
-  const event = await db.calendarEvent.findFirst({ where: { id, siteId } });
-  if (!event) throw notFound(`calendar event ${id}`);
-  return event;
+  return found(await db.calendarEvent.findFirst({ where: { id, siteId } }), `calendar event ${id}`);
 }
 
 /** Events overlapping [start, end]: they start before the window ends and end after it starts. */

@@ -1,5 +1,5 @@
 /** Input checks the GraphQL types cannot express, shared by the content areas; each error names its field. */
-import { badInput } from '../../shared/errors';
+import { badInput, notFound } from '../../shared/errors';
 
 export type JsonRecord = Record<string, unknown>;
 
@@ -64,3 +64,9 @@ export function checkOptionalNumber(value: number | null | undefined, field: str
 
 /** The string items of a stored JSON array. */
 export { stringList } from '../../shared/json';
+
+/** The row a lookup found, or NOT_FOUND naming what was looked for (another site's rows are never found). */
+export function found<T>(row: T | null | undefined, what: string): T {
+  if (!row) throw notFound(what);
+  return row;
+}

@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import type { Db } from '../../shared/db/client';
 import type { Page, Site } from '../../shared/db/generated/sqlite';
 import { badInput, notFound } from '../../shared/errors';
-import { isRecord, type JsonRecord } from './checks';
+import { found, isRecord, type JsonRecord } from './checks';
 import { channelTheme, siteTheme, type ThemeModel } from './theme';
 
 const INSIGHTS_VERSION = '1';
@@ -25,9 +25,7 @@ export interface PageConfigurationModel {
 export async function findConfiguredPage(db: Db, siteId: string, pageId: string | null | undefined, metadata: string | null | undefined): Promise<Page> {
   if (pageId !== undefined && pageId !== null) {
     if (!OBJECT_ID.test(pageId)) throw badInput('pageId must be a page ID (24 hexadecimal characters)', 'pageId');
-    const page = await db.page.findFirst({ where: { id: pageId, siteId } });
-    if (!page) throw notFound(`page ${pageId}`);
-    return page;
+    return found(await db.page.findFirst({ where: { id: pageId, siteId } }), `page ${pageId}`);
   }
   const value = metadata?.trim();
   if (!value) throw badInput('metadata is required (a value of external_field_1 to external_field_5)', 'metadata');

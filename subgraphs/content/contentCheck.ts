@@ -9,9 +9,9 @@ import { verifyPassword } from '../../shared/auth/credentials';
 import type { Identity } from '../../shared/auth/identity';
 import type { Db } from '../../shared/db/client';
 import type { Page, Video } from '../../shared/db/generated/sqlite';
-import { badInput, notFound } from '../../shared/errors';
+import { badInput } from '../../shared/errors';
 import type { SupergraphClient } from '../../shared/supergraph';
-import { isRecord, stringList, type JsonRecord } from './checks';
+import { found, isRecord, type JsonRecord, stringList } from './checks';
 import { readGate, type Gate } from './pages';
 
 /** Devices not seen for this long no longer count against the limit. */
@@ -136,14 +136,10 @@ export function currentProgram(document: unknown, now: number): { live: boolean;
 
 async function findChannel(db: Db, siteId: string, request: ContentCheckRequest): Promise<Page> {
   if (request.pageId) {
-    const page = await db.page.findFirst({ where: { siteId, id: request.pageId } });
-    if (!page) throw notFound(`page ${request.pageId}`);
-    return page;
+    return found(await db.page.findFirst({ where: { siteId, id: request.pageId } }), `page ${request.pageId}`);
   }
   if (request.slug) {
-    const page = await db.page.findUnique({ where: { siteId_slug: { siteId, slug: request.slug } } });
-    if (!page) throw notFound(`page ${request.slug}`);
-    return page;
+    return found(await db.page.findUnique({ where: { siteId_slug: { siteId, slug: request.slug } } }), `page ${request.slug}`);
   }
   throw badInput('pageId or slug is required', 'pageId');
 }

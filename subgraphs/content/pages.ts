@@ -7,9 +7,9 @@
 import { hashPassword } from '../../shared/auth/credentials';
 import type { Db } from '../../shared/db/client';
 import type { Page, Prisma } from '../../shared/db/generated/sqlite';
-import { badInput, conflict, notFound } from '../../shared/errors';
+import { badInput, conflict } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { checkSiteId, checkTags, checkText, isRecord, type JsonRecord } from './checks';
+import { checkSiteId, checkTags, checkText, found, isRecord, type JsonRecord } from './checks';
 import { searchFilter, searchKey } from './listing';
 import { newPanelRow, writePanelReferences } from './panels';
 import { enqueueChannelUpdated, type ChannelChange } from './webhooks';
@@ -205,9 +205,7 @@ async function writeExternalFields(tx: Prisma.TransactionClient, page: Page): Pr
 }
 
 export async function findPage(db: Db, siteId: string, id: string): Promise<Page> {
-  const page = await db.page.findFirst({ where: { id, siteId } });
-  if (!page) throw notFound(`page ${id}`);
-  return page;
+  return found(await db.page.findFirst({ where: { id, siteId } }), `page ${id}`);
 }
 
 /** A password gate needs a password: given now, or kept from before. */

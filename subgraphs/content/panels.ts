@@ -6,9 +6,9 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import type { Db } from '../../shared/db/client';
 import type { Panel, Prisma } from '../../shared/db/generated/sqlite';
-import { badInput, notFound } from '../../shared/errors';
+import { badInput } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { isRecord, type JsonRecord } from './checks';
+import { found, isRecord, type JsonRecord } from './checks';
 import { replaceReferences, referencesOfPanel } from './references';
 
 const text = { type: ['string', 'null'] };
@@ -117,7 +117,5 @@ export function writePanelReferences(tx: Prisma.TransactionClient, panel: Panel)
 }
 
 export async function findPanel(db: Db, siteId: string, id: string): Promise<Panel> {
-  const panel = await db.panel.findFirst({ where: { id, siteId } });
-  if (!panel) throw notFound(`panel ${id}`);
-  return panel;
+  return found(await db.panel.findFirst({ where: { id, siteId } }), `panel ${id}`);
 }

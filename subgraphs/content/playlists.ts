@@ -9,9 +9,9 @@
 import DataLoader from 'dataloader';
 import type { Db } from '../../shared/db/client';
 import type { Playlist, Prisma, Video } from '../../shared/db/generated/sqlite';
-import { appError, badInput, ErrorCode, notFound } from '../../shared/errors';
+import { appError, badInput, ErrorCode } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { checkListSize, checkText, checkUrl, isRecord } from './checks';
+import { checkListSize, checkText, checkUrl, found, isRecord } from './checks';
 import { searchKey } from './listing';
 import type { PlaylistMemberInput } from './resolvers.generated';
 
@@ -36,9 +36,7 @@ export function playlistMembers(playlist: Playlist): PlaylistMemberModel[] {
 }
 
 export async function findPlaylist(db: Db, siteId: string, id: string): Promise<Playlist> {
-  const playlist = await db.playlist.findFirst({ where: { id, siteId } });
-  if (!playlist) throw notFound(`playlist ${id}`);
-  return playlist;
+  return found(await db.playlist.findFirst({ where: { id, siteId } }), `playlist ${id}`);
 }
 
 const loaders = new WeakMap<object, DataLoader<string, Video | null>>();

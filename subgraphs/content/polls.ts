@@ -5,9 +5,9 @@
  */
 import type { Db } from '../../shared/db/client';
 import type { Poll } from '../../shared/db/generated/sqlite';
-import { badInput, notFound } from '../../shared/errors';
+import { badInput } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { checkOptionalUrl, checkSiteId, checkText } from './checks';
+import { checkOptionalUrl, checkSiteId, checkText, found } from './checks';
 import { searchKey } from './listing';
 import type { PollAnswer, PollAnswerInput, PollType } from './resolvers.generated';
 
@@ -42,9 +42,7 @@ export function pollFields(input: PollFieldsInput, siteId: string) {
 }
 
 export async function findPoll(db: Db, siteId: string, id: string): Promise<Poll> {
-  const poll = await db.poll.findFirst({ where: { id, siteId } });
-  if (!poll) throw notFound(`poll ${id}`);
-  return poll;
+  return found(await db.poll.findFirst({ where: { id, siteId } }), `poll ${id}`);
 }
 
 export function pollAnswers(poll: Poll): PollAnswer[] {

@@ -5,8 +5,8 @@
  */
 import type { Db } from '../../shared/db/client';
 import type { Prisma, Quest } from '../../shared/db/generated/sqlite';
-import { badInput, notFound } from '../../shared/errors';
-import { checkListSize, checkOptionalNumber, checkOptionalText, checkOptionalUrl, checkSiteId, checkTags, checkText } from './checks';
+import { badInput } from '../../shared/errors';
+import { checkListSize, checkOptionalNumber, checkOptionalText, checkOptionalUrl, checkSiteId, checkTags, checkText, found } from './checks';
 import { searchKey, type PropertyKind } from './listing';
 import type { QuestAction, QuestInput } from './resolvers.generated';
 
@@ -89,9 +89,7 @@ export async function questFields(db: Db, input: QuestInput, siteId: string) {
 }
 
 export async function findQuest(db: Db, siteId: string, id: string): Promise<Quest> {
-  const quest = await db.quest.findFirst({ where: { id, siteId } });
-  if (!quest) throw notFound(`quest ${id}`);
-  return quest;
+  return found(await db.quest.findFirst({ where: { id, siteId } }), `quest ${id}`);
 }
 
 export function questActions(quest: Quest): QuestAction[] {

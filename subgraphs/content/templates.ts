@@ -4,8 +4,7 @@
  */
 import type { Db } from '../../shared/db/client';
 import type { ChannelTemplate } from '../../shared/db/generated/sqlite';
-import { notFound } from '../../shared/errors';
-import { checkListSize, checkOptionalText, checkOptionalUrl, checkSiteId, checkText } from './checks';
+import { checkListSize, checkOptionalText, checkOptionalUrl, checkSiteId, checkText, found } from './checks';
 import { searchKey } from './listing';
 import type { ChannelTemplateInput, ChannelTemplatePanel } from './resolvers.generated';
 
@@ -36,9 +35,7 @@ export function templateFields(input: ChannelTemplateInput, siteId: string) {
 }
 
 export async function findTemplate(db: Db, siteId: string, id: string): Promise<ChannelTemplate> {
-  const template = await db.channelTemplate.findFirst({ where: { id, siteId } });
-  if (!template) throw notFound(`channel template ${id}`);
-  return template;
+  return found(await db.channelTemplate.findFirst({ where: { id, siteId } }), `channel template ${id}`);
 }
 
 /** The panels a template brings, as stored. */

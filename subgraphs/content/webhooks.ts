@@ -12,10 +12,10 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../shared/db/client';
-import { badInput, notFound } from '../../shared/errors';
+import { badInput } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { Page, Prisma } from '../../shared/db/generated/sqlite';
-import { checkListSize, checkOptionalText, checkUrl, isRecord, stringList } from './checks';
+import { checkListSize, checkOptionalText, checkUrl, found, isRecord, stringList } from './checks';
 
 export const WebhookEvents = { channelUpdated: 'admin.channelUpdated' } as const;
 const KNOWN_EVENTS: readonly string[] = Object.values(WebhookEvents);
@@ -46,9 +46,7 @@ export function checkEndpointFields(input: { url?: string | null; description?: 
 }
 
 export async function findEndpoint(db: Db, siteId: string, id: string) {
-  const endpoint = await db.webhookEndpoint.findFirst({ where: { id, siteId } });
-  if (!endpoint) throw notFound(`webhook endpoint ${id}`);
-  return endpoint;
+  return found(await db.webhookEndpoint.findFirst({ where: { id, siteId } }), `webhook endpoint ${id}`);
 }
 
 /** The `x-stagegraph-signature` value of a body sent at `timestamp` (Unix ms). */

@@ -1,21 +1,17 @@
 /** Resolvers of pages: reads (C), writes (D or a Pages role), configuration and the content check. */
 import { requireAdmin, requireSite } from '../../../shared/auth/access';
-import { notFound } from '../../../shared/errors';
 import { stringList } from '../../../shared/json';
 import { checkContent } from '../contentCheck';
 import { findConfiguredPage, pageConfiguration } from '../configuration';
 import { clonePage, createPage, deletePage, findPage, listPages, pagePart, updatePage } from '../pages';
+import { found } from '../checks';
 import type { Resolvers } from '../resolvers.generated';
 import { Scopes, timestamps, wakeWebhooks } from './access';
 
 export const pageResolvers: Resolvers = {
   Query: {
     page: (_root, { id }, { identity, db }) => findPage(db, requireSite(identity), id),
-    pageBySlug: async (_root, { slug }, { identity, db }) => {
-      const page = await db.page.findUnique({ where: { siteId_slug: { siteId: requireSite(identity), slug } } });
-      if (!page) throw notFound(`page ${slug}`);
-      return page;
-    },
+    pageBySlug: async (_root, { slug }, { identity, db }) => found(await db.page.findUnique({ where: { siteId_slug: { siteId: requireSite(identity), slug } } }), `page ${slug}`),
     pages: (_root, { type, types, ...query }, { identity, db }) =>
       listPages(db, requireSite(identity), { ...query, types: types ?? (type ? [type] : null) }),
     pageConfiguration: async (_root, { pageId, metadata }, { identity, db, config }) =>

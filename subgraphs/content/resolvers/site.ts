@@ -1,9 +1,9 @@
 /** Resolvers of the site (its settings, theme and device limit) and of videos. */
 import { requireAdmin, requireSite } from '../../../shared/auth/access';
 import type { Prisma } from '../../../shared/db/generated/sqlite';
-import { badInput, notFound } from '../../../shared/errors';
+import { badInput } from '../../../shared/errors';
 import { stringList } from '../../../shared/json';
-import { checkText, isRecord } from '../checks';
+import { checkText, found, isRecord } from '../checks';
 import type { Resolvers } from '../resolvers.generated';
 import { checkTheme, siteTheme } from '../theme';
 import { recordVod } from '../videos';
@@ -12,11 +12,7 @@ import { Scopes, timestamps } from './access';
 export const siteResolvers: Resolvers = {
   Query: {
     site: (_root, _args, { identity, db }) => db.site.findUnique({ where: { id: requireSite(identity) } }),
-    video: async (_root, { id }, { identity, db }) => {
-      const video = await db.video.findFirst({ where: { id, siteId: requireSite(identity) } });
-      if (!video) throw notFound(`video ${id}`);
-      return video;
-    },
+    video: async (_root, { id }, { identity, db }) => found(await db.video.findFirst({ where: { id, siteId: requireSite(identity) } }), `video ${id}`),
   },
   Mutation: {
     updateSite: (_root, { input }, { identity, db }) => {
