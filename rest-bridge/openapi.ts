@@ -54,8 +54,12 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
         in: param.in,
         required: param.in === 'path' ? true : Boolean(param.required),
         description: param.description,
-        schema: toOpenApiSchema(param.schema),
-        ...(param.in === 'query' && param.schema.type === 'array' ? { style: 'form', explode: false } : {}),
+        // A JSON-encoded parameter (an object or array in one query value) is described by its media type.
+        ...(param.commaSeparated
+          ? { schema: toOpenApiSchema(param.schema), style: 'form', explode: false }
+          : param.schema.type === 'object' || param.schema.type === 'array'
+            ? { content: { 'application/json': { schema: toOpenApiSchema(param.schema) } } }
+            : { schema: toOpenApiSchema(param.schema) }),
       })),
       responses,
     };

@@ -11,6 +11,7 @@ import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from '
 import type { HeaderBag } from '../shared/auth/authenticate';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
 import type { Logger } from '../shared/logger';
+import { project, readProjection, type Projection } from './projection';
 import type { AuthCode, ParamSpec, RouteSpec, VariableSource } from './table';
 
 /**
@@ -76,7 +77,7 @@ function coerceParam(spec: ParamSpec, raw: unknown): unknown {
     if (text !== 'true' && text !== 'false') throw new RequestError(400, `${spec.in}.${spec.name} must be true or false`);
     return text === 'true';
   }
-  if (type === 'array' && spec.in === 'query') {
+  if (type === 'array' && spec.commaSeparated) {
     // form style, not exploded: a,b,c — or the parameter repeated.
     const items = (Array.isArray(raw) ? raw.map(String) : text.split(',')).map((item) => item.trim()).filter(Boolean);
     return items.length > 0 ? items : undefined;
@@ -91,15 +92,29 @@ function coerceParam(spec: ParamSpec, raw: unknown): unknown {
   return text;
 }
 
+/** The value at a dotted path inside a JSON value; a key that itself holds dots matches whole first. */
+function walk(value: unknown, path: string): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  if (Object.hasOwn(record, path)) return record[path];
+  for (let dot = path.indexOf('.'); dot > 0; dot = path.indexOf('.', dot + 1)) {
+    const head = path.slice(0, dot);
+    if (!Object.hasOwn(record, head)) continue;
+    const found = walk(record[head], path.slice(dot + 1));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 function lookup(input: RouteInput, reference: string): unknown {
   if (reference === 'body') return input.body;
   if (reference === 'rawBody') return input.rawBody;
   const dot = reference.indexOf('.');
   const where = reference.slice(0, dot) as 'path' | 'query' | 'header' | 'body';
-  const name = reference.slice(dot + 1);
-  const bag = where === 'body' ? input.body : input[where];
-  return bag && typeof bag === 'object' ? (bag as Record<string, unknown>)[name] : undefined;
+  return walk(where === 'body' ? input.body : input[where], reference.slice(dot + 1));
 }
+
+const isGiven = (value: unknown) => value !== undefined && value !== null && value !== false && value !== 0;
 
 /** Resolves a variable source against the request; undefined means "not given". */
 export function resolveSource(source: VariableSource, input: RouteInput): unknown {
@@ -112,6 +127,10 @@ export function resolveSource(source: VariableSource, input: RouteInput): unknow
     return undefined;
   }
   if ('value' in (source as object)) return (source as { value: unknown }).value;
+  const given = (source as { given?: unknown }).given;
+  if (typeof given === 'string' || Array.isArray(given)) {
+    return (typeof given === 'string' ? [given] : (given as string[])).some((reference) => isGiven(lookup(input, reference)));
+  }
   const entries = Object.entries(source as Record<string, VariableSource>)
     .map(([field, nested]) => [field, resolveSource(nested, input)] as const)
     .filter(([, value]) => value !== undefined);
@@ -129,6 +148,31 @@ function firstError(errors: readonly GraphQLFormattedError[]): { status: number;
 interface CompiledRoute {
   spec: RouteSpec;
   validateBody: ValidateFunction | null;
+  params: { spec: ParamSpec; validate: ValidateFunction }[];
+}
+
+/** The projection the request gives for the route, checked before the operation runs. */
+function requestedProjection(spec: RouteSpec, input: RouteInput): Projection | null {
+  if (!spec.projection) return null;
+  const projection = readProjection(lookup(input, spec.projection.source), spec.projection.source, spec.projection.ignore);
+  if (projection && 'error' in projection) throw new RequestError(400, projection.error);
+  return projection;
+}
+
+/** The answer shaped as the route says: projected, keyed, enveloped. */
+function shapeAnswer(spec: RouteSpec, data: unknown, projection: Projection | null): unknown {
+  let answer = data;
+  if (projection && answer !== null && answer !== undefined) {
+    const apply = (value: unknown) => (Array.isArray(value) ? value.map((item) => project(item, projection)) : project(value, projection));
+    const at = spec.projection?.at;
+    answer = at ? { ...(answer as object), [at]: apply((answer as Record<string, unknown>)[at]) } : apply(answer);
+  }
+  if (spec.keyBy && answer && typeof answer === 'object') {
+    const { [spec.keyBy.at]: list, ...rest } = answer as Record<string, unknown>;
+    const key = spec.keyBy.key;
+    answer = { ...rest, ...Object.fromEntries((list as Record<string, unknown>[]).map((item) => [String(item[key]), item])) };
+  }
+  return spec.envelope === 'success' ? { success: true, ...(answer as object) } : answer;
 }
 
 export interface RestRouterOptions {
@@ -143,7 +187,11 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
   const rawBody = express.raw({ type: () => true, limit: bodyLimitBytes });
 
   for (const spec of routes) {
-    const compiled: CompiledRoute = { spec, validateBody: spec.body ? ajv.compile(spec.body.schema) : null };
+    const compiled: CompiledRoute = {
+      spec,
+      validateBody: spec.body ? ajv.compile(spec.body.schema) : null,
+      params: (spec.params ?? []).map((param) => ({ spec: param, validate: ajv.compile(param.schema) })),
+    };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     router[spec.method](path, rawBody, (req, res) => {
       handle(compiled, req, res).catch((error: unknown) => {
@@ -154,7 +202,8 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
     });
   }
 
-  async function handle({ spec, validateBody }: CompiledRoute, req: Request, res: Response): Promise<void> {
+  async function handle(compiled: CompiledRoute, req: Request, res: Response): Promise<void> {
+    const { spec } = compiled;
     try {
       checkCredentialsPresent(spec, req.headers as HeaderBag);
       let caller: unknown;
@@ -164,7 +213,8 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
         if (!(error instanceof GraphQLError)) throw error;
         throw new RequestError(statusForCode(error.extensions.code), error.message);
       }
-      const input = readInput(spec, validateBody, req);
+      const input = readInput(compiled, req);
+      const projection = requestedProjection(spec, input);
       const variables = Object.fromEntries(
         Object.entries(spec.variables ?? {})
           .map(([name, source]) => [name, resolveSource(source, input)] as const)
@@ -178,8 +228,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
         return;
       }
       const data = (result.data as { result?: unknown } | null | undefined)?.result;
-      const body = spec.envelope === 'success' ? { success: true, ...(data as object) } : data;
-      res.status(spec.status ?? 200).json(body ?? null);
+      res.status(spec.status ?? 200).json(shapeAnswer(spec, data, projection) ?? null);
     } catch (error) {
       if (!(error instanceof RequestError)) throw error;
       res.status(error.status).json(restErrorBody(error.message));
@@ -189,20 +238,18 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
   return router;
 }
 
-function readInput(spec: RouteSpec, validateBody: ValidateFunction | null, req: Request): RouteInput {
+function readInput({ spec, validateBody, params }: CompiledRoute, req: Request): RouteInput {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
   // Headers are readable as `header.<name>` sources whether declared or not; declared ones are checked below.
   const input: RouteInput = { path: {}, query: {}, header: { ...req.headers }, body: undefined, rawBody: raw };
-  for (const param of spec.params ?? []) {
+  for (const { spec: param, validate } of params) {
     const source = param.in === 'path' ? req.params : param.in === 'query' ? req.query : req.headers;
     const value = coerceParam(param, (source as Record<string, unknown>)[param.in === 'header' ? param.name.toLowerCase() : param.name]);
     if (value === undefined) {
       if (param.required) throw new RequestError(400, `${param.in}.${param.name} is required`);
       continue;
     }
-    if (param.schema.enum && !(param.schema.enum as unknown[]).includes(value)) {
-      throw new RequestError(400, `${param.in}.${param.name} must be one of ${(param.schema.enum as unknown[]).join(', ')}`);
-    }
+    if (!validate(value)) throw new RequestError(400, describe((validate.errors as ErrorObject[])[0], `${param.in}.${param.name}`));
     input[param.in][param.name] = value;
   }
   if (spec.body) {

@@ -16,14 +16,37 @@ export interface ParamSpec {
   schema: JsonSchema;
   required?: boolean;
   description?: string;
+  /** An array sent as one comma-separated value (`?ids=a,b`); other arrays and objects are sent as JSON. */
+  commaSeparated?: boolean;
 }
 
 /**
  * Where a GraphQL variable comes from: `path.id`, `query.limit`, `header.x-name`, `body` (the whole
- * JSON body), `body.duration` (one field), `rawBody` (the exact bytes, for signatures). A list takes the
- * first that is present; an object builds an input object field by field; `{ value }` is a constant.
+ * JSON body), `body.duration` (one field), `rawBody` (the exact bytes, for signatures). A dotted
+ * reference walks into JSON values (`query.options.sortBy`; a key that itself holds dots, such as
+ * `data.name`, matches whole first). A list takes the first that is present; an object builds an input
+ * object field by field; `{ value }` is a constant; `{ given }` is true when any of its references is
+ * present and not false, 0 or null (for `@include(if:)`).
  */
-export type VariableSource = string | readonly string[] | { readonly value: unknown } | { readonly [field: string]: VariableSource };
+export type VariableSource =
+  | string
+  | readonly string[]
+  | { readonly value: unknown }
+  | { readonly given: string | readonly string[] }
+  | { readonly [field: string]: VariableSource };
+
+/**
+ * A legacy Mongo-style projection applied to the answer: `{ field: 1 }` keeps only the named fields
+ * (and `_id` unless `_id: 0`), `{ field: 0 }` drops them; dotted paths reach into objects.
+ */
+export interface ProjectionSpec {
+  /** Where the request carries the projection object (absent = no projection). */
+  source: string;
+  /** The list it applies to, inside the answer (default: the answer, or each item of an array answer). */
+  at?: string;
+  /** Keys of the projection that steer the operation (through a `given` variable) rather than name fields. */
+  ignore?: readonly string[];
+}
 
 export interface RouteSpec {
   operationId: string;
@@ -46,6 +69,10 @@ export interface RouteSpec {
   status?: number;
   /** Response shape: `result` as it is, or `{ success: true, ...result }`. */
   envelope?: 'none' | 'success';
+  /** A projection the request may give, applied to the answer. */
+  projection?: ProjectionSpec;
+  /** Replaces the list at `at` in the answer by one entry per item, keyed by the item's `key` field. */
+  keyBy?: { at: string; key: string };
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
 }

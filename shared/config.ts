@@ -41,6 +41,19 @@ export interface Config {
   logLevel: string;
   /** Where generated secrets and the default SQLite file live (`DATA_DIR`, default ./data). */
   dataDir: string;
+  /** How long one webhook delivery attempt may take before it counts as failed (`WEBHOOK_TIMEOUT_MS`, default 10000). */
+  webhookTimeoutMs: number;
+  /**
+   * Delay before the first retry of a failed webhook delivery (`WEBHOOK_RETRY_BASE_MS`, default 5000);
+   * each further retry waits twice as long, up to `webhookRetryMaxMs`.
+   */
+  webhookRetryBaseMs: number;
+  /** Longest wait between two webhook delivery attempts (`WEBHOOK_RETRY_MAX_MS`, default 3600000). */
+  webhookRetryMaxMs: number;
+  /** Attempts before a webhook delivery is given up as failed (`WEBHOOK_MAX_ATTEMPTS`, default 12). */
+  webhookMaxAttempts: number;
+  /** How long a playlist import may wait for the external video platform (`VIDEO_PLATFORM_TIMEOUT_MS`, default 10000). */
+  videoPlatformTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -105,6 +118,11 @@ export function loadConfig(env: Env = process.env): Config {
     presenceIntervalMs: integer(env, 'PRESENCE_INTERVAL_MS', 5000, 50, 600_000),
     logLevel: env.LOG_LEVEL || 'info',
     dataDir,
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 10, 3_600_000),
+    webhookRetryMaxMs: integer(env, 'WEBHOOK_RETRY_MAX_MS', 3_600_000, 10, 86_400_000),
+    webhookMaxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
+    videoPlatformTimeoutMs: integer(env, 'VIDEO_PLATFORM_TIMEOUT_MS', 10_000, 100, 120_000),
   };
 }
 

@@ -121,7 +121,7 @@ export const overlayRoutes: RouteSpec[] = [
     tag: 'Insights',
     auth: [['S']],
     params: [
-      { name: 'siteIds', in: 'query', schema: { type: 'array', items: { type: 'string' } }, description: 'comma-separated site IDs; default: the site of x-service-client-id' },
+      { name: 'siteIds', in: 'query', commaSeparated: true, schema: { type: 'array', items: { type: 'string' } }, description: 'comma-separated site IDs; default: the site of x-service-client-id' },
       { name: 'x-service-client-id', in: 'header', schema: { type: 'string' }, description: 'used only when siteIds is absent' },
     ],
     document: /* GraphQL */ `query Concurrents($siteIds: [ID!], $superApiKey: String!) { result: concurrents(siteIds: $siteIds, superApiKey: $superApiKey) { siteId concurrents totalViews channels { _id: channelId concurrents } } }`,

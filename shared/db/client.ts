@@ -40,6 +40,10 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { PrismaClient } = require('./generated/postgresql') as { PrismaClient: new (options: unknown) => Db };
     const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+    // An idle connection the server ends (restart, failover, a dropped database) is an 'error' event on
+    // the pool; unheard, it would crash the process. The pool has already discarded that connection and
+    // the next query opens a new one (or fails, which /ready reports), so there is nothing more to do.
+    pool.on('error', () => undefined);
     prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     closeDriver = () => pool.end();
   }

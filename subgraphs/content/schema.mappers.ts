@@ -1,6 +1,32 @@
-/** GraphQL types of the content subgraph mapped to Prisma models. */
-import type { Page, Site, Video } from '../../shared/db/generated/sqlite';
+/** GraphQL types of the content subgraph mapped to Prisma models and the domain modules' values. */
+import type {
+  CalendarEvent,
+  ChannelTemplate,
+  Page,
+  Panel,
+  Playlist,
+  Poll,
+  Quest,
+  Site,
+  Video,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from '../../shared/db/generated/sqlite';
+import type { ContentCheckModel } from './contentCheck';
+import type { PageConfigurationModel } from './configuration';
+import type { PlaylistMemberModel } from './playlists';
+import type { ThemeModel } from './theme';
 
 export type SiteModel = Site;
 export type PageModel = Page;
 export type VideoModel = Video;
+export type PanelModel = Panel;
+export type ChannelTemplateModel = ChannelTemplate;
+export type PlaylistModel = Playlist;
+export type PollModel = Poll;
+export type QuestModel = Quest;
+export type CalendarEventModel = CalendarEvent;
+/** An endpoint; right after it is made (or its secret replaced) it carries the secret in clear, once. */
+export type WebhookEndpointModel = WebhookEndpoint & { secret?: string };
+export type WebhookDeliveryModel = WebhookDelivery;
+export type { ContentCheckModel, PageConfigurationModel, PlaylistMemberModel, ThemeModel };

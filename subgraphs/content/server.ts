@@ -1,12 +1,37 @@
-/** The content subgraph, built and not listening: sites, pages and channels. */
+/** The content subgraph, built and not listening: sites, pages and channels, and the content around them. */
+import type { ApolloServerPlugin } from '@apollo/server';
 import { subgraphTypeDefs } from '..';
-import { buildSubgraphServer } from '../../shared/subgraph';
+import type { Db } from '../../shared/db/client';
 import type { Logger } from '../../shared/logger';
+import { buildSubgraphServer, type SubgraphContext } from '../../shared/subgraph';
 import { resolvers } from './resolvers';
+import { stopWebhookDispatcher, webhookDispatcher } from './webhookDispatcher';
 
 export const typeDefs = subgraphTypeDefs('content');
 export { resolvers };
 
+/**
+ * Runs the webhook dispatcher while the subgraph serves: it starts with the first request (whose
+ * context carries the database and configuration), picks up deliveries a previous run left pending,
+ * and stops with the server.
+ */
+function webhookDelivery(logger: Logger): ApolloServerPlugin<SubgraphContext> {
+  let database: Db | null = null;
+  return {
+    async requestDidStart({ contextValue }) {
+      database ??= contextValue.db;
+      webhookDispatcher(contextValue.db, contextValue.config, logger);
+    },
+    async serverWillStart() {
+      return {
+        async serverWillStop() {
+          if (database) await stopWebhookDispatcher(database);
+        },
+      };
+    },
+  };
+}
+
 export function createContentSubgraph(logger: Logger) {
-  return buildSubgraphServer(typeDefs, resolvers, logger);
+  return buildSubgraphServer(typeDefs, resolvers, logger, [webhookDelivery(logger)]);
 }

@@ -46,7 +46,7 @@ export interface StartOptions {
   bus?: EventBus;
   /** Where the stack logs (default: a silent logger). */
   logger?: Logger;
-  /** Extra environment for the configuration (e.g. PRESENCE_INTERVAL_MS). */
+  /** Extra environment for the stack's configuration, e.g. { PRESENCE_INTERVAL_MS: '100' }. */
   env?: Record<string, string>;
 }
 

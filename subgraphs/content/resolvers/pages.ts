@@ -1,0 +1,58 @@
+/** Resolvers of pages: reads (C), writes (D or a Pages role), configuration and the content check. */
+import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import { stringList } from '../../../shared/json';
+import { checkContent } from '../contentCheck';
+import { findConfiguredPage, pageConfiguration } from '../configuration';
+import { clonePage, createPage, deletePage, findPage, listPages, pagePart, updatePage } from '../pages';
+import { found } from '../checks';
+import type { Resolvers } from '../resolvers.generated';
+import { Scopes, timestamps, wakeWebhooks } from './access';
+
+export const pageResolvers: Resolvers = {
+  Query: {
+    page: (_root, { id }, { identity, db }) => findPage(db, requireSite(identity), id),
+    pageBySlug: async (_root, { slug }, { identity, db }) => found(await db.page.findUnique({ where: { siteId_slug: { siteId: requireSite(identity), slug } } }), `page ${slug}`),
+    pages: (_root, { type, types, ...query }, { identity, db }) =>
+      listPages(db, requireSite(identity), { ...query, types: types ?? (type ? [type] : null) }),
+    pageConfiguration: async (_root, { pageId, metadata }, { identity, db, config }) =>
+      pageConfiguration(db, config.internalSecret, await findConfiguredPage(db, requireSite(identity), pageId, metadata)),
+    contentCheck: (_root, args, ctx) => checkContent(ctx, requireSite(ctx.identity), args),
+  },
+  Mutation: {
+    createPage: async (_root, { input }, ctx) => {
+      const page = await createPage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), input);
+      wakeWebhooks(ctx);
+      return page;
+    },
+    updatePage: async (_root, { id, input }, ctx) => {
+      const page = await updatePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id, input);
+      wakeWebhooks(ctx);
+      return page;
+    },
+    deletePage: async (_root, { id }, ctx) => {
+      const page = await deletePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id);
+      wakeWebhooks(ctx);
+      return { id: page.id, success: true };
+    },
+    clonePage: async (_root, { id, localizedTitle, localizedSlug }, ctx) => {
+      const page = await clonePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id, localizedTitle, localizedSlug);
+      wakeWebhooks(ctx);
+      return page;
+    },
+  },
+  Page: {
+    __resolveReference: (reference, { identity, db }) =>
+      identity.siteId ? db.page.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
+    type: (page) => page.type as 'channel' | 'landing',
+    collection: () => 'pages',
+    activeRenderers: (page) => pagePart(page, 'activeRenderers'),
+    renderers: (page) => pagePart(page, 'renderers'),
+    seo: (page) => pagePart(page, 'seo'),
+    style: (page) => pagePart(page, 'style'),
+    data: (page) => pagePart(page, 'data'),
+    metadata: (page) => pagePart(page, 'metadata'),
+    tags: (page) => stringList(page.tags),
+    ...timestamps,
+    lastModified: timestamps.modified,
+  },
+};

@@ -1,0 +1,89 @@
+/** Resolvers of playlists: reads (C), writes and imports (D or a Playlists role). */
+import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import type { Prisma } from '../../../shared/db/generated/sqlite';
+import { newId } from '../../../shared/ids';
+import { badInput } from '../../../shared/errors';
+import { stringList } from '../../../shared/json';
+import { checkOptionalText, checkTags, checkText } from '../checks';
+import { listQuery, searchKey, type ListSpec } from '../listing';
+import { checkMembers, findPlaylist, importPlaylist, playlistMembers, videoLoader } from '../playlists';
+import { referencesTo } from '../references';
+import type { Resolvers } from '../resolvers.generated';
+import { Scopes, timestamps } from './access';
+
+const PLAYLIST_LIST: ListSpec<string> = {
+  sort: { created: 'createdAt', modified: 'updatedAt', title: 'title' },
+  defaultSort: 'created',
+  defaultDirection: -1,
+  properties: { title: { column: 'title', kind: 'text' }, description: { column: 'description', kind: 'text' } },
+};
+
+const members = (list: ReturnType<typeof checkMembers>) => list as unknown as Prisma.InputJsonValue;
+
+export const playlistResolvers: Resolvers = {
+  Query: {
+    playlists: async (_root, { ids, ...args }, { identity, db }) => {
+      if (ids && ids.length > 500) throw badInput('ids must name at most 500 playlists', 'ids');
+      const list = listQuery(args, PLAYLIST_LIST);
+      const where = { siteId: requireSite(identity), ...list.where, ...(ids ? { id: { in: [...ids] } } : {}) };
+      const [results, totalCount] = await db.$transaction([
+        db.playlist.findMany({ where, orderBy: list.orderBy, ...list.page }),
+        db.playlist.count({ where }),
+      ]);
+      return { pagination: list.paginate(results, totalCount), results };
+    },
+    playlist: (_root, { id }, { identity, db }) => findPlaylist(db, requireSite(identity), id),
+    playlistReferences: async (_root, { id }, { identity, db }) => {
+      const playlist = await findPlaylist(db, requireSite(identity), id);
+      return referencesTo(db, playlist.siteId, { collection: 'playlists', id: playlist.id });
+    },
+  },
+  Mutation: {
+    createPlaylist: (_root, { input }, { identity, db }) => {
+      const siteId = requireAdmin(identity, Scopes.playlists, { write: true });
+      const title = checkText(input.title, 'title', 200);
+      const now = new Date();
+      return db.playlist.create({
+        data: {
+          id: newId(),
+          siteId,
+          title,
+          searchTitle: searchKey(title),
+          description: checkOptionalText(input.description, 'description', 5000) ?? '',
+          members: members(checkMembers(input.members)),
+          tags: checkTags(input.tags),
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+    },
+    updatePlaylist: async (_root, { id, input }, { identity, db }) => {
+      const siteId = requireAdmin(identity, Scopes.playlists, { write: true });
+      const current = await findPlaylist(db, siteId, id);
+      const data: Prisma.PlaylistUpdateInput = { updatedAt: new Date() };
+      if (input.title !== undefined && input.title !== null) {
+        data.title = checkText(input.title, 'title', 200);
+        data.searchTitle = searchKey(data.title);
+      }
+      if (input.description !== undefined && input.description !== null) data.description = checkOptionalText(input.description, 'description', 5000) ?? '';
+      if (input.members !== undefined && input.members !== null) data.members = members(checkMembers(input.members));
+      if (input.tags !== undefined && input.tags !== null) data.tags = checkTags(input.tags);
+      return db.playlist.update({ where: { id: current.id }, data });
+    },
+    deletePlaylist: async (_root, { id }, { identity, db }) => {
+      const playlist = await findPlaylist(db, requireAdmin(identity, Scopes.playlists, { write: true }), id);
+      await db.playlist.delete({ where: { id: playlist.id } });
+      return { id: playlist.id, success: true };
+    },
+    importPlaylist: (_root, { url }, { identity, db, config }) =>
+      importPlaylist(db, requireAdmin(identity, Scopes.playlists, { write: true }), url, config.videoPlatformTimeoutMs),
+  },
+  Playlist: {
+    members: (playlist) => playlistMembers(playlist),
+    tags: (playlist) => stringList(playlist.tags),
+    ...timestamps,
+  },
+  PlaylistMember: {
+    video: (member, _args, ctx) => (member.schema === 'video' ? videoLoader(ctx, ctx.db, requireSite(ctx.identity)).load(member.id) : null),
+  },
+};

@@ -1,0 +1,68 @@
+/** Resolvers of polls, predictions and trivia: reads (C), writes (D or a Polls role). */
+import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import type { Prisma } from '../../../shared/db/generated/sqlite';
+import { newId } from '../../../shared/ids';
+import { listQuery, searchFilter, type ListSpec } from '../listing';
+import { findPoll, pollAnswers, pollFields, pollFilter } from '../polls';
+import { referencesTo } from '../references';
+import type { PollType, Resolvers } from '../resolvers.generated';
+import { Scopes, timestamps } from './access';
+
+const POLL_LIST: ListSpec<string> = { sort: { created: 'createdAt', name: 'name' }, defaultSort: 'created', defaultDirection: 1 };
+
+const stored = (fields: ReturnType<typeof pollFields>) => ({ ...fields, answers: fields.answers as unknown as Prisma.InputJsonValue });
+
+export const pollResolvers: Resolvers = {
+  Query: {
+    polls: (_root, { search, filter, ...args }, { identity, db }) => {
+      const list = listQuery(args, POLL_LIST);
+      return db.poll.findMany({
+        where: { siteId: requireSite(identity), ...searchFilter('searchText', search), ...pollFilter(filter) },
+        orderBy: list.orderBy,
+        ...list.page,
+      });
+    },
+    poll: (_root, { id }, { identity, db }) => findPoll(db, requireSite(identity), id),
+    pollReferences: async (_root, { id }, { identity, db }) => {
+      const poll = await findPoll(db, requireSite(identity), id);
+      return referencesTo(db, poll.siteId, { collection: 'polls', id: poll.id });
+    },
+  },
+  Mutation: {
+    createPoll: (_root, { input }, { identity, db }) => {
+      const siteId = requireAdmin(identity, Scopes.polls, { write: true });
+      const now = new Date();
+      return db.poll.create({ data: { ...stored(pollFields(input, siteId)), id: newId(), siteId, createdAt: now, updatedAt: now } });
+    },
+    replacePoll: async (_root, { id, input }, { identity, db }) => {
+      const siteId = requireAdmin(identity, Scopes.polls, { write: true });
+      const current = await findPoll(db, siteId, id);
+      return db.poll.update({ where: { id: current.id }, data: { ...stored(pollFields(input, siteId)), updatedAt: new Date() } });
+    },
+    updatePoll: async (_root, { id, input }, { identity, db }) => {
+      const siteId = requireAdmin(identity, Scopes.polls, { write: true });
+      const current = await findPoll(db, siteId, id);
+      // The change over the stored poll, checked whole (a new type may need or forbid a right answer).
+      const merged = {
+        type: input.type ?? (current.type as PollType),
+        name: input.name ?? current.name,
+        question: input.question ?? current.question,
+        answers: input.answers ?? pollAnswers(current),
+        correctAnswerId: input.correctAnswerId === undefined ? current.correctAnswerId : input.correctAnswerId,
+        open: input.open ?? current.open,
+        siteId: input.siteId,
+      };
+      return db.poll.update({ where: { id: current.id }, data: { ...stored(pollFields(merged, siteId)), updatedAt: new Date() } });
+    },
+    deletePoll: async (_root, { id }, { identity, db }) => {
+      const poll = await findPoll(db, requireAdmin(identity, Scopes.polls, { write: true }), id);
+      await db.poll.delete({ where: { id: poll.id } });
+      return { id: poll.id, success: true };
+    },
+  },
+  Poll: {
+    type: (poll) => poll.type as PollType,
+    answers: (poll) => pollAnswers(poll),
+    ...timestamps,
+  },
+};

@@ -1,0 +1,68 @@
+/** Resolvers of quests: reads (C), writes (D or a Quests role). */
+import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import type { Db } from '../../../shared/db/client';
+import type { Quest } from '../../../shared/db/generated/sqlite';
+import { newId } from '../../../shared/ids';
+import { stringList } from '../../../shared/json';
+import { listQuery, searchFilter, type ListSpec } from '../listing';
+import { findQuest, QUEST_PROPERTIES, questActions, questFields } from '../quests';
+import { referencesOfQuest, replaceReferences } from '../references';
+import type { QuestInput, Resolvers } from '../resolvers.generated';
+import { Scopes, timestamps } from './access';
+
+const QUEST_LIST: ListSpec<string> = {
+  sort: { created: 'createdAt', modified: 'updatedAt', title: 'title', rewardType: 'rewardType', timeMinimum: 'timeMinimum', timeMaximum: 'timeMaximum' },
+  defaultSort: 'created',
+  defaultDirection: -1,
+  properties: QUEST_PROPERTIES,
+};
+
+/** Creates (no id) or replaces a quest, with the polls its actions point at, in one transaction. */
+async function saveQuest(db: Db, siteId: string, input: QuestInput, id: string | null): Promise<Quest> {
+  const fields = await questFields(db, input, siteId);
+  const now = new Date();
+  return db.$transaction(async (tx) => {
+    const quest = id
+      ? await tx.quest.update({ where: { id }, data: { ...fields, updatedAt: now } })
+      : await tx.quest.create({ data: { ...fields, id: newId(), siteId, createdAt: now, updatedAt: now } });
+    await replaceReferences(tx, { siteId, collection: 'quests', id: quest.id, name: quest.title }, referencesOfQuest(quest.actions));
+    return quest;
+  });
+}
+
+export const questResolvers: Resolvers = {
+  Query: {
+    quests: async (_root, { search, ...args }, { identity, db }) => {
+      const list = listQuery(args, QUEST_LIST);
+      const where = { siteId: requireSite(identity), ...list.where, ...searchFilter('searchTitle', search) };
+      const [results, totalCount] = await db.$transaction([
+        db.quest.findMany({ where, orderBy: list.orderBy, ...list.page }),
+        db.quest.count({ where }),
+      ]);
+      return { pagination: list.paginate(results, totalCount), results };
+    },
+    quest: (_root, { id }, { identity, db }) => findQuest(db, requireSite(identity), id),
+  },
+  Mutation: {
+    createQuest: (_root, { input }, { identity, db }) => saveQuest(db, requireAdmin(identity, Scopes.quests, { write: true }), input, null),
+    replaceQuest: async (_root, { id, input }, { identity, db }) => {
+      const siteId = requireAdmin(identity, Scopes.quests, { write: true });
+      const current = await findQuest(db, siteId, id);
+      return saveQuest(db, siteId, input, current.id);
+    },
+    deleteQuest: async (_root, { id }, { identity, db }) => {
+      const quest = await findQuest(db, requireAdmin(identity, Scopes.quests, { write: true }), id);
+      await db.$transaction([
+        db.contentReference.deleteMany({ where: { sourceCollection: 'quests', sourceId: quest.id } }),
+        db.quest.delete({ where: { id: quest.id } }),
+      ]);
+      return quest;
+    },
+  },
+  Quest: {
+    actions: (quest) => questActions(quest),
+    channelIds: (quest) => stringList(quest.channelIds),
+    tags: (quest) => stringList(quest.tags),
+    ...timestamps,
+  },
+};

@@ -1,0 +1,49 @@
+/** Resolvers of the site (its settings, theme and device limit) and of videos. */
+import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import type { Prisma } from '../../../shared/db/generated/sqlite';
+import { badInput } from '../../../shared/errors';
+import { stringList } from '../../../shared/json';
+import { checkText, found, isRecord } from '../checks';
+import type { Resolvers } from '../resolvers.generated';
+import { checkTheme, siteTheme } from '../theme';
+import { recordVod } from '../videos';
+import { Scopes, timestamps } from './access';
+
+export const siteResolvers: Resolvers = {
+  Query: {
+    site: (_root, _args, { identity, db }) => db.site.findUnique({ where: { id: requireSite(identity) } }),
+    video: async (_root, { id }, { identity, db }) => found(await db.video.findFirst({ where: { id, siteId: requireSite(identity) } }), `video ${id}`),
+  },
+  Mutation: {
+    updateSite: (_root, { input }, { identity, db }) => {
+      const siteId = requireAdmin(identity, Scopes.site, { write: true });
+      const data: Prisma.SiteUpdateInput = { updatedAt: new Date() };
+      if (input.name !== undefined && input.name !== null) data.name = checkText(input.name, 'name', 200);
+      if (input.deviceLimit !== undefined && input.deviceLimit !== null) {
+        if (input.deviceLimit < 0 || input.deviceLimit > 1000) throw badInput('deviceLimit must be from 0 (no limit) to 1000', 'deviceLimit');
+        data.deviceLimit = input.deviceLimit;
+      }
+      if (input.settings !== undefined && input.settings !== null) {
+        if (!isRecord(input.settings)) throw badInput('settings must be an object', 'settings');
+        checkTheme(input.settings.theme);
+        data.settings = input.settings as Prisma.InputJsonValue;
+      }
+      return db.site.update({ where: { id: siteId }, data });
+    },
+    recordVod: (_root, { input }, { identity, db }) => recordVod(db, requireAdmin(identity, Scopes.videos, { write: true }), input),
+  },
+  Site: {
+    __resolveReference: (reference, { identity, db }) =>
+      reference.id === identity.siteId ? db.site.findUnique({ where: { id: reference.id } }) : null,
+    theme: (site) => siteTheme(site.settings),
+    ...timestamps,
+  },
+  Video: {
+    __resolveReference: (reference, { identity, db }) =>
+      identity.siteId ? db.video.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
+    requiredSkus: (video) => stringList(video.requiredSkus),
+    requiredEntitlements: (video) => stringList(video.requiredSkus).map((sku) => ({ sku })),
+    tags: (video) => stringList(video.tags),
+    ...timestamps,
+  },
+};
