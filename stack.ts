@@ -21,6 +21,7 @@ import { createContentSubgraph } from './subgraphs/content/server';
 import { createIntegrationsSubgraph } from './subgraphs/integrations/server';
 import { createOverlaysSubgraph } from './subgraphs/overlays/server';
 import { recordViewerPresence } from './subgraphs/overlays/presence';
+import { runWebhookDelivery } from './subgraphs/content/webhookDispatcher';
 
 export interface Stack {
   url: string;
@@ -114,7 +115,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
     subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name })), deps, subgraphPort(config, name));
   }
-  const workers = [recordViewerPresence(deps)];
+  const workers = [recordViewerPresence(deps), runWebhookDelivery(deps)];
   // The subgraphs run in this process: the gateway executes their parts of a plan in-process.
   const served = await serveGateway(deps, (name) => subgraphs[name].url, (name) => subgraphs[name]);
   supergraph.bind((request, identity) => served.gateway.execute(request, identity));

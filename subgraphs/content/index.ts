@@ -1,7 +1,12 @@
-/** The content subgraph as its own process, on SUBGRAPH_PORT_BASE + its number. */
+/** The content subgraph as its own process, on SUBGRAPH_PORT_BASE + its number, with its webhook delivery. */
 import { runService } from '../../shared/service';
 import { subgraphPort } from '../../shared/config';
 import { listenSubgraph } from '../../shared/subgraph';
 import { createContentSubgraph } from './server';
+import { runWebhookDelivery } from './webhookDispatcher';
 
-runService('content', (deps) => listenSubgraph('content', createContentSubgraph(deps.logger), deps, subgraphPort(deps.config, 'content')));
+runService('content', async (deps) => {
+  const service = await listenSubgraph('content', createContentSubgraph(deps.logger), deps, subgraphPort(deps.config, 'content'));
+  const delivery = runWebhookDelivery(deps);
+  return { close: async () => (await delivery.close(), service.close()) };
+});

@@ -9,6 +9,7 @@ import { openSecret } from '../../shared/auth/sealed';
 import type { Config } from '../../shared/config';
 import type { Db } from '../../shared/db/client';
 import type { Logger } from '../../shared/logger';
+import type { ServiceDeps } from '../../shared/subgraph';
 import { signWebhook } from './webhooks';
 
 /** Longest sleep between two looks at the outbox (deliveries written by other instances are found by then). */
@@ -163,4 +164,10 @@ export function webhookDispatcher(db: Db, config: WebhookSettings, logger: Logge
  */
 export async function stopWebhookDispatcher(db: Db): Promise<void> {
   await dispatchers.get(db)?.stop();
+}
+
+/** Starts delivering at service start (pending deliveries of an earlier run go out without waiting for a request). */
+export function runWebhookDelivery({ database, config, logger }: ServiceDeps): { close(): Promise<void> } {
+  webhookDispatcher(database.prisma, config, logger);
+  return { close: () => stopWebhookDispatcher(database.prisma) };
 }
