@@ -49,15 +49,19 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 }
 
 it('counts viewers per site and channel across two instances, and drops those who leave', async () => {
-  await open(first, siteA.siteId, 'stage');
-  const leaving = await open(second, siteA.siteId, 'stage');
+  // A real channel of site A (its slug comes from the content subgraph through the entity key).
+  const created = await rest(first, 'POST', '/pages/v3', { headers: siteA.admin, body: { slug: 'main-stage', type: 'channel', data: { name: 'Main stage' } } });
+  expect(created.status).toBe(200);
+  const stageA = created.body._id as string;
+  await open(first, siteA.siteId, stageA);
+  const leaving = await open(second, siteA.siteId, stageA);
   await open(second, siteA.siteId, 'lobby');
   await open(first, siteA.siteId);
   await open(second, siteB.siteId, 'stage');
 
   const expected = [
-    { siteId: siteA.siteId, concurrents: 4, totalViews: 4, channels: expect.arrayContaining([{ _id: 'stage', concurrents: 2 }, { _id: 'lobby', concurrents: 1 }]) },
-    { siteId: siteB.siteId, concurrents: 1, totalViews: 1, channels: [{ _id: 'stage', concurrents: 1 }] },
+    { siteId: siteA.siteId, concurrents: 4, totalViews: 4, channels: expect.arrayContaining([{ _id: stageA, slug: 'main-stage', concurrents: 2 }, { _id: 'lobby', slug: null, concurrents: 1 }]) },
+    { siteId: siteB.siteId, concurrents: 1, totalViews: 1, channels: [{ _id: 'stage', slug: null, concurrents: 1 }] },
   ];
   await until(async () => {
     const reply = await concurrents(`?siteIds=${siteA.siteId},${siteB.siteId}`);
@@ -71,7 +75,7 @@ it('counts viewers per site and channel across two instances, and drops those wh
   await until(async () => (await concurrents(`?siteIds=${siteA.siteId}`)).body[0].concurrents === 3);
   const after = (await concurrents(`?siteIds=${siteA.siteId}`)).body[0];
   expect(after.totalViews).toBe(4);
-  expect(after.channels).toEqual(expect.arrayContaining([{ _id: 'stage', concurrents: 1 }]));
+  expect(after.channels).toEqual(expect.arrayContaining([{ _id: stageA, slug: 'main-stage', concurrents: 1 }]));
 });
 
 it('without siteIds answers for the site of x-service-client-id', async () => {

@@ -124,7 +124,7 @@ export const overlayRoutes: RouteSpec[] = [
       { name: 'siteIds', in: 'query', commaSeparated: true, schema: { type: 'array', items: { type: 'string' } }, description: 'comma-separated site IDs; default: the site of x-service-client-id' },
       { name: 'x-service-client-id', in: 'header', schema: { type: 'string' }, description: 'used only when siteIds is absent' },
     ],
-    document: /* GraphQL */ `query Concurrents($siteIds: [ID!], $superApiKey: String!) { result: concurrents(siteIds: $siteIds, superApiKey: $superApiKey) { siteId concurrents totalViews channels { _id: channelId concurrents } } }`,
+    document: /* GraphQL */ `query Concurrents($siteIds: [ID!], $superApiKey: String!) { result: concurrents(siteIds: $siteIds, superApiKey: $superApiKey) { siteId concurrents totalViews channels { _id: channelId slug concurrents } } }`,
     variables: { siteIds: 'query.siteIds', superApiKey: 'header.super-api-key' },
     response: arrayOf(ref('SiteConcurrents')),
   },

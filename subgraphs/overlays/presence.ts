@@ -35,7 +35,7 @@ export interface SiteConcurrents {
   siteId: string;
   concurrents: number;
   totalViews: number;
-  channels: { channelId: string; concurrents: number }[];
+  channels: { siteId: string; channelId: string; concurrents: number }[];
 }
 
 /** Counts for each site; a row older than three report intervals no longer counts as live viewers. */
@@ -53,6 +53,6 @@ export async function concurrentsOf(db: Db, siteIds: string[], presenceIntervalM
       concurrents += live;
       if (row.channelId !== '') channels.set(row.channelId, (channels.get(row.channelId) ?? 0) + live);
     }
-    return { siteId, concurrents, totalViews, channels: [...channels].map(([channelId, count]) => ({ channelId, concurrents: count })) };
+    return { siteId, concurrents, totalViews, channels: [...channels].map(([channelId, count]) => ({ siteId, channelId, concurrents: count })) };
   });
 }

@@ -40,6 +40,13 @@ export const pageResolvers: Resolvers = {
       return page;
     },
   },
+  ChannelConcurrents: {
+    // Only the gateway makes these references, from insights it already authorized (super API key).
+    __resolveReference: async (reference, { db }) => {
+      const page = await db.page.findFirst({ where: { id: reference.channelId, siteId: reference.siteId }, select: { slug: true } });
+      return { siteId: reference.siteId, channelId: reference.channelId, slug: page?.slug ?? null };
+    },
+  },
   Page: {
     __resolveReference: (reference, { identity, db }) =>
       identity.siteId ? db.page.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
