@@ -59,7 +59,9 @@ export async function startInstance({ shareWith, env: extra = {} }: InstanceOpti
   };
   if (shareWith?.env.REDIS_URL) env.REDIS_URL = shareWith.env.REDIS_URL;
   if (shareWith?.env.REDIS_PREFIX) env.REDIS_PREFIX = shareWith.env.REDIS_PREFIX;
-  const child = spawn(process.execPath, ['--max-old-space-size=4096', join(root, 'dist', 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // BENCH_NODE_ARGS adds flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, ['--max-old-space-size=4096', ...nodeArgs, join(root, 'dist', 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries += 1) {
     try {
