@@ -173,6 +173,10 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
         return;
       }
       const data = (result.data as { result?: unknown } | null | undefined)?.result;
+      if (spec.file) {
+        sendFile(res, spec.status ?? 200, data as FileResult);
+        return;
+      }
       const body = spec.envelope === 'success' ? { success: true, ...(data as object) } : data;
       res.status(spec.status ?? 200).json(body ?? null);
     } catch (error) {
@@ -182,6 +186,18 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
   }
 
   return router;
+}
+
+interface FileResult {
+  contentType: string;
+  fileName?: string | null;
+  content: string;
+}
+
+function sendFile(res: Response, status: number, file: FileResult): void {
+  res.status(status).type(file.contentType);
+  if (file.fileName) res.attachment(file.fileName);
+  res.send(file.content);
 }
 
 function readInput(spec: RouteSpec, validateBody: ValidateFunction | null, req: Request): RouteInput {

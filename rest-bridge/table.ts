@@ -46,6 +46,13 @@ export interface RouteSpec {
   status?: number;
   /** Response shape: `result` as it is, or `{ success: true, ...result }`. */
   envelope?: 'none' | 'success';
+  /**
+   * The answer is a file, not JSON built from `result`: the operation returns `{ contentType, fileName,
+   * content }` and the body is `content` as it is, with that Content-Type and, when fileName is set, an
+   * attachment Content-Disposition. `contentTypes` lists what it may be (for the OpenAPI document);
+   * `response` describes the application/json form when there is one.
+   */
+  file?: { contentTypes: readonly string[] };
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
 }

@@ -39,6 +39,22 @@ export interface Config {
   logLevel: string;
   /** Where generated secrets and the default SQLite file live (`DATA_DIR`, default ./data). */
   dataDir: string;
+  /**
+   * Where e-mail is sent (`SMTP_URL`, e.g. smtps://user:pass@smtp.example.com:465); unset = e-mail stays
+   * in the outbox the site admin reads, so a local `npm start` needs no mail server.
+   */
+  smtpUrl: string | null;
+  /** Default sender of the service's e-mail (`MAIL_FROM`, default `stagegraph <no-reply@localhost>`). */
+  mailFrom: string;
+  /**
+   * The SPF include of the mail provider a site names in its DNS to let the service send as its domain
+   * (`MAIL_SPF_INCLUDE`, default `_spf.` + the SMTP host, or `_spf.localhost` without SMTP_URL).
+   */
+  mailSpfInclude: string;
+  /** Lifetime of a refresh token in seconds (`REFRESH_TOKEN_TTL_SECONDS`, default 30 days). */
+  refreshTokenTtlSeconds: number;
+  /** Lifetime of a password-reset link in seconds (`PASSWORD_RESET_TTL_SECONDS`, default 3600). */
+  passwordResetTtlSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -84,6 +100,9 @@ export function loadConfig(env: Env = process.env): Config {
     return value;
   };
 
+  const smtpUrl = env.SMTP_URL || null;
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new Error('SMTP_URL must start with smtp:// or smtps://');
+
   const port = integer(env, 'PORT', 4000);
   return {
     port,
@@ -102,6 +121,11 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     logLevel: env.LOG_LEVEL || 'info',
     dataDir,
+    smtpUrl,
+    mailFrom: env.MAIL_FROM || 'stagegraph <no-reply@localhost>',
+    mailSpfInclude: env.MAIL_SPF_INCLUDE || `_spf.${smtpUrl ? new URL(smtpUrl).hostname : 'localhost'}`,
+    refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86400, 60, 365 * 86400),
+    passwordResetTtlSeconds: integer(env, 'PASSWORD_RESET_TTL_SECONDS', 3600, 60, 7 * 86400),
   };
 }
 

@@ -46,17 +46,19 @@ export interface StartOptions {
   bus?: EventBus;
   /** Where the stack logs (default: a silent logger). */
   logger?: Logger;
+  /** Further configuration, as environment variables (e.g. SMTP_URL of a test's mail server). */
+  env?: Record<string, string>;
 }
 
 export async function startTestStack(options: StartOptions = {}): Promise<Stack> {
   let config: Config;
   if (options.sameDeploymentAs) {
     const other = options.sameDeploymentAs.config;
-    config = { ...testConfig(other.databaseUrl), redisPrefix: other.redisPrefix };
+    config = { ...testConfig(other.databaseUrl, options.env), redisPrefix: other.redisPrefix };
   } else {
     const database = await createTestDatabase();
     databases.push(database);
-    config = testConfig(database.url);
+    config = testConfig(database.url, options.env);
   }
   const stack = await startStack(config, { logger: options.logger ?? createLogger(config.logLevel), bus: options.bus });
   started.push(stack);
