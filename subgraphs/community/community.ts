@@ -251,7 +251,7 @@ export async function exportCommunity(context: SearchContext, siteId: string, se
       account.id,
       safeCell(account.name),
       safeCell(account.email),
-      account.marketingOptin,
+      String(account.marketingOptin),
       account.createdAt.toISOString(),
       account.lastLoginAt?.toISOString() ?? '',
       account.subscriptions.map((held) => held.entitlement.sku).join(';'),
