@@ -361,7 +361,7 @@ describe('community management', () => {
 
   it('searches by account info, entitlements, paid entitlements, access code and receipt number', async () => {
     expect(names(await list({ searchBy: 'accountInfo', searchQuery: 'alvarez' }))).toEqual(['Ana Alvarez']);
-    expect(names(await list({ searchBy: 'entitlements', searchQuery: 'monthly' }))).toEqual(['Bob Brown']);
+    expect(names(await list({ searchBy: 'entitlements', searchQuery: 'Monthly PASS' }))).toEqual(['Bob Brown']);
     expect(names(await list({ searchBy: 'paidEntitlements', searchQuery: 'finals' }))).toEqual(['Ana Alvarez']);
     expect(names(await list({ searchBy: 'paidEntitlements', searchQuery: 'monthly' }))).toEqual([]);
     expect(names(await list({ searchBy: 'accessCode', searchQuery: 'BOB-CODE' }))).toEqual(['Bob Brown']);

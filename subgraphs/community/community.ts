@@ -10,6 +10,7 @@ import type { Db, Prisma } from '../../shared/db/client';
 import type { Account, AccessCode, Charge, Entitlement, Subscription } from '../../shared/db/generated/sqlite';
 import { badInput, conflict, notFound } from '../../shared/errors';
 import { newId } from '../../shared/ids';
+import type { DbProvider } from '../../shared/db/providers';
 import type { SupergraphClient } from '../../shared/supergraph';
 import { findAccount, rolesOf } from './accounts';
 import { grantSubscription, priceIn, statusOf } from './entitlements';
@@ -42,10 +43,10 @@ export interface CommunityQuery extends CommunitySearch {
 /** Above this many accounts the listing asks the admin to export instead of paging. */
 const FORCE_EXPORT_ABOVE = 10_000;
 const EXPORT_MAX = 100_000;
-const NONE = '\u0000none';
 
 export interface SearchContext {
   db: Db;
+  provider: DbProvider;
   supergraph: SupergraphClient;
   identity: Identity;
 }
@@ -62,8 +63,16 @@ async function channelSkus(context: SearchContext, channelId: string): Promise<s
     .filter((sku): sku is string => typeof sku === 'string');
 }
 
-function entitlementMatch(query: string): Prisma.EntitlementWhereInput {
-  return { OR: [{ sku: { contains: query } }, { name: { contains: query } }] };
+/**
+ * Text that contains the query whatever its case: SQLite's LIKE already ignores case; PostgreSQL needs
+ * Prisma's insensitive mode, which the SQLite client's types do not know.
+ */
+function containing(provider: DbProvider, query: string): Prisma.StringFilter {
+  return (provider === 'postgresql' ? { contains: query, mode: 'insensitive' } : { contains: query }) as Prisma.StringFilter;
+}
+
+function entitlementMatch(provider: DbProvider, query: string): Prisma.EntitlementWhereInput {
+  return { OR: [{ sku: containing(provider, query) }, { name: containing(provider, query) }] };
 }
 
 /** The accounts the search and filter select. */
@@ -77,19 +86,19 @@ export async function communityWhere(context: SearchContext, siteId: string, sea
         conditions.push({ OR: [{ normalizedName: { contains: normalizeName(query) } }, { email: { contains: query.toLowerCase() } }] });
         break;
       case 'entitlements':
-        conditions.push({ subscriptions: { some: { entitlement: entitlementMatch(query) } } });
+        conditions.push({ subscriptions: { some: { entitlement: entitlementMatch(context.provider, query) } } });
         break;
       case 'paidEntitlements':
-        conditions.push({ subscriptions: { some: { grantedMethod: 'purchase', entitlement: entitlementMatch(query) } } });
+        conditions.push({ subscriptions: { some: { grantedMethod: 'purchase', entitlement: entitlementMatch(context.provider, query) } } });
         break;
       case 'accessCode': {
         const code = await db.accessCode.findUnique({ where: { siteId_accessCode: { siteId, accessCode: query } }, select: { consumedByAccountId: true } });
-        conditions.push({ id: code?.consumedByAccountId ?? NONE });
+        conditions.push({ id: { in: code?.consumedByAccountId ? [code.consumedByAccountId] : [] } });
         break;
       }
       case 'receiptNumber': {
         const charge = await db.charge.findUnique({ where: { siteId_receiptNumber: { siteId, receiptNumber: query } }, select: { accountId: true } });
-        conditions.push({ id: charge?.accountId ?? NONE });
+        conditions.push({ id: { in: charge ? [charge.accountId] : [] } });
         break;
       }
     }

@@ -1,5 +1,6 @@
 /** Resolvers of community management and the payments ledger (purchases, refunds). */
 import { requireAdmin } from '../../../shared/auth/access';
+import { providerOf } from '../../../shared/db/providers';
 import { communityAccount, communityExportFile, exportCommunity, grantEntitlementToAccount, listCommunity, updateAccountEntitlement } from '../community';
 import { chargeView, recordPurchase, refundCharge } from '../ledger';
 import { sendReceipt } from '../receipts';
@@ -10,8 +11,8 @@ import type { Resolvers } from '../resolvers.generated';
 export function communityResolvers(runtime: CommunityRuntime): Resolvers {
   return {
     Query: {
-      community: (_root, { query }, { identity, db, supergraph }) =>
-        listCommunity({ db, supergraph, identity }, requireAdmin(identity, Scope.community, { write: false }), query),
+      community: (_root, { query }, { identity, db, config, supergraph }) =>
+        listCommunity({ db, provider: providerOf(config.databaseUrl), supergraph, identity }, requireAdmin(identity, Scope.community, { write: false }), query),
       communityAccount: (_root, { accountId }, { identity, db }) => communityAccount(db, requireAdmin(identity, Scope.community, { write: false }), accountId),
       communityExportFile: (_root, { exportId }, { identity, db }) => communityExportFile(db, requireAdmin(identity, Scope.community, { write: false }), exportId),
       charges: async (_root, { accountId }, { identity, db }) => {
@@ -24,8 +25,8 @@ export function communityResolvers(runtime: CommunityRuntime): Resolvers {
       grantEntitlement: (_root, { accountId, entitlementId }, { identity, db }) =>
         grantEntitlementToAccount(db, requireAdmin(identity, Scope.community, { write: true }), accountId, entitlementId),
       updateAccountEntitlement: (_root, { input }, { identity, db }) => updateAccountEntitlement(db, requireAdmin(identity, Scope.community, { write: true }), input),
-      exportCommunity: (_root, { input }, { identity, db, supergraph }) =>
-        exportCommunity({ db, supergraph, identity }, requireAdmin(identity, Scope.community, { write: false }), input ?? {}),
+      exportCommunity: (_root, { input }, { identity, db, config, supergraph }) =>
+        exportCommunity({ db, provider: providerOf(config.databaseUrl), supergraph, identity }, requireAdmin(identity, Scope.community, { write: false }), input ?? {}),
       recordPurchase: async (_root, { input }, { identity, db, config, logger, supergraph }) => {
         const siteId = requireAdmin(identity, Scope.billing, { write: true });
         const purchase = await recordPurchase(db, siteId, input);
