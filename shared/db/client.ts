@@ -40,6 +40,9 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { PrismaClient } = require('./generated/postgresql') as { PrismaClient: new (options: unknown) => Db };
     const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+    // An idle connection the server ends (restart, failover, a dropped database) is an 'error' on the
+    // pool; unhandled it would end the process. The pool drops that client and opens another on demand.
+    pool.on('error', () => undefined);
     prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     closeDriver = () => pool.end();
   }

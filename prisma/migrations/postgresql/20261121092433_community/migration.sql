@@ -265,9 +265,6 @@ CREATE INDEX "PasswordReset_accountId_idx" ON "PasswordReset"("accountId");
 CREATE INDEX "PasswordReset_globalAccountId_idx" ON "PasswordReset"("globalAccountId");
 
 -- CreateIndex
-CREATE INDEX "AccessCode_siteId_consumedByAccountId_idx" ON "AccessCode"("siteId", "consumedByAccountId");
-
--- CreateIndex
 CREATE UNIQUE INDEX "AccessCode_siteId_accessCode_key" ON "AccessCode"("siteId", "accessCode");
 
 -- CreateIndex
