@@ -140,7 +140,10 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
   for (const spec of routes) {
     const compiled: CompiledRoute = { spec, validateBody: spec.body ? ajv.compile(spec.body.schema) : null };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    const secrets = new Set((spec.params ?? []).filter((param) => param.in === 'path' && param.secret).map((param) => param.name));
     router[spec.method](path, rawBody, (req, res) => {
+      // The request log reads res.locals.logPath when a path carries a credential.
+      if (secrets.size) res.locals.logPath = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => (secrets.has(name) ? '[redacted]' : String(req.params[name])));
       handle(compiled, req, res).catch((error: unknown) => {
         const requestId = (req as { id?: string }).id;
         logger.error({ err: error, requestId, route: spec.operationId }, 'REST route failed');

@@ -16,6 +16,8 @@ export interface ParamSpec {
   schema: JsonSchema;
   required?: boolean;
   description?: string;
+  /** A credential carried in the path (a one-time token): the request log shows [redacted] instead. */
+  secret?: boolean;
 }
 
 /**
