@@ -188,10 +188,10 @@ describe('TV codes', () => {
   it('a TV gets a short code, a signed-in viewer activates it, the TV claims its session once', async () => {
     const generated = await rest(stack, 'POST', '/accesscode/v1/tv', { headers: viewer(site), body: { deviceId: 'living-room-tv' } });
     expect(generated.status).toBe(201);
-    expect(generated.body).toEqual({ code: expect.stringMatching(/^[2-9A-HJ-NP-Z]{6}$/), expiresAt: expect.any(Number) });
+    expect(generated.body).toEqual({ code: expect.stringMatching(/^[2-9A-HJ-NP-Z]{6}$/), expiresAt: expect.any(Number), deviceToken: expect.stringMatching(/^sgd_/) });
     expect(generated.body.expiresAt).toBeGreaterThan(Date.now() + 9 * 60_000);
-    const { code } = generated.body;
-    const claim = () => rest(stack, 'POST', '/accesscode/v1/tv/session', { headers: viewer(site), body: { deviceId: 'living-room-tv', code } });
+    const { code, deviceToken } = generated.body;
+    const claim = () => rest(stack, 'POST', '/accesscode/v1/tv/session', { headers: viewer(site), body: { deviceToken } });
 
     expect((await claim()).body).toEqual({ activated: false, session: null });
     const member = await join(stack, site);
@@ -209,11 +209,12 @@ describe('TV codes', () => {
     expect((await claim()).status).toBe(409);
   });
 
-  it('refuses another device, another site, an unknown or expired code', async () => {
+  it('refuses a made-up device token, another site, an unknown or expired code', async () => {
     const { body } = await rest(stack, 'POST', '/accesscode/v1/tv', { headers: viewer(site), body: { deviceId: 'tv-2' } });
     const member = await join(stack, site);
     const theirs = await join(stack, other);
-    expect((await rest(stack, 'POST', '/accesscode/v1/tv/session', { headers: viewer(site), body: { deviceId: 'someone-else', code: body.code } })).status).toBe(404);
+    expect((await rest(stack, 'POST', '/accesscode/v1/tv/session', { headers: viewer(site), body: { deviceToken: 'sgd_made-up' } })).status).toBe(404);
+    expect((await rest(stack, 'POST', '/accesscode/v1/tv/session', { headers: viewer(other), body: { deviceToken: body.deviceToken } })).status).toBe(404);
     expect((await rest(stack, 'POST', '/accesscode/v1/tv/activate', { headers: viewer(other, theirs.jwt), body: { code: body.code } })).status).toBe(404);
     expect((await rest(stack, 'POST', '/accesscode/v1/tv/activate', { headers: viewer(site, member.jwt), body: { code: 'ZZZZZZ' } })).status).toBe(404);
     await stack.database.prisma.tvCode.updateMany({ where: { siteId: site.siteId, code: body.code }, data: { expiresAt: new Date(Date.now() - 1000) } });

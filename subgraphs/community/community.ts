@@ -322,7 +322,7 @@ export async function updateAccountEntitlement(db: Db, siteId: string, update: E
   return db.$transaction(async (tx) => {
     const messages: string[] = [];
     if (charge) {
-      const refunded = await refundInTx(tx, charge, { amount: update.refundAmount, reason: update.reason as RefundReason, details: update.refundDetails });
+      const refunded = await refundInTx(tx, charge, { amount: update.refundAmount, reason: update.reason as RefundReason, details: update.refundDetails }, 'refundAmount');
       if (!refunded.success) return { success: false, message: refunded.errorMessage };
       messages.push(`refunded ${refunded.refund?.amount} ${charge.currency}`);
     }

@@ -98,26 +98,27 @@ export interface RefundResult {
 const failed = (errorMessage: string, charge: Charge): RefundResult => ({ success: false, errorMessage, refund: null, charge });
 
 /** Refunds what is asked (default: all that is left) of one charge, within one transaction. */
-export async function refundInTx(tx: Tx, charge: Charge, request: Omit<RefundRequest, 'accountId' | 'chargeId'>): Promise<RefundResult> {
+export async function refundInTx(tx: Tx, charge: Charge, request: Omit<RefundRequest, 'accountId' | 'chargeId'>, amountField = 'amount'): Promise<RefundResult> {
+  const amountMinor = request.amount == null ? null : toMinor(request.amount, charge.currency, amountField);
+  if (amountMinor !== null && amountMinor <= 0) throw badInput(`${amountField} must be more than 0`, amountField);
   const left = charge.amountMinor - charge.refundedMinor;
   if (left <= 0) return failed('this charge is already fully refunded', charge);
-  const amountMinor = request.amount == null ? left : toMinor(request.amount, charge.currency, 'amount');
-  if (amountMinor <= 0) throw badInput('amount must be more than 0', 'amount');
-  if (amountMinor > left) return failed(`amount exceeds what is left of the charge (${toMajor(left, charge.currency)} ${charge.currency})`, charge);
+  const refundMinor = amountMinor ?? left;
+  if (refundMinor > left) return failed(`${amountField} exceeds what is left of the charge (${toMajor(left, charge.currency)} ${charge.currency})`, charge);
   const taken = await tx.charge.updateMany({
-    where: { id: charge.id, refundedMinor: { lte: charge.amountMinor - amountMinor } },
-    data: { refundedMinor: { increment: amountMinor } },
+    where: { id: charge.id, refundedMinor: { lte: charge.amountMinor - refundMinor } },
+    data: { refundedMinor: { increment: refundMinor } },
   });
   if (taken.count !== 1) return failed('amount exceeds what is left of the charge', charge);
   const now = new Date();
   const refund = await tx.refund.create({
-    data: { id: newId(), siteId: charge.siteId, chargeRowId: charge.id, amountMinor, reason: request.reason, details: request.details ?? null, createdAt: now },
+    data: { id: newId(), siteId: charge.siteId, chargeRowId: charge.id, amountMinor: refundMinor, reason: request.reason, details: request.details ?? null, createdAt: now },
   });
   if (charge.subscriptionId) await tx.subscription.updateMany({ where: { id: charge.subscriptionId }, data: { refundedAt: now, updatedAt: now } });
   return {
     success: true,
     errorMessage: null,
-    refund: { id: refund.id, amount: toMajor(amountMinor, charge.currency), currency: charge.currency, reason: request.reason, created: now.getTime() },
+    refund: { id: refund.id, amount: toMajor(refundMinor, charge.currency), currency: charge.currency, reason: request.reason, created: now.getTime() },
     charge: await tx.charge.findUniqueOrThrow({ where: { id: charge.id } }),
   };
 }

@@ -1,14 +1,16 @@
 /**
- * TV codes: a TV (no keyboard) asks for a short code and shows it; a signed-in viewer activates it on
- * another device; the TV then claims its session with its device ID and the code, once. Codes are six
- * readable characters, unique among a site's live codes, and expire after ten minutes.
+ * TV codes (the device flow): a TV (no keyboard) asks for a short code and shows it, and keeps the
+ * device token it got with it; a signed-in viewer activates the code on another device; the TV then
+ * claims its session with the device token, once. Someone who only saw the code on the screen cannot
+ * claim the session. Codes are six readable characters, unique among a site's live codes, and expire
+ * after ten minutes; the device token is stored hashed.
  */
 import type { Config } from '../../shared/config';
 import type { Db } from '../../shared/db/client';
 import { appError, conflict, ErrorCode, notFound } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { consumeLimit } from './rateLimits';
-import { readableCodes } from './secrets';
+import { hashToken, newToken, readableCodes } from './secrets';
 import { issueSession, type Session } from './sessions';
 import { checkText } from './validation';
 
@@ -19,7 +21,7 @@ const ATTEMPTS = 5;
 /** What a viewer types: case, spaces and dashes do not matter. */
 const normalizeCode = (code: string) => code.replace(/[\s-]/g, '').toUpperCase();
 
-export async function createTvCode(db: Db, siteId: string, deviceIdInput: string): Promise<{ code: string; expiresAt: number }> {
+export async function createTvCode(db: Db, siteId: string, deviceIdInput: string): Promise<{ code: string; expiresAt: number; deviceToken: string }> {
   const deviceId = checkText(deviceIdInput, 'deviceId', 200);
   await consumeLimit('tvCodes', `${siteId}:${deviceId}`);
   const now = new Date();
@@ -28,7 +30,8 @@ export async function createTvCode(db: Db, siteId: string, deviceIdInput: string
   const expiresAt = new Date(now.getTime() + TV_CODE_TTL_MS);
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const [code] = readableCodes(1, TV_CODE_LENGTH);
-    const created = await db.tvCode.create({ data: { id: newId(), siteId, code, deviceId, expiresAt, createdAt: now } }).then(
+    const deviceToken = newToken('sgd');
+    const created = await db.tvCode.create({ data: { id: newId(), siteId, code, deviceId, deviceTokenHash: hashToken(deviceToken), expiresAt, createdAt: now } }).then(
       () => true,
       (error: { code?: string }) => {
         // Another live code has this value: draw again.
@@ -36,7 +39,7 @@ export async function createTvCode(db: Db, siteId: string, deviceIdInput: string
         throw error;
       },
     );
-    if (created) return { code, expiresAt: expiresAt.getTime() };
+    if (created) return { code, expiresAt: expiresAt.getTime(), deviceToken };
   }
   throw appError(ErrorCode.SERVICE_UNAVAILABLE, 'could not draw a free TV code; try again');
 }
@@ -56,11 +59,10 @@ export async function activateTvCode(db: Db, siteId: string, accountId: string, 
   return { success: true, message: 'TV code activated' };
 }
 
-/** The TV asks for its session: not yet (until activated), then once. */
-export async function claimTvSession(db: Db, config: Config, siteId: string, deviceId: string, codeInput: string): Promise<{ activated: boolean; session: Session | null }> {
-  const code = normalizeCode(codeInput);
-  const tvCode = await db.tvCode.findUnique({ where: { siteId_code: { siteId, code } } });
-  if (!tvCode || tvCode.deviceId !== deviceId) throw notFound('TV code');
+/** The TV asks for its session with its device token: not yet (until activated), then once. */
+export async function claimTvSession(db: Db, config: Config, siteId: string, deviceToken: string): Promise<{ activated: boolean; session: Session | null }> {
+  const tvCode = await db.tvCode.findUnique({ where: { deviceTokenHash: hashToken(deviceToken) } });
+  if (!tvCode || tvCode.siteId !== siteId) throw notFound('TV code');
   if (!tvCode.activatedAt || !tvCode.accountId) {
     if (tvCode.expiresAt.getTime() <= Date.now()) throw notFound('TV code (it has expired)');
     return { activated: false, session: null };

@@ -45,7 +45,7 @@ export function accessCodeResolvers(): Resolvers {
         const { siteId, accountId } = requireAccount(identity);
         return activateTvCode(db, siteId, accountId, code);
       },
-      claimTvSession: (_root, { deviceId, code }, { identity, db, config }) => claimTvSession(db, config, requireSite(identity), deviceId, code),
+      claimTvSession: (_root, { deviceToken }, { identity, db, config }) => claimTvSession(db, config, requireSite(identity), deviceToken),
     },
     AccessCode: {
       type: (code) => code.type as 'subscription' | 'login',

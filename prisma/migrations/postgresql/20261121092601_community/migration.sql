@@ -89,6 +89,7 @@ CREATE TABLE "TvCode" (
     "siteId" TEXT NOT NULL,
     "code" TEXT NOT NULL,
     "deviceId" TEXT NOT NULL,
+    "deviceTokenHash" TEXT NOT NULL,
     "expiresAt" TIMESTAMP(3) NOT NULL,
     "accountId" TEXT,
     "activatedAt" TIMESTAMP(3),
@@ -266,6 +267,9 @@ CREATE INDEX "PasswordReset_globalAccountId_idx" ON "PasswordReset"("globalAccou
 
 -- CreateIndex
 CREATE UNIQUE INDEX "AccessCode_siteId_accessCode_key" ON "AccessCode"("siteId", "accessCode");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "TvCode_deviceTokenHash_key" ON "TvCode"("deviceTokenHash");
 
 -- CreateIndex
 CREATE INDEX "TvCode_siteId_expiresAt_idx" ON "TvCode"("siteId", "expiresAt");

@@ -67,6 +67,7 @@ CREATE TABLE "TvCode" (
     "siteId" TEXT NOT NULL,
     "code" TEXT NOT NULL,
     "deviceId" TEXT NOT NULL,
+    "deviceTokenHash" TEXT NOT NULL,
     "expiresAt" DATETIME NOT NULL,
     "accountId" TEXT,
     "activatedAt" DATETIME,
@@ -281,6 +282,9 @@ CREATE INDEX "PasswordReset_globalAccountId_idx" ON "PasswordReset"("globalAccou
 
 -- CreateIndex
 CREATE UNIQUE INDEX "AccessCode_siteId_accessCode_key" ON "AccessCode"("siteId", "accessCode");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "TvCode_deviceTokenHash_key" ON "TvCode"("deviceTokenHash");
 
 -- CreateIndex
 CREATE INDEX "TvCode_siteId_expiresAt_idx" ON "TvCode"("siteId", "expiresAt");
