@@ -76,8 +76,9 @@ export function loadSubscriptions(ctx: SubgraphContext, accountId: string): Prom
   let load = subscriptionLoaders.get(ctx);
   if (!load) {
     load = batched(async (accountIds) => {
+      // Every account of a request is of the caller's site: the (siteId, accountId) index answers.
       const rows = await ctx.db.subscription.findMany({
-        where: { accountId: { in: accountIds } },
+        where: { ...(ctx.identity.siteId ? { siteId: ctx.identity.siteId } : {}), accountId: { in: accountIds } },
         include: { entitlement: true },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       });
