@@ -27,6 +27,7 @@ function checkCode(code: string): string {
   return trimmed;
 }
 
+/** One access code chosen by the admin, for an existing SKU; a code the site has already is a conflict. */
 export async function createAccessCode(db: Db, siteId: string, input: { accessCode: string; sku: string; type: AccessCodeType; siteId?: string | null }): Promise<AccessCode> {
   checkSameSite(input.siteId, siteId);
   const accessCode = checkCode(input.accessCode);
@@ -39,12 +40,14 @@ export async function createAccessCode(db: Db, siteId: string, input: { accessCo
   return db.accessCode.create({ data: { id: newId(), siteId, accessCode, sku, type: input.type, createdAt: now, updatedAt: now } });
 }
 
+/** An access code of the site, or NOT_FOUND. */
 export async function findAccessCode(db: Db, siteId: string, id: string): Promise<AccessCode> {
   const code = await db.accessCode.findFirst({ where: { id, siteId } });
   if (!code) throw notFound(`access code ${id}`);
   return code;
 }
 
+/** Deletes an access code of the site. */
 export async function deleteAccessCode(db: Db, siteId: string, id: string) {
   const code = await findAccessCode(db, siteId, id);
   await db.accessCode.delete({ where: { id: code.id } });

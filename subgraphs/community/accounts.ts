@@ -15,6 +15,7 @@ type Tx = Prisma.TransactionClient;
 
 export const ACCOUNT_NOT_FOUND = (id: string) => notFound(`account ${id}`);
 
+/** The account's roles as stored (a JSON column). */
 export function rolesOf(account: Pick<Account, 'roles'>): AccountRole[] {
   return Array.isArray(account.roles) ? (account.roles as unknown as AccountRole[]) : [];
 }
@@ -24,6 +25,7 @@ export function isAdminAccount(account: Pick<Account, 'roles'>): boolean {
   return rolesOf(account).length > 0;
 }
 
+/** An account of the site, or NOT_FOUND (another site's account is not found either). */
 export async function findAccount(db: Db | Tx, siteId: string, id: string): Promise<Account> {
   const account = await db.account.findFirst({ where: { id, siteId } });
   if (!account) throw ACCOUNT_NOT_FOUND(id);
@@ -37,6 +39,7 @@ export interface SignUp {
   marketingOptin?: boolean | null;
 }
 
+/** A new account with a hashed password and no roles; an e-mail the site has already is a conflict. */
 export async function signUp(db: Db, siteId: string, input: SignUp): Promise<Account> {
   const email = checkEmail(input.email);
   const name = checkText(input.name, 'name');
@@ -246,6 +249,7 @@ export interface AccountListing {
   sortDirection?: number | null;
 }
 
+/** One page of the site's accounts, searched and sorted, with the seed's pagination object. */
 export async function listAccounts(db: Db, siteId: string, listing: AccountListing) {
   const { where, searchFields } = accountSearch(listing.search);
   const sortBy = listing.sortBy ?? 'created';

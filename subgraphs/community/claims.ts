@@ -22,12 +22,14 @@ function readerScope(identity: Identity): Prisma.ClaimStatusWhereInput {
   return { accountId: identity.account.id };
 }
 
+/** A claim the caller may read (its own, or any as an admin), or NOT_FOUND. */
 export async function findClaimStatus(db: Db, identity: Identity, siteId: string, id: string): Promise<ClaimStatus> {
   const claim = await db.claimStatus.findFirst({ where: { id, siteId, ...readerScope(identity) } });
   if (!claim) throw notFound(`claim status ${id}`);
   return claim;
 }
 
+/** The claims the caller may read, optionally of one quest or account. */
 export function listClaimStatuses(db: Db, identity: Identity, siteId: string, filter: { questId?: string | null; accountId?: string | null }) {
   return db.claimStatus.findMany({
     where: { siteId, ...(filter.questId ? { questId: filter.questId } : {}), ...(filter.accountId ? { accountId: filter.accountId } : {}), ...readerScope(identity) },
@@ -48,6 +50,7 @@ export async function recordQuestClaim(db: Db, siteId: string, input: { questId:
   });
 }
 
+/** An admin's decision on a claim: PENDING, FULFILLED or REJECTED. */
 export async function setClaimStatus(db: Db, siteId: string, id: string, status: ClaimState): Promise<ClaimStatus> {
   const claim = await db.claimStatus.findFirst({ where: { id, siteId } });
   if (!claim) throw notFound(`claim status ${id}`);

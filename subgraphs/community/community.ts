@@ -147,6 +147,7 @@ function linkOf(query: CommunityQuery, offset: number): string {
   return `/community/v1/?${params.toString()}`;
 }
 
+/** One page of the community: accounts (both of the seed's shapes) and links to the other pages. */
 export async function listCommunity(context: SearchContext, siteId: string, query: CommunityQuery) {
   const { offset, limit } = checkPage(query.offset, query.limit);
   const direction = query.sortDirection ?? 1;
@@ -223,6 +224,7 @@ export function ticketOf(held: Held, charge: Charge | undefined, code: AccessCod
   };
 }
 
+/** One account's item, tickets and subscriptions, with their charges and access codes. */
 export async function communityAccount(db: Db, siteId: string, accountId: string) {
   const account = await findAccount(db, siteId, accountId);
   const held = await db.subscription.findMany({ where: { siteId, accountId }, include: { entitlement: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -247,6 +249,7 @@ export async function communityAccount(db: Db, siteId: string, accountId: string
 /** Spreadsheet programs run cells that start like a formula: such text is quoted. */
 const safeCell = (value: string) => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
 
+/** Writes the CSV of the searched community (up to 100,000 accounts) and answers where to fetch it. */
 export async function exportCommunity(context: SearchContext, siteId: string, search: CommunitySearch) {
   const where = await communityWhere(context, siteId, search);
   const accounts = await context.db.account.findMany({
@@ -273,6 +276,7 @@ export async function exportCommunity(context: SearchContext, siteId: string, se
   return { exportId: row.id, fileName: row.fileName, status: row.status, rowCount: row.rowCount };
 }
 
+/** The CSV of one of the site's exports. */
 export async function communityExportFile(db: Db, siteId: string, exportId: string) {
   const row = await db.communityExport.findFirst({ where: { id: exportId, siteId } });
   if (!row) throw notFound(`export ${exportId}`);

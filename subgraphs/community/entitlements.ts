@@ -24,6 +24,7 @@ export type PriceInput = { currency: string; default?: boolean | null; paymentPr
 /** Recurrences and the length of one paid period. */
 const PERIOD_DAYS: Record<string, number | null> = { once: null, week: 7, month: 30, year: 365 };
 
+/** The entitlement's prices as stored (a JSON column). */
 export function pricesOf(entitlement: Pick<Entitlement, 'prices'>): EntitlementPrice[] {
   return Array.isArray(entitlement.prices) ? (entitlement.prices as unknown as EntitlementPrice[]) : [];
 }
@@ -53,6 +54,7 @@ function checkRecurrence(recurrence: string | null | undefined): string {
   return value;
 }
 
+/** A new SKU with checked prices (one per currency, one default) and recurrence. */
 export async function createEntitlement(
   db: Db,
   siteId: string,
@@ -75,6 +77,7 @@ export async function createEntitlement(
   });
 }
 
+/** Changes an entitlement's name, prices, recurrence or tags; the SKU stays. */
 export async function updateEntitlement(
   db: Db,
   siteId: string,
@@ -90,6 +93,7 @@ export async function updateEntitlement(
   return db.entitlement.update({ where: { id: entitlement.id }, data });
 }
 
+/** An entitlement of the site, or NOT_FOUND. */
 export async function findEntitlement(db: Db | Tx, siteId: string, id: string): Promise<Entitlement> {
   const entitlement = await db.entitlement.findFirst({ where: { id, siteId } });
   if (!entitlement) throw notFound(`entitlement ${id}`);
@@ -163,6 +167,7 @@ export interface BundleInput {
 /** Item types that name an entitlement: they must exist on the site. */
 const ENTITLEMENT_ITEM_TYPES = new Set(['entitlement', 'subscription', 'ticket']);
 
+/** A bundle; items that name entitlements must exist on the site, and a SKU is unique. */
 export async function createBundle(db: Db, siteId: string, input: BundleInput) {
   checkSameSite(input.siteId, siteId);
   const currency = checkCurrency(input.presentmentCurrency ?? 'USD', 'presentmentCurrency');

@@ -20,10 +20,12 @@ export async function globalAccountFor(tx: Tx, email: string, passwordHash: stri
   return tx.globalAccount.create({ data: { id: newId(), email, passwordHash, createdAt: now, updatedAt: now } });
 }
 
+/** A site's slug: its name lowercased, accents dropped, words joined by -. */
 export const slugOf = (name: string) => normalizeName(name).replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 
 const SITE_NAME = /* GraphQL */ `query GlobalAccountSiteName { site { name } }`;
 
+/** The sites where the account's global account holds an admin account, searched by slug and paged. */
 export async function globalAccountSites(
   db: Db,
   supergraph: SupergraphClient,

@@ -23,6 +23,7 @@ export type InviteWithToken = Invite & { token?: string };
 
 type RoleInput = { pageId?: readonly string[] | null; scope: string; write: boolean };
 
+/** The roles an invite gives (a JSON column). */
 export function targetRolesOf(invite: Pick<Invite, 'targetRoles'>): AccountRole[] {
   return Array.isArray(invite.targetRoles) ? (invite.targetRoles as unknown as AccountRole[]) : [];
 }
@@ -50,6 +51,7 @@ export function inviteUrlOf(redirectUri: string, token: string): string {
   return url.toString();
 }
 
+/** A magic-link invite for existing SKUs (and roles its creator holds); the token is answered once. */
 export async function createInvite(
   db: Db,
   identity: Identity,
@@ -78,12 +80,14 @@ export async function createInvite(
   return { invite: { ...invite, token }, inviteUrl: inviteUrlOf(redirectUri, token) };
 }
 
+/** An invite of the site, or NOT_FOUND. */
 export async function findInvite(db: Db, siteId: string, id: string): Promise<Invite> {
   const invite = await db.invite.findFirst({ where: { id, siteId } });
   if (!invite) throw notFound(`invite ${id}`);
   return invite;
 }
 
+/** The site's invites, newest first, optionally by consumed and revoked. */
 export function listInvites(db: Db, siteId: string, filter: { consumed?: boolean | null; revoked?: boolean | null }) {
   return db.invite.findMany({
     where: { siteId, ...(filter.consumed != null ? { consumed: filter.consumed } : {}), ...(filter.revoked != null ? { revoked: filter.revoked } : {}) },
@@ -91,6 +95,7 @@ export function listInvites(db: Db, siteId: string, filter: { consumed?: boolean
   });
 }
 
+/** Changes an invite's redirectUri, target roles or tags; a revoked invite does not change. */
 export async function updateInvite(
   db: Db,
   identity: Identity,

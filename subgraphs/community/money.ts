@@ -31,6 +31,7 @@ export function toMinor(amount: number, currency: string, field: string): number
   return minor;
 }
 
+/** Minor units back to major units (1050 USD cents → 10.5). */
 export function toMajor(minor: number, currency: string): number {
   return minor / 10 ** minorDigits(currency);
 }

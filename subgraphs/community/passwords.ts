@@ -37,6 +37,7 @@ function resetMail(config: Config, siteId: string, to: string, link: string) {
   };
 }
 
+/** E-mails a single-use reset link to the account (or global account) of the e-mail, if there is one; rate-limited per address. */
 export async function requestPasswordReset(db: Db, config: Config, mailer: Mailer, siteId: string, request: ResetRequest) {
   const email = checkEmail(request.email);
   const base = new URL(checkHttpUrl(request.baseUrl, 'baseUrl'));

@@ -82,6 +82,7 @@ export interface DnsRecord {
   value: string;
 }
 
+/** The records the site publishes: DKIM with its public key, or SPF including the mail provider. */
 export function dnsRecordsOf(settings: ReceiptEmail, config: Config): DnsRecord[] {
   if (!settings.domain || !settings.dkimPublicKey) return [];
   return [
@@ -91,6 +92,7 @@ export function dnsRecordsOf(settings: ReceiptEmail, config: Config): DnsRecord[
   ];
 }
 
+/** The site's sender with its DNS records, or null while it has none. */
 export function senderOf(settings: ReceiptEmail | null, config: Config) {
   if (!settings?.domain || !settings.fromEmail || !settings.fromName || !settings.replyToEmail) return null;
   return { domain: settings.domain, fromEmail: settings.fromEmail, fromName: settings.fromName, replyToEmail: settings.replyToEmail, dnsRecords: dnsRecordsOf(settings, config) };
@@ -139,11 +141,13 @@ function compile(source: string, field: 'subject' | 'template'): HandlebarsTempl
   }
 }
 
+/** The subject and template in use: the site's own, or the default. */
 export function templateOf(settings: ReceiptEmail | null) {
   const custom = Boolean(settings?.template);
   return { subject: custom ? (settings?.subject ?? DEFAULT_SUBJECT) : DEFAULT_SUBJECT, template: settings?.template ?? DEFAULT_TEMPLATE, custom, variables: [...RECEIPT_VARIABLES] };
 }
 
+/** Saves a custom subject and template after compiling both, so a broken one is refused now. */
 export async function setReceiptTemplate(db: Db, siteId: string, subject: string, template: string) {
   const checkedSubject = checkText(subject, 'subject', 300);
   if (!template.trim()) throw badInput('template must not be empty', 'template');
@@ -158,6 +162,7 @@ export async function setReceiptTemplate(db: Db, siteId: string, subject: string
   return templateOf(settings);
 }
 
+/** Drops the custom template: receipts use the default again. */
 export async function deleteReceiptTemplate(db: Db, siteId: string) {
   const settings = await db.receiptEmail.findUnique({ where: { siteId } });
   if (!settings) return templateOf(null);

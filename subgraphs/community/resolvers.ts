@@ -9,6 +9,7 @@ import { entitlementResolvers } from './resolvers/entitlements';
 import { inviteResolvers } from './resolvers/invites';
 import { receiptResolvers } from './resolvers/receipts';
 
+/** Every area's resolvers merged into one map, bound to the server's runtime. */
 export function createResolvers(runtime: CommunityRuntime): Resolvers {
   const areas: Resolvers[] = [
     accountResolvers(runtime),

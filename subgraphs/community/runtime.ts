@@ -20,6 +20,7 @@ export interface CommunityRuntime {
   plugin: ApolloServerPlugin<SubgraphContext>;
 }
 
+/** The runtime of one server: a mailer and a template cache, closed when the server stops. */
 export function createRuntime(logger: Logger): CommunityRuntime {
   const mailer = new Mailer(logger.child({ component: 'mail' }));
   return {

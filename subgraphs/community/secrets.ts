@@ -15,6 +15,7 @@ export function newToken(prefix: string): string {
 
 const keyOf = (encryptionKey: string) => createHash('sha256').update(encryptionKey).digest();
 
+/** AES-256-GCM under a key derived from ENCRYPTION_KEY: v1.<iv>.<tag>.<ciphertext>. */
 export function encryptSecret(plain: string, encryptionKey: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyOf(encryptionKey), iv);
@@ -22,6 +23,7 @@ export function encryptSecret(plain: string, encryptionKey: string): string {
   return ['v1', iv.toString('base64'), cipher.getAuthTag().toString('base64'), sealed.toString('base64')].join('.');
 }
 
+/** The plain text of encryptSecret; a changed or foreign value throws. */
 export function decryptSecret(stored: string, encryptionKey: string): string {
   const [version, iv, tag, sealed] = stored.split('.');
   if (version !== 'v1' || !sealed) throw new Error('unknown secret format');

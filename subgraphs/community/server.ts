@@ -7,6 +7,7 @@ import { createRuntime } from './runtime';
 
 export const typeDefs = subgraphTypeDefs('community');
 
+/** The community subgraph server (not listening) with its runtime. */
 export function createCommunitySubgraph(logger: Logger) {
   const runtime = createRuntime(logger);
   return buildSubgraphServer(typeDefs, createResolvers(runtime), logger, [runtime.plugin]);

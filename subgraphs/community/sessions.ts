@@ -60,6 +60,7 @@ export async function passwordMatches(password: string, stored: string | null | 
   return verifyPassword(password, stored);
 }
 
+/** E-mail and password to a session; failures are 401 alike and rate-limited per e-mail. */
 export async function signIn(db: Db, config: Config, siteId: string, input: { email: string; password: string; siteId?: string | null }): Promise<Session> {
   checkSameSite(input.siteId, siteId);
   const email = input.email.trim().toLowerCase();
@@ -83,6 +84,7 @@ async function endFamily(db: Db | Tx, familyId: string): Promise<void> {
 
 const REUSED = Symbol('reused');
 
+/** Spends a refresh token for a new session of the same family; a spent, revoked or expired token is 401. */
 export async function refreshSession(db: Db, config: Config, siteId: string, refreshToken: string): Promise<Session> {
   const row = await db.refreshToken.findUnique({ where: { tokenHash: hashToken(refreshToken) } });
   if (!row || row.siteId !== siteId) throw unauthenticated('invalid refresh token');
@@ -152,6 +154,7 @@ export async function createLoginIntent(db: Db, config: Config, siteId: string, 
   return { authenticated: true, jwt: input.jwt, service, siteId, token, name, thirdPartyAccountId, expiresAt: expiresAt.getTime() };
 }
 
+/** Turns a login intent into a session, once, before it expires. */
 export async function consumeLoginIntent(db: Db, config: Config, siteId: string, token: string): Promise<Session> {
   const intent = await db.loginIntent.findUnique({ where: { tokenHash: hashToken(token) } });
   if (!intent || intent.siteId !== siteId) throw notFound('login intent');

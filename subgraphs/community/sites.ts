@@ -24,6 +24,7 @@ export interface ProvisionedSite {
 
 export const FULL_ADMIN_ROLES: AccountRole[] = [{ pageId: [], scope: '*', write: true }];
 
+/** Creates the site, its developer key and (optionally) its admin linked to a global account, in one transaction. */
 export async function provisionSite(db: Db, input: ProvisionSiteInput): Promise<ProvisionedSite> {
   const siteId = newId();
   const developerKey = newDeveloperKey();

@@ -21,6 +21,7 @@ const ATTEMPTS = 5;
 /** What a viewer types: case, spaces and dashes do not matter. */
 const normalizeCode = (code: string) => code.replace(/[\s-]/g, '').toUpperCase();
 
+/** A new live code for a device, with the device token the TV keeps; rate-limited per device. */
 export async function createTvCode(db: Db, siteId: string, deviceIdInput: string): Promise<{ code: string; expiresAt: number; deviceToken: string }> {
   const deviceId = checkText(deviceIdInput, 'deviceId', 200);
   await consumeLimit('tvCodes', `${siteId}:${deviceId}`);

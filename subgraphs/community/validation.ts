@@ -4,12 +4,14 @@ import { badInput } from '../../shared/errors';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
+/** A lowercased e-mail address. */
 export function checkEmail(email: string, field = 'email'): string {
   const normalized = email.trim().toLowerCase();
   if (normalized.length > 254 || !EMAIL.test(normalized)) throw badInput(`${field} must be an e-mail address`, field);
   return normalized;
 }
 
+/** A password of 8 to 256 characters. */
 export function checkPassword(password: string, field = 'password'): string {
   if (password.length < 8) throw badInput(`${field} must be at least 8 characters`, field);
   if (password.length > 256) throw badInput(`${field} must be at most 256 characters`, field);
@@ -24,6 +26,7 @@ export function checkText(value: string, field: string, max = 200): string {
   return trimmed;
 }
 
+/** An absolute http(s) URL (no javascript:, data:, …). */
 export function checkHttpUrl(value: string, field: string): string {
   let url: URL;
   try {
@@ -35,6 +38,7 @@ export function checkHttpUrl(value: string, field: string): string {
   return url.toString();
 }
 
+/** A lowercased domain name such as example.com. */
 export function checkDomain(value: string, field = 'domain'): string {
   const domain = value.trim().toLowerCase().replace(/\.$/, '');
   if (!DOMAIN.test(domain)) throw badInput(`${field} must be a domain name such as example.com`, field);
@@ -48,12 +52,14 @@ export function checkSku(sku: string, field = 'sku'): string {
   return trimmed;
 }
 
+/** An upper-case three-letter currency code. */
 export function checkCurrency(currency: string, field = 'currency'): string {
   const code = currency.trim().toUpperCase();
   if (!/^[A-Z]{3}$/.test(code)) throw badInput(`${field} must be a three-letter currency code`, field);
   return code;
 }
 
+/** Tags: non-empty texts of at most 100 characters. */
 export function checkTags(tags: readonly string[] | null | undefined, field = 'tags'): string[] {
   if (!tags) return [];
   return tags.map((tag, index) => checkText(tag, `${field}.${index}`, 100));

@@ -16,6 +16,7 @@ import { Scope } from '../scopes';
 import { activateTvCode, claimTvSession, createTvCode } from '../tvCodes';
 import type { Resolvers } from '../resolvers.generated';
 
+/** Resolvers of access codes and TV codes. */
 export function accessCodeResolvers(): Resolvers {
   return {
     Query: {

@@ -30,6 +30,7 @@ function selfOrAdmin(identity: Identity, accountId: string, write: boolean): str
   return requireAdmin(identity, Scope.accounts, { write });
 }
 
+/** Resolvers of accounts, sessions, roles and passwords (the mailer sends reset links). */
 export function accountResolvers(runtime: CommunityRuntime): Resolvers {
   return {
     Query: {

@@ -4,6 +4,7 @@ import { findClaimStatus, listClaimStatuses, recordQuestClaim, setClaimStatus } 
 import { Scope } from '../scopes';
 import type { Resolvers } from '../resolvers.generated';
 
+/** Resolvers of claim statuses and Quest.claimStatuses. */
 export function claimResolvers(): Resolvers {
   return {
     Query: {

@@ -8,6 +8,7 @@ import type { CommunityRuntime } from '../runtime';
 import { Scope } from '../scopes';
 import type { Resolvers } from '../resolvers.generated';
 
+/** Resolvers of community management, purchases and refunds (the mailer sends receipts). */
 export function communityResolvers(runtime: CommunityRuntime): Resolvers {
   return {
     Query: {

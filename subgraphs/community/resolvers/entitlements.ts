@@ -6,6 +6,7 @@ import { createBundle, createEntitlement, findEntitlement, pricesOf, statusOf, u
 import { Scope } from '../scopes';
 import type { Resolvers } from '../resolvers.generated';
 
+/** Resolvers of entitlements, account subscriptions and bundles. */
 export function entitlementResolvers(): Resolvers {
   return {
     Query: {

@@ -5,6 +5,7 @@ import { consumeInvite, createInvite, deleteInvite, findInvite, listInvites, rev
 import { Scope } from '../scopes';
 import type { Resolvers } from '../resolvers.generated';
 
+/** Resolvers of invites. */
 export function inviteResolvers(): Resolvers {
   return {
     Query: {

@@ -5,6 +5,7 @@ import { deleteReceiptTemplate, senderOf, setReceiptSender, setReceiptTemplate, 
 import { Scope } from '../scopes';
 import type { Resolvers } from '../resolvers.generated';
 
+/** Resolvers of the receipt e-mail settings and the outbox. */
 export function receiptResolvers(): Resolvers {
   return {
     Query: {
