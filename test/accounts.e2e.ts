@@ -392,6 +392,26 @@ describe('roles', () => {
     expect((await rest(stack, 'GET', `/account/v3/roles/${target.accountId}`, { headers: site.admin })).body).toEqual([{ pageId: [], scope: 'Overlays', write: false }]);
   });
 
+  it('a signed-in admin cannot take over, demote or delete an account holding rights it does not hold', async () => {
+    const owner = await join(stack, site);
+    await rest(stack, 'PUT', `/account/v3/roles/${owner.accountId}`, { headers: site.admin, body: { roles: [{ pageId: [], scope: '*', write: true }] } });
+    const accountsAdmin = await site.token([{ pageId: [], scope: 'Accounts', write: true }]);
+    const headers = bearer(site, accountsAdmin);
+    for (const [method, path, body] of [
+      ['PUT', `/account/v3/${owner.accountId}`, { password: 'taken over now' }],
+      ['PUT', `/account/v3/${owner.accountId}`, { email: 'attacker@example.test' }],
+      ['PUT', `/account/v3/roles/${owner.accountId}`, { roles: [] }],
+      ['DELETE', `/account/v3/${owner.accountId}`, undefined],
+    ] as const) {
+      const reply = await rest(stack, method, path, { headers, body });
+      expect(reply.status).toBe(403);
+      expect(reply.body.message).toMatch(/rights you do not hold/);
+    }
+    expect((await signIn(site, owner.email)).status).toBe(200);
+    const peer = await join(stack, site);
+    expect((await rest(stack, 'PUT', `/account/v3/${peer.accountId}`, { headers, body: { name: 'Renamed by an admin' } })).status).toBe(200);
+  });
+
   it('refuses malformed roles with 400', async () => {
     const target = await join(stack, site);
     const reply = await rest(stack, 'PUT', `/account/v3/roles/${target.accountId}`, { headers: site.admin, body: { roles: [{ scope: 'Overlays' }] } });
@@ -491,6 +511,24 @@ describe('global accounts', () => {
     expect((await signIn({ siteId: club.siteId } as TestSite, email, 'one for all sites')).status).toBe(200);
     expect((await signIn(arenaSite, email, 'one for all sites')).status).toBe(200);
     expect((await signIn(arenaSite, email)).status).toBe(401);
+  });
+
+  it('keeps a global account’s password out of one site’s admin’s reach', async () => {
+    const db = stack.database.prisma;
+    const email = `shared-${Date.now()}@example.test`;
+    const mine = await provisionSite(db, { name: 'Mine', admin: { email, password: PASSWORD } });
+    const theirs = await provisionSite(db, { name: 'Theirs', admin: { email, password: PASSWORD } });
+    const theirAdmin = { 'x-service-client-id': theirs.siteId, 'x-service-developer-key': theirs.developerKey };
+    const setPassword = await rest(stack, 'PUT', `/account/v3/${theirs.adminAccountId}`, { headers: theirAdmin, body: { password: 'set by one site' } });
+    expect(setPassword.status).toBe(403);
+    expect(setPassword.body.message).toMatch(/global account/);
+    // Moving the site account's e-mail does not move where its reset link goes.
+    await rest(stack, 'PUT', `/account/v3/${theirs.adminAccountId}`, { headers: theirAdmin, body: { email: 'attacker@example.test' } });
+    await rest(stack, 'POST', '/account/v3/reset', { headers: viewer({ siteId: theirs.siteId } as TestSite), body: { email: 'attacker@example.test', baseUrl: 'https://x.example.test/r' } });
+    const mail = await smtp.next(email);
+    expect(mail.to).toEqual([email]);
+    expect(await db.mailMessage.count({ where: { to: 'attacker@example.test' } })).toBe(0);
+    expect((await signIn({ siteId: mine.siteId } as TestSite, email)).status).toBe(200);
   });
 
   it('sends no global reset for an e-mail without an account on the site', async () => {

@@ -136,6 +136,18 @@ export function checkGrantable(identity: Identity, roles: AccountRole[], field =
   if (beyond) throw forbidden(`${field}: you cannot grant ${beyond.write ? 'write' : 'read'} access to ${beyond.scope} you do not hold`);
 }
 
+/**
+ * A signed-in admin manages (edits, deletes, sets the password or roles of) only accounts whose rights
+ * it holds too: otherwise setting the password of a fuller admin would be a way to become one.
+ */
+export function checkManageable(identity: Identity, target: Pick<Account, 'id' | 'roles'>): void {
+  if (identity.developerKey || identity.account?.id === target.id) return;
+  const held = identity.account?.roles ?? [];
+  if (!rolesOf(target).every((role) => held.some((mine) => covers(mine, role)))) {
+    throw forbidden('this account holds rights you do not hold; only a developer key or a fuller admin may change it');
+  }
+}
+
 // ------------------------------------------------------------------ updates
 
 export interface AccountChanges {
@@ -182,8 +194,8 @@ export async function updateAccount(db: Db, account: Account, changes: AccountCh
 }
 
 /** Deletes the account with its sessions, tokens and holdings; the payments ledger keeps its charges. */
-export async function deleteAccount(db: Db, siteId: string, id: string): Promise<void> {
-  await findAccount(db, siteId, id);
+export async function deleteAccount(db: Db, identity: Identity, siteId: string, id: string): Promise<void> {
+  checkManageable(identity, await findAccount(db, siteId, id));
   await db.$transaction(async (tx) => {
     await tx.refreshToken.deleteMany({ where: { accountId: id } });
     await tx.loginIntent.deleteMany({ where: { accountId: id } });

@@ -43,13 +43,18 @@ export async function requestPasswordReset(db: Db, config: Config, mailer: Maile
   const base = new URL(checkHttpUrl(request.baseUrl, 'baseUrl'));
   await consumeLimit('passwordResets', `${siteId}:${request.globalAccount ? 'global:' : ''}${email}`);
   let target: { accountId: string } | { globalAccountId: string } | null = null;
+  let to = email;
   if (request.globalAccount) {
     const global = await db.globalAccount.findUnique({ where: { email } });
     const onThisSite = global && (await db.account.findFirst({ where: { siteId, globalAccountId: global.id }, select: { id: true } }));
     if (global && onThisSite) target = { globalAccountId: global.id };
   } else {
-    const account = await db.account.findUnique({ where: { siteId_email: { siteId, email } }, select: { id: true } });
+    const account = await db.account.findUnique({ where: { siteId_email: { siteId, email } }, select: { id: true, globalAccountId: true } });
     if (account) target = { accountId: account.id };
+    // A linked account's password is its global account's (every site's): the link goes to the global
+    // account's address, which no single site's admin can change.
+    const global = account?.globalAccountId ? await db.globalAccount.findUnique({ where: { id: account.globalAccountId }, select: { email: true } }) : null;
+    if (global) to = global.email;
   }
   if (!target) return RESET_SENT;
   const token = newToken('sgp');
@@ -57,7 +62,7 @@ export async function requestPasswordReset(db: Db, config: Config, mailer: Maile
     data: { id: newId(), siteId, ...target, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + config.passwordResetTtlSeconds * 1000) },
   });
   base.searchParams.set('token', token);
-  await mailer.send(db, config, resetMail(config, siteId, email, base.toString()));
+  await mailer.send(db, config, resetMail(config, siteId, to, base.toString()));
   return RESET_SENT;
 }
 

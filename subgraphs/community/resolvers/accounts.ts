@@ -6,6 +6,7 @@ import { stringList } from '../../../shared/json';
 import {
   accountSearch,
   checkGrantable,
+  checkManageable,
   checkRoles,
   deleteAccount,
   findAccount,
@@ -88,9 +89,14 @@ export function accountResolvers(runtime: CommunityRuntime): Resolvers {
         const admin = hasAdminAccess(identity, Scope.accounts, { write: true });
         const siteId = self ? requireSite(identity) : requireAdmin(identity, Scope.accounts, { write: true });
         const account = await findAccount(db, siteId, targetId);
+        checkManageable(identity, account);
         const changes: AccountChanges = { ...input, roles: null };
         if (input.password != null && (self || !admin)) {
           throw forbidden('password: change your own password with PUT /account/v3/password (changePassword), which asks for the old one');
+        }
+        if (input.password != null && account.globalAccountId) {
+          // Its password is its global account's, shared with other sites: one site's admin does not set it.
+          throw forbidden('password: this account signs in with its global account’s password, which changes by a password reset');
         }
         if ((input.roles != null || input.tags != null) && !admin) throw forbidden('roles and tags need write access to Accounts');
         if (input.roles != null) {
@@ -100,12 +106,13 @@ export function accountResolvers(runtime: CommunityRuntime): Resolvers {
         return updateAccount(db, account, changes);
       },
       deleteAccount: async (_root, { id }, { identity, db }) => {
-        await deleteAccount(db, selfOrAdmin(identity, id, true), id);
+        await deleteAccount(db, identity, selfOrAdmin(identity, id, true), id);
         return { success: true, message: `account ${id} deleted` };
       },
       setAccountRoles: async (_root, { id, roles }, { identity, db }) => {
         const siteId = requireAdmin(identity, Scope.accounts, { write: true });
         const account = await findAccount(db, siteId, id);
+        checkManageable(identity, account);
         const checked = checkRoles(roles);
         checkGrantable(identity, checked);
         return updateAccount(db, account, { roles: checked });
