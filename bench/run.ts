@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { measureAccessCodes } from './accesscodes';
 import { measureFanout } from './fanout';
 import { measureGateway } from './gateway';
 import { root, startInstance, startRedis } from './harness';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
 
   const instance = await startInstance();
   const gateway = await measureGateway(instance);
+  const accessCodes = await measureAccessCodes(instance);
   await instance.stop();
   figures.gateway = gateway;
   console.log('\ngateway and REST bridge: one-subgraph query (overlays), 10 connections');
@@ -27,6 +29,15 @@ async function main(): Promise<void> {
     'gateway, 2-subgraph join': gateway.gatewayJoin,
   });
   console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
+
+  figures.accessCodes = accessCodes;
+  console.log('\nbulk access codes: one request of 100,000 next to 100 requests of 1,000 (all unique)');
+  console.table({
+    '100,000 in one request (JSON)': accessCodes.oneRequestJson,
+    '100,000 in one request (CSV)': accessCodes.oneRequestCsv,
+    '1,000 × 100 requests (JSON)': accessCodes.hundredRequestsOf1000,
+  });
+  console.log(`100,000 codes in ${accessCodes.oneRequestJson.ms} ms (target ≤ 5000 ms, ${(accessCodes.oneRequestJson.ms / 5000).toFixed(2)}× of target); one request / 100 requests = ${accessCodes.oneOverHundredRatio}×`);
 
   const fanout = await measureFanout(viewers);
   figures.fanout = fanout;

@@ -30,7 +30,9 @@ function requestLog(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info({ requestId: id, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      // A route whose path carries a credential leaves a redacted path to log (rest-bridge/router.ts).
+      const path = (res.locals.logPath as string | undefined) ?? req.path;
+      logger.info({ requestId: id, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
   };

@@ -38,9 +38,13 @@ function toOpenApiSchema(schema: unknown): unknown {
 export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const responses: Record<string, unknown> = {
-      [String(route.status ?? 200)]: { description: 'success', content: { 'application/json': { schema: toOpenApiSchema(route.response) } } },
-    };
+    const content = Object.fromEntries(
+      (route.file?.contentTypes ?? ['application/json']).map((type) => [
+        type,
+        { schema: type === 'application/json' ? toOpenApiSchema(route.response) : { type: 'string', description: `the ${type} file` } },
+      ]),
+    );
+    const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content } };
     for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
       responses[status] = { description, content: { 'application/json': { schema: ref('ErrorBody') } } };
     }

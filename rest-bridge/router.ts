@@ -193,7 +193,10 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
       params: (spec.params ?? []).map((param) => ({ spec: param, validate: ajv.compile(param.schema) })),
     };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    const secrets = new Set((spec.params ?? []).filter((param) => param.in === 'path' && param.secret).map((param) => param.name));
     router[spec.method](path, rawBody, (req, res) => {
+      // The request log reads res.locals.logPath when a path carries a credential.
+      if (secrets.size) res.locals.logPath = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => (secrets.has(name) ? '[redacted]' : String(req.params[name])));
       handle(compiled, req, res).catch((error: unknown) => {
         const requestId = (req as { id?: string }).id;
         logger.error({ err: error, requestId, route: spec.operationId }, 'REST route failed');
@@ -228,6 +231,10 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
         return;
       }
       const data = (result.data as { result?: unknown } | null | undefined)?.result;
+      if (spec.file) {
+        sendFile(res, spec.status ?? 200, data as FileResult);
+        return;
+      }
       res.status(spec.status ?? 200).json(shapeAnswer(spec, data, projection) ?? null);
     } catch (error) {
       if (!(error instanceof RequestError)) throw error;
@@ -236,6 +243,18 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
   }
 
   return router;
+}
+
+interface FileResult {
+  contentType: string;
+  fileName?: string | null;
+  content: string;
+}
+
+function sendFile(res: Response, status: number, file: FileResult): void {
+  res.status(status).type(file.contentType);
+  if (file.fileName) res.attachment(file.fileName);
+  res.send(file.content);
 }
 
 function readInput({ spec, validateBody, params }: CompiledRoute, req: Request): RouteInput {

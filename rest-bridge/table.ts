@@ -18,6 +18,8 @@ export interface ParamSpec {
   description?: string;
   /** An array sent as one comma-separated value (`?ids=a,b`); other arrays and objects are sent as JSON. */
   commaSeparated?: boolean;
+  /** A credential carried in the path (a one-time token): the request log shows [redacted] instead. */
+  secret?: boolean;
 }
 
 /**
@@ -73,6 +75,13 @@ export interface RouteSpec {
   projection?: ProjectionSpec;
   /** Replaces the list at `at` in the answer by one entry per item, keyed by the item's `key` field. */
   keyBy?: { at: string; key: string };
+  /**
+   * The answer is a file, not JSON built from `result`: the operation returns `{ contentType, fileName,
+   * content }` and the body is `content` as it is, with that Content-Type and, when fileName is set, an
+   * attachment Content-Disposition. `contentTypes` lists what it may be (for the OpenAPI document);
+   * `response` describes the application/json form when there is one.
+   */
+  file?: { contentTypes: readonly string[] };
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
 }

@@ -54,6 +54,22 @@ export interface Config {
   webhookMaxAttempts: number;
   /** How long a playlist import may wait for the external video platform (`VIDEO_PLATFORM_TIMEOUT_MS`, default 10000). */
   videoPlatformTimeoutMs: number;
+  /**
+   * Where e-mail is sent (`SMTP_URL`, e.g. smtps://user:pass@smtp.example.com:465); unset = e-mail stays
+   * in the outbox the site admin reads, so a local `npm start` needs no mail server.
+   */
+  smtpUrl: string | null;
+  /** Default sender of the service's e-mail (`MAIL_FROM`, default `stagegraph <no-reply@localhost>`). */
+  mailFrom: string;
+  /**
+   * The SPF include of the mail provider a site names in its DNS to let the service send as its domain
+   * (`MAIL_SPF_INCLUDE`, default `_spf.` + the SMTP host, or `_spf.localhost` without SMTP_URL).
+   */
+  mailSpfInclude: string;
+  /** Lifetime of a refresh token in seconds (`REFRESH_TOKEN_TTL_SECONDS`, default 30 days). */
+  refreshTokenTtlSeconds: number;
+  /** Lifetime of a password-reset link in seconds (`PASSWORD_RESET_TTL_SECONDS`, default 3600). */
+  passwordResetTtlSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -99,6 +115,9 @@ export function loadConfig(env: Env = process.env): Config {
     return value;
   };
 
+  const smtpUrl = env.SMTP_URL || null;
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new Error('SMTP_URL must start with smtp:// or smtps://');
+
   const port = integer(env, 'PORT', 4000);
   return {
     port,
@@ -123,6 +142,11 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryMaxMs: integer(env, 'WEBHOOK_RETRY_MAX_MS', 3_600_000, 10, 86_400_000),
     webhookMaxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
     videoPlatformTimeoutMs: integer(env, 'VIDEO_PLATFORM_TIMEOUT_MS', 10_000, 100, 120_000),
+    smtpUrl,
+    mailFrom: env.MAIL_FROM || 'stagegraph <no-reply@localhost>',
+    mailSpfInclude: env.MAIL_SPF_INCLUDE || `_spf.${smtpUrl ? new URL(smtpUrl).hostname : 'localhost'}`,
+    refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86400, 60, 365 * 86400),
+    passwordResetTtlSeconds: integer(env, 'PASSWORD_RESET_TTL_SECONDS', 3600, 60, 7 * 86400),
   };
 }
 

@@ -3,10 +3,11 @@
  * OpenAPI components those routes refer to.
  */
 import type { JsonSchema, RouteSpec } from '../table';
+import { communityRoutes, communitySchemas } from './community';
 import { contentRoutes, contentSchemas } from './content';
 import { overlayRoutes, overlaySchemas } from './overlays';
 
-export const routes: readonly RouteSpec[] = [...overlayRoutes, ...contentRoutes];
+export const routes: readonly RouteSpec[] = [...overlayRoutes, ...contentRoutes, ...communityRoutes];
 
 export const componentSchemas: Record<string, JsonSchema> = {
   ErrorBody: {
@@ -16,4 +17,5 @@ export const componentSchemas: Record<string, JsonSchema> = {
   },
   ...overlaySchemas,
   ...contentSchemas,
+  ...communitySchemas,
 };

@@ -12,24 +12,39 @@ export function requireSite(identity: Identity): string {
   return identity.siteId;
 }
 
-function roleAllows(identity: Identity, scope: string, write: boolean): boolean {
+/**
+ * A role grants its scope (`*` = every scope) for reading, and for writing when `write` is set. A role
+ * with page IDs is limited to those pages: it counts only for a call about one of them.
+ */
+function roleAllows(identity: Identity, scope: string, write: boolean, pageId: string | null): boolean {
   const wanted = scope.toLowerCase();
-  return (identity.account?.roles ?? []).some(
-    (role) => (role.scope === '*' || role.scope.toLowerCase() === wanted) && (!write || role.write),
-  );
+  return (identity.account?.roles ?? []).some((role) => {
+    const pages = role.pageId ?? [];
+    return (
+      (role.scope === '*' || role.scope.toLowerCase() === wanted) &&
+      (!write || role.write) &&
+      (pages.length === 0 || (pageId !== null && pages.includes(pageId)))
+    );
+  });
+}
+
+/** Whether the caller has the admin access `requireAdmin` checks, for calls open to an owner too. */
+export function hasAdminAccess(identity: Identity, scope: string, { write, pageId = null }: { write: boolean; pageId?: string | null }): boolean {
+  return identity.siteId !== null && (identity.developerKey || roleAllows(identity, scope, write, pageId));
 }
 
 /**
  * Admin access to one permission scope (for example `Overlays`): a developer key, or an account
- * whose roles include the scope (with `write` when changing). Returns the site ID.
+ * whose roles include the scope (with `write` when changing; for `pageId` when the call is about one
+ * page). Returns the site ID.
  */
-export function requireAdmin(identity: Identity, scope: string, { write }: { write: boolean }): string {
+export function requireAdmin(identity: Identity, scope: string, { write, pageId = null }: { write: boolean; pageId?: string | null }): string {
   const siteId = requireSite(identity);
   if (identity.developerKey) return siteId;
   if (!identity.account) {
     throw unauthenticated('x-service-developer-key header or Authorization: Bearer <JWT> is required');
   }
-  if (!roleAllows(identity, scope, write)) {
+  if (!roleAllows(identity, scope, write, pageId)) {
     throw forbidden(`this account has no ${write ? 'write' : 'read'} access to ${scope}`);
   }
   return siteId;

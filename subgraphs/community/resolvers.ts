@@ -1,46 +1,28 @@
-/** Resolvers of the community subgraph: accounts. */
-import { requireAdmin, requireSite } from '../../shared/auth/access';
-import type { AccountRole } from '../../shared/auth/identity';
-import { notFound, unauthenticated } from '../../shared/errors';
-import { stringList } from '../../shared/json';
-import type { EntitlementPrice, Resolvers } from './resolvers.generated';
+/** Resolvers of the community subgraph, one file per area under resolvers/, merged per type. */
+import type { CommunityRuntime } from './runtime';
+import type { Resolvers } from './resolvers.generated';
+import { accessCodeResolvers } from './resolvers/accessCodes';
+import { accountResolvers } from './resolvers/accounts';
+import { claimResolvers } from './resolvers/claims';
+import { communityResolvers } from './resolvers/community';
+import { entitlementResolvers } from './resolvers/entitlements';
+import { inviteResolvers } from './resolvers/invites';
+import { receiptResolvers } from './resolvers/receipts';
 
-export const resolvers: Resolvers = {
-  Query: {
-    me: async (_root, _args, { identity, db }) => {
-      const siteId = requireSite(identity);
-      if (!identity.account) throw unauthenticated('Authorization: Bearer <JWT> is required');
-      return db.account.findFirst({ where: { id: identity.account.id, siteId } });
-    },
-    account: async (_root, { id }, { identity, db }) => {
-      const siteId = identity.account?.id === id ? requireSite(identity) : requireAdmin(identity, 'Accounts', { write: false });
-      const account = await db.account.findFirst({ where: { id, siteId } });
-      if (!account) throw notFound(`account ${id}`);
-      return account;
-    },
-  },
-  Account: {
-    __resolveReference: (reference, { identity, db }) =>
-      identity.siteId ? db.account.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
-    roles: (account) => (Array.isArray(account.roles) ? (account.roles as unknown as AccountRole[]) : []),
-    tags: (account) => stringList(account.tags),
-    lastLogin: (account) => account.lastLoginAt?.getTime() ?? null,
-    subscriptions: (account, _args, { db }) =>
-      db.subscription.findMany({ where: { accountId: account.id, siteId: account.siteId }, include: { entitlement: true }, orderBy: { createdAt: 'asc' } }),
-    created: (account) => account.createdAt.getTime(),
-    modified: (account) => account.updatedAt.getTime(),
-  },
-  Entitlement: {
-    __resolveReference: (reference, { identity, db }) =>
-      identity.siteId ? db.entitlement.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
-    prices: (entitlement) => (Array.isArray(entitlement.prices) ? (entitlement.prices as unknown as EntitlementPrice[]) : []),
-    tags: (entitlement) => stringList(entitlement.tags),
-    created: (entitlement) => entitlement.createdAt.getTime(),
-    modified: (entitlement) => entitlement.updatedAt.getTime(),
-  },
-  AccountSubscription: {
-    dateGranted: (subscription) => subscription.dateGranted.toISOString(),
-    created: (subscription) => subscription.createdAt.getTime(),
-    modified: (subscription) => subscription.updatedAt.getTime(),
-  },
-};
+/** Every area's resolvers merged into one map, bound to the server's runtime. */
+export function createResolvers(runtime: CommunityRuntime): Resolvers {
+  const areas: Resolvers[] = [
+    accountResolvers(runtime),
+    accessCodeResolvers(),
+    inviteResolvers(),
+    entitlementResolvers(),
+    communityResolvers(runtime),
+    receiptResolvers(),
+    claimResolvers(),
+  ];
+  const merged: Record<string, Record<string, unknown>> = {};
+  for (const area of areas) {
+    for (const [typeName, fields] of Object.entries(area)) merged[typeName] = { ...merged[typeName], ...(fields as object) };
+  }
+  return merged as Resolvers;
+}

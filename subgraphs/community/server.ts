@@ -2,11 +2,13 @@
 import { subgraphTypeDefs } from '..';
 import { buildSubgraphServer } from '../../shared/subgraph';
 import type { Logger } from '../../shared/logger';
-import { resolvers } from './resolvers';
+import { createResolvers } from './resolvers';
+import { createRuntime } from './runtime';
 
 export const typeDefs = subgraphTypeDefs('community');
-export { resolvers };
 
+/** The community subgraph server (not listening) with its runtime. */
 export function createCommunitySubgraph(logger: Logger) {
-  return buildSubgraphServer(typeDefs, resolvers, logger);
+  const runtime = createRuntime(logger);
+  return buildSubgraphServer(typeDefs, createResolvers(runtime), logger, [runtime.plugin]);
 }

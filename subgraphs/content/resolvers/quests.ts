@@ -60,6 +60,8 @@ export const questResolvers: Resolvers = {
     },
   },
   Quest: {
+    __resolveReference: (reference, { identity, db }) =>
+      identity.siteId ? db.quest.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
     actions: (quest) => questActions(quest),
     channelIds: (quest) => stringList(quest.channelIds),
     tags: (quest) => stringList(quest.tags),

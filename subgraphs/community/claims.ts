@@ -1,0 +1,58 @@
+/**
+ * Quest reward claims. Quests live in the content subgraph, which records a claim here when a player
+ * completes one (recordQuestClaim, with the site's service identity or a developer key); admins then
+ * fulfil or reject it. A player reads their own claims; an admin reads all of the site's.
+ */
+import type { Identity } from '../../shared/auth/identity';
+import { hasAdminAccess } from '../../shared/auth/access';
+import type { Db, Prisma } from '../../shared/db/client';
+import type { ClaimStatus } from '../../shared/db/generated/sqlite';
+import { notFound, unauthenticated } from '../../shared/errors';
+import { newId } from '../../shared/ids';
+import { findAccount } from './accounts';
+import { Scope } from './scopes';
+import { checkText } from './validation';
+
+export type ClaimState = 'PENDING' | 'FULFILLED' | 'REJECTED';
+
+/** Whose claims the caller may read: all of the site's (admin) or only its own. */
+function readerScope(identity: Identity): Prisma.ClaimStatusWhereInput {
+  if (hasAdminAccess(identity, Scope.claimStatuses, { write: false })) return {};
+  if (!identity.account) throw unauthenticated('Authorization: Bearer <JWT> or x-service-developer-key is required');
+  return { accountId: identity.account.id };
+}
+
+/** A claim the caller may read (its own, or any as an admin), or NOT_FOUND. */
+export async function findClaimStatus(db: Db, identity: Identity, siteId: string, id: string): Promise<ClaimStatus> {
+  const claim = await db.claimStatus.findFirst({ where: { id, siteId, ...readerScope(identity) } });
+  if (!claim) throw notFound(`claim status ${id}`);
+  return claim;
+}
+
+/** The claims the caller may read, optionally of one quest or account. */
+export function listClaimStatuses(db: Db, identity: Identity, siteId: string, filter: { questId?: string | null; accountId?: string | null }) {
+  return db.claimStatus.findMany({
+    where: { siteId, ...(filter.questId ? { questId: filter.questId } : {}), ...(filter.accountId ? { accountId: filter.accountId } : {}), ...readerScope(identity) },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+}
+
+/** A player's claim of a quest's reward, PENDING; recording it again returns the same claim. */
+export async function recordQuestClaim(db: Db, siteId: string, input: { questId: string; accountId: string; productId: string }): Promise<ClaimStatus> {
+  const questId = checkText(input.questId, 'questId', 128);
+  const productId = checkText(input.productId, 'productId', 200);
+  await findAccount(db, siteId, input.accountId);
+  const now = new Date();
+  return db.claimStatus.upsert({
+    where: { siteId_questId_accountId: { siteId, questId, accountId: input.accountId } },
+    create: { id: newId(), siteId, questId, productId, accountId: input.accountId, status: 'PENDING', createdAt: now, updatedAt: now },
+    update: {},
+  });
+}
+
+/** An admin's decision on a claim: PENDING, FULFILLED or REJECTED. */
+export async function setClaimStatus(db: Db, siteId: string, id: string, status: ClaimState): Promise<ClaimStatus> {
+  const claim = await db.claimStatus.findFirst({ where: { id, siteId } });
+  if (!claim) throw notFound(`claim status ${id}`);
+  return db.claimStatus.update({ where: { id: claim.id }, data: { status, updatedAt: new Date() } });
+}

@@ -1,0 +1,292 @@
+/**
+ * Receipt e-mail: a site may send receipts as its own domain (sender + a DKIM key whose public half it
+ * publishes in DNS, or an SPF include) and with its own Handlebars HTML template; otherwise the default
+ * sender and template are used. A receipt is sent when an entitlement is bought. Templates are
+ * compiled once per version and rendered with HTML escaping; Handlebars refuses prototype access.
+ */
+import { generateKeyPair } from 'node:crypto';
+import { promisify } from 'node:util';
+import Handlebars from 'handlebars';
+import type { Config } from '../../shared/config';
+import type { Db } from '../../shared/db/client';
+import type { Account, Charge, Entitlement, ReceiptEmail } from '../../shared/db/generated/sqlite';
+import { badInput } from '../../shared/errors';
+import type { Logger } from '../../shared/logger';
+import type { SupergraphClient } from '../../shared/supergraph';
+import type { Identity } from '../../shared/auth/identity';
+import type { Mailer } from './mail';
+import { formatMoney } from './money';
+import { decryptSecret, encryptSecret } from './secrets';
+import { checkDomain, checkEmail, checkText } from './validation';
+
+const generateRsaKeyPair = promisify(generateKeyPair);
+
+/** The DKIM selector the site publishes its key under: <selector>._domainkey.<domain>. */
+export const DKIM_SELECTOR = 'stagegraph';
+const MAX_TEMPLATE_LENGTH = 100_000;
+
+/** What a receipt template may use. */
+export const RECEIPT_VARIABLES = [
+  'thankYouMessage',
+  'receiptNumber',
+  'ticketName',
+  'sku',
+  'purchaseDate',
+  'purchaseTime',
+  'quantity',
+  'accessInstructions',
+  'eventUrl',
+  'paymentMethod',
+  'ticketPrice',
+  'serviceCharge',
+  'tax',
+  'totalAmount',
+  'currency',
+  'customerName',
+  'customerEmail',
+  'senderName',
+  'logoUrl',
+  'siteName',
+] as const;
+
+export type ReceiptData = Record<(typeof RECEIPT_VARIABLES)[number], string | number | null>;
+
+export const DEFAULT_SUBJECT = 'Your receipt {{receiptNumber}} for {{ticketName}}';
+
+export const DEFAULT_TEMPLATE = `<!doctype html>
+<html><body style="font-family: sans-serif; color: #222; max-width: 560px; margin: auto">
+{{#if logoUrl}}<p><img src="{{logoUrl}}" alt="{{senderName}}" style="max-height: 64px"></p>{{/if}}
+<h1 style="font-size: 20px">{{thankYouMessage}}</h1>
+<table cellpadding="6" style="border-collapse: collapse; width: 100%">
+  <tr><td>Receipt number</td><td>{{receiptNumber}}</td></tr>
+  <tr><td>Ticket</td><td>{{ticketName}}</td></tr>
+  <tr><td>Purchased</td><td>{{purchaseDate}} {{purchaseTime}}</td></tr>
+  <tr><td>Quantity</td><td>{{quantity}}</td></tr>
+  <tr><td>Payment method</td><td>{{paymentMethod}}</td></tr>
+  <tr><td>Ticket price</td><td>{{ticketPrice}}</td></tr>
+  <tr><td>Service charge</td><td>{{serviceCharge}}</td></tr>
+  <tr><td>Tax</td><td>{{tax}}</td></tr>
+  <tr><td><strong>Total</strong></td><td><strong>{{totalAmount}}</strong></td></tr>
+</table>
+{{#if accessInstructions}}<h2 style="font-size: 16px">How to watch</h2><p>{{accessInstructions}}</p>{{/if}}
+{{#if eventUrl}}<p><a href="{{eventUrl}}">Go to the event</a></p>{{/if}}
+<p style="color: #777; font-size: 12px">{{senderName}}</p>
+</body></html>`;
+
+// ------------------------------------------------------------------ sender and DNS
+
+export interface DnsRecord {
+  purpose: 'dkim' | 'spf';
+  type: 'TXT';
+  name: string;
+  value: string;
+}
+
+/** The records the site publishes: DKIM with its public key, or SPF including the mail provider. */
+export function dnsRecordsOf(settings: ReceiptEmail, config: Config): DnsRecord[] {
+  if (!settings.domain || !settings.dkimPublicKey) return [];
+  return [
+    { purpose: 'dkim', type: 'TXT', name: `${settings.dkimSelector ?? DKIM_SELECTOR}._domainkey.${settings.domain}`, value: `v=DKIM1; k=rsa; p=${settings.dkimPublicKey}` },
+    // The neutral qualifier: the provider is the domain's only sender the service knows of.
+    { purpose: 'spf', type: 'TXT', name: settings.domain, value: `v=spf1 include:${config.mailSpfInclude} ?all` },
+  ];
+}
+
+/** The site's sender with its DNS records, or null while it has none. */
+export function senderOf(settings: ReceiptEmail | null, config: Config) {
+  if (!settings?.domain || !settings.fromEmail || !settings.fromName || !settings.replyToEmail) return null;
+  return { domain: settings.domain, fromEmail: settings.fromEmail, fromName: settings.fromName, replyToEmail: settings.replyToEmail, dnsRecords: dnsRecordsOf(settings, config) };
+}
+
+/** Sets the site's sender; a domain keeps its DKIM key (its DNS need not change), a new domain gets a new one. */
+export async function setReceiptSender(
+  db: Db,
+  config: Config,
+  siteId: string,
+  input: { domain: string; fromEmail: string; fromName: string; replyToEmail: string },
+) {
+  const domain = checkDomain(input.domain);
+  const fromEmail = checkEmail(input.fromEmail, 'fromEmail');
+  const fromDomain = fromEmail.split('@')[1];
+  if (fromDomain !== domain && !fromDomain.endsWith(`.${domain}`)) throw badInput(`fromEmail must be an address at ${domain}`, 'fromEmail');
+  const fromName = checkText(input.fromName, 'fromName', 100).replace(/[\r\n"<>]/g, '');
+  const replyToEmail = checkEmail(input.replyToEmail, 'replyToEmail');
+  const current = await db.receiptEmail.findUnique({ where: { siteId } });
+  let key = current?.domain === domain && current.dkimPublicKey && current.dkimPrivateKeyEncrypted
+    ? { dkimPublicKey: current.dkimPublicKey, dkimPrivateKeyEncrypted: current.dkimPrivateKeyEncrypted }
+    : null;
+  if (!key) {
+    const pair = await generateRsaKeyPair('rsa', { modulusLength: 2048 });
+    key = {
+      dkimPublicKey: pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+      dkimPrivateKeyEncrypted: encryptSecret(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), config.encryptionKey),
+    };
+  }
+  const fields = { domain, fromEmail, fromName, replyToEmail, dkimSelector: DKIM_SELECTOR, ...key, updatedAt: new Date() };
+  const settings = await db.receiptEmail.upsert({ where: { siteId }, create: { siteId, ...fields }, update: fields });
+  return senderOf(settings, config) as NonNullable<ReturnType<typeof senderOf>>;
+}
+
+// ------------------------------------------------------------------ templates
+
+/** Compiles a template; the subject is plain text (not HTML-escaped), the body HTML (escaped). */
+function compile(source: string, field: 'subject' | 'template'): HandlebarsTemplateDelegate {
+  try {
+    // Compiling eagerly (not on first render) so a broken template is refused when it is saved.
+    const template = Handlebars.compile(source, { strict: false, knownHelpersOnly: true, noEscape: field === 'subject' });
+    template({});
+    return template;
+  } catch (error) {
+    throw badInput(`${field} is not a valid Handlebars template: ${(error as Error).message.split('\n')[0]}`, field);
+  }
+}
+
+/** The subject and template in use: the site's own, or the default. */
+export function templateOf(settings: ReceiptEmail | null) {
+  const custom = Boolean(settings?.template);
+  return { subject: custom ? (settings?.subject ?? DEFAULT_SUBJECT) : DEFAULT_SUBJECT, template: settings?.template ?? DEFAULT_TEMPLATE, custom, variables: [...RECEIPT_VARIABLES] };
+}
+
+/** Saves a custom subject and template after compiling both, so a broken one is refused now. */
+export async function setReceiptTemplate(db: Db, siteId: string, subject: string, template: string) {
+  const checkedSubject = checkText(subject, 'subject', 300);
+  if (!template.trim()) throw badInput('template must not be empty', 'template');
+  if (template.length > MAX_TEMPLATE_LENGTH) throw badInput(`template must be at most ${MAX_TEMPLATE_LENGTH} characters`, 'template');
+  compile(checkedSubject, 'subject');
+  compile(template, 'template');
+  const settings = await db.receiptEmail.upsert({
+    where: { siteId },
+    create: { siteId, subject: checkedSubject, template },
+    update: { subject: checkedSubject, template, updatedAt: new Date() },
+  });
+  return templateOf(settings);
+}
+
+/** Drops the custom template: receipts use the default again. */
+export async function deleteReceiptTemplate(db: Db, siteId: string) {
+  const settings = await db.receiptEmail.findUnique({ where: { siteId } });
+  if (!settings) return templateOf(null);
+  return templateOf(await db.receiptEmail.update({ where: { siteId }, data: { subject: null, template: null, updatedAt: new Date() } }));
+}
+
+/** Compiled templates by site and version, so a template compiles once, not per receipt. */
+export class TemplateCache {
+  private readonly compiled = new Map<string, { subject: HandlebarsTemplateDelegate; html: HandlebarsTemplateDelegate }>();
+
+  get(settings: ReceiptEmail | null) {
+    const { subject, template, custom } = templateOf(settings);
+    const key = custom && settings ? `${settings.siteId}:${settings.updatedAt.getTime()}` : 'default';
+    let entry = this.compiled.get(key);
+    if (!entry) {
+      if (this.compiled.size >= 1000) this.compiled.delete(this.compiled.keys().next().value as string);
+      entry = { subject: compile(subject, 'subject'), html: compile(template, 'template') };
+      this.compiled.set(key, entry);
+    }
+    return entry;
+  }
+}
+
+// ------------------------------------------------------------------ sending
+
+const SITE_PROFILE = /* GraphQL */ `query ReceiptSiteProfile { site { name settings } }`;
+
+interface SiteProfile {
+  name: string;
+  accessInstructions: string | null;
+  logoUrl: string | null;
+  senderName: string | null;
+}
+
+/** The site's name and receipt profile (access instructions, logo, sender name) from the content subgraph. */
+async function siteProfile(supergraph: SupergraphClient, identity: Identity, logger: Logger): Promise<SiteProfile> {
+  try {
+    const { site } = await supergraph.execute<{ site: { name: string; settings: Record<string, unknown> | null } | null }>(SITE_PROFILE, {}, identity);
+    const settings = site?.settings ?? {};
+    const profile = (typeof settings.profile === 'object' && settings.profile ? settings.profile : settings) as Record<string, unknown>;
+    const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
+    return {
+      name: site?.name ?? '',
+      accessInstructions: text(profile.accessInstructions),
+      logoUrl: text(profile.logoUrl) ?? text(profile.logo),
+      senderName: text(profile.senderName),
+    };
+  } catch (error) {
+    logger.warn({ err: (error as Error).message }, 'site profile unavailable; receipt uses defaults');
+    return { name: '', accessInstructions: null, logoUrl: null, senderName: null };
+  }
+}
+
+export interface ReceiptContext {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  supergraph: SupergraphClient;
+  mailer: Mailer;
+  templates: TemplateCache;
+}
+
+/** E-mails the receipt of a purchase to the buyer, from the site's sender when it has one. */
+export async function sendReceipt(
+  context: ReceiptContext,
+  siteId: string,
+  purchase: { account: Account; entitlement: Entitlement; charge: Charge; eventUrl?: string | null },
+  requestId: string,
+): Promise<string> {
+  const { db, config, mailer, templates } = context;
+  const identity: Identity = { siteId, developerKey: true, account: null, requestId };
+  const [settings, profile] = await Promise.all([db.receiptEmail.findUnique({ where: { siteId } }), siteProfile(context.supergraph, identity, context.logger)]);
+  const { charge, account, entitlement } = purchase;
+  const sender = senderOf(settings, config);
+  const senderName = sender?.fromName ?? profile.senderName ?? (profile.name || 'stagegraph');
+  const money = (minor: number) => formatMoney(minor, charge.currency);
+  const data: ReceiptData = {
+    thankYouMessage: `Thank you for your purchase${account.name ? `, ${account.name}` : ''}!`,
+    receiptNumber: charge.receiptNumber,
+    ticketName: entitlement.name,
+    sku: entitlement.sku,
+    purchaseDate: charge.createdAt.toISOString().slice(0, 10),
+    purchaseTime: `${charge.createdAt.toISOString().slice(11, 16)} UTC`,
+    quantity: charge.quantity,
+    accessInstructions: profile.accessInstructions,
+    eventUrl: purchase.eventUrl ?? null,
+    paymentMethod: charge.paymentMethod,
+    ticketPrice: money(charge.priceMinor),
+    serviceCharge: money(charge.serviceMinor),
+    tax: money(charge.taxMinor),
+    totalAmount: money(charge.amountMinor),
+    currency: charge.currency,
+    customerName: account.name,
+    customerEmail: account.email,
+    senderName,
+    logoUrl: profile.logoUrl,
+    siteName: profile.name,
+  };
+  const compiled = templates.get(settings);
+  const html = compiled.html(data);
+  const lines = [
+    data.thankYouMessage,
+    `Receipt number: ${data.receiptNumber}`,
+    `Ticket: ${data.ticketName} × ${data.quantity}`,
+    `Purchased: ${data.purchaseDate} ${data.purchaseTime}`,
+    `Payment method: ${data.paymentMethod}`,
+    `Ticket price: ${data.ticketPrice}; service charge: ${data.serviceCharge}; tax: ${data.tax}`,
+    `Total: ${data.totalAmount}`,
+    ...(data.accessInstructions ? [`How to watch: ${data.accessInstructions}`] : []),
+    ...(data.eventUrl ? [`Event: ${data.eventUrl}`] : []),
+  ];
+  const dkim =
+    sender && settings?.dkimPrivateKeyEncrypted
+      ? { domainName: sender.domain, keySelector: settings.dkimSelector ?? DKIM_SELECTOR, privateKey: decryptSecret(settings.dkimPrivateKeyEncrypted, config.encryptionKey) }
+      : undefined;
+  return mailer.send(db, config, {
+    siteId,
+    kind: 'receipt',
+    to: account.email,
+    from: sender ? `"${sender.fromName}" <${sender.fromEmail}>` : config.mailFrom,
+    replyTo: sender?.replyToEmail ?? null,
+    subject: compiled.subject(data).replace(/[\r\n]+/g, ' '),
+    html,
+    text: lines.join('\n'),
+    dkim,
+  });
+}
