@@ -11,7 +11,8 @@ import { subgraphPort, type Config, type SubgraphName } from './shared/config';
 import { openDatabase, type Database } from './shared/db/client';
 import { createLogger, type Logger } from './shared/logger';
 import { lateBoundSupergraph } from './shared/supergraph';
-import { listenSubgraph, type RunningService, type ServiceDeps } from './shared/subgraph';
+import type { ApolloServer } from '@apollo/server';
+import { listenSubgraph, type RunningService, type ServiceDeps, type SubgraphContext } from './shared/subgraph';
 import { createPublicApp } from './gateway/app';
 import { createGateway, type Gateway } from './gateway/server';
 import type { Executor } from './rest-bridge/router';
@@ -35,12 +36,13 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-const SUBGRAPH_FACTORIES = {
+/** Each subgraph's server, built from its logger and the deployment's dependencies. */
+const SUBGRAPH_FACTORIES: Record<SubgraphName, (logger: Logger, deps: ServiceDeps) => ApolloServer<SubgraphContext>> = {
   content: createContentSubgraph,
   community: createCommunitySubgraph,
   overlays: createOverlaysSubgraph,
   integrations: createIntegrationsSubgraph,
-} as const;
+};
 
 /** The REST bridge's way to the gateway inside one process: no HTTP hop, the same authentication. */
 export function inProcessExecutor(authenticator: Authenticator, gateway: Gateway): Executor<Identity> {
@@ -104,7 +106,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
 
   const subgraphs = {} as Record<SubgraphName, RunningService>;
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
-    subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name })), deps, subgraphPort(config, name));
+    subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name }), deps), deps, subgraphPort(config, name));
   }
   const served = await serveGateway(deps, (name) => subgraphs[name].url);
   supergraph.bind((request, identity) => served.gateway.execute(request, identity));

@@ -52,7 +52,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       parameters: (route.params ?? []).map((param) => ({
         name: param.name,
         in: param.in,
-        required: param.in === 'path' ? true : Boolean(param.required),
+        required: param.in === 'path' ? true : Boolean(param.required || param.credential),
         description: param.description,
         schema: toOpenApiSchema(param.schema),
       })),

@@ -10,6 +10,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
+import { describeSchemaError } from '../shared/schemaErrors';
 import type { Logger } from '../shared/logger';
 import type { AuthCode, ParamSpec, RouteSpec, VariableSource } from './table';
 
@@ -51,14 +52,6 @@ interface RouteInput {
 
 const ajv = new Ajv({ allErrors: false, coerceTypes: false, strict: false });
 addFormats(ajv);
-
-function describe(error: ErrorObject, where: string): string {
-  const field = [where, ...error.instancePath.split('/').filter(Boolean)].join('.');
-  if (error.keyword === 'required') return `${field}.${(error.params as { missingProperty: string }).missingProperty} is required`;
-  if (error.keyword === 'additionalProperties') return `${field}.${(error.params as { additionalProperty: string }).additionalProperty} is not allowed`;
-  if (error.keyword === 'enum') return `${field} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-  return `${field} ${error.message ?? 'is invalid'}`;
-}
 
 /** Query, path and header values arrive as text; this turns them into the declared type. */
 function coerceParam(spec: ParamSpec, raw: unknown): unknown {
@@ -140,7 +133,8 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
   for (const spec of routes) {
     const compiled: CompiledRoute = { spec, validateBody: spec.body ? ajv.compile(spec.body.schema) : null };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
-    router[spec.method](path, rawBody, (req, res) => {
+    const readBody = spec.bodyLimitBytes ? express.raw({ type: () => true, limit: spec.bodyLimitBytes }) : rawBody;
+    router[spec.method](path, readBody, (req, res) => {
       handle(compiled, req, res).catch((error: unknown) => {
         const requestId = (req as { id?: string }).id;
         logger.error({ err: error, requestId, route: spec.operationId }, 'REST route failed');
@@ -191,6 +185,7 @@ function readInput(spec: RouteSpec, validateBody: ValidateFunction | null, req: 
     const source = param.in === 'path' ? req.params : param.in === 'query' ? req.query : req.headers;
     const value = coerceParam(param, (source as Record<string, unknown>)[param.in === 'header' ? param.name.toLowerCase() : param.name]);
     if (value === undefined) {
+      if (param.credential) throw new RequestError(401, `credentials required: ${param.name} ${param.in}`);
       if (param.required) throw new RequestError(400, `${param.in}.${param.name} is required`);
       continue;
     }
@@ -215,7 +210,7 @@ function readInput(spec: RouteSpec, validateBody: ValidateFunction | null, req: 
       }
     }
     if (validateBody && !validateBody(input.body)) {
-      throw new RequestError(400, describe((validateBody.errors as ErrorObject[])[0], 'body'));
+      throw new RequestError(400, describeSchemaError((validateBody.errors as ErrorObject[])[0], 'body'));
     }
   }
   return input;

@@ -15,6 +15,11 @@ export interface ParamSpec {
   in: 'path' | 'query' | 'header';
   schema: JsonSchema;
   required?: boolean;
+  /**
+   * A partner's credential (a Bearer token, a signature) that the operation verifies itself: when it is
+   * absent the answer is 401, before the body is read.
+   */
+  credential?: boolean;
   description?: string;
 }
 
@@ -39,6 +44,8 @@ export interface RouteSpec {
   body?: { schema: JsonSchema; required?: boolean };
   /** Hand the exact request body to the operation (signature checks). */
   rawBody?: boolean;
+  /** Largest body this route reads (413 above); default BODY_LIMIT_BYTES. */
+  bodyLimitBytes?: number;
   /** The GraphQL operation; its root field is aliased `result`. */
   document: string;
   variables?: Readonly<Record<string, VariableSource>>;

@@ -39,4 +39,10 @@ export async function waitForBus(bus: EventBus, timeoutMs = 5000): Promise<boole
 /** Topic names, in one place. */
 export const Topics = {
   overlayBroadcasts: 'overlay-broadcasts',
+  /** { siteId, dataProviderIds }: automation rules of these providers changed (caches drop them). */
+  automationRulesChanged: 'automation-rules-changed',
+  /** { dataProviderId }: a data provider was updated or removed (caches drop it). */
+  dataProviderChanged: 'data-provider-changed',
+  /** { siteId, event }: a stream's state changed (admins' streamStateChanged subscriptions). */
+  streamStates: 'stream-states',
 } as const;

@@ -1,0 +1,99 @@
+/**
+ * Ingesting a data event, in the order that keeps partners safe and the path fast: size, provider,
+ * signature over the exact body (constant time), the provider's rate, the provider's schema; then the
+ * event is stored (durable before the answer) and the cached rules of the provider are evaluated.
+ */
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import type { Db } from '../../shared/db/client';
+import type { Prisma } from '../../shared/db/generated/sqlite';
+import { appError, badInput, ErrorCode, forbidden } from '../../shared/errors';
+import { newId } from '../../shared/ids';
+import { describeSchemaError } from '../../shared/schemaErrors';
+import type { SubgraphContext } from '../../shared/subgraph';
+import { rulesMetBy, runRules } from './automationRules';
+import type { IntegrationsRuntime } from './runtime';
+import { verifyProviderSignature } from './secrets';
+
+/** Largest data event body. */
+export const MAX_EVENT_BYTES = 256 * 1024;
+
+export interface SignedEvent {
+  dataProviderId: string;
+  signature: string | null | undefined;
+  /** The exact body the provider signed. */
+  rawBody: string;
+}
+
+async function countAgainstRate(runtime: IntegrationsRuntime, dataProviderId: string): Promise<void> {
+  try {
+    await runtime.eventRate.consume(dataProviderId);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    throw appError(ErrorCode.RATE_LIMITED, `too many data events for this provider; retry in ${retryAfter} s`, { retryAfter });
+  }
+}
+
+function parseEvent(rawBody: string): unknown {
+  try {
+    return JSON.parse(rawBody);
+  } catch {
+    throw badInput('the body is not valid JSON', 'body');
+  }
+}
+
+export async function ingestDataEvent(ctx: SubgraphContext, runtime: IntegrationsRuntime, signed: SignedEvent) {
+  if (Buffer.byteLength(signed.rawBody, 'utf8') > MAX_EVENT_BYTES) {
+    throw appError(ErrorCode.PAYLOAD_TOO_LARGE, `a data event body may be at most ${MAX_EVENT_BYTES / 1024} KB`);
+  }
+  const provider = await runtime.dataProviders.get(signed.dataProviderId);
+  if (!provider) throw forbidden('unknown or removed data provider');
+  verifyProviderSignature(provider.secret, signed.rawBody, signed.signature);
+  await countAgainstRate(runtime, provider.id);
+  const payload = parseEvent(signed.rawBody);
+  if (!provider.validate(payload)) {
+    const [error] = provider.validate.errors ?? [];
+    throw badInput(`the event does not match the provider's schema: ${error ? describeSchemaError(error, '') : 'invalid'}`, 'body');
+  }
+
+  const receivedAt = new Date();
+  const event = await ctx.db.dataEvent.create({
+    data: {
+      id: newId(),
+      siteId: provider.siteId,
+      dataProviderId: provider.id,
+      payload: payload as Prisma.InputJsonValue,
+      receivedAt,
+      expiresAt: provider.ttl === null ? null : new Date(receivedAt.getTime() + provider.ttl * 1000),
+    },
+    select: { id: true },
+  });
+
+  let rulesFired = 0;
+  try {
+    const met = rulesMetBy(await runtime.rules.of(provider.siteId, provider.id), payload);
+    rulesFired = met.length;
+    await runRules(ctx.supergraph, ctx.logger, provider.siteId, met, payload);
+  } catch (error) {
+    ctx.logger.error({ err: (error as Error).message, dataProviderId: provider.id }, 'could not evaluate automation rules for a data event');
+  }
+  return { success: true, eventId: event.id, rulesFired };
+}
+
+/** Events of a provider still kept, newest first. */
+export function listDataEvents(db: Db, siteId: string, dataProviderId: string, limit: number, offset: number) {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw badInput('limit must be between 1 and 500', 'limit');
+  if (!Number.isInteger(offset) || offset < 0) throw badInput('offset must not be negative', 'offset');
+  return db.dataEvent.findMany({
+    where: { siteId, dataProviderId, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+    orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+    skip: offset,
+  });
+}
+
+/** Deletes the events whose ttl has passed (readers already skip them). */
+export async function removeExpiredEvents(db: Db): Promise<number> {
+  const { count } = await db.dataEvent.deleteMany({ where: { expiresAt: { lt: new Date() } } });
+  return count;
+}
