@@ -167,7 +167,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
         return;
       }
       const data = (result.data as { result?: unknown } | null | undefined)?.result;
-      const body = spec.envelope === 'success' ? { success: true, ...(data as object) } : data;
+      const body = spec.envelope === 'success' ? { success: true, ...(data as object) } : spec.envelope === 'results' ? { success: true, results: data } : data;
       res.status(spec.status ?? 200).json(body ?? null);
     } catch (error) {
       if (!(error instanceof RequestError)) throw error;

@@ -51,8 +51,8 @@ export interface RouteSpec {
   variables?: Readonly<Record<string, VariableSource>>;
   /** Success status (default 200). */
   status?: number;
-  /** Response shape: `result` as it is, or `{ success: true, ...result }`. */
-  envelope?: 'none' | 'success';
+  /** Response shape: `result` as it is, `{ success: true, ...result }`, or `{ success: true, results: result }` (a list). */
+  envelope?: 'none' | 'success' | 'results';
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
 }

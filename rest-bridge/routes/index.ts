@@ -3,9 +3,10 @@
  * OpenAPI components those routes refer to.
  */
 import type { JsonSchema, RouteSpec } from '../table';
+import { integrationRoutes, integrationSchemas } from './integrations';
 import { overlayRoutes, overlaySchemas } from './overlays';
 
-export const routes: readonly RouteSpec[] = [...overlayRoutes];
+export const routes: readonly RouteSpec[] = [...overlayRoutes, ...integrationRoutes];
 
 export const componentSchemas: Record<string, JsonSchema> = {
   ErrorBody: {
@@ -14,4 +15,5 @@ export const componentSchemas: Record<string, JsonSchema> = {
     properties: { success: { type: 'boolean', enum: [false] }, message: { type: 'string' }, requestId: { type: 'string' } },
   },
   ...overlaySchemas,
+  ...integrationSchemas,
 };

@@ -57,17 +57,15 @@ export async function ingestDataEvent(ctx: SubgraphContext, runtime: Integration
   }
 
   const receivedAt = new Date();
-  const event = await ctx.db.dataEvent.create({
-    data: {
-      id: newId(),
-      siteId: provider.siteId,
-      dataProviderId: provider.id,
-      payload: payload as Prisma.InputJsonValue,
-      receivedAt,
-      expiresAt: provider.ttl === null ? null : new Date(receivedAt.getTime() + provider.ttl * 1000),
-    },
-    select: { id: true },
-  });
+  const event = {
+    id: newId(),
+    siteId: provider.siteId,
+    dataProviderId: provider.id,
+    payload: payload as Prisma.InputJsonValue,
+    receivedAt,
+    expiresAt: provider.ttl === null ? null : new Date(receivedAt.getTime() + provider.ttl * 1000),
+  };
+  await runtime.eventWriter.write(event);
 
   let rulesFired = 0;
   try {
@@ -78,6 +76,51 @@ export async function ingestDataEvent(ctx: SubgraphContext, runtime: Integration
     ctx.logger.error({ err: (error as Error).message, dataProviderId: provider.id }, 'could not evaluate automation rules for a data event');
   }
   return { success: true, eventId: event.id, rulesFired };
+}
+
+/**
+ * Stores data events in batches: the events accepted in one turn of the event loop, or while the
+ * previous batch is being written, share one transaction and so one flush to disk. Each caller is
+ * answered only once its own event is committed, so "durable before 201" holds at a fraction of the
+ * cost of a commit per event.
+ */
+export class DataEventWriter {
+  private queue: { row: Prisma.DataEventCreateManyInput; done: (error?: Error) => void }[] = [];
+  private writing = false;
+  private scheduled = false;
+
+  constructor(private readonly db: Db, private readonly maxBatch = 500) {}
+
+  write(row: Prisma.DataEventCreateManyInput): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ row, done: (error) => (error ? reject(error) : resolve()) });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.writing) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.writing || this.queue.length === 0) return;
+    this.writing = true;
+    const batch = this.queue.splice(0, this.maxBatch);
+    try {
+      await this.db.dataEvent.createMany({ data: batch.map((entry) => entry.row) });
+      for (const entry of batch) entry.done();
+    } catch (error) {
+      for (const entry of batch) entry.done(error as Error);
+    } finally {
+      this.writing = false;
+      if (this.queue.length > 0) this.schedule();
+    }
+  }
 }
 
 /** Events of a provider still kept, newest first. */

@@ -2,7 +2,7 @@
  * What the integrations subgraph keeps for its whole life, created once at start: the caches of data
  * providers and automation rules (kept in step with other instances over the event bus), the
  * per-provider rate limiter of data events (in Redis when configured, so every instance counts the
- * same events), and the sweeper that removes expired data events.
+ * same events), the batching writer of data events, and the sweeper that removes expired ones.
  */
 import Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -10,13 +10,15 @@ import { Topics } from '../../shared/bus';
 import type { ServiceDeps } from '../../shared/subgraph';
 import { RuleCache } from './automationRules';
 import { DataProviderCache } from './dataProviders';
-import { removeExpiredEvents } from './dataEvents';
+import { DataEventWriter, removeExpiredEvents } from './dataEvents';
 
 export interface IntegrationsRuntime {
   dataProviders: DataProviderCache;
   rules: RuleCache;
   /** Counts data events per provider ID. */
   eventRate: RateLimiterAbstract;
+  /** Stores accepted events, many per transaction. */
+  eventWriter: DataEventWriter;
   stop(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export function createIntegrationsRuntime({ config, database, bus, logger, super
     dataProviders,
     rules,
     eventRate,
+    eventWriter: new DataEventWriter(database.prisma),
     async stop() {
       clearInterval(sweeper);
       for (const stop of unsubscribe) stop();

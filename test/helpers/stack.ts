@@ -46,6 +46,8 @@ export interface StartOptions {
   bus?: EventBus;
   /** Where the stack logs (default: a silent logger). */
   logger?: Logger;
+  /** Configuration variables on top of the test defaults (e.g. DATA_EVENT_RATE_LIMIT). */
+  env?: Record<string, string>;
 }
 
 export async function startTestStack(options: StartOptions = {}): Promise<Stack> {
@@ -56,7 +58,7 @@ export async function startTestStack(options: StartOptions = {}): Promise<Stack>
   } else {
     const database = await createTestDatabase();
     databases.push(database);
-    config = testConfig(database.url);
+    config = testConfig(database.url, options.env);
   }
   const stack = await startStack(config, { logger: options.logger ?? createLogger(config.logLevel), bus: options.bus });
   started.push(stack);
@@ -107,6 +109,19 @@ export async function grantEntitlement(stack: Stack, siteId: string, accountId: 
   await db.subscription.create({
     data: { id: randomBytes(12).toString('hex'), siteId, accountId, entitlementId: entitlement.id, status: 'active', grantedMethod, createdAt: now, updatedAt: now },
   });
+}
+
+/**
+ * Test data: a page (a channel unless `type` says landing) of the content subgraph, for what refers to
+ * channels (streams, broadcasts). The content subgraph's own page operations are tested on their own.
+ */
+export async function createChannel(stack: Stack, siteId: string, type: 'channel' | 'landing' = 'channel'): Promise<string> {
+  const id = randomBytes(12).toString('hex');
+  const now = new Date();
+  await stack.database.prisma.page.create({
+    data: { id, siteId, slug: `page-${id}`, type, document: { data: { name: `Page ${id}` } }, tags: [], createdAt: now, updatedAt: now },
+  });
+  return id;
 }
 
 async function provisionAccount(stack: Stack, siteId: string, roles: AccountRole[], tags: string[]): Promise<string> {
