@@ -34,8 +34,11 @@ const SECRETS = {
   ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef01234',
 };
 
-/** Starts `node dist/main.js` (run `npm run build` first); `shareWith` makes a second instance of the same deployment. */
-export async function startInstance(shareWith?: Instance): Promise<Instance> {
+/**
+ * Starts `node dist/main.js` (run `npm run build` first); `shareWith` makes a second instance of the same
+ * deployment; `extraEnv` adds configuration (e.g. a rate limit the load must not hit).
+ */
+export async function startInstance(shareWith?: Instance, extraEnv: Record<string, string> = {}): Promise<Instance> {
   const port = await freePort();
   const base = (await freePort()) + 10;
   const dataDir = mkdtempSync(join(tmpdir(), 'stagegraph-bench-'));
@@ -48,6 +51,7 @@ export async function startInstance(shareWith?: Instance): Promise<Instance> {
     DATA_DIR: dataDir,
     DATABASE_URL: shareWith?.env.DATABASE_URL ?? process.env.DATABASE_URL ?? `file:${join(dataDir, 'bench.db')}`,
     LOG_LEVEL: 'warn',
+    ...extraEnv,
   };
   if (shareWith?.env.REDIS_URL) env.REDIS_URL = shareWith.env.REDIS_URL;
   const child = spawn(process.execPath, ['--max-old-space-size=4096', join(root, 'dist', 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });

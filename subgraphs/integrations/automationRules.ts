@@ -11,6 +11,7 @@ import { valueAtPath } from '../../shared/json';
 import type { Logger } from '../../shared/logger';
 import type { SupergraphClient } from '../../shared/supergraph';
 import { compileTrigger, type RuleTrigger } from '../overlays/triggers';
+import { LoadCache } from './cache';
 
 export interface CompiledRule {
   id: string;
@@ -30,30 +31,19 @@ export function serviceIdentity(siteId: string): Identity {
   return { siteId, developerKey: true, account: null, requestId: newId() };
 }
 
-const CACHE_MS = 60_000;
-const CACHE_MAX = 10_000;
-
+/** Active rules of each provider, compiled; kept for a minute at most, dropped sooner by the bus. */
 export class RuleCache {
-  private readonly entries = new Map<string, { rules: Promise<CompiledRule[]>; expires: number }>();
+  private readonly cache = new LoadCache<CompiledRule[]>(60_000);
 
   constructor(private readonly supergraph: SupergraphClient) {}
 
   /** The active rules of a provider (of `siteId`), compiled. */
   of(siteId: string, dataProviderId: string): Promise<CompiledRule[]> {
-    const entry = this.entries.get(dataProviderId);
-    if (entry && entry.expires > Date.now()) return entry.rules;
-    if (this.entries.size >= CACHE_MAX) this.entries.delete(this.entries.keys().next().value as string);
-    const rules = this.load(siteId, dataProviderId);
-    this.entries.set(dataProviderId, { rules, expires: Date.now() + CACHE_MS });
-    rules.catch(() => {
-      if (this.entries.get(dataProviderId)?.rules === rules) this.entries.delete(dataProviderId);
-    });
-    return rules;
+    return this.cache.get(dataProviderId, () => this.load(siteId, dataProviderId));
   }
 
-  /** Forgets a provider's rules; the next event loads them again. A load under way is not reused. */
   drop(dataProviderId: string): void {
-    this.entries.delete(dataProviderId);
+    this.cache.drop(dataProviderId);
   }
 
   private async load(siteId: string, dataProviderId: string): Promise<CompiledRule[]> {

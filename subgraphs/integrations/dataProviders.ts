@@ -12,6 +12,7 @@ import type { Prisma } from '../../shared/db/generated/sqlite';
 import { badInput, notFound } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { SubgraphContext } from '../../shared/subgraph';
+import { LoadCache } from './cache';
 import type { IntegrationsRuntime } from './runtime';
 import { decryptSecret, encryptSecret, newDataProviderSecret, verifyProviderSignature } from './secrets';
 
@@ -116,33 +117,21 @@ export interface ActiveDataProvider {
   ttl: number | null;
 }
 
-const CACHE_MS = 60_000;
-const CACHE_MAX = 10_000;
-
 /**
- * Active providers by ID, loaded once and kept for a minute; a removed or unknown provider is cached
- * as null. `drop` is called here on update and removal, and on every instance through the bus.
+ * Active providers by ID, loaded once and kept for a minute at most; a removed or unknown provider is
+ * cached as null. `drop` is called here on update and removal, and on every instance through the bus.
  */
 export class DataProviderCache {
-  private readonly entries = new Map<string, { provider: Promise<ActiveDataProvider | null>; expires: number }>();
+  private readonly cache = new LoadCache<ActiveDataProvider | null>(60_000);
 
   constructor(private readonly db: Db, private readonly encryptionKey: string) {}
 
   get(id: string): Promise<ActiveDataProvider | null> {
-    const entry = this.entries.get(id);
-    if (entry && entry.expires > Date.now()) return entry.provider;
-    if (this.entries.size >= CACHE_MAX) this.entries.delete(this.entries.keys().next().value as string);
-    const provider = this.load(id);
-    this.entries.set(id, { provider, expires: Date.now() + CACHE_MS });
-    // A failed load is not remembered.
-    provider.catch(() => {
-      if (this.entries.get(id)?.provider === provider) this.entries.delete(id);
-    });
-    return provider;
+    return this.cache.get(id, () => this.load(id));
   }
 
   drop(id: string): void {
-    this.entries.delete(id);
+    this.cache.drop(id);
   }
 
   private async load(id: string): Promise<ActiveDataProvider | null> {

@@ -134,23 +134,20 @@ export async function stopStream(ctx: SubgraphContext, siteId: string, id: strin
   return stopped;
 }
 
-/** Enables ingest again (the provider answers 200 for a stream that is already active). */
-export async function activateStream(ctx: SubgraphContext, siteId: string, id: string): Promise<Stream> {
+/** Asks the provider to enable or block a stream's ingest, then records it. */
+async function switchIngest(ctx: SubgraphContext, siteId: string, id: string, enabled: boolean): Promise<Stream> {
   const stream = await findStream(ctx, siteId, id);
-  await expectDone(ctx, stream.contract, 'activateStream', { id: stream.providerStreamId });
-  const activated = await ctx.db.stream.update({ where: { id: stream.id }, data: { ingestEnabled: true, updatedAt: new Date() } });
-  await announceStreamState(ctx, activated, 'activated');
-  return activated;
+  await expectDone(ctx, stream.contract, enabled ? 'activateStream' : 'deleteStream', { id: stream.providerStreamId });
+  const switched = await ctx.db.stream.update({ where: { id: stream.id }, data: { ingestEnabled: enabled, updatedAt: new Date() } });
+  await announceStreamState(ctx, switched, enabled ? 'activated' : 'deleted');
+  return switched;
 }
 
+/** Enables ingest again (the provider answers 200 for a stream that is already active). */
+export const activateStream = (ctx: SubgraphContext, siteId: string, id: string) => switchIngest(ctx, siteId, id, true);
+
 /** Test trigger of deleteStream: the provider blocks the stream's ingest. */
-export async function deleteProviderStream(ctx: SubgraphContext, siteId: string, id: string): Promise<Stream> {
-  const stream = await findStream(ctx, siteId, id);
-  await expectDone(ctx, stream.contract, 'deleteStream', { id: stream.providerStreamId });
-  const deleted = await ctx.db.stream.update({ where: { id: stream.id }, data: { ingestEnabled: false, updatedAt: new Date() } });
-  await announceStreamState(ctx, deleted, 'deleted');
-  return deleted;
-}
+export const deleteProviderStream = (ctx: SubgraphContext, siteId: string, id: string) => switchIngest(ctx, siteId, id, false);
 
 /** Test trigger of deleteVod: the provider removes a delivered recording's assets. */
 export async function deleteProviderVod(ctx: SubgraphContext, siteId: string, vodId: string) {
