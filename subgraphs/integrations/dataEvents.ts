@@ -16,6 +16,8 @@ import { verifyProviderSignature } from './secrets';
 
 /** Largest data event body. */
 export const MAX_EVENT_BYTES = 256 * 1024;
+/** Longest an accepted event's answer waits for the actions of the rules it met. */
+const RULE_WAIT_MS = 2000;
 
 export interface SignedEvent {
   dataProviderId: string;
@@ -68,13 +70,18 @@ export async function ingestDataEvent(ctx: SubgraphContext, runtime: Integration
   await runtime.eventWriter.write(event);
 
   let rulesFired = 0;
-  try {
+  const evaluation = (async () => {
     const met = rulesMetBy(await runtime.rules.of(provider.siteId, provider.id), payload);
     rulesFired = met.length;
     await runRules(ctx.supergraph, ctx.logger, provider.siteId, met, payload);
-  } catch (error) {
-    ctx.logger.error({ err: (error as Error).message, dataProviderId: provider.id }, 'could not evaluate automation rules for a data event');
-  }
+  })().catch((error: Error) => {
+    ctx.logger.error({ err: error.message, dataProviderId: provider.id }, 'could not evaluate automation rules for a data event');
+  });
+  // The answer waits for the rules' overlays (so they are out when the provider hears 201), but not
+  // for long: the event is stored, and a slow overlays service must not hold the provider up.
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([evaluation, new Promise((resolve) => (timer = setTimeout(resolve, RULE_WAIT_MS)))]);
+  clearTimeout(timer);
   return { success: true, eventId: event.id, rulesFired };
 }
 
