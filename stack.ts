@@ -2,6 +2,7 @@
  * The whole system in one process: the four subgraphs on internal ports, the gateway with the REST
  * bridge and live viewers on the public port. `npm start` and the tests both start it from here.
  */
+import type { ApolloServer } from '@apollo/server';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAuthenticator, type Authenticator } from './shared/auth/authenticate';
@@ -11,7 +12,6 @@ import { subgraphPort, type Config, type SubgraphName } from './shared/config';
 import { openDatabase, type Database } from './shared/db/client';
 import { createLogger, type Logger } from './shared/logger';
 import { lateBoundSupergraph } from './shared/supergraph';
-import type { ApolloServer } from '@apollo/server';
 import { listenSubgraph, type RunningService, type ServiceDeps, type SubgraphContext } from './shared/subgraph';
 import { createPublicApp } from './gateway/app';
 import { createGateway, type Gateway } from './gateway/server';

@@ -5,8 +5,7 @@
  * rule whose trigger the event meets runs its action in the overlays subgraph, which checks again that
  * the rule is active: a rule switched off never fires, even from a cache that has not heard of it yet.
  */
-import type { Identity } from '../../shared/auth/identity';
-import { newId } from '../../shared/ids';
+import { serviceIdentity } from '../../shared/auth/identity';
 import { valueAtPath } from '../../shared/json';
 import type { Logger } from '../../shared/logger';
 import type { SupergraphClient } from '../../shared/supergraph';
@@ -25,11 +24,6 @@ const ACTIVE_RULES = /* GraphQL */ `
 const RUN_RULE = /* GraphQL */ `
   mutation RunAutomationRule($id: ID!, $event: JSON!) { runAutomationRule(id: $id, event: $event) { broadcastId } }
 `;
-
-/** The identity the service acts as on a site's own data. */
-export function serviceIdentity(siteId: string): Identity {
-  return { siteId, developerKey: true, account: null, requestId: newId() };
-}
 
 /** Active rules of each provider, compiled; kept for a minute at most, dropped sooner by the bus. */
 export class RuleCache {

@@ -3,10 +3,10 @@
  * finished recordings (VOD). Both are idempotent — providers retry until they get 200 — and a webhook
  * older than the latest one applied never moves a state back.
  */
+import { serviceIdentity } from '../../shared/auth/identity';
 import type { Stream, StreamProviderContract } from '../../shared/db/generated/sqlite';
 import { badInput, conflict, notFound } from '../../shared/errors';
 import type { SubgraphContext } from '../../shared/subgraph';
-import { serviceIdentity } from './automationRules';
 import { isHttpUrl } from './providerCalls';
 import { announceStreamState, stateOf } from './streamStates';
 import { contractOfAuthorization } from './streamProviders';

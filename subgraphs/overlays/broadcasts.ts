@@ -81,12 +81,14 @@ export function snapshotOverlay(overlay: Overlay, variables: Record<string, stri
   };
 }
 
-/**
- * Whether a viewer whose account carries `viewerTags` (null = not signed in) is in the event's
- * audience. Events stored before `tags` existed name their one tag in `tagId`.
- */
+/** The tags an event is for (empty = everyone); events stored before `tags` existed name their one tag in `tagId`. */
+export function audienceTags(event: OverlayBroadcastEvent): string[] {
+  return event.tags ?? (event.tagId === null ? [] : [event.tagId]);
+}
+
+/** Whether a viewer whose account carries `viewerTags` (null = not signed in) is in the event's audience. */
 export function inAudience(event: OverlayBroadcastEvent, viewerTags: ReadonlySet<string> | null): boolean {
-  const tags = event.tags ?? (event.tagId === null ? [] : [event.tagId]);
+  const tags = audienceTags(event);
   return tags.length === 0 || (viewerTags !== null && tags.some((tag) => viewerTags.has(tag)));
 }
 

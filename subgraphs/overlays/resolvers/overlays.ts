@@ -5,7 +5,7 @@ import { newId } from '../../../shared/ids';
 import type { Db } from '../../../shared/db/client';
 import type { Prisma } from '../../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../../shared/subgraph';
-import { clearEventOf, publishBroadcastEvent, showOverlay, withRemaining, type OverlayBroadcastEvent } from '../broadcasts';
+import { audienceTags, clearEventOf, publishBroadcastEvent, showOverlay, withRemaining, type OverlayBroadcastEvent } from '../broadcasts';
 import type { BroadcastOverlayInput, Resolvers } from '../resolvers.generated';
 import { checkContents, checkCta, checkDuration, checkName, checkOptionalId, checkSiteId, checkVariables } from '../validation';
 
@@ -118,6 +118,9 @@ export const overlayResolvers: Resolvers = {
     cta: (overlay) => (overlay.cta as { type: string; data: unknown } | null) ?? null,
     created: (overlay) => overlay.createdAt.getTime(),
     modified: (overlay) => overlay.updatedAt.getTime(),
+  },
+  OverlayBroadcastEvent: {
+    tags: (event) => audienceTags(event),
   },
   Site: {
     overlays: (site, _args, { identity, db }) => {
