@@ -40,6 +40,10 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { PrismaClient } = require('./generated/postgresql') as { PrismaClient: new (options: unknown) => Db };
     const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+    // An idle connection PostgreSQL closes (a restart, an administrator's command, a dropped test
+    // database) is removed by the pool and the next query opens another; unhandled, the pool's
+    // 'error' event would end the process.
+    pool.on('error', () => undefined);
     prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     closeDriver = () => pool.end();
   }
