@@ -2,6 +2,7 @@
  * The whole system in one process: the four subgraphs on internal ports, the gateway with the REST
  * bridge and live viewers on the public port. `npm start` and the tests both start it from here.
  */
+import type { ApolloServer } from '@apollo/server';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAuthenticator, type Authenticator } from './shared/auth/authenticate';
@@ -11,7 +12,7 @@ import { subgraphPort, type Config, type SubgraphName } from './shared/config';
 import { openDatabase, type Database } from './shared/db/client';
 import { createLogger, type Logger } from './shared/logger';
 import { lateBoundSupergraph } from './shared/supergraph';
-import { listenSubgraph, type RunningService, type ServiceDeps } from './shared/subgraph';
+import { listenSubgraph, type RunningService, type ServiceDeps, type SubgraphContext } from './shared/subgraph';
 import { createPublicApp } from './gateway/app';
 import { createGateway, type Gateway } from './gateway/server';
 import type { Executor } from './rest-bridge/router';
@@ -39,13 +40,13 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** How each subgraph is built, by name (also used to restart one). */
-export const SUBGRAPH_FACTORIES = {
+/** How each subgraph is built, by name, from its logger and the deployment's dependencies (also used to restart one). */
+export const SUBGRAPH_FACTORIES: Record<SubgraphName, (logger: Logger, deps: ServiceDeps) => ApolloServer<SubgraphContext>> = {
   content: createContentSubgraph,
   community: createCommunitySubgraph,
   overlays: createOverlaysSubgraph,
   integrations: createIntegrationsSubgraph,
-} as const;
+};
 
 /** The REST bridge's way to the gateway inside one process: no HTTP hop, the same authentication. */
 export function inProcessExecutor(authenticator: Authenticator, gateway: Gateway): Executor<Identity> {
@@ -113,7 +114,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
 
   const subgraphs = {} as Record<SubgraphName, RunningService>;
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
-    subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name })), deps, subgraphPort(config, name));
+    subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name }), deps), deps, subgraphPort(config, name));
   }
   const workers = [recordViewerPresence(deps), runWebhookDelivery(deps)];
   // The subgraphs run in this process: the gateway executes their parts of a plan in-process.

@@ -7,6 +7,8 @@
  * with the same variables share a group; an event is executed once per group, its payload serialized
  * once, and each viewer only gets its own frame prefix. Per-viewer state is a few small fields.
  * Queries and mutations sent over the socket are executed through the gateway like HTTP ones.
+ * Other subscription fields (for admins, with few subscribers each) are feeds: a bus topic per field,
+ * each event executed for each subscriber whose arguments it matches.
  */
 import {
   execute,
@@ -38,7 +40,16 @@ import { Topics, type EventBus } from '../shared/bus';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import type { Identity } from '../shared/auth/identity';
 import type { Logger } from '../shared/logger';
-import { withRemaining, clearEventOf, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
+import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
+
+/** A subscription field fed by one bus topic of `{ siteId, event }` messages. */
+export interface LiveFeed {
+  topic: string;
+  /** Throws a GraphQLError when the identity may not subscribe with these arguments. */
+  authorize(identity: Identity, args: Record<string, unknown>): void;
+  /** Whether an event goes to a subscriber that gave these arguments. */
+  matches(event: unknown, args: Record<string, unknown>): boolean;
+}
 
 export interface LiveServerOptions {
   /** URL path of the endpoint (the gateway's /graphql). */
@@ -55,6 +66,8 @@ export interface LiveServerOptions {
   loadViewerTags(identity: Identity): Promise<string[]>;
   bus: EventBus;
   logger: Logger;
+  /** Subscription fields besides overlayBroadcasts, by field name. */
+  feeds?: Record<string, LiveFeed>;
   /** Milliseconds a socket may take to send connection_init (default 3000). */
   connectionInitWaitTimeoutMs?: number;
   /** Milliseconds between keep-alive pings; a socket that misses one is dropped (default 30000). */
@@ -87,7 +100,19 @@ interface Connection {
   tags: Set<string> | null;
   /** By operation id; null while the subscription waits for its site's live broadcasts. */
   subscribers: Map<string, Subscriber | null>;
+  /** Feed subscriptions by operation id. */
+  feeds: Map<string, FeedSubscriber>;
   alive: boolean;
+}
+
+interface FeedSubscriber {
+  connection: Connection;
+  framePrefix: Buffer;
+  field: string;
+  siteId: string;
+  document: DocumentNode;
+  variables: Record<string, unknown>;
+  args: Record<string, unknown>;
 }
 
 interface Subscriber {
@@ -120,6 +145,9 @@ interface Room {
 }
 
 const SITE_WIDE = '';
+
+/** `{"id":"…","type":"next","payload":` — the only per-subscriber part of a frame, encoded once. */
+const framePrefixOf = (id: string) => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const DOCUMENT_CACHE_LIMIT = 1000;
 
@@ -134,13 +162,21 @@ export class LiveServer {
   private readonly presence = new Map<string, PresenceEntry & { reported: string }>();
   private readonly presenceTimer: NodeJS.Timeout;
   readonly instanceId = randomUUID();
-  private readonly unsubscribeBus: () => void;
+  private readonly unsubscribeBus: (() => void)[];
+  /** Feed subscribers by field, then by site. */
+  private readonly feedSubscribers = new Map<string, Map<string, Set<FeedSubscriber>>>();
+  private feedCount = 0;
   private readonly keepAlive: NodeJS.Timeout;
   private cachedSchema: GraphQLSchema | null = null;
 
   constructor(private readonly options: LiveServerOptions) {
     this.wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024, handleProtocols, clientTracking: false });
-    this.unsubscribeBus = options.bus.subscribe(Topics.overlayBroadcasts, (message) => this.onBusMessage(message as OverlayBroadcastMessage));
+    this.unsubscribeBus = [
+      options.bus.subscribe(Topics.overlayBroadcasts, (message) => this.onBusMessage(message as OverlayBroadcastMessage)),
+      ...Object.entries(options.feeds ?? {}).map(([field, feed]) =>
+        options.bus.subscribe(feed.topic, (message) => this.onFeedMessage(field, feed, message as { siteId: string; event: unknown })),
+      ),
+    ];
     this.keepAlive = setInterval(() => this.sweep(), options.keepAliveMs ?? 30_000);
     this.presenceTimer = setInterval(() => this.reportPresence(), options.presenceIntervalMs ?? 5000);
     this.presenceTimer.unref();
@@ -163,12 +199,12 @@ export class LiveServer {
   stats(): { connections: number; subscriptions: number } {
     let subscriptions = 0;
     for (const room of this.rooms.values()) subscriptions += room.size;
-    return { connections: this.connections.size, subscriptions };
+    return { connections: this.connections.size, subscriptions: subscriptions + this.feedCount };
   }
 
   /** Closes every socket with 1001 (going away) so clients reconnect elsewhere. */
   async close(): Promise<void> {
-    this.unsubscribeBus();
+    for (const unsubscribe of this.unsubscribeBus) unsubscribe();
     clearInterval(this.keepAlive);
     clearInterval(this.presenceTimer);
     for (const connection of this.connections) connection.socket.close(1001, 'Server shutting down');
@@ -193,7 +229,7 @@ export class LiveServer {
       socket.close(CloseCode.SubprotocolNotAcceptable, 'Subprotocol not acceptable');
       return;
     }
-    const connection: Connection = { socket, identity: null, state: 'new', tags: null, subscribers: new Map(), alive: true };
+    const connection: Connection = { socket, identity: null, state: 'new', tags: null, subscribers: new Map(), feeds: new Map(), alive: true };
     this.connections.add(connection);
     const initTimer = setTimeout(() => {
       if (connection.state !== 'ready') socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
@@ -212,6 +248,8 @@ export class LiveServer {
       this.connections.delete(connection);
       for (const subscriber of connection.subscribers.values()) if (subscriber) this.removeSubscriber(subscriber);
       connection.subscribers.clear();
+      for (const subscriber of connection.feeds.values()) this.removeFeedSubscriber(subscriber);
+      connection.feeds.clear();
     });
     socket.on('error', () => socket.terminate());
   }
@@ -256,7 +294,7 @@ export class LiveServer {
           socket.close(CloseCode.Unauthorized, 'Unauthorized');
           return;
         }
-        if (connection.subscribers.has(message.id)) {
+        if (connection.subscribers.has(message.id) || connection.feeds.has(message.id)) {
           socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${message.id} already exists`);
           return;
         }
@@ -266,6 +304,9 @@ export class LiveServer {
         const subscriber = connection.subscribers.get(message.id);
         connection.subscribers.delete(message.id);
         if (subscriber) this.removeSubscriber(subscriber);
+        const feedSubscriber = connection.feeds.get(message.id);
+        connection.feeds.delete(message.id);
+        if (feedSubscriber) this.removeFeedSubscriber(feedSubscriber);
         return;
       }
       default:
@@ -352,11 +393,16 @@ export class LiveServer {
     const field = prepared.operation.selectionSet.selections[0];
     const subscriptionType = schema.getSubscriptionType();
     const fieldDef = field?.kind === 'Field' ? subscriptionType?.getFields()[field.name.value] : undefined;
-    if (!fieldDef || field.kind !== 'Field' || fieldDef.name !== 'overlayBroadcasts') {
-      this.sendErrors(connection, id, [new GraphQLError('Only overlayBroadcasts can be subscribed to')]);
+    const feed = fieldDef ? this.options.feeds?.[fieldDef.name] : undefined;
+    if (!fieldDef || field.kind !== 'Field' || (fieldDef.name !== 'overlayBroadcasts' && !feed)) {
+      this.sendErrors(connection, id, [new GraphQLError(`Only ${['overlayBroadcasts', ...Object.keys(this.options.feeds ?? {})].join(', ')} can be subscribed to`)]);
       return;
     }
     const args = getArgumentValues(fieldDef, field, coerced.coerced);
+    if (feed) {
+      this.subscribeFeed(connection, id, fieldDef.name, feed, prepared.document, coerced.coerced, args);
+      return;
+    }
     const channelKey = typeof args.channelId === 'string' ? args.channelId : SITE_WIDE;
 
     // Wait for the site's live broadcasts before registering: events that arrive meanwhile update
@@ -381,7 +427,7 @@ export class LiveServer {
       group = { key: groupKey, room, channelKey, document: prepared.document, variables: coerced.coerced, subscribers: new Set() };
       channel.set(groupKey, group);
     }
-    const subscriber: Subscriber = { connection, framePrefix: Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`), group };
+    const subscriber: Subscriber = { connection, framePrefix: framePrefixOf(id), group };
     group.subscribers.add(subscriber);
     connection.subscribers.set(id, subscriber);
     room.size += 1;
@@ -389,6 +435,50 @@ export class LiveServer {
     // A late joiner gets what is live now, with the time left.
     for (const event of room.active.values()) {
       if (this.reaches(event, channelKey, connection)) this.sendFrame(subscriber, this.payloadFor(group, withRemaining(event)));
+    }
+  }
+
+  private subscribeFeed(
+    connection: Connection,
+    id: string,
+    field: string,
+    feed: LiveFeed,
+    document: DocumentNode,
+    variables: Record<string, unknown>,
+    args: Record<string, unknown>,
+  ): void {
+    const identity = connection.identity as Identity;
+    try {
+      feed.authorize(identity, args);
+    } catch (error) {
+      this.sendErrors(connection, id, [error instanceof GraphQLError ? error : new GraphQLError('Forbidden')]);
+      return;
+    }
+    const siteId = identity.siteId as string;
+    const subscriber: FeedSubscriber = { connection, framePrefix: framePrefixOf(id), field, siteId, document, variables, args };
+    let sites = this.feedSubscribers.get(field);
+    if (!sites) this.feedSubscribers.set(field, (sites = new Map()));
+    let set = sites.get(siteId);
+    if (!set) sites.set(siteId, (set = new Set()));
+    set.add(subscriber);
+    connection.feeds.set(id, subscriber);
+    this.feedCount += 1;
+  }
+
+  private removeFeedSubscriber(subscriber: FeedSubscriber): void {
+    const sites = this.feedSubscribers.get(subscriber.field);
+    const set = sites?.get(subscriber.siteId);
+    if (!set?.delete(subscriber)) return;
+    this.feedCount -= 1;
+    if (set.size === 0) sites?.delete(subscriber.siteId);
+  }
+
+  private onFeedMessage(field: string, feed: LiveFeed, message: { siteId: string; event: unknown }): void {
+    const set = this.feedSubscribers.get(field)?.get(message?.siteId);
+    if (!set || message.event === undefined) return;
+    for (const subscriber of set) {
+      if (!feed.matches(message.event, subscriber.args)) continue;
+      this.sendFrame(subscriber, this.execute(subscriber.document, subscriber.variables, { [field]: message.event }));
     }
   }
 
@@ -496,7 +586,7 @@ export class LiveServer {
   /** Whether an event is for viewers of `channelKey` on this connection. */
   private reaches(event: OverlayBroadcastEvent, channelKey: string, connection: Connection): boolean {
     if (event.channelId !== null && event.channelId !== channelKey) return false;
-    return event.tagId === null || (connection.tags?.has(event.tagId) ?? false);
+    return inAudience(event, connection.tags);
   }
 
   private fanOut(room: Room, event: OverlayBroadcastEvent): void {
@@ -511,7 +601,7 @@ export class LiveServer {
       for (const group of channel.values()) {
         let payload: Buffer | null = null;
         for (const subscriber of group.subscribers) {
-          if (event.tagId !== null && !(subscriber.connection.tags?.has(event.tagId) ?? false)) continue;
+          if (!inAudience(event, subscriber.connection.tags)) continue;
           payload ??= this.payloadFor(group, timed);
           this.sendFrame(subscriber, payload);
         }
@@ -521,16 +611,16 @@ export class LiveServer {
 
   /** Executes the group's selection on the event once, and serializes and encodes the result once. */
   private payloadFor(group: Group, event: OverlayBroadcastEvent): Buffer {
-    const result = execute({
-      schema: this.schema(),
-      document: group.document,
-      rootValue: { overlayBroadcasts: event },
-      variableValues: group.variables,
-    }) as ExecutionResult;
+    return this.execute(group.document, group.variables, { overlayBroadcasts: event });
+  }
+
+  /** A selection executed on an event, as the encoded rest of a `next` frame after its prefix. */
+  private execute(document: DocumentNode, variableValues: Record<string, unknown>, rootValue: Record<string, unknown>): Buffer {
+    const result = execute({ schema: this.schema(), document, rootValue, variableValues }) as ExecutionResult;
     return Buffer.from(`${JSON.stringify(result)}}`);
   }
 
-  private sendFrame(subscriber: Subscriber, payload: Buffer): void {
+  private sendFrame(subscriber: Subscriber | FeedSubscriber, payload: Buffer): void {
     const { socket } = subscriber.connection;
     if (socket.readyState !== WebSocket.OPEN) return;
     if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {

@@ -19,6 +19,7 @@ import { ErrorCode, withHttpStatus } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
 import type { OverlayBroadcastEvent } from '../subgraphs/overlays/broadcasts';
+import { streamStateFeed } from '../subgraphs/integrations/streamStates';
 import { composeSupergraphSdl } from './compose';
 import type { GatewayContext } from './context';
 import { LiveServer } from './live';
@@ -94,7 +95,7 @@ function subgraphFetcher(name: string, logger: Logger): Fetcher {
 const ACTIVE_BROADCASTS = /* GraphQL */ `
   query LiveActiveBroadcasts {
     activeOverlayBroadcasts {
-      kind broadcastId channelId tagId variables startedAt expiresAt remainingSeconds
+      kind broadcastId channelId tagId tags variables startedAt expiresAt remainingSeconds
       overlay { id name type contents cta { type data } duration }
     }
   }
@@ -160,6 +161,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return (result.data as { me: { tags: string[] } | null } | null)?.me?.tags ?? [];
     },
     bus: options.bus,
+    feeds: { streamStateChanged: streamStateFeed },
     logger: logger.child({ component: 'live' }),
     presenceIntervalMs: config.presenceIntervalMs,
   });

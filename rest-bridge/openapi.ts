@@ -56,7 +56,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       parameters: (route.params ?? []).map((param) => ({
         name: param.name,
         in: param.in,
-        required: param.in === 'path' ? true : Boolean(param.required),
+        required: param.in === 'path' ? true : Boolean(param.required || param.credential),
         description: param.description,
         // A JSON-encoded parameter (an object or array in one query value) is described by its media type.
         ...(param.commaSeparated

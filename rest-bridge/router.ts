@@ -10,6 +10,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
+import { describeSchemaError } from '../shared/schemaErrors';
 import type { Logger } from '../shared/logger';
 import { project, readProjection, type Projection } from './projection';
 import type { AuthCode, ParamSpec, RouteSpec, VariableSource } from './table';
@@ -52,14 +53,6 @@ interface RouteInput {
 
 const ajv = new Ajv({ allErrors: false, coerceTypes: false, strict: false });
 addFormats(ajv);
-
-function describe(error: ErrorObject, where: string): string {
-  const field = [where, ...error.instancePath.split('/').filter(Boolean)].join('.');
-  if (error.keyword === 'required') return `${field}.${(error.params as { missingProperty: string }).missingProperty} is required`;
-  if (error.keyword === 'additionalProperties') return `${field}.${(error.params as { additionalProperty: string }).additionalProperty} is not allowed`;
-  if (error.keyword === 'enum') return `${field} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-  return `${field} ${error.message ?? 'is invalid'}`;
-}
 
 /** Query, path and header values arrive as text; this turns them into the declared type. */
 function coerceParam(spec: ParamSpec, raw: unknown): unknown {
@@ -172,7 +165,9 @@ function shapeAnswer(spec: RouteSpec, data: unknown, projection: Projection | nu
     const key = spec.keyBy.key;
     answer = { ...rest, ...Object.fromEntries((list as Record<string, unknown>[]).map((item) => [String(item[key]), item])) };
   }
-  return spec.envelope === 'success' ? { success: true, ...(answer as object) } : answer;
+  if (spec.envelope === 'success') return { success: true, ...(answer as object) };
+  if (spec.envelope === 'results') return { success: true, results: answer };
+  return answer;
 }
 
 export interface RestRouterOptions {
@@ -194,7 +189,8 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
     };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const secrets = new Set((spec.params ?? []).filter((param) => param.in === 'path' && param.secret).map((param) => param.name));
-    router[spec.method](path, rawBody, (req, res) => {
+    const readBody = spec.bodyLimitBytes ? express.raw({ type: () => true, limit: spec.bodyLimitBytes }) : rawBody;
+    router[spec.method](path, readBody, (req, res) => {
       // The request log reads res.locals.logPath when a path carries a credential.
       if (secrets.size) res.locals.logPath = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => (secrets.has(name) ? '[redacted]' : String(req.params[name])));
       handle(compiled, req, res).catch((error: unknown) => {
@@ -265,10 +261,11 @@ function readInput({ spec, validateBody, params }: CompiledRoute, req: Request):
     const source = param.in === 'path' ? req.params : param.in === 'query' ? req.query : req.headers;
     const value = coerceParam(param, (source as Record<string, unknown>)[param.in === 'header' ? param.name.toLowerCase() : param.name]);
     if (value === undefined) {
+      if (param.credential) throw new RequestError(401, `credentials required: ${param.name} ${param.in}`);
       if (param.required) throw new RequestError(400, `${param.in}.${param.name} is required`);
       continue;
     }
-    if (!validate(value)) throw new RequestError(400, describe((validate.errors as ErrorObject[])[0], `${param.in}.${param.name}`));
+    if (!validate(value)) throw new RequestError(400, describeSchemaError((validate.errors as ErrorObject[])[0], `${param.in}.${param.name}`));
     input[param.in][param.name] = value;
   }
   if (spec.body) {
@@ -287,7 +284,7 @@ function readInput({ spec, validateBody, params }: CompiledRoute, req: Request):
       }
     }
     if (validateBody && !validateBody(input.body)) {
-      throw new RequestError(400, describe((validateBody.errors as ErrorObject[])[0], 'body'));
+      throw new RequestError(400, describeSchemaError((validateBody.errors as ErrorObject[])[0], 'body'));
     }
   }
   return input;

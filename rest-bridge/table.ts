@@ -15,6 +15,11 @@ export interface ParamSpec {
   in: 'path' | 'query' | 'header';
   schema: JsonSchema;
   required?: boolean;
+  /**
+   * A partner's credential (a Bearer token, a signature) that the operation verifies itself: when it is
+   * absent the answer is 401, before the body is read.
+   */
+  credential?: boolean;
   description?: string;
   /** An array sent as one comma-separated value (`?ids=a,b`); other arrays and objects are sent as JSON. */
   commaSeparated?: boolean;
@@ -64,13 +69,15 @@ export interface RouteSpec {
   body?: { schema: JsonSchema; required?: boolean };
   /** Hand the exact request body to the operation (signature checks). */
   rawBody?: boolean;
+  /** Largest body this route reads (413 above); default BODY_LIMIT_BYTES. */
+  bodyLimitBytes?: number;
   /** The GraphQL operation; its root field is aliased `result`. */
   document: string;
   variables?: Readonly<Record<string, VariableSource>>;
   /** Success status (default 200). */
   status?: number;
-  /** Response shape: `result` as it is, or `{ success: true, ...result }`. */
-  envelope?: 'none' | 'success';
+  /** Response shape: `result` as it is, `{ success: true, ...result }`, or `{ success: true, results: result }` (a list). */
+  envelope?: 'none' | 'success' | 'results';
   /** A projection the request may give, applied to the answer. */
   projection?: ProjectionSpec;
   /** Replaces the list at `at` in the answer by one entry per item, keyed by the item's `key` field. */

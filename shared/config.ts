@@ -70,6 +70,16 @@ export interface Config {
   refreshTokenTtlSeconds: number;
   /** Lifetime of a password-reset link in seconds (`PASSWORD_RESET_TTL_SECONDS`, default 3600). */
   passwordResetTtlSeconds: number;
+  /** Milliseconds one call to a streaming provider's URL may take before it is abandoned (`PROVIDER_TIMEOUT_MS`, default 5000). */
+  providerTimeoutMs: number;
+  /** Extra attempts after a network error or 5xx from a streaming provider, with doubling backoff; 4xx is never retried (`PROVIDER_RETRIES`, default 2). */
+  providerRetries: number;
+  /** Image a stream's transcoder shows while the encoder reconnects, when the create call names none (`STREAM_FALLBACK_IMAGE_URL`, http(s); unset = the call must name one). */
+  streamFallbackImageUrl: string | null;
+  /** Data events one provider may send per window before getting 429 (`DATA_EVENT_RATE_LIMIT`, default 1000). */
+  dataEventRateLimit: number;
+  /** Length of that window in seconds (`DATA_EVENT_RATE_WINDOW_SECONDS`, default 1). */
+  dataEventRateWindowSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -117,6 +127,8 @@ export function loadConfig(env: Env = process.env): Config {
 
   const smtpUrl = env.SMTP_URL || null;
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new Error('SMTP_URL must start with smtp:// or smtps://');
+  const streamFallbackImageUrl = env.STREAM_FALLBACK_IMAGE_URL || null;
+  if (streamFallbackImageUrl && !/^https?:\/\/\S+$/.test(streamFallbackImageUrl)) throw new Error('STREAM_FALLBACK_IMAGE_URL must be an http(s) URL');
 
   const port = integer(env, 'PORT', 4000);
   return {
@@ -147,6 +159,11 @@ export function loadConfig(env: Env = process.env): Config {
     mailSpfInclude: env.MAIL_SPF_INCLUDE || `_spf.${smtpUrl ? new URL(smtpUrl).hostname : 'localhost'}`,
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86400, 60, 365 * 86400),
     passwordResetTtlSeconds: integer(env, 'PASSWORD_RESET_TTL_SECONDS', 3600, 60, 7 * 86400),
+    providerTimeoutMs: integer(env, 'PROVIDER_TIMEOUT_MS', 5000, 100, 120_000),
+    providerRetries: integer(env, 'PROVIDER_RETRIES', 2, 0, 10),
+    streamFallbackImageUrl,
+    dataEventRateLimit: integer(env, 'DATA_EVENT_RATE_LIMIT', 1000, 1, 10_000_000),
+    dataEventRateWindowSeconds: integer(env, 'DATA_EVENT_RATE_WINDOW_SECONDS', 1, 1, 86_400),
   };
 }
 

@@ -42,7 +42,7 @@ it('a subgraph restarted while the gateway serves: requests fail with a code, th
   // Other subgraphs keep answering.
   expect((await graphql(stack, '{ site { id } }', {}, site.admin)).body.data.site.id).toBe(site.siteId);
 
-  stack.subgraphs.overlays = await listenSubgraph('overlays', SUBGRAPH_FACTORIES.overlays(stack.deps.logger), stack.deps, port);
+  stack.subgraphs.overlays = await listenSubgraph('overlays', SUBGRAPH_FACTORIES.overlays(stack.deps.logger, stack.deps), stack.deps, port);
   await eventually(async () => (await rest(stack, 'GET', '/overlay/v1', { headers: site.admin })).status === 200);
 });
 

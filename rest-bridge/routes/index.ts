@@ -5,9 +5,10 @@
 import type { JsonSchema, RouteSpec } from '../table';
 import { communityRoutes, communitySchemas } from './community';
 import { contentRoutes, contentSchemas } from './content';
+import { integrationRoutes, integrationSchemas } from './integrations';
 import { overlayRoutes, overlaySchemas } from './overlays';
 
-export const routes: readonly RouteSpec[] = [...overlayRoutes, ...contentRoutes, ...communityRoutes];
+export const routes: readonly RouteSpec[] = [...overlayRoutes, ...contentRoutes, ...communityRoutes, ...integrationRoutes];
 
 export const componentSchemas: Record<string, JsonSchema> = {
   ErrorBody: {
@@ -18,4 +19,5 @@ export const componentSchemas: Record<string, JsonSchema> = {
   ...overlaySchemas,
   ...contentSchemas,
   ...communitySchemas,
+  ...integrationSchemas,
 };

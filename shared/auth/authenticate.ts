@@ -7,7 +7,7 @@ import type { Db } from '../db/client';
 import { databaseUnavailable, isDatabaseUnavailable, unauthenticated } from '../errors';
 import { newId } from '../ids';
 import { hashToken, verifySessionToken } from './credentials';
-import { IDENTITY_HEADER, verifyIdentity, type Identity } from './identity';
+import { IDENTITY_HEADER, serviceIdentity, verifyIdentity, type Identity } from './identity';
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
@@ -108,8 +108,6 @@ export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: s
       }
       return identity;
     },
-    serviceIdentity(siteId) {
-      return { siteId, developerKey: true, account: null, requestId: newId() };
-    },
+    serviceIdentity,
   };
 }

@@ -4,6 +4,7 @@
  * the gateway drops any such header a client sends, so a client cannot forge who it is.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { newId } from '../ids';
 
 /** One entry of an account's `roles`: `scope` names a permission (for example Overlays), `*` = all. */
 export interface AccountRole {
@@ -21,6 +22,11 @@ export interface Identity {
   account: { id: string; roles: AccountRole[] } | null;
   /** Correlates logs of one request across gateway and subgraphs. */
   requestId: string;
+}
+
+/** The identity the service itself acts as on one site's data (a developer key's rights, no account). */
+export function serviceIdentity(siteId: string, requestId: string = newId()): Identity {
+  return { siteId, developerKey: true, account: null, requestId };
 }
 
 export const IDENTITY_HEADER = 'x-stagegraph-identity';

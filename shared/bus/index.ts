@@ -41,4 +41,10 @@ export const Topics = {
   overlayBroadcasts: 'overlay-broadcasts',
   /** Live viewer counts each instance reports (gateway/live.ts → overlays insights). */
   viewerPresence: 'viewer-presence',
+  /** { siteId, dataProviderIds }: automation rules of these providers changed (caches drop them). */
+  automationRulesChanged: 'automation-rules-changed',
+  /** { dataProviderId }: a data provider was updated or removed (caches drop it). */
+  dataProviderChanged: 'data-provider-changed',
+  /** { siteId, event }: a stream's state changed (admins' streamStateChanged subscriptions). */
+  streamStates: 'stream-states',
 } as const;

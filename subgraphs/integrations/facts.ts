@@ -1,9 +1,16 @@
-/** The facts of a data provider: the dotted paths of the leaves of its JSON Schema (data.score, meta.type). */
+/**
+ * The facts of a data provider: the dotted paths of the leaves of its JSON Schema (data.score,
+ * meta.type), sorted, since PostgreSQL's jsonb does not keep the order the schema was written in.
+ */
 
-export function schemaFacts(schema: unknown, prefix = ''): string[] {
-  const node = schema as { type?: unknown; properties?: Record<string, unknown> } | null;
+function leaves(schema: unknown, prefix: string): string[] {
+  const node = schema as { properties?: Record<string, unknown> } | null;
   if (!node || typeof node !== 'object' || !node.properties || typeof node.properties !== 'object') {
     return prefix ? [prefix] : [];
   }
-  return Object.entries(node.properties).flatMap(([name, child]) => schemaFacts(child, prefix ? `${prefix}.${name}` : name));
+  return Object.entries(node.properties).flatMap(([name, child]) => leaves(child, prefix ? `${prefix}.${name}` : name));
+}
+
+export function schemaFacts(schema: unknown): string[] {
+  return leaves(schema, '').sort();
 }

@@ -4,4 +4,6 @@ import { subgraphPort } from '../../shared/config';
 import { listenSubgraph } from '../../shared/subgraph';
 import { createIntegrationsSubgraph } from './server';
 
-runService('integrations', (deps) => listenSubgraph('integrations', createIntegrationsSubgraph(deps.logger), deps, subgraphPort(deps.config, 'integrations')));
+runService('integrations', (deps) =>
+  listenSubgraph('integrations', createIntegrationsSubgraph(deps.logger, deps), deps, subgraphPort(deps.config, 'integrations')),
+);

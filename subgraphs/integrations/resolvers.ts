@@ -1,22 +1,15 @@
-/** Resolvers of the integrations subgraph: data providers. */
-import { requireAdmin } from '../../shared/auth/access';
-import { stringList } from '../../shared/json';
+/** Resolvers of the integrations subgraph, one file per area, merged type by type. */
 import type { Resolvers } from './resolvers.generated';
-import { schemaFacts } from './facts';
+import { dataProviderResolvers } from './resolvers/dataProviders';
+import { streamResolvers } from './resolvers/streams';
+import type { IntegrationsRuntime } from './runtime';
 
-export const resolvers: Resolvers = {
-  Query: {
-    dataProviders: (_root, _args, { identity, db }) => {
-      const siteId = requireAdmin(identity, 'DataProviders', { write: false });
-      return db.dataProvider.findMany({ where: { siteId, removedAt: null }, orderBy: { createdAt: 'asc' } });
-    },
-  },
-  DataProvider: {
-    __resolveReference: (reference, { identity, db }) =>
-      identity.siteId ? db.dataProvider.findFirst({ where: { id: reference.id, siteId: identity.siteId, removedAt: null } }) : null,
-    facts: (provider) => schemaFacts(provider.schema),
-    tags: (provider) => stringList(provider.tags),
-    created: (provider) => provider.createdAt.getTime(),
-    modified: (provider) => provider.updatedAt.getTime(),
-  },
-};
+export function createResolvers(runtime: IntegrationsRuntime): Resolvers {
+  const dataProviders = dataProviderResolvers(runtime);
+  return {
+    ...dataProviders,
+    ...streamResolvers,
+    Query: { ...dataProviders.Query, ...streamResolvers.Query },
+    Mutation: { ...dataProviders.Mutation, ...streamResolvers.Mutation },
+  };
+}

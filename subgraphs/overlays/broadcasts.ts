@@ -3,7 +3,11 @@
  * message that carries it to every instance. The stored broadcast keeps the SHOW event, so a viewer
  * who joins later receives exactly what the others received, with the time left.
  */
-import type { Overlay } from '../../shared/db/generated/sqlite';
+import { Topics } from '../../shared/bus';
+import type { Overlay, Prisma } from '../../shared/db/generated/sqlite';
+import { appError, ErrorCode } from '../../shared/errors';
+import { newId } from '../../shared/ids';
+import type { SubgraphContext } from '../../shared/subgraph';
 
 export interface BroadcastOverlaySnapshot {
   id: string;
@@ -20,6 +24,8 @@ export interface OverlayBroadcastEvent {
   overlay: BroadcastOverlaySnapshot;
   channelId: string | null;
   tagId: string | null;
+  /** Only viewers whose account carries one of these tags get the event; empty = every viewer. */
+  tags: string[];
   variables: Record<string, string>;
   startedAt: number;
   expiresAt: number;
@@ -73,6 +79,77 @@ export function snapshotOverlay(overlay: Overlay, variables: Record<string, stri
     cta: (overlay.cta as BroadcastOverlaySnapshot['cta']) ?? null,
     duration: overlay.duration,
   };
+}
+
+/** The tags an event is for (empty = everyone); events stored before `tags` existed name their one tag in `tagId`. */
+export function audienceTags(event: OverlayBroadcastEvent): string[] {
+  return event.tags ?? (event.tagId === null ? [] : [event.tagId]);
+}
+
+/** Whether a viewer whose account carries `viewerTags` (null = not signed in) is in the event's audience. */
+export function inAudience(event: OverlayBroadcastEvent, viewerTags: ReadonlySet<string> | null): boolean {
+  const tags = audienceTags(event);
+  return tags.length === 0 || (viewerTags !== null && tags.some((tag) => viewerTags.has(tag)));
+}
+
+/** Who a broadcast is for and for how long. */
+export interface BroadcastTarget {
+  /** Seconds it stays up. */
+  duration: number;
+  /** null = every channel of the site. */
+  channelId: string | null;
+  /** The one tag of POST /broadcast/{id}/tag/{tagId}, kept as given. */
+  tagId: string | null;
+  /** Viewers with any of these tags; empty = every viewer. */
+  tags: string[];
+  variables: Record<string, string>;
+}
+
+/** Tells every instance (and so every live viewer) about a broadcast event. */
+export async function publishBroadcastEvent(ctx: SubgraphContext, siteId: string, event: OverlayBroadcastEvent): Promise<void> {
+  const message: OverlayBroadcastMessage = { siteId, event };
+  await ctx.bus.publish(Topics.overlayBroadcasts, message);
+}
+
+/**
+ * Shows an overlay: stores the broadcast, then tells every instance; if the bus refuses, the broadcast
+ * is withdrawn so no late joiner gets what live viewers never saw.
+ */
+export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay: Overlay, target: BroadcastTarget): Promise<OverlayBroadcastEvent> {
+  const startedAt = Date.now();
+  const event: OverlayBroadcastEvent = {
+    kind: 'SHOW',
+    broadcastId: newId(),
+    overlay: snapshotOverlay(overlay, target.variables),
+    channelId: target.channelId,
+    tagId: target.tagId,
+    tags: target.tags,
+    variables: target.variables,
+    startedAt,
+    expiresAt: startedAt + target.duration * 1000,
+    remainingSeconds: target.duration,
+  };
+  await ctx.db.overlayBroadcast.create({
+    data: {
+      id: event.broadcastId,
+      siteId,
+      overlayId: overlay.id,
+      channelId: target.channelId,
+      tagId: target.tagId,
+      variables: target.variables,
+      event: event as unknown as Prisma.InputJsonValue,
+      startedAt: new Date(startedAt),
+      expiresAt: new Date(event.expiresAt),
+    },
+  });
+  try {
+    await publishBroadcastEvent(ctx, siteId, event);
+  } catch (error) {
+    await ctx.db.overlayBroadcast.update({ where: { id: event.broadcastId }, data: { clearedAt: new Date() } });
+    ctx.logger.error({ err: (error as Error).message }, 'event bus refused a broadcast');
+    throw appError(ErrorCode.SERVICE_UNAVAILABLE, 'live delivery is unavailable; the broadcast was not sent');
+  }
+  return event;
 }
 
 /** The event with the seconds it has left at `now`. */

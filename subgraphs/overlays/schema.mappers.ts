@@ -1,7 +1,9 @@
 /** GraphQL types of the overlays subgraph mapped to what resolvers hold. */
-import type { Overlay } from '../../shared/db/generated/sqlite';
+import type { AutomationRule, Overlay } from '../../shared/db/generated/sqlite';
 import type { OverlayBroadcastEvent } from './broadcasts';
 
 export type OverlayModel = Overlay;
 export type SiteReference = { id: string };
 export type OverlayBroadcastEventModel = OverlayBroadcastEvent;
+export type AutomationRuleModel = AutomationRule;
+export type AutomationRulePayloadModel = { id: string; get: string; message: string; rule: AutomationRule };

@@ -111,6 +111,19 @@ export async function grantEntitlement(stack: Stack, siteId: string, accountId: 
   });
 }
 
+/**
+ * Test data: a page (a channel unless `type` says landing) of the content subgraph, for what refers to
+ * channels (streams, broadcasts). The content subgraph's own page operations are tested on their own.
+ */
+export async function createChannel(stack: Stack, siteId: string, type: 'channel' | 'landing' = 'channel'): Promise<string> {
+  const id = randomBytes(12).toString('hex');
+  const now = new Date();
+  await stack.database.prisma.page.create({
+    data: { id, siteId, slug: `page-${id}`, type, document: { data: { name: `Page ${id}` } }, tags: [], createdAt: now, updatedAt: now },
+  });
+  return id;
+}
+
 async function provisionAccount(stack: Stack, siteId: string, roles: AccountRole[], tags: string[]): Promise<string> {
   const id = randomBytes(12).toString('hex');
   const now = new Date();

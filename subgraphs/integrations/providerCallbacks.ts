@@ -1,0 +1,110 @@
+/**
+ * What streaming providers send the service (Bearer of their contract): stream state webhooks and
+ * finished recordings (VOD). Both are idempotent — providers retry until they get 200 — and a webhook
+ * older than the latest one applied never moves a state back.
+ */
+import { serviceIdentity } from '../../shared/auth/identity';
+import type { Stream, StreamProviderContract } from '../../shared/db/generated/sqlite';
+import { badInput, conflict, notFound } from '../../shared/errors';
+import type { SubgraphContext } from '../../shared/subgraph';
+import { isHttpUrl } from './providerCalls';
+import { announceStreamState, stateOf } from './streamStates';
+import { contractOfAuthorization } from './streamProviders';
+
+export type WebhookType = 'connected' | 'active' | 'disconnected' | 'idle';
+
+async function streamOfContract(ctx: SubgraphContext, contract: StreamProviderContract, providerStreamId: string): Promise<Stream> {
+  const stream = await ctx.db.stream.findUnique({ where: { contractId_providerStreamId: { contractId: contract.id, providerStreamId } } });
+  if (!stream) throw notFound(`stream ${providerStreamId} of this streaming provider`);
+  return stream;
+}
+
+/**
+ * Applies a webhook. connected/disconnected set the ingest connection, active/idle the playback; each
+ * side remembers the provider time of the webhook that set it, and only a later one changes it.
+ */
+export async function receiveStreamWebhook(ctx: SubgraphContext, authorization: string | null | undefined, input: { type: WebhookType; id: string; time: number }) {
+  const contract = await contractOfAuthorization(ctx, authorization);
+  if (!Number.isFinite(input.time) || input.time < 0) throw badInput('time must be a Unix time in milliseconds', 'time');
+  const stream = await streamOfContract(ctx, contract, input.id);
+  const at = new Date(input.time);
+  const ingest = input.type === 'connected' || input.type === 'disconnected';
+  const applied = ingest
+    ? await ctx.db.stream.updateMany({
+        where: { id: stream.id, OR: [{ ingestChangedAt: null }, { ingestChangedAt: { lt: at } }] },
+        data: { ingestConnected: input.type === 'connected', ingestChangedAt: at, updatedAt: new Date() },
+      })
+    : await ctx.db.stream.updateMany({
+        where: { id: stream.id, OR: [{ playbackChangedAt: null }, { playbackChangedAt: { lt: at } }] },
+        data: { playbackLive: input.type === 'active', playbackChangedAt: at, updatedAt: new Date() },
+      });
+  const current = await ctx.db.stream.findUniqueOrThrow({ where: { id: stream.id } });
+  const changed = applied.count === 1;
+  const before = ingest ? stream.ingestConnected : stream.playbackLive;
+  const after = ingest ? current.ingestConnected : current.playbackLive;
+  if (changed && before !== after) await announceStreamState(ctx, current, input.type, input.time);
+  return { success: true, changed, state: stateOf(current) };
+}
+
+export interface VodDelivery {
+  durationSeconds?: number | null;
+  liveBroadcastId: string;
+  vodId: string;
+  streamId: string;
+  url: string;
+}
+
+const RECORD_VOD = /* GraphQL */ `
+  mutation RecordVod($input: RecordVodInput!) { recordVod(input: $input) { id } }
+`;
+
+/**
+ * A finished recording: its liveBroadcastId must be one the service started for that stream, and it
+ * becomes a Video of the stream's channel in the content subgraph. The same vodId again answers the
+ * same Video; another vodId for a broadcast that has one is a CONFLICT.
+ */
+export async function deliverVod(ctx: SubgraphContext, authorization: string | null | undefined, input: VodDelivery) {
+  const contract = await contractOfAuthorization(ctx, authorization);
+  if (!isHttpUrl(input.url)) throw badInput('url must be an http(s) URL', 'url');
+  if (input.durationSeconds !== undefined && input.durationSeconds !== null && !(input.durationSeconds >= 0)) {
+    throw badInput('durationSeconds must not be negative', 'durationSeconds');
+  }
+  const stream = await streamOfContract(ctx, contract, input.streamId);
+  let broadcast = await ctx.db.liveBroadcast.findUnique({ where: { liveBroadcastId: input.liveBroadcastId } });
+  if (!broadcast || broadcast.contractId !== contract.id) throw notFound(`liveBroadcastId ${input.liveBroadcastId}`);
+  if (broadcast.streamId !== stream.id) throw conflict(`liveBroadcastId ${input.liveBroadcastId} was started for another stream`);
+
+  if (broadcast.vodId === null) {
+    const elsewhere = await ctx.db.liveBroadcast.findFirst({ where: { contractId: contract.id, vodId: input.vodId }, select: { id: true } });
+    if (elsewhere) throw conflict(`vodId ${input.vodId} was delivered for another broadcast`);
+    // The unique (contract, vodId) still guards a race between two deliveries (CONFLICT).
+    await ctx.db.liveBroadcast.updateMany({
+      where: { id: broadcast.id, vodId: null },
+      data: { vodId: input.vodId, vodUrl: input.url, vodDurationSeconds: input.durationSeconds ?? null, vodDeliveredAt: new Date() },
+    });
+    broadcast = await ctx.db.liveBroadcast.findUniqueOrThrow({ where: { id: broadcast.id } });
+  }
+  if (broadcast.vodId !== input.vodId) throw conflict(`liveBroadcastId ${input.liveBroadcastId} already delivered VOD ${broadcast.vodId}`);
+
+  let videoId = broadcast.videoId;
+  if (videoId === null) {
+    // recordVod is idempotent on vodId, so a retried delivery after a failure here makes no second Video.
+    const { recordVod } = await ctx.supergraph.execute<{ recordVod: { id: string } }>(
+      RECORD_VOD,
+      {
+        input: {
+          pageId: stream.pageId,
+          vodId: input.vodId,
+          url: broadcast.vodUrl ?? input.url,
+          durationSeconds: broadcast.vodDurationSeconds,
+          liveBroadcastId: broadcast.liveBroadcastId,
+          streamId: stream.id,
+        },
+      },
+      serviceIdentity(stream.siteId),
+    );
+    videoId = recordVod.id;
+    await ctx.db.liveBroadcast.update({ where: { id: broadcast.id }, data: { videoId } });
+  }
+  return { success: true, vodId: input.vodId, liveBroadcastId: broadcast.liveBroadcastId, videoId };
+}

@@ -1,0 +1,54 @@
+/** Resolvers of streaming provider contracts, streams, and the provider's own calls (webhooks, VOD). */
+import { requireAdmin } from '../../../shared/auth/access';
+import type { ProviderOperation } from '../providerCalls';
+import type { Resolvers } from '../resolvers.generated';
+import { deliverVod, receiveStreamWebhook } from '../providerCallbacks';
+import { findContract, registerStreamProvider, updateStreamProvider } from '../streamProviders';
+import { STREAMS_SCOPE as SCOPE, stateOf } from '../streamStates';
+import { activateStream, createStream, deleteProviderStream, deleteProviderVod, findStream, startStream, stopStream, verifyAccount } from '../streams';
+
+const read = { write: false };
+const write = { write: true };
+
+export const streamResolvers: Resolvers = {
+  Query: {
+    streamProviderContracts: (_root, _args, { identity, db }) =>
+      db.streamProviderContract.findMany({ where: { siteId: requireAdmin(identity, SCOPE, read) }, orderBy: { createdAt: 'asc' } }),
+    streamProviderContract: (_root, { id }, ctx) => findContract(ctx, requireAdmin(ctx.identity, SCOPE, read), id),
+    streams: (_root, { pageId }, { identity, db }) =>
+      db.stream.findMany({ where: { siteId: requireAdmin(identity, SCOPE, read), ...(pageId ? { pageId } : {}) }, orderBy: { createdAt: 'asc' } }),
+    stream: (_root, { id }, ctx) => findStream(ctx, requireAdmin(ctx.identity, SCOPE, read), id),
+  },
+  Mutation: {
+    registerStreamProvider: (_root, { input }, ctx) => registerStreamProvider(ctx, requireAdmin(ctx.identity, SCOPE, write), input),
+    updateStreamProvider: (_root, { id, authorization, input }, ctx) => updateStreamProvider(ctx, id, authorization, input),
+    verifyStreamProviderAccount: (_root, { contractId, accountCredentials }, ctx) =>
+      verifyAccount(ctx, requireAdmin(ctx.identity, SCOPE, write), contractId, accountCredentials),
+    createStream: (_root, { input }, ctx) => createStream(ctx, requireAdmin(ctx.identity, SCOPE, write), input),
+    startStream: (_root, { id }, ctx) => startStream(ctx, requireAdmin(ctx.identity, SCOPE, write), id),
+    stopStream: (_root, { id }, ctx) => stopStream(ctx, requireAdmin(ctx.identity, SCOPE, write), id),
+    activateStream: (_root, { id }, ctx) => activateStream(ctx, requireAdmin(ctx.identity, SCOPE, write), id),
+    deleteProviderStream: (_root, { streamId }, ctx) => deleteProviderStream(ctx, requireAdmin(ctx.identity, SCOPE, write), streamId),
+    deleteProviderVod: (_root, { vodId }, ctx) => deleteProviderVod(ctx, requireAdmin(ctx.identity, SCOPE, write), vodId),
+    receiveStreamWebhook: (_root, { authorization, input }, ctx) => receiveStreamWebhook(ctx, authorization, input),
+    deliverVod: (_root, { authorization, input }, ctx) => deliverVod(ctx, authorization, input),
+  },
+  StreamProviderContract: {
+    urls: (contract) => contract.urls as Record<ProviderOperation, string>,
+    accountCredentials: (contract) => contract.accountCredentials,
+    created: (contract) => contract.createdAt.getTime(),
+    modified: (contract) => contract.updatedAt.getTime(),
+  },
+  Stream: {
+    state: (stream) => stateOf(stream),
+    broadcasts: (stream, _args, { db }) => db.liveBroadcast.findMany({ where: { streamId: stream.id }, orderBy: { startedAt: 'desc' } }),
+    created: (stream) => stream.createdAt.getTime(),
+    modified: (stream) => stream.updatedAt.getTime(),
+  },
+  LiveBroadcast: {
+    started: (broadcast) => broadcast.startedAt.getTime(),
+    stopped: (broadcast) => broadcast.stoppedAt?.getTime() ?? null,
+    durationSeconds: (broadcast) => broadcast.vodDurationSeconds,
+    vodDeleted: (broadcast) => broadcast.vodDeletedAt !== null,
+  },
+};

@@ -1,0 +1,64 @@
+/**
+ * What the integrations subgraph keeps for its whole life, created once at start: the caches of data
+ * providers and automation rules (kept in step with other instances over the event bus), the
+ * per-provider rate limiter of data events (in Redis when configured, so every instance counts the
+ * same events), the batching writer of data events, and the sweeper that removes expired ones.
+ */
+import Redis from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { Topics } from '../../shared/bus';
+import type { ServiceDeps } from '../../shared/subgraph';
+import { RuleCache } from './automationRules';
+import { DataProviderCache } from './dataProviders';
+import { DataEventWriter, removeExpiredEvents } from './dataEvents';
+
+export interface IntegrationsRuntime {
+  dataProviders: DataProviderCache;
+  rules: RuleCache;
+  /** Counts data events per provider ID. */
+  eventRate: RateLimiterAbstract;
+  /** Stores accepted events, many per transaction. */
+  eventWriter: DataEventWriter;
+  stop(): Promise<void>;
+}
+
+const SWEEP_MS = 30_000;
+
+export function createIntegrationsRuntime({ config, database, bus, logger, supergraph }: ServiceDeps): IntegrationsRuntime {
+  const dataProviders = new DataProviderCache(database.prisma, config.encryptionKey);
+  const rules = new RuleCache(supergraph);
+  const unsubscribe = [
+    bus.subscribe(Topics.automationRulesChanged, (message) => {
+      for (const id of (message as { dataProviderIds?: string[] }).dataProviderIds ?? []) rules.drop(id);
+    }),
+    bus.subscribe(Topics.dataProviderChanged, (message) => dataProviders.drop((message as { dataProviderId: string }).dataProviderId)),
+  ];
+
+  const limits = { points: config.dataEventRateLimit, duration: config.dataEventRateWindowSeconds };
+  const memoryRate = new RateLimiterMemory({ ...limits, keyPrefix: 'data-events' });
+  let redis: Redis | null = null;
+  let eventRate: RateLimiterAbstract = memoryRate;
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'rate limiter redis error'));
+    // While Redis is away each instance counts on its own rather than refusing every event.
+    eventRate = new RateLimiterRedis({ ...limits, storeClient: redis, keyPrefix: `${config.redisPrefix}:data-events`, insuranceLimiter: memoryRate });
+  }
+
+  const sweeper = setInterval(() => {
+    removeExpiredEvents(database.prisma).catch((error: Error) => logger.warn({ err: error.message }, 'could not remove expired data events'));
+  }, SWEEP_MS);
+  sweeper.unref();
+
+  return {
+    dataProviders,
+    rules,
+    eventRate,
+    eventWriter: new DataEventWriter(database.prisma),
+    async stop() {
+      clearInterval(sweeper);
+      for (const stop of unsubscribe) stop();
+      if (redis) await redis.quit().catch(() => undefined);
+    },
+  };
+}

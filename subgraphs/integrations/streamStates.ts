@@ -1,0 +1,64 @@
+/**
+ * A stream's state as admins see it, the event of a change, and the live feed that brings those events
+ * to admins' `streamStateChanged` subscriptions (served by the gateway's live server from the bus).
+ */
+import type { Identity } from '../../shared/auth/identity';
+import { requireAdmin } from '../../shared/auth/access';
+import { Topics } from '../../shared/bus';
+import type { Stream } from '../../shared/db/generated/sqlite';
+import type { SubgraphContext } from '../../shared/subgraph';
+
+export const STREAMS_SCOPE = 'Streams';
+
+export interface StreamState {
+  ingestEnabled: boolean;
+  ingestConnected: boolean;
+  playbackLive: boolean;
+  recording: boolean;
+  ingestChangedAt: number | null;
+  playbackChangedAt: number | null;
+}
+
+/** connected, active, disconnected, idle: the provider's webhooks; the rest: the service's own calls. */
+export type StreamChange = 'connected' | 'active' | 'disconnected' | 'idle' | 'created' | 'started' | 'stopped' | 'activated' | 'deleted';
+
+export interface StreamStateEvent {
+  streamId: string;
+  pageId: string;
+  change: StreamChange;
+  time: number;
+  liveBroadcastId: string | null;
+  state: StreamState;
+}
+
+export function stateOf(stream: Stream): StreamState {
+  return {
+    ingestEnabled: stream.ingestEnabled,
+    ingestConnected: stream.ingestConnected,
+    playbackLive: stream.playbackLive,
+    recording: stream.recording,
+    ingestChangedAt: stream.ingestChangedAt?.getTime() ?? null,
+    playbackChangedAt: stream.playbackChangedAt?.getTime() ?? null,
+  };
+}
+
+/** Tells admins watching the site's streams; a bus failure is logged, the change itself stands. */
+export async function announceStreamState(ctx: SubgraphContext, stream: Stream, change: StreamChange, time = Date.now()): Promise<void> {
+  const event: StreamStateEvent = { streamId: stream.id, pageId: stream.pageId, change, time, liveBroadcastId: stream.liveBroadcastId, state: stateOf(stream) };
+  try {
+    await ctx.bus.publish(Topics.streamStates, { siteId: stream.siteId, event });
+  } catch (error) {
+    ctx.logger.warn({ err: (error as Error).message, streamId: stream.id }, 'could not announce a stream state change');
+  }
+}
+
+/** The gateway's live feed of `streamStateChanged`: admins of the site, all streams or one. */
+export const streamStateFeed = {
+  topic: Topics.streamStates,
+  authorize(identity: Identity): void {
+    requireAdmin(identity, STREAMS_SCOPE, { write: false });
+  },
+  matches(event: unknown, args: Record<string, unknown>): boolean {
+    return typeof args.streamId !== 'string' || (event as StreamStateEvent).streamId === args.streamId;
+  },
+};

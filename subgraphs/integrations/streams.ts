@@ -1,0 +1,170 @@
+/**
+ * Service-side stream control: creating a channel's stream at its provider, starting and stopping VOD
+ * recording, re-enabling ingest, verifying a customer account, and the two test triggers (deleteStream,
+ * deleteVod). State changes are claimed in the database first (a conditional update), so two callers
+ * cannot both start a recording, and undone if the provider refuses.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Stream, StreamProviderContract } from '../../shared/db/generated/sqlite';
+import { appError, badInput, conflict, ErrorCode, forbidden, notFound } from '../../shared/errors';
+import { newId } from '../../shared/ids';
+import type { SubgraphContext } from '../../shared/subgraph';
+import { isHttpUrl, messageOf, unexpectedAnswer, type ProviderAnswer, type ProviderOperation } from './providerCalls';
+import { announceStreamState } from './streamStates';
+import { callContract, checkAccountCredentials, findContract } from './streamProviders';
+
+const CHANNEL = /* GraphQL */ `query StreamChannel($id: ID!) { page(id: $id) { id type } }`;
+
+/** A stream of the site with its contract, or NOT_FOUND. */
+export async function findStream(ctx: SubgraphContext, siteId: string, id: string): Promise<Stream & { contract: StreamProviderContract }> {
+  const stream = await ctx.db.stream.findFirst({ where: { id, siteId }, include: { contract: true } });
+  if (!stream) throw notFound(`stream ${id}`);
+  return stream;
+}
+
+/** Calls the contract and accepts only 2xx; any 4xx left is the provider's failure. */
+async function expectDone(ctx: SubgraphContext, contract: StreamProviderContract, operation: ProviderOperation, payload: object): Promise<ProviderAnswer> {
+  const answer = await callContract(ctx, contract, operation, payload);
+  if (answer.status >= 300) throw unexpectedAnswer(operation, answer);
+  return answer;
+}
+
+const providerSays = (answer: ProviderAnswer) => (messageOf(answer.body) ? `: ${messageOf(answer.body)}` : '');
+
+/** What createStream must answer, each a non-empty string. */
+function createdStream(answer: ProviderAnswer) {
+  const body = (answer.body ?? {}) as Record<string, unknown>;
+  const fields = ['ingestUrl', 'streamKey', 'playbackUrl', 'providerStreamId'] as const;
+  for (const field of fields) {
+    if (typeof body[field] !== 'string' || body[field] === '') {
+      throw appError(ErrorCode.BAD_GATEWAY, `the streaming provider's createStream answer has no ${field}`);
+    }
+  }
+  return body as Record<(typeof fields)[number], string>;
+}
+
+export interface CreateStreamRequest {
+  pageId: string;
+  contractId: string;
+  accountCredentials?: unknown;
+  fallbackImageUrl?: string | null;
+}
+
+/** Creates a stream for a channel at the contract's provider and keeps what the provider answered. */
+export async function createStream(ctx: SubgraphContext, siteId: string, request: CreateStreamRequest): Promise<Stream> {
+  const contract = await findContract(ctx, siteId, request.contractId);
+  const { page } = await ctx.supergraph.execute<{ page: { id: string; type: string } }>(CHANNEL, { id: request.pageId }, ctx.identity);
+  if (page.type !== 'channel') throw badInput('pageId must name a channel', 'pageId');
+  const accountCredentials = checkAccountCredentials(contract, request.accountCredentials);
+  const fallbackImageUrl = request.fallbackImageUrl ?? ctx.config.streamFallbackImageUrl;
+  if (!fallbackImageUrl) throw badInput('fallbackImageUrl is required (no STREAM_FALLBACK_IMAGE_URL is configured)', 'fallbackImageUrl');
+  if (!isHttpUrl(fallbackImageUrl)) throw badInput('fallbackImageUrl must be an http(s) URL', 'fallbackImageUrl');
+
+  const id = newId();
+  const title = `stagegraph-${id}`;
+  const answer = await callContract(ctx, contract, 'createStream', { title, fallbackImageUrl, ...(accountCredentials ? { accountCredentials } : {}) });
+  if (answer.status === 401 && contract.useAccount) {
+    throw badInput(`the streaming provider rejected accountCredentials (401${providerSays(answer)})`, 'accountCredentials');
+  }
+  if (answer.status === 403) throw forbidden(`the streaming provider cannot create a stream for this account (403${providerSays(answer)})`);
+  if (answer.status >= 300) throw unexpectedAnswer('createStream', answer);
+  const created = createdStream(answer);
+  const now = new Date();
+  const stream = await ctx.db.stream.create({
+    data: {
+      id,
+      siteId,
+      contractId: contract.id,
+      pageId: page.id,
+      title,
+      fallbackImageUrl,
+      providerStreamId: created.providerStreamId,
+      ingestUrl: created.ingestUrl,
+      streamKey: created.streamKey,
+      playbackUrl: created.playbackUrl,
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  await announceStreamState(ctx, stream, 'created');
+  return stream;
+}
+
+/** Starts VOD recording under a new liveBroadcastId, which the provider returns with the VOD. */
+export async function startStream(ctx: SubgraphContext, siteId: string, id: string): Promise<Stream> {
+  const stream = await findStream(ctx, siteId, id);
+  const liveBroadcastId = randomUUID();
+  const claimed = await ctx.db.stream.updateMany({ where: { id: stream.id, recording: false }, data: { recording: true, liveBroadcastId, updatedAt: new Date() } });
+  if (claimed.count === 0) throw conflict(`stream ${id} is already recording (liveBroadcastId ${stream.liveBroadcastId})`);
+  try {
+    await expectDone(ctx, stream.contract, 'startStream', { id: stream.providerStreamId, liveBroadcastId });
+  } catch (error) {
+    await ctx.db.stream.updateMany({ where: { id: stream.id, liveBroadcastId }, data: { recording: false, liveBroadcastId: stream.liveBroadcastId } });
+    throw error;
+  }
+  const [, started] = await ctx.db.$transaction([
+    ctx.db.liveBroadcast.create({
+      data: { id: newId(), siteId, contractId: stream.contractId, streamId: stream.id, liveBroadcastId, startedAt: new Date() },
+    }),
+    ctx.db.stream.findUniqueOrThrow({ where: { id: stream.id } }),
+  ]);
+  await announceStreamState(ctx, started, 'started');
+  return started;
+}
+
+/** Ends the recording; the provider then delivers its VOD. */
+export async function stopStream(ctx: SubgraphContext, siteId: string, id: string): Promise<Stream> {
+  const stream = await findStream(ctx, siteId, id);
+  const claimed = await ctx.db.stream.updateMany({
+    where: { id: stream.id, recording: true, liveBroadcastId: stream.liveBroadcastId },
+    data: { recording: false, updatedAt: new Date() },
+  });
+  if (claimed.count === 0) throw conflict(`stream ${id} is not recording`);
+  try {
+    await expectDone(ctx, stream.contract, 'stopStream', { id: stream.providerStreamId });
+  } catch (error) {
+    await ctx.db.stream.updateMany({ where: { id: stream.id, liveBroadcastId: stream.liveBroadcastId }, data: { recording: true } });
+    throw error;
+  }
+  const [, stopped] = await ctx.db.$transaction([
+    ctx.db.liveBroadcast.updateMany({ where: { liveBroadcastId: stream.liveBroadcastId as string, stoppedAt: null }, data: { stoppedAt: new Date() } }),
+    ctx.db.stream.findUniqueOrThrow({ where: { id: stream.id } }),
+  ]);
+  await announceStreamState(ctx, stopped, 'stopped');
+  return stopped;
+}
+
+/** Asks the provider to enable or block a stream's ingest, then records it. */
+async function switchIngest(ctx: SubgraphContext, siteId: string, id: string, enabled: boolean): Promise<Stream> {
+  const stream = await findStream(ctx, siteId, id);
+  await expectDone(ctx, stream.contract, enabled ? 'activateStream' : 'deleteStream', { id: stream.providerStreamId });
+  const switched = await ctx.db.stream.update({ where: { id: stream.id }, data: { ingestEnabled: enabled, updatedAt: new Date() } });
+  await announceStreamState(ctx, switched, enabled ? 'activated' : 'deleted');
+  return switched;
+}
+
+/** Enables ingest again (the provider answers 200 for a stream that is already active). */
+export const activateStream = (ctx: SubgraphContext, siteId: string, id: string) => switchIngest(ctx, siteId, id, true);
+
+/** Test trigger of deleteStream: the provider blocks the stream's ingest. */
+export const deleteProviderStream = (ctx: SubgraphContext, siteId: string, id: string) => switchIngest(ctx, siteId, id, false);
+
+/** Test trigger of deleteVod: the provider removes a delivered recording's assets. */
+export async function deleteProviderVod(ctx: SubgraphContext, siteId: string, vodId: string) {
+  const broadcast = await ctx.db.liveBroadcast.findFirst({ where: { siteId, vodId }, include: { stream: { include: { contract: true } } } });
+  if (!broadcast) throw notFound(`VOD ${vodId}`);
+  await expectDone(ctx, broadcast.stream.contract, 'deleteVod', { id: vodId });
+  await ctx.db.liveBroadcast.update({ where: { id: broadcast.id }, data: { vodDeletedAt: new Date() } });
+  return { success: true, vodId };
+}
+
+/** Asks the provider whether customer credentials are valid: 200 valid, 401 not. */
+export async function verifyAccount(ctx: SubgraphContext, siteId: string, contractId: string, given: unknown) {
+  const contract = await findContract(ctx, siteId, contractId);
+  if (!contract.useAccount) throw conflict(`the streaming provider "${contract.name}" does not use customer accounts (useAccount is false)`);
+  const accountCredentials = checkAccountCredentials(contract, given);
+  const answer = await callContract(ctx, contract, 'verifyAccount', { accountCredentials });
+  if (answer.status === 401) return { valid: false, message: `the provider rejected the account${providerSays(answer)}` };
+  if (answer.status >= 300) throw unexpectedAnswer('verifyAccount', answer);
+  return { valid: true, message: 'the provider accepted the account' };
+}
