@@ -147,3 +147,12 @@ export async function listenSubgraph(
     },
   };
 }
+
+/** Resolver maps of several areas of one subgraph merged type by type (fields of a type from every area). */
+export function mergeResolvers<R extends object>(...areas: R[]): R {
+  const merged: Record<string, Record<string, unknown>> = {};
+  for (const area of areas) {
+    for (const [typeName, fields] of Object.entries(area)) merged[typeName] = { ...merged[typeName], ...(fields as object) };
+  }
+  return merged as R;
+}

@@ -1,4 +1,5 @@
 /** Resolvers of the community subgraph, one file per area under resolvers/, merged per type. */
+import { mergeResolvers } from '../../shared/subgraph';
 import type { CommunityRuntime } from './runtime';
 import type { Resolvers } from './resolvers.generated';
 import { accessCodeResolvers } from './resolvers/accessCodes';
@@ -11,7 +12,7 @@ import { receiptResolvers } from './resolvers/receipts';
 
 /** Every area's resolvers merged into one map, bound to the server's runtime. */
 export function createResolvers(runtime: CommunityRuntime): Resolvers {
-  const areas: Resolvers[] = [
+  return mergeResolvers<Resolvers>(
     accountResolvers(runtime),
     accessCodeResolvers(),
     inviteResolvers(),
@@ -19,10 +20,5 @@ export function createResolvers(runtime: CommunityRuntime): Resolvers {
     communityResolvers(runtime),
     receiptResolvers(),
     claimResolvers(),
-  ];
-  const merged: Record<string, Record<string, unknown>> = {};
-  for (const area of areas) {
-    for (const [typeName, fields] of Object.entries(area)) merged[typeName] = { ...merged[typeName], ...(fields as object) };
-  }
-  return merged as Resolvers;
+  );
 }

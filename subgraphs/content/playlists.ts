@@ -6,6 +6,7 @@
  * durationSeconds? }] }. Each video becomes (or, imported again, stays) one of the site's videos, keyed
  * by the platform and its id, and the playlist lists them in order.
  */
+import { readTextLimited } from '../../shared/outbound';
 import DataLoader from 'dataloader';
 import type { Db } from '../../shared/db/client';
 import type { Playlist, Prisma, Video } from '../../shared/db/generated/sqlite';
@@ -68,23 +69,9 @@ const badGateway = (message: string) => appError(ErrorCode.BAD_GATEWAY, message)
 
 /** The response body, read up to a size limit (a platform answering without end cannot exhaust memory). */
 async function readLimited(response: Response): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > MAX_IMPORT_BYTES) throw badGateway('the video platform playlist is larger than 5 MiB');
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_IMPORT_BYTES) {
-      await reader.cancel();
-      throw badGateway('the video platform playlist is larger than 5 MiB');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const text = await readTextLimited(response, MAX_IMPORT_BYTES);
+  if (text === null) throw badGateway('the video platform playlist is larger than 5 MiB');
+  return text;
 }
 
 function readPlatformPlaylist(text: string): { title: string; description: string; videos: PlatformVideo[] } {

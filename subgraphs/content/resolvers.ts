@@ -8,17 +8,10 @@ import { questResolvers } from './resolvers/quests';
 import { siteResolvers } from './resolvers/site';
 import { templateResolvers } from './resolvers/templates';
 import { webhookResolvers } from './resolvers/webhooks';
+import { mergeResolvers } from '../../shared/subgraph';
 import type { Resolvers } from './resolvers.generated';
 
-function mergeResolvers(...parts: Resolvers[]): Resolvers {
-  const merged: Record<string, Record<string, unknown>> = {};
-  for (const part of parts) {
-    for (const [type, fields] of Object.entries(part)) merged[type] = { ...merged[type], ...(fields as Record<string, unknown>) };
-  }
-  return merged as Resolvers;
-}
-
-export const resolvers: Resolvers = mergeResolvers(
+export const resolvers: Resolvers = mergeResolvers<Resolvers>(
   siteResolvers,
   pageResolvers,
   templateResolvers,

@@ -4,6 +4,7 @@
  * 5xx (never for 4xx, which the provider meant), only http(s) and no redirects followed. Whatever the
  * provider does, the caller gets an answer or a BAD_GATEWAY error with a message — never a hang.
  */
+import { readTextLimited } from '../../shared/outbound';
 import { appError, ErrorCode } from '../../shared/errors';
 import type { Logger } from '../../shared/logger';
 
@@ -41,21 +42,8 @@ const badGateway = (operation: ProviderOperation, reason: string) =>
 
 /** Reads at most MAX_ANSWER_BYTES of the answer; a provider cannot make the service buffer without bound. */
 async function readAnswer(response: Response): Promise<unknown> {
-  const reader = response.body?.getReader();
-  if (!reader) return null;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = await readTextLimited(response, MAX_ANSWER_BYTES);
+  if (text === null) throw new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`);
   if (text.trim() === '') return null;
   try {
     return JSON.parse(text);
