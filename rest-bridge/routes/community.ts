@@ -506,6 +506,16 @@ const authRoutes: RouteSpec[] = [
 
 const billingRoutes: RouteSpec[] = [
   {
+    operationId: 'verifyWalletPay',
+    method: 'post',
+    path: '/billing/v1/status/wallet-pay-verify',
+    summary: 'Verify the site’s domain (Site settings.domain) for wallet payment methods',
+    tag: 'Billing',
+    auth: ADMIN,
+    document: /* GraphQL */ `mutation VerifyWalletPay { result: verifyWalletPay }`,
+    response: { type: 'boolean', enum: [true] },
+  },
+  {
     operationId: 'refundCharge',
     method: 'post',
     path: '/billing/v1/refund',

@@ -3,6 +3,7 @@ import { requireAdmin } from '../../../shared/auth/access';
 import { providerOf } from '../../../shared/db/providers';
 import { communityAccount, communityExportFile, exportCommunity, grantEntitlementToAccount, listCommunity, updateAccountEntitlement } from '../community';
 import { chargeView, recordPurchase, refundCharge } from '../ledger';
+import { verifyWalletPay } from '../walletPay';
 import { sendReceipt } from '../receipts';
 import type { CommunityRuntime } from '../runtime';
 import { Scope } from '../scopes';
@@ -12,6 +13,10 @@ import type { Resolvers } from '../resolvers.generated';
 export function communityResolvers(runtime: CommunityRuntime): Resolvers {
   return {
     Query: {
+      walletPayVerification: async (_root, _args, { identity, db }) => {
+        const row = await db.walletPayVerification.findUnique({ where: { siteId: requireAdmin(identity, Scope.billing, { write: false }) } });
+        return row ? { domain: row.domain, verifiedAt: row.verifiedAt.getTime() } : null;
+      },
       community: (_root, { query }, { identity, db, config, supergraph }) =>
         listCommunity({ db, provider: providerOf(config.databaseUrl), supergraph, identity }, requireAdmin(identity, Scope.community, { write: false }), query),
       communityAccount: (_root, { accountId }, { identity, db }) => communityAccount(db, requireAdmin(identity, Scope.community, { write: false }), accountId),
@@ -41,6 +46,8 @@ export function communityResolvers(runtime: CommunityRuntime): Resolvers {
         ).catch((error: Error) => logger.error({ err: error.message, chargeId: purchase.charge.id }, 'receipt not sent'));
         return { subscription: purchase.subscription, charge: chargeView(purchase.charge) };
       },
+      verifyWalletPay: (_root, _args, { identity, db, supergraph }) =>
+        verifyWalletPay(db, supergraph, requireAdmin(identity, Scope.billing, { write: true }), identity),
       refundCharge: async (_root, { input }, { identity, db }) => {
         const result = await refundCharge(db, requireAdmin(identity, Scope.billing, { write: true }), input);
         return { ...result, charge: result.charge ? chargeView(result.charge) : null };
