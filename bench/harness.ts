@@ -62,6 +62,8 @@ export async function startInstance({ shareWith, env: extra = {} }: InstanceOpti
   // BENCH_NODE_ARGS adds flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, ['--max-old-space-size=4096', ...nodeArgs, join(root, 'dist', 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // A bench that fails half-way must not leave the measured process behind.
+  process.once('exit', () => child.kill('SIGKILL'));
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries += 1) {
     try {
