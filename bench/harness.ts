@@ -10,15 +10,24 @@ import { join } from 'node:path';
 
 export const root = join(__dirname, '..');
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free port below the kernel's ephemeral range (32768+), where the thousands of client sockets of a
+ * fan-out run take theirs; `count` consecutive ports from it are free too.
+ */
+export async function freePort(count = 1): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
+    const ports = Array.from({ length: count }, (_, index) => base + index);
+    if ((await Promise.all(ports.map(portIsFree))).every(Boolean)) return base;
+  }
 }
 
 export interface Instance {
@@ -44,7 +53,8 @@ export interface InstanceOptions {
 /** Starts `node dist/main.js` (run `npm run build` first) on free ports. */
 export async function startInstance({ shareWith, env: extra = {} }: InstanceOptions = {}): Promise<Instance> {
   const port = await freePort();
-  const base = (await freePort()) + 10;
+  // Subgraphs listen on base+1..base+4.
+  const base = await freePort(5);
   const dataDir = mkdtempSync(join(tmpdir(), 'stagegraph-bench-'));
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
