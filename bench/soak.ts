@@ -22,6 +22,20 @@ export interface SoakFigures {
 
 const MARGIN_MS = 300;
 
+/**
+ * Resident memory once the process is quiet: the lowest of a sample a second for `seconds`. V8 gives
+ * memory back only when its idle-time memory reducer runs, so one reading taken just after a burst of
+ * garbage measures heap sizing, not what the process holds.
+ */
+async function settledRss(pid: number, seconds = 12): Promise<number> {
+  let lowest = Infinity;
+  for (let second = 0; second < seconds; second += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    lowest = Math.min(lowest, rssOf(pid));
+  }
+  return lowest;
+}
+
 async function churn(url: string, siteId: string, perSecond: number, seconds: number): Promise<ViewerRecord[]> {
   const worker = startWorker('churn.ts');
   const reply = await request(
@@ -59,13 +73,11 @@ export async function measureSoak(seconds = 60, perSecond = 200): Promise<SoakFi
   })();
 
   await churn(instance.url, site.siteId, perSecond, Math.min(10, seconds));
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  const rssBefore = rssOf(instance.pid);
+  const rssBefore = await settledRss(instance.pid);
   const records = await churn(instance.url, site.siteId, perSecond, seconds);
   broadcasting = false;
   await loop;
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  const rssAfter = rssOf(instance.pid);
+  const rssAfter = await settledRss(instance.pid);
   await instance.stop();
 
   let expectedShows = 0;
