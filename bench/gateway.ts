@@ -26,7 +26,7 @@ export interface GatewayFigures {
 const QUERY = /* GraphQL */ `query Overlays { overlays { id name type duration } }`;
 const JOIN = /* GraphQL */ `query SiteOverlays { site { id name overlays { id name } } }`;
 
-async function load(options: autocannon.Options): Promise<LoadFigures> {
+export async function load(options: autocannon.Options): Promise<LoadFigures> {
   const result = await autocannon({ connections: 10, duration: Number(process.env.BENCH_SECONDS ?? 8), ...options });
   return {
     p50Ms: result.latency.p50,

@@ -9,6 +9,7 @@ import { measureAccessCodes } from './accesscodes';
 import { measureDataEvents } from './dataevents';
 import { measureFanout } from './fanout';
 import { measureGateway } from './gateway';
+import { measurePeerGateway } from './peer';
 import { root, startInstance, startRedis } from './harness';
 import { measureSoak } from './soak';
 
@@ -30,6 +31,19 @@ async function main(): Promise<void> {
     'gateway, 2-subgraph join': gateway.gatewayJoin,
   });
   console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
+
+  const peerInstance = await startInstance();
+  const peer = await measurePeerGateway(peerInstance);
+  await peerInstance.stop();
+  figures.peerGateway = peer;
+  console.log('\npeer baseline: the same supergraph and query through @graphql-hive/gateway (request deduplication off)');
+  console.table({
+    'straight to subgraph': peer.subgraphDirect,
+    'stagegraph gateway, in-process subgraphs (npm start)': peer.stagegraphInProcess,
+    'stagegraph gateway, own process, HTTP to subgraphs': peer.stagegraphOverHttp,
+    'Hive Gateway, own process, HTTP to subgraphs': peer.hiveGatewayOverHttp,
+  });
+  console.log(`stagegraph/Hive p50, both over HTTP = ${peer.stagegraphOverHiveP50}×`);
 
   figures.accessCodes = accessCodes;
   console.log('\nbulk access codes: one request of 100,000 next to 100 requests of 1,000 (all unique)');
