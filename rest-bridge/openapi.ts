@@ -1,17 +1,43 @@
-/** The OpenAPI 3.0 document of the REST paths, derived from the route table. */
-import { componentSchemas } from './routes';
-import { ref, type AuthCode, type RouteSpec } from './table';
+/**
+ * The OpenAPI 3.0 document of the REST paths, derived from the route table: each route's parameters,
+ * body (with an example), success answer, and the error answers its spec implies.
+ */
+import { componentSchemas, tagDescriptions } from './routes';
+import { exampleOf } from './examples';
+import { ref, type AuthCode, type JsonSchema, type RouteSpec } from './table';
 
 const SECURITY_SCHEME: Record<AuthCode, string> = { C: 'clientId', D: 'developerKey', J: 'bearerJwt', S: 'superApiKey' };
 
-const ERROR_RESPONSES = {
-  '400': 'invalid input (the message names the field)',
-  '401': 'missing or invalid credentials',
-  '403': 'not allowed',
-  '404': 'not found, or another site’s',
-  '429': 'rate limited (see Retry-After)',
-  '500': 'server error (with a request id)',
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'invalid input: the message names the field',
+  401: 'credentials missing or invalid',
+  403: 'valid credentials that may not do this (roles, another site’s token)',
+  404: 'not found, or another site’s',
+  409: 'conflicts with what exists (a duplicate, a state that forbids the change)',
+  413: 'the body is larger than the route reads',
+  415: 'the body is not sent as application/json',
+  429: 'rate limited: retry after the seconds in Retry-After',
+  500: 'server error, with a request id to quote',
+  503: 'the database is unavailable for a moment: retry',
 };
+
+/**
+ * The error statuses a route can answer, derived from its spec: any input can be invalid (400) or name
+ * what does not exist (404); credentials can be missing (401) or not enough (403); a body can be too
+ * large (413) or not JSON (415), and a write can conflict (409); rate-limited operations answer 429;
+ * every route can fail (500) or find the database away (503).
+ */
+export function errorStatusesOf(route: RouteSpec): number[] {
+  const statuses = new Set<number>([500, 503]);
+  const takesInput = Boolean(route.body || route.rawBody || route.params?.length || route.projection);
+  if (takesInput) [400, 404].forEach((status) => statuses.add(status));
+  if (route.auth.length || route.params?.some((param) => param.credential)) [401, 403].forEach((status) => statuses.add(status));
+  if (route.body || route.rawBody) statuses.add(413);
+  if (route.body) statuses.add(415);
+  if (route.method !== 'get' && (route.body || route.rawBody)) statuses.add(409);
+  if (route.rateLimited) statuses.add(429);
+  return [...statuses].sort((a, b) => a - b);
+}
 
 /** OpenAPI 3.0.3 forbids type arrays; ["string","null"] becomes { type: string, nullable: true }. */
 function toOpenApiSchema(schema: unknown): unknown {
@@ -25,9 +51,12 @@ function toOpenApiSchema(schema: unknown): unknown {
       else result.anyOf = types.map((type) => ({ type }));
       if (types.length !== value.length) result.nullable = true;
     } else if (key === 'oneOf' && Array.isArray(value) && value.some((item) => (item as { type?: string }).type === 'null')) {
+      // `nullable` only counts beside a `type`: the one of the alternatives, looked up through its $ref.
       const rest = value.filter((item) => (item as { type?: string }).type !== 'null');
-      if (rest.length === 1) Object.assign(result, { allOf: rest.map(toOpenApiSchema), nullable: true });
-      else Object.assign(result, { oneOf: rest.map(toOpenApiSchema), nullable: true });
+      const types = new Set(rest.map((item) => typeOf(item as JsonSchema)));
+      const type = types.size === 1 ? [...types][0] : undefined;
+      if (rest.length === 1) Object.assign(result, { allOf: rest.map(toOpenApiSchema), nullable: true }, type && { type });
+      else Object.assign(result, { oneOf: rest.map(toOpenApiSchema), nullable: true }, type && { type });
     } else {
       result[key] = typeof value === 'object' ? toOpenApiSchema(value) : value;
     }
@@ -35,6 +64,18 @@ function toOpenApiSchema(schema: unknown): unknown {
   return result;
 }
 
+function typeOf(schema: JsonSchema): string | undefined {
+  if (typeof schema.$ref === 'string') return typeOf(componentSchemas[schema.$ref.replace('#/components/schemas/', '')] ?? {});
+  return typeof schema.type === 'string' ? schema.type : undefined;
+}
+
+/**
+ * The project is proprietary (package.json `UNLICENSED`): no licence to use, copy or distribute it is
+ * granted. The URL is npm's definition of that word, the only honest link there is.
+ */
+const LICENSE = { name: 'UNLICENSED (proprietary)', url: 'https://docs.npmjs.com/cli/v11/configuring-npm/package-json#license' };
+
+/** The document the route table describes (served at GET /openapi.json). */
 export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -45,8 +86,12 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       ]),
     );
     const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content } };
-    for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
-      responses[status] = { description, content: { 'application/json': { schema: ref('ErrorBody') } } };
+    for (const status of errorStatusesOf(route)) {
+      responses[String(status)] = {
+        description: ERROR_DESCRIPTIONS[status],
+        ...(status === 429 && { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } }),
+        content: { 'application/json': { schema: ref('ErrorBody') } },
+      };
     }
     const operation: Record<string, unknown> = {
       operationId: route.operationId,
@@ -70,7 +115,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
     if (route.body) {
       operation.requestBody = {
         required: Boolean(route.body.required),
-        content: { 'application/json': { schema: toOpenApiSchema(route.body.schema) } },
+        content: { 'application/json': { schema: toOpenApiSchema(route.body.schema), example: exampleOf(route.body.schema, componentSchemas) } },
       };
     }
     (paths[route.path] ??= {})[route.method] = operation;
@@ -80,10 +125,18 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
     info: {
       title: 'stagegraph REST API',
       version: '2.0.0',
-      description: 'The documented REST paths of the platform; each is served by translating it into a GraphQL operation on the supergraph.',
+      description: [
+        'The documented REST paths of the platform; each is served by translating it into a GraphQL operation on the supergraph.',
+        '',
+        'Credentials are the seeds\' Auth codes: C `x-service-client-id` (the site ID) scopes every call, another site\'s',
+        'resource is 404; D `x-service-developer-key`; J `Authorization: Bearer <JWT>` from `POST /auth/v2/login`. Writes need',
+        'D or J. Errors answer `{"success": false, "message"}`: 400 names the field, 401 missing or wrong credentials,',
+        '403 not allowed, 404, 409, 413, 415, 429 with Retry-After, 500 with a request id.',
+      ].join('\n'),
+      license: LICENSE,
     },
     servers: [{ url: '/' }],
-    tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
+    tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
     components: {
       schemas: toOpenApiSchema(componentSchemas),

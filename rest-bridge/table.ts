@@ -91,6 +91,12 @@ export interface RouteSpec {
   file?: { contentTypes: readonly string[] };
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
+  /**
+   * The operation counts attempts (sign-in failures, reset e-mails, TV codes, code guesses, data events)
+   * and answers 429 with Retry-After once they run out. The other error statuses of a route are derived
+   * from the rest of its spec (see rest-bridge/openapi.ts).
+   */
+  rateLimited?: boolean;
 }
 
 // ---------------------------------------------------------------- helpers for writing route tables

@@ -2,16 +2,22 @@
  * `npm run generate`: everything derived from a source of truth, in one step, before build and test.
  *  1. the schema of each database derived from prisma/schema/, and a Prisma client for each;
  *  2. a check that the migrations cover the models (else: run `npm run db:migration -- NAME`);
- *  3. the supergraph composed from the four subgraph SDLs (a composition error stops here);
- *  4. typed resolvers from codegen.yml.
+ *  3. the supergraph composed from the four subgraph SDLs (a composition error stops here), its API
+ *     schema (what the GraphQL linter reads), and every REST route's document validated against it;
+ *  4. typed resolvers from codegen.yml;
+ *  5. the OpenAPI document of the REST paths and a typed client generated from it (openapi-typescript),
+ *     the way a legacy client would generate one.
  * Generated files are git-ignored and never edited by hand.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parse, printSchema, validate } from 'graphql';
 import { join } from 'node:path';
 import { DB_PROVIDERS, deriveSchema, readSourceSchema } from '../shared/db/providers';
 import { migrationsDir, projectRoot } from '../shared/paths';
-import { composeSupergraphSdl } from '../gateway/compose';
+import { composeSupergraph } from '../gateway/compose';
+import { buildOpenApiDocument } from '../rest-bridge/openapi';
+import { routes } from '../rest-bridge/routes';
 import { prisma } from './prisma-cli';
 
 function step(label: string, run: () => void): void {
@@ -42,11 +48,29 @@ step('migrations cover the models', () => {
 });
 
 step('supergraph', () => {
-  writeFileSync(join(projectRoot, 'gateway', 'supergraph.generated.graphql'), composeSupergraphSdl());
+  const { supergraphSdl, apiSchema } = composeSupergraph();
+  writeFileSync(join(projectRoot, 'gateway', 'supergraph.generated.graphql'), supergraphSdl);
+  writeFileSync(join(projectRoot, 'gateway', 'api-schema.generated.graphql'), `${printSchema(apiSchema)}\n`);
+  // A REST route whose document the supergraph no longer accepts would fail only when called: stop here.
+  const invalid = routes.flatMap((route) =>
+    validate(apiSchema, parse(route.document)).map((error) => `- ${route.method.toUpperCase()} ${route.path} (${route.operationId}): ${error.message}`),
+  );
+  if (invalid.length) throw new Error(`REST route documents the supergraph refuses:\n${invalid.join('\n')}`);
 });
 
 step('resolver types', () => {
   execFileSync(process.execPath, [join(projectRoot, 'node_modules', '@graphql-codegen', 'cli', 'cjs', 'bin.js'), '--config', 'codegen.yml', '--silent'], {
+    cwd: projectRoot,
+    stdio: 'inherit',
+  });
+});
+
+step('OpenAPI document and typed client', () => {
+  const generatedDir = join(projectRoot, 'test', 'generated');
+  mkdirSync(generatedDir, { recursive: true });
+  const documentPath = join(generatedDir, 'openapi.generated.json');
+  writeFileSync(documentPath, JSON.stringify(buildOpenApiDocument(routes), null, 2));
+  execFileSync(process.execPath, [join(projectRoot, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), documentPath, '--output', join(generatedDir, 'openapi.generated.ts'), '--silent'], {
     cwd: projectRoot,
     stdio: 'inherit',
   });

@@ -10,6 +10,35 @@ import { overlayRoutes, overlaySchemas } from './overlays';
 
 export const routes: readonly RouteSpec[] = [...overlayRoutes, ...contentRoutes, ...communityRoutes, ...integrationRoutes];
 
+/** What each tag of the OpenAPI document groups, for the people who read it. */
+export const tagDescriptions: Record<string, string> = {
+  'Access codes': 'Codes that unlock content: created one by one or in bulk (CSV), consumed by viewers, and TV codes that sign in a television from a phone.',
+  Accounts: 'Viewer and admin accounts of a site: sign-up, profile, password, roles (scope, write, pages) and password resets.',
+  Authentication: 'Signing in: e-mail and password to a JWT and a refresh token, refreshing (each refresh token works once), login intents.',
+  'Automation rules': 'Personalization rules: a trigger on a data provider\'s events and a SEND_OVERLAY action that broadcasts an overlay.',
+  Billing: 'Charges, refunds and wallet payments of a site\'s viewers; amounts in cents.',
+  Bundles: 'Bundles of pages sold together; readable with the site ID alone.',
+  'Calendar events': 'The site\'s calendar of events, with categories, filters and labels; times in Unix milliseconds.',
+  'Channel templates': 'Templates new channels are created from: their configuration, panels and theme.',
+  'Claim statuses': 'Where a viewer stands in claiming a reward or entitlement.',
+  Community: 'The site\'s community: the account listing, exports (CSV) and actions on many accounts\' entitlements at once.',
+  'Custom receipt e-mail': 'The receipt e-mail a site sends: its Handlebars template, sender domain (SPF, DKIM) and the outbox.',
+  'Data providers': 'Partners that send signed data events (HMAC-SHA256 of the raw body in X-DataProvider-Signature) which automation rules react to.',
+  Entitlements: 'What an account may watch: entitlements granted by purchases, codes or admins, with their validity.',
+  Insights: 'Live viewers per site and channel across all instances (super API key).',
+  Invites: 'Magic-link invitations to a site: created by admins, consumed once by the invited person.',
+  Overlays: 'Contextual graphics shown over the video: templates and instances, and their broadcasts to channels, the whole site or tagged viewers.',
+  'Pages and channels': 'Pages (channels and landing pages) of a site: configuration, content check (canIPlay), cloning.',
+  Panels: 'Interactive panels beside the video (chat, polls, shop…), each with its renderer configuration.',
+  Playlists: 'Ordered lists of videos, managed by hand or imported from the external video platform.',
+  Polls: 'Polls on a page: questions, answers, votes; the correct answer stays hidden while a poll is open.',
+  Quests: 'Quests viewers complete for rewards: their steps and progress.',
+  Site: 'The site itself: its settings and theme.',
+  'Streaming providers': 'Partner contract of streaming providers: registration, contract updates (Bearer token from registration), VOD delivery and test triggers.',
+  Streams: 'Streams run through a streaming provider: creating, starting, stopping, activating and their state; provider webhooks.',
+  Webhooks: 'Where a site\'s webhooks go (signed with HMAC-SHA256, retried with backoff) and the deliveries with their outcome.',
+};
+
 export const componentSchemas: Record<string, JsonSchema> = {
   ErrorBody: {
     type: 'object',
