@@ -6,4 +6,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   testTimeout: 30000,
   maxWorkers: 2,
+  // Every REST answer through test/helpers/http.ts is checked against the OpenAPI document; the teardown prints how many.
+  globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
 };

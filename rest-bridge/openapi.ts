@@ -17,6 +17,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'the body is larger than the route reads',
   415: 'the body is not sent as application/json',
   429: 'rate limited: retry after the seconds in Retry-After',
+  502: 'the streaming provider or video platform failed, answered nonsense or did not answer in time',
   500: 'server error, with a request id to quote',
   503: 'the database is unavailable for a moment: retry',
 };
@@ -24,8 +25,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 /**
  * The error statuses a route can answer, derived from its spec: any input can be invalid (400) or name
  * what does not exist (404); credentials can be missing (401) or not enough (403); a body can be too
- * large (413) or not JSON (415), and a write can conflict (409); rate-limited operations answer 429;
- * every route can fail (500) or find the database away (503).
+ * large (413) or not JSON (415); a mutation can conflict with what exists (409: a duplicate, a code
+ * already used); rate-limited operations answer 429 and those that call out 502; every route can fail
+ * (500) or find the database away (503).
  */
 export function errorStatusesOf(route: RouteSpec): number[] {
   const statuses = new Set<number>([500, 503]);
@@ -34,8 +36,9 @@ export function errorStatusesOf(route: RouteSpec): number[] {
   if (route.auth.length || route.params?.some((param) => param.credential)) [401, 403].forEach((status) => statuses.add(status));
   if (route.body || route.rawBody) statuses.add(413);
   if (route.body) statuses.add(415);
-  if (route.method !== 'get' && (route.body || route.rawBody)) statuses.add(409);
+  if (/^\s*mutation\b/.test(route.document)) statuses.add(409);
   if (route.rateLimited) statuses.add(429);
+  if (route.callsOut) statuses.add(502);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -65,7 +68,8 @@ function toOpenApiSchema(schema: unknown): unknown {
 }
 
 function typeOf(schema: JsonSchema): string | undefined {
-  if (typeof schema.$ref === 'string') return typeOf(componentSchemas[schema.$ref.replace('#/components/schemas/', '')] ?? {});
+  const component = componentOf(schema);
+  if (component) return typeOf(component);
   return typeof schema.type === 'string' ? schema.type : undefined;
 }
 
@@ -75,6 +79,52 @@ function typeOf(schema: JsonSchema): string | undefined {
  */
 const LICENSE = { name: 'UNLICENSED (proprietary)', url: 'https://docs.npmjs.com/cli/v11/configuring-npm/package-json#license' };
 
+const componentOf = (schema: JsonSchema): JsonSchema | undefined =>
+  typeof schema.$ref === 'string' ? componentSchemas[schema.$ref.replace('#/components/schemas/', '')] : undefined;
+
+/** The schema with no property required, deeply: what a projection (`{ field: 1 }`) may leave of it. */
+function partialOf(schema: unknown, depth = 0): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => partialOf(item, depth));
+  if (!schema || typeof schema !== 'object' || depth > 8) return schema;
+  const component = componentOf(schema as JsonSchema);
+  if (component) return partialOf(component, depth + 1);
+  const { required: _required, ...rest } = schema as JsonSchema;
+  return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, typeof value === 'object' ? partialOf(value, depth + 1) : value]));
+}
+
+/** The success body of a route: with a projection, the projected items keep only what was asked. */
+function responseSchemaOf(route: RouteSpec): JsonSchema {
+  if (!route.projection) return route.response;
+  const partial = (list: JsonSchema): JsonSchema => ({ ...list, items: partialOf(list.items), description: 'fields as the projection asks (all without one)' });
+  const response = componentOf(route.response) ?? route.response;
+  const at = route.projection.at;
+  if (!at) return response.type === 'array' ? partial(response) : (partialOf(response) as JsonSchema);
+  // Keyed by ID (keyBy), the projected items are the answer's other properties.
+  if (route.keyBy?.at === at) return { ...response, additionalProperties: partialOf(response.additionalProperties) };
+  const properties = response.properties as Record<string, JsonSchema>;
+  return { ...response, properties: { ...properties, [at]: partial(componentOf(properties[at]) ?? properties[at]) } };
+}
+
+/** The components the paths refer to, directly or through other components (a projection inlines its own). */
+function usedComponents(paths: unknown): Record<string, JsonSchema> {
+  const used = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (!value || typeof value !== 'object') return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === '$ref' && typeof inner === 'string') {
+        const name = inner.replace('#/components/schemas/', '');
+        if (!used.has(name)) {
+          used.add(name);
+          visit(componentSchemas[name]);
+        }
+      } else visit(inner);
+    }
+  };
+  visit(paths);
+  return Object.fromEntries(Object.entries(componentSchemas).filter(([name]) => used.has(name)));
+}
+
 /** The document the route table describes (served at GET /openapi.json). */
 export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -82,7 +132,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
     const content = Object.fromEntries(
       (route.file?.contentTypes ?? ['application/json']).map((type) => [
         type,
-        { schema: type === 'application/json' ? toOpenApiSchema(route.response) : { type: 'string', description: `the ${type} file` } },
+        { schema: type === 'application/json' ? toOpenApiSchema(responseSchemaOf(route)) : { type: 'string', description: `the ${type} file` } },
       ]),
     );
     const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content } };
@@ -139,7 +189,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
     tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
     components: {
-      schemas: toOpenApiSchema(componentSchemas),
+      schemas: toOpenApiSchema(usedComponents(paths)),
       securitySchemes: {
         clientId: { type: 'apiKey', in: 'header', name: 'x-service-client-id', description: 'C: the site ID (Client ID)' },
         developerKey: { type: 'apiKey', in: 'header', name: 'x-service-developer-key', description: 'D: developer API key of the site' },

@@ -97,6 +97,8 @@ export interface RouteSpec {
    * from the rest of its spec (see rest-bridge/openapi.ts).
    */
   rateLimited?: boolean;
+  /** The operation calls a streaming provider or the video platform and answers 502 when that call fails or times out. */
+  callsOut?: boolean;
 }
 
 // ---------------------------------------------------------------- helpers for writing route tables

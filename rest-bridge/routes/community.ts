@@ -285,6 +285,7 @@ const accountRoutes: RouteSpec[] = [
   },
   {
     operationId: 'changePassword',
+    rateLimited: true,
     method: 'put',
     path: '/account/v3/password',
     summary: 'Change the signed-in account’s password (every session is signed out)',
@@ -347,6 +348,7 @@ const accountRoutes: RouteSpec[] = [
   },
   {
     operationId: 'requestPasswordReset',
+    rateLimited: true,
     method: 'post',
     path: '/account/v3/reset',
     summary: 'E-mail a password-reset link (baseUrl?token=…); the answer is the same whether the e-mail has an account or not',
@@ -371,6 +373,7 @@ const accountRoutes: RouteSpec[] = [
   },
   {
     operationId: 'requestGlobalPasswordReset',
+    rateLimited: true,
     method: 'post',
     path: '/account/v3/reset/global-accounts',
     summary: 'E-mail a password-reset link for a global account with an account on this site',
@@ -436,6 +439,7 @@ const accountRoutes: RouteSpec[] = [
 const authRoutes: RouteSpec[] = [
   {
     operationId: 'signIn',
+    rateLimited: true,
     method: 'post',
     path: '/auth/v2/login',
     summary: 'Sign in with e-mail and password: a short-lived JWT and a refresh token',
@@ -606,6 +610,7 @@ const accessCodeRoutes: RouteSpec[] = [
   },
   {
     operationId: 'createTvCode',
+    rateLimited: true,
     method: 'post',
     path: '/accesscode/v1/tv',
     summary: 'A short code for a TV to show (expires in 10 minutes) and the device token the TV keeps to claim its session',
@@ -643,6 +648,7 @@ const accessCodeRoutes: RouteSpec[] = [
   },
   {
     operationId: 'consumeAccessCode',
+    rateLimited: true,
     method: 'get',
     path: '/accesscode/v1/consume/{accessCode}',
     summary: 'Redeem an access code for the signed-in account (once); a subscription code grants its entitlement',

@@ -782,6 +782,7 @@ const playlistRoutes: RouteSpec[] = [
   },
   {
     operationId: 'importPlaylist',
+    callsOut: true,
     method: 'post',
     path: '/playlist/v1/external/import/videoplatform',
     summary: 'Import a playlist from an external video platform URL (400: a URL it cannot use; 502: the platform failed)',

@@ -210,6 +210,7 @@ const updateDataProviderBody: JsonSchema = { type: 'object', additionalPropertie
 
 const streamControl = (action: 'start' | 'stop' | 'activate', summary: string): RouteSpec => ({
   operationId: `${action}Stream`,
+  callsOut: true,
   method: 'post',
   path: `/stream/v1/{id}/${action}`,
   summary,
@@ -251,6 +252,7 @@ export const integrationRoutes: RouteSpec[] = [
   },
   {
     operationId: 'verifyStreamProviderAccount',
+    callsOut: true,
     method: 'post',
     path: '/streamprovider/v1/{id}/verify-account',
     summary: 'Check customer account credentials with the provider (verifyAccount)',
@@ -266,6 +268,7 @@ export const integrationRoutes: RouteSpec[] = [
   },
   {
     operationId: 'testDeleteStream',
+    callsOut: true,
     method: 'post',
     path: '/streamprovider/v1/test/delete-stream/{streamId}',
     summary: 'Test trigger: ask the provider to block a stream’s ingest (deleteStream)',
@@ -278,6 +281,7 @@ export const integrationRoutes: RouteSpec[] = [
   },
   {
     operationId: 'testDeleteVod',
+    callsOut: true,
     method: 'post',
     path: '/streamprovider/v1/test/delete-vod/{vodId}',
     summary: 'Test trigger: ask the provider to delete a delivered recording (deleteVod)',
@@ -290,6 +294,7 @@ export const integrationRoutes: RouteSpec[] = [
   },
   {
     operationId: 'createStream',
+    callsOut: true,
     method: 'post',
     path: '/stream/v1/',
     summary: 'Create a stream for a channel at a contract’s provider (createStream)',
@@ -418,6 +423,7 @@ export const integrationRoutes: RouteSpec[] = [
   },
   {
     operationId: 'ingestDataEvent',
+    rateLimited: true,
     method: 'post',
     path: '/dataprovider/v1/{dataProviderId}/events',
     summary: 'The provider sends one data event, signed over the exact body; it is stored before the answer and evaluated by automation rules',

@@ -1,5 +1,9 @@
-/** Small fetch helpers for REST and GraphQL calls against a started stack. */
+/**
+ * Small fetch helpers for REST and GraphQL calls against a started stack. Every REST answer is checked
+ * against the OpenAPI document (status and body): a route whose answer drifts from it fails the test.
+ */
 import type { Stack } from '../../stack';
+import { checkAgainstOpenApi } from './openapiCheck';
 
 export interface Reply<T = any> {
   status: number;
@@ -24,6 +28,7 @@ export async function rest<T = any>(
   }
   const response = await fetch(`${stack.url}${path}`, { method, headers, body });
   const text = await response.text();
+  checkAgainstOpenApi(method, path, response.status, response.headers.get('content-type'), text);
   return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
 }
 
