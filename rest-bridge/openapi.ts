@@ -23,26 +23,32 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 };
 
 /**
- * The error statuses a route can answer, derived from its spec: any input can be invalid (400) or name
- * what does not exist (404); credentials can be missing (401) or not enough (403); a body can be too
- * large (413) or not JSON (415); a mutation can conflict with what exists (409: a duplicate, a code
- * already used); rate-limited operations answer 429 and those that call out 502; every route can fail
- * (500) or find the database away (503).
+ * The error statuses a route can answer, derived from its spec: any input (or, for a mutation, the
+ * site's state) can be invalid (400), and an input can name what does not exist (404); credentials can
+ * be missing (401) or not enough (403); a body can be too large (413) or not JSON (415); a mutation can
+ * conflict with what exists (409: a duplicate, a code already used); rate-limited operations answer 429
+ * and those that call out 502; every route can fail (500) or find the database away (503).
  */
 export function errorStatusesOf(route: RouteSpec): number[] {
   const statuses = new Set<number>([500, 503]);
   const takesInput = Boolean(route.body || route.rawBody || route.params?.length || route.projection);
+  const mutation = /^\s*mutation\b/.test(route.document);
   if (takesInput) [400, 404].forEach((status) => statuses.add(status));
+  // A mutation can also find the site's state unfit for it (400: a setting it needs is missing).
+  if (mutation) statuses.add(400);
   if (route.auth.length || route.params?.some((param) => param.credential)) [401, 403].forEach((status) => statuses.add(status));
   if (route.body || route.rawBody) statuses.add(413);
   if (route.body) statuses.add(415);
-  if (/^\s*mutation\b/.test(route.document)) statuses.add(409);
+  if (mutation) statuses.add(409);
   if (route.rateLimited) statuses.add(429);
   if (route.callsOut) statuses.add(502);
   return [...statuses].sort((a, b) => a - b);
 }
 
-/** OpenAPI 3.0.3 forbids type arrays; ["string","null"] becomes { type: string, nullable: true }. */
+/**
+ * JSON Schema to OpenAPI 3.0.3, which forbids type arrays: ["string","null"] becomes { type: string,
+ * nullable: true }.
+ */
 function toOpenApiSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toOpenApiSchema);
   if (!schema || typeof schema !== 'object') return schema;
@@ -64,6 +70,8 @@ function toOpenApiSchema(schema: unknown): unknown {
       result[key] = typeof value === 'object' ? toOpenApiSchema(value) : value;
     }
   }
+  // A free-form object (contents, variables, data) says so, or generators type it as an empty object.
+  if (result.type === 'object' && !result.properties && result.additionalProperties === undefined) result.additionalProperties = true;
   return result;
 }
 

@@ -23,7 +23,7 @@ export const overlaySchemas: Record<string, JsonSchema> = {
       siteId: { type: 'string' },
       concurrents: { type: 'integer' },
       totalViews: { type: 'integer' },
-      channels: arrayOf({ type: 'object', properties: { _id: { type: 'string' }, slug: { type: 'string' }, concurrents: { type: 'integer' } } }),
+      channels: arrayOf({ type: 'object', properties: { _id: { type: 'string' }, slug: { type: ['string', 'null'], description: 'null for a channel ID with no page' }, concurrents: { type: 'integer' } } }),
     },
   },
   OverlayCta: {
