@@ -17,8 +17,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'the body is larger than the route reads',
   415: 'the body is not sent as application/json',
   429: 'rate limited: retry after the seconds in Retry-After',
-  502: 'the streaming provider or video platform failed, answered nonsense or did not answer in time',
   500: 'server error, with a request id to quote',
+  502: 'the streaming provider or video platform failed, answered nonsense or did not answer in time',
   503: 'the database is unavailable for a moment: retry',
 };
 
@@ -33,9 +33,9 @@ export function errorStatusesOf(route: RouteSpec): number[] {
   const statuses = new Set<number>([500, 503]);
   const takesInput = Boolean(route.body || route.rawBody || route.params?.length || route.projection);
   const mutation = /^\s*mutation\b/.test(route.document);
-  if (takesInput) [400, 404].forEach((status) => statuses.add(status));
   // A mutation can also find the site's state unfit for it (400: a setting it needs is missing).
-  if (mutation) statuses.add(400);
+  if (takesInput || mutation) statuses.add(400);
+  if (takesInput) statuses.add(404);
   if (route.auth.length || route.params?.some((param) => param.credential)) [401, 403].forEach((status) => statuses.add(status));
   if (route.body || route.rawBody) statuses.add(413);
   if (route.body) statuses.add(415);
