@@ -3,7 +3,8 @@
  *  1. the schema of each database derived from prisma/schema/, and a Prisma client for each;
  *  2. a check that the migrations cover the models (else: run `npm run db:migration -- NAME`);
  *  3. the supergraph composed from the four subgraph SDLs (a composition error stops here);
- *  4. typed resolvers from codegen.yml.
+ *  4. typed resolvers from codegen.yml;
+ *  5. the browser bundles /sdk/v1/embed.js and player.js from embed/ (esbuild).
  * Generated files are git-ignored and never edited by hand.
  */
 import { execFileSync } from 'node:child_process';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { DB_PROVIDERS, deriveSchema, readSourceSchema } from '../shared/db/providers';
 import { migrationsDir, projectRoot } from '../shared/paths';
 import { composeSupergraphSdl } from '../gateway/compose';
+import { bundleSdk } from './bundle-sdk';
 import { prisma } from './prisma-cli';
 
 function step(label: string, run: () => void): void {
@@ -51,3 +53,5 @@ step('resolver types', () => {
     stdio: 'inherit',
   });
 });
+
+step('sdk bundles', bundleSdk);

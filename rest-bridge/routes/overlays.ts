@@ -4,7 +4,7 @@ import type { JsonSchema, RouteSpec } from '../table';
 import { TRIGGER_OPERATORS } from '../../subgraphs/overlays/triggers';
 
 const OVERLAY = /* GraphQL */ `_id: id siteId name description type contents cta { type data } duration created modified`;
-const BROADCAST = /* GraphQL */ `broadcastId channelId tagId variables startedAt expiresAt overlay { _id: id name type contents cta { type data } duration }`;
+const BROADCAST = /* GraphQL */ `broadcastId channelId tagId variables startedAt expiresAt streamSecond overlay { _id: id name type contents cta { type data } duration }`;
 
 const RULE = /* GraphQL */ `_id: id name dataSourceId siteId jsonRule isActive channelId clientRule created modified`;
 
@@ -63,6 +63,7 @@ export const overlaySchemas: Record<string, JsonSchema> = {
       },
       startedAt: epochMs,
       expiresAt: epochMs,
+      streamSecond: { type: ['integer', 'null'], description: 'whole seconds into the channel\'s recording (its liveBroadcastId); null when its stream is not recording' },
     },
   },
   TimelineEntry: {
