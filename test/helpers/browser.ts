@@ -6,16 +6,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { chromiumLaunchOptions } from '../../scripts/demo';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export function launchBrowser(): Promise<Browser> {
-  return puppeteer.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--mute-audio', '--autoplay-policy=no-user-gesture-required'],
-  });
+  return puppeteer.launch(chromiumLaunchOptions(CHROMIUM_PATH));
 }
 
 export interface StaticSite {
