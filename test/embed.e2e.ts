@@ -176,6 +176,25 @@ describe('live overlays in the embed', () => {
     expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
   });
 
+  it("shows a show:overlay message of the right shape from any origin, sanitized, and ignores any other", async () => {
+    const page = await openEmbed({ siteId: site.siteId, channelId: channel });
+    await page.evaluate(() => {
+      const source = 'service:iframe:sdk:v1';
+      const overlay = { id: 'msg-1', name: 'From a message', type: 'template', contents: { html: '<p class="m">hello<img src="/x.png" onerror="window.__pwned=1"></p>' }, cta: null, duration: 5 };
+      for (const wrong of [
+        { source: 'elsewhere', action: 'show:overlay', data: { ...overlay, id: 'wrong-source' } },
+        { source, action: 'show:everything', data: { ...overlay, id: 'wrong-action' } },
+        { source, action: 'show:overlay', data: { ...overlay, id: 'no-duration', duration: 'long' } },
+        { source, action: 'show:overlay', data: 'just a string' },
+      ]) window.postMessage(wrong, '*');
+      window.postMessage({ source, action: 'show:overlay', data: overlay }, '*');
+    });
+    await page.waitForSelector('[data-overlay-id="msg-1"][data-origin="timecode"] .m');
+    expect(await page.$$eval('[data-origin="timecode"][data-overlay-id]', (nodes) => nodes.map((node) => (node as HTMLElement).dataset.overlayId))).toEqual(['msg-1']);
+    expect(await page.$eval('[data-overlay-id="msg-1"] img', (node) => node.getAttribute('onerror'))).toBeNull();
+    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+  });
+
   it('takes an overlay down on CLEAR and when it expires', async () => {
     const page = await openEmbed({ siteId: site.siteId, channelId: channel });
     const cleared = await broadcast(await createOverlay({ name: 'Cleared', contents: { html: '<p>until cleared</p>' } }), { channelId: channel });
@@ -242,6 +261,8 @@ describe('live overlays in the embed', () => {
   it("shows tag-targeted broadcasts to a viewer whose token carries the tag (query parameter or set:token message)", async () => {
     const viewerToken = await site.token([], ['vip']);
     const anonymous = await openEmbed({ siteId: site.siteId, channelId: channel });
+    // A token the server refuses: the embed carries on as an anonymous viewer.
+    const refused = await openEmbed({ siteId: site.siteId, channelId: channel, token: 'not-a-jwt' });
     const byQuery = await openEmbed({ siteId: site.siteId, channelId: channel, token: viewerToken });
     const byMessage = await openEmbed({ siteId: site.siteId, channelId: channel });
     await byMessage.evaluate((token) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'set:token', data: token }, '*'), viewerToken);
@@ -253,8 +274,10 @@ describe('live overlays in the embed', () => {
     const marker = await broadcast(overlayId, { channelId: channel });
     await byQuery.waitForSelector(overlayOf(reply.body.broadcastId));
     await byMessage.waitForSelector(overlayOf(reply.body.broadcastId));
-    await received(anonymous, marker.broadcastId);
-    expect(await anonymous.$(overlayOf(reply.body.broadcastId))).toBeNull();
+    for (const viewer of [anonymous, refused]) {
+      await viewer.waitForSelector(overlayOf(marker.broadcastId));
+      expect(await viewer.$(overlayOf(reply.body.broadcastId))).toBeNull();
+    }
     await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${channel}`, { headers: site.admin });
   });
 });
