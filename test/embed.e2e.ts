@@ -312,6 +312,9 @@ describe('timecode: from a recording stream to the player helper on the site’s
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const atTwo = await broadcast(overlayId, { channelId: tcChannel, variables: { home: 'Lions', odds: '2.5' } });
     expect(atTwo.streamSecond).toBe(2);
+    // For some viewers only: it carries its timecode, but stays off the recording's public timeline.
+    const targeted = await rest(stack, 'POST', `/broadcast/${overlayId}/tag/vip`, { headers: site.admin, body: { channelId: tcChannel, duration: 1 } });
+    expect(targeted.body.streamSecond).toBe(2);
     // Site-wide broadcasts belong to no channel's recording.
     expect((await broadcast(overlayId, { duration: 1 })).streamSecond).toBeNull();
 

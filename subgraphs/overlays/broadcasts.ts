@@ -9,7 +9,7 @@ import { appError, ErrorCode } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { streamSecondAt, type BroadcastOverlay } from '../../shared/viewerProtocol';
-import { recordingOfChannel } from './timecode';
+import { recordingOfChannel, timelineOf } from './timecode';
 
 /** The overlay as viewers receive it (one shape with the browser side, shared/viewerProtocol.ts). */
 export type BroadcastOverlaySnapshot = BroadcastOverlay;
@@ -141,7 +141,7 @@ export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay:
       event: event as unknown as Prisma.InputJsonValue,
       startedAt: new Date(startedAt),
       expiresAt: new Date(event.expiresAt),
-      liveBroadcastId: recording?.liveBroadcastId ?? null,
+      liveBroadcastId: timelineOf(recording, target.tags, target.tagId),
       streamSecond,
     },
   });

@@ -10,6 +10,8 @@ import type { SubgraphContext } from '../../shared/subgraph';
 import type { BroadcastOverlay, ChannelRecording, TimelineEntry } from '../../shared/viewerProtocol';
 
 const CHANNEL_RECORDING = /* GraphQL */ `query ChannelRecording($channelId: ID!) { channelRecording(channelId: $channelId) { liveBroadcastId startedAt } }`;
+/** How long a broadcast waits for the recording state before it goes out without a timecode (live viewers come first). */
+const RECORDING_WAIT_MS = 1000;
 const RECORDING_OF_VIDEO = /* GraphQL */ `query RecordingOfVideo($videoId: ID!) { recordingOfVideo(videoId: $videoId) { liveBroadcastId startedAt } }`;
 
 /**
@@ -18,12 +20,18 @@ const RECORDING_OF_VIDEO = /* GraphQL */ `query RecordingOfVideo($videoId: ID!) 
  */
 export async function recordingOfChannel(ctx: SubgraphContext, siteId: string, channelId: string | null): Promise<ChannelRecording | null> {
   if (channelId === null) return null;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const { channelRecording } = await ctx.supergraph.execute<{ channelRecording: ChannelRecording | null }>(CHANNEL_RECORDING, { channelId }, serviceIdentity(siteId));
-    return channelRecording;
+    const asked = ctx.supergraph.execute<{ channelRecording: ChannelRecording | null }>(CHANNEL_RECORDING, { channelId }, serviceIdentity(siteId));
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${RECORDING_WAIT_MS} ms`)), RECORDING_WAIT_MS);
+    });
+    return (await Promise.race([asked, late])).channelRecording;
   } catch (error) {
     ctx.logger.warn({ err: (error as Error).message, channelId }, 'recording state unavailable; broadcast sent without a timecode');
     return null;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -43,13 +51,30 @@ async function liveBroadcastOf(ctx: SubgraphContext, siteId: string, request: Ti
   return recordingOfVideo.liveBroadcastId;
 }
 
-/** The overlays broadcast during a recording, in order of their second (then of their start). */
+/**
+ * The overlays broadcast during a recording, in order of their second (then of their start). Each lasts
+ * as long as it was up live: the broadcast's own duration, or until it was cleared.
+ */
 export async function overlayTimeline(ctx: SubgraphContext, siteId: string, request: TimelineRequest): Promise<TimelineEntry[]> {
   const liveBroadcastId = await liveBroadcastOf(ctx, siteId, request);
   const rows = await ctx.db.overlayBroadcast.findMany({
     where: { siteId, liveBroadcastId, streamSecond: { not: null } },
     orderBy: [{ streamSecond: 'asc' }, { startedAt: 'asc' }],
-    select: { streamSecond: true, event: true },
+    select: { streamSecond: true, event: true, startedAt: true, expiresAt: true, clearedAt: true },
   });
-  return rows.map((row) => ({ second: row.streamSecond as number, overlay: (row.event as unknown as { overlay: BroadcastOverlay }).overlay }));
+  return rows.map((row) => {
+    const { overlay } = row.event as unknown as { overlay: BroadcastOverlay };
+    const endedAt = row.clearedAt && row.clearedAt < row.expiresAt ? row.clearedAt : row.expiresAt;
+    const duration = Math.max(1, Math.round((endedAt.getTime() - row.startedAt.getTime()) / 1000));
+    return { second: row.streamSecond as number, overlay: { ...overlay, duration } };
+  });
+}
+
+/**
+ * The live broadcast a broadcast joins the timeline of: only one every viewer received. A tag-targeted
+ * broadcast keeps its timecode for those who got it, but a recording's timeline is read with the site
+ * ID alone, so it never lists what was meant for some viewers only.
+ */
+export function timelineOf(recording: ChannelRecording | null, tags: readonly string[], tagId: string | null): string | null {
+  return recording && tags.length === 0 && tagId === null ? recording.liveBroadcastId : null;
 }
