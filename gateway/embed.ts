@@ -55,7 +55,7 @@ const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_E
 
 function demoPage(siteId: string, channelId: string | null, videoSrc: string | null): string {
   const query = new URLSearchParams({ siteId, ...(channelId ? { channelId } : {}) });
-  const source = videoSrc ? ` src="${escapeHtml(videoSrc)}"` : '';
+  const source = videoSrc ? ` src="${escapeHtml(videoSrc)}" controls autoplay loop` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>stagegraph demo</title><style>
