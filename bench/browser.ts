@@ -12,6 +12,12 @@ import { chromiumLaunchOptions } from '../scripts/demo';
 import { sdkBuildDir } from '../shared/paths';
 import { createSite, percentile, startInstance, type Instance } from './harness';
 
+// Functions handed to page.evaluate run in the browser: its globals are declared loosely here, in this
+// module only, so the server-side program never takes in the DOM library.
+declare const window: any;
+declare const document: any;
+declare const MutationObserver: any;
+
 export interface BrowserFigures {
   broadcasts: number;
   p50Ms: number;
@@ -39,10 +45,10 @@ export async function measureBrowser(instance: Instance, broadcasts = 50): Promi
     await page.evaluateOnNewDocument(() => {
       const seen: Record<string, number> = {};
       (window as any).__seen = seen;
-      new MutationObserver((records) => {
+      new MutationObserver((records: { addedNodes: { dataset?: { broadcastId?: string } }[] }[]) => {
         for (const record of records) {
           for (const node of record.addedNodes) {
-            const id = (node as HTMLElement).dataset?.broadcastId;
+            const id = node.dataset?.broadcastId;
             if (id) seen[id] = Date.now();
           }
         }

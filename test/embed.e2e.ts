@@ -1,5 +1,3 @@
-/// <reference lib="dom" />
-/// <reference lib="dom.iterable" />
 /**
  * The viewer side in a real browser (headless Chromium, test/helpers/browser.ts) against the real stack:
  * the overlay embed (/embed/v1/overlays + /sdk/v1/embed.js) showing live broadcasts, sanitizing what
@@ -13,6 +11,13 @@ import { rest } from './helpers/http';
 import { startTcpProxy, type TcpProxy } from './helpers/proxy';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { startFakeStreamProvider, type FakeStreamProvider } from './helpers/streamProvider';
+
+// Functions handed to page.evaluate run in the browser: its globals are declared loosely here, in this
+// module only, so the server-side program never takes in the DOM library.
+declare const window: any;
+declare const document: any;
+type HTMLElement = any;
+type HTMLVideoElement = any;
 
 let stack: Stack;
 let site: TestSite;
@@ -54,7 +59,7 @@ async function newPage(): Promise<Page> {
   await page.evaluateOnNewDocument(() => {
     const shown: unknown[] = [];
     (window as any).__shown = shown;
-    window.addEventListener('stagegraph:overlay', (event) => shown.push((event as CustomEvent).detail));
+    window.addEventListener('stagegraph:overlay', (event: { detail: unknown }) => shown.push(event.detail));
   });
   return page;
 }
