@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureAccessCodes } from './accesscodes';
+import { measureBrowser } from './browser';
 import { measureDataEvents } from './dataevents';
 import { measureFanout } from './fanout';
 import { measureGateway } from './gateway';
@@ -98,6 +99,13 @@ async function main(): Promise<void> {
   console.log(`\nsoak: ${soak.viewersPerSecond} viewers/s connecting and leaving for ${soak.seconds} s while broadcasts run`);
   console.table([soak]);
   console.log(`memory after / before = ${(soak.rssAfterMB / soak.rssBeforeMB).toFixed(2)}× (target ≤ 1.10×); missed broadcasts: ${soak.missedShows} of ${soak.expectedShows}`);
+
+  const browserInstance = await startInstance();
+  const browser = await measureBrowser(browserInstance);
+  await browserInstance.stop();
+  figures.browser = browser;
+  console.log('\nviewers in the browser: from the broadcast call to the overlay in the embed\'s DOM (headless Chromium), and the SDK scripts');
+  console.table([browser]);
 
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   writeFileSync(join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);

@@ -1,6 +1,7 @@
 /**
  * The public HTTP surface on one port: /graphql (gateway; graphql-ws upgrades are taken by the live
- * server), every REST path of the route table, /openapi.json, /health and /ready.
+ * server), every REST path of the route table, /openapi.json, /health and /ready, and the viewer side
+ * (/embed/v1/*, /sdk/v1/*.js).
  */
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { EventBus } from '../shared/bus';
@@ -9,6 +10,7 @@ import { restErrorBody } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
 import type { RestBridge } from '../rest-bridge/server';
+import { createEmbedRouter } from './embed';
 import type { Gateway } from './server';
 
 export interface PublicAppOptions {
@@ -56,6 +58,7 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
     res.json(rest.openapi);
   });
   app.use('/graphql', express.json({ limit: bodyLimitBytes }), gateway.middleware);
+  app.use(createEmbedRouter());
   app.use(rest.router);
 
   app.use((req, res) => {

@@ -6,7 +6,7 @@
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
@@ -190,7 +190,9 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const secrets = new Set((spec.params ?? []).filter((param) => param.in === 'path' && param.secret).map((param) => param.name));
     const readBody = spec.bodyLimitBytes ? express.raw({ type: () => true, limit: spec.bodyLimitBytes }) : rawBody;
+    if (spec.anyOrigin) router.options(path, answerPreflight(spec));
     router[spec.method](path, readBody, (req, res) => {
+      if (spec.anyOrigin) res.setHeader('Access-Control-Allow-Origin', '*');
       // The request log reads res.locals.logPath when a path carries a credential.
       if (secrets.size) res.locals.logPath = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => (secrets.has(name) ? '[redacted]' : String(req.params[name])));
       handle(compiled, req, res).catch((error: unknown) => {
@@ -239,6 +241,18 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
   }
 
   return router;
+}
+
+/** The CORS preflight of an `anyOrigin` route: its method, with the headers of its Auth codes. */
+function answerPreflight(spec: RouteSpec): RequestHandler {
+  const headers = [...new Set(spec.auth.flat().map((code) => HEADER_OF[code]))];
+  return (_req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Methods', spec.method.toUpperCase());
+    res.setHeader('Access-Control-Allow-Headers', headers.join(', '));
+    res.setHeader('Access-Control-Max-Age', '600');
+    res.status(204).end();
+  };
 }
 
 interface FileResult {

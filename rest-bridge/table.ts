@@ -89,6 +89,12 @@ export interface RouteSpec {
    * `response` describes the application/json form when there is one.
    */
   file?: { contentTypes: readonly string[] };
+  /**
+   * Pages of any origin may read the answer (`Access-Control-Allow-Origin: *`, and an OPTIONS preflight
+   * for the credential headers): for what holds nothing secret and is read by scripts on sites' own
+   * pages (the player helper reads the timeline).
+   */
+  anyOrigin?: boolean;
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
   /**

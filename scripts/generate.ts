@@ -6,7 +6,8 @@
  *     schema (what the GraphQL linter reads), and every REST route's document validated against it;
  *  4. typed resolvers from codegen.yml;
  *  5. the OpenAPI document of the REST paths and a typed client generated from it (openapi-typescript),
- *     the way a legacy client would generate one.
+ *     the way a legacy client would generate one;
+ *  6. the browser bundles /sdk/v1/embed.js and player.js from embed/ (esbuild).
  * Generated files are git-ignored and never edited by hand.
  */
 import { execFileSync } from 'node:child_process';
@@ -18,6 +19,7 @@ import { migrationsDir, projectRoot } from '../shared/paths';
 import { composeSupergraph } from '../gateway/compose';
 import { buildOpenApiDocument } from '../rest-bridge/openapi';
 import { routes } from '../rest-bridge/routes';
+import { bundleSdk } from './bundle-sdk';
 import { prisma } from './prisma-cli';
 
 function step(label: string, run: () => void): void {
@@ -75,3 +77,5 @@ step('OpenAPI document and typed client', () => {
     stdio: 'inherit',
   });
 });
+
+step('sdk bundles', bundleSdk);

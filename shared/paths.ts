@@ -14,3 +14,5 @@ function findProjectRoot(start: string): string {
 
 export const projectRoot = findProjectRoot(__dirname);
 export const migrationsDir = join(projectRoot, 'prisma', 'migrations');
+/** The browser bundles (/sdk/v1/*.js) that scripts/bundle-sdk.ts writes and the gateway serves (git-ignored). */
+export const sdkBuildDir = join(projectRoot, 'embed', 'build');

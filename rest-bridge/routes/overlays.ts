@@ -4,7 +4,7 @@ import type { JsonSchema, RouteSpec } from '../table';
 import { TRIGGER_OPERATORS } from '../../subgraphs/overlays/triggers';
 
 const OVERLAY = /* GraphQL */ `_id: id siteId name description type contents cta { type data } duration created modified`;
-const BROADCAST = /* GraphQL */ `broadcastId channelId tagId variables startedAt expiresAt overlay { _id: id name type contents cta { type data } duration }`;
+const BROADCAST = /* GraphQL */ `broadcastId channelId tagId variables startedAt expiresAt streamSecond overlay { _id: id name type contents cta { type data } duration }`;
 
 const RULE = /* GraphQL */ `_id: id name dataSourceId siteId jsonRule isActive channelId clientRule created modified`;
 
@@ -63,6 +63,20 @@ export const overlaySchemas: Record<string, JsonSchema> = {
       },
       startedAt: epochMs,
       expiresAt: epochMs,
+      streamSecond: { type: ['integer', 'null'], description: 'whole seconds into the channel\'s recording (its liveBroadcastId); null when its stream is not recording' },
+    },
+  },
+  TimelineEntry: {
+    type: 'object',
+    required: ['second', 'overlay'],
+    properties: {
+      second: { type: 'integer', description: 'whole seconds from the start of the recording' },
+      overlay: {
+        type: 'object',
+        description: 'the overlay as broadcast, its contents with the variables filled in (the data of the show:overlay message)',
+        required: ['id', 'name', 'type', 'contents', 'duration'],
+        properties: { _id: { type: 'string' }, id: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' }, contents: { type: 'object' }, cta: {}, duration: { type: 'integer' } },
+      },
     },
   },
   AutomationRule: {
@@ -225,6 +239,24 @@ export const overlayRoutes: RouteSpec[] = [
     document: /* GraphQL */ `mutation CreateOverlay($input: CreateOverlayInput!) { result: createOverlay(input: $input) { ${OVERLAY} } }`,
     variables: { input: 'body' },
     response: ref('Overlay'),
+  },
+  {
+    // Before GET /overlay/v1/{id}, which would take "timeline" for an overlay ID.
+    operationId: 'getOverlayTimeline',
+    method: 'get',
+    path: '/overlay/v1/timeline',
+    summary: 'The overlays broadcast during a recording, by the second of the video they were shown at (the player helper shows them on each viewer\'s timecode)',
+    tag: 'Overlays',
+    auth: [['C']],
+    anyOrigin: true,
+    params: [
+      { name: 'liveBroadcastId', in: 'query', schema: { type: 'string', minLength: 1 }, description: 'the live broadcast of startStream' },
+      { name: 'videoId', in: 'query', schema: { type: 'string', minLength: 1 }, description: 'the Video a streaming provider\'s VOD became (instead of liveBroadcastId)' },
+    ],
+    document: /* GraphQL */ `query OverlayTimeline($liveBroadcastId: ID, $videoId: ID) { result: overlayTimeline(liveBroadcastId: $liveBroadcastId, videoId: $videoId) { second overlay { _id: id id name type contents cta { type data } duration } } }`,
+    variables: { liveBroadcastId: 'query.liveBroadcastId', videoId: 'query.videoId' },
+    envelope: 'none',
+    response: arrayOf(ref('TimelineEntry')),
   },
   {
     operationId: 'getOverlay',

@@ -8,15 +8,11 @@ import type { Overlay, Prisma } from '../../shared/db/generated/sqlite';
 import { appError, ErrorCode } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { SubgraphContext } from '../../shared/subgraph';
+import { streamSecondAt, type BroadcastOverlay } from '../../shared/viewerProtocol';
+import { recordingOfChannel, timelineOf } from './timecode';
 
-export interface BroadcastOverlaySnapshot {
-  id: string;
-  name: string;
-  type: string;
-  contents: unknown;
-  cta: { type: string; data: unknown } | null;
-  duration: number;
-}
+/** The overlay as viewers receive it (one shape with the browser side, shared/viewerProtocol.ts). */
+export type BroadcastOverlaySnapshot = BroadcastOverlay;
 
 export interface OverlayBroadcastEvent {
   kind: 'SHOW' | 'CLEAR';
@@ -30,6 +26,8 @@ export interface OverlayBroadcastEvent {
   startedAt: number;
   expiresAt: number;
   remainingSeconds: number;
+  /** Whole seconds into the channel's recording when it was shown; null when not recording (or site-wide). */
+  streamSecond?: number | null;
 }
 
 /** What travels on the bus: the site it belongs to and the event. */
@@ -116,7 +114,9 @@ export async function publishBroadcastEvent(ctx: SubgraphContext, siteId: string
  * is withdrawn so no late joiner gets what live viewers never saw.
  */
 export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay: Overlay, target: BroadcastTarget): Promise<OverlayBroadcastEvent> {
+  const recording = await recordingOfChannel(ctx, siteId, target.channelId);
   const startedAt = Date.now();
+  const streamSecond = recording ? streamSecondAt(recording, startedAt) : null;
   const event: OverlayBroadcastEvent = {
     kind: 'SHOW',
     broadcastId: newId(),
@@ -128,6 +128,7 @@ export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay:
     startedAt,
     expiresAt: startedAt + target.duration * 1000,
     remainingSeconds: target.duration,
+    streamSecond,
   };
   await ctx.db.overlayBroadcast.create({
     data: {
@@ -140,6 +141,8 @@ export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay:
       event: event as unknown as Prisma.InputJsonValue,
       startedAt: new Date(startedAt),
       expiresAt: new Date(event.expiresAt),
+      liveBroadcastId: timelineOf(recording, target.tags, target.tagId),
+      streamSecond,
     },
   });
   try {

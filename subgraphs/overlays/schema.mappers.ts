@@ -1,5 +1,6 @@
 /** GraphQL types of the overlays subgraph mapped to what resolvers hold. */
 import type { AutomationRule, Overlay } from '../../shared/db/generated/sqlite';
+import type { TimelineEntry } from '../../shared/viewerProtocol';
 import type { OverlayBroadcastEvent } from './broadcasts';
 
 export type OverlayModel = Overlay;
@@ -7,3 +8,4 @@ export type SiteReference = { id: string };
 export type OverlayBroadcastEventModel = OverlayBroadcastEvent;
 export type AutomationRuleModel = AutomationRule;
 export type AutomationRulePayloadModel = { id: string; get: string; message: string; rule: AutomationRule };
+export type TimelineEntryModel = TimelineEntry;

@@ -1,10 +1,11 @@
 /** Resolvers of streaming provider contracts, streams, and the provider's own calls (webhooks, VOD). */
-import { requireAdmin } from '../../../shared/auth/access';
+import { requireAdmin, requireSite } from '../../../shared/auth/access';
 import type { ProviderOperation } from '../providerCalls';
 import type { Resolvers } from '../resolvers.generated';
 import { deliverVod, receiveStreamWebhook } from '../providerCallbacks';
 import { findContract, registerStreamProvider, updateStreamProvider } from '../streamProviders';
 import { STREAMS_SCOPE as SCOPE, stateOf } from '../streamStates';
+import { channelRecording, recordingOfVideo } from '../recordings';
 import { activateStream, createStream, deleteProviderStream, deleteProviderVod, findStream, startStream, stopStream, verifyAccount } from '../streams';
 
 const read = { write: false };
@@ -18,6 +19,8 @@ export const streamResolvers: Resolvers = {
     streams: (_root, { pageId }, { identity, db }) =>
       db.stream.findMany({ where: { siteId: requireAdmin(identity, SCOPE, read), ...(pageId ? { pageId } : {}) }, orderBy: { createdAt: 'asc' } }),
     stream: (_root, { id }, ctx) => findStream(ctx, requireAdmin(ctx.identity, SCOPE, read), id),
+    channelRecording: (_root, { channelId }, ctx) => channelRecording(ctx, requireSite(ctx.identity), channelId),
+    recordingOfVideo: (_root, { videoId }, ctx) => recordingOfVideo(ctx, requireSite(ctx.identity), videoId),
   },
   Mutation: {
     registerStreamProvider: (_root, { input }, ctx) => registerStreamProvider(ctx, requireAdmin(ctx.identity, SCOPE, write), input),

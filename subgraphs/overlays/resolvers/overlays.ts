@@ -8,6 +8,7 @@ import type { Prisma } from '../../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { audienceTags, clearEventOf, publishBroadcastEvent, showOverlay, withRemaining, type OverlayBroadcastEvent } from '../broadcasts';
 import { concurrentsOf } from '../presence';
+import { overlayTimeline } from '../timecode';
 import type { BroadcastOverlayInput, Resolvers } from '../resolvers.generated';
 import { checkContents, checkCta, checkDuration, checkName, checkOptionalId, checkSiteId, checkVariables } from '../validation';
 
@@ -63,6 +64,7 @@ export const overlayResolvers: Resolvers = {
       });
       return rows.map((row) => withRemaining(row.event as unknown as OverlayBroadcastEvent, now.getTime()));
     },
+    overlayTimeline: (_root, { liveBroadcastId, videoId }, ctx) => overlayTimeline(ctx, requireSite(ctx.identity), { liveBroadcastId, videoId }),
   },
   Mutation: {
     createOverlay: async (_root, { input }, { identity, db }) => {

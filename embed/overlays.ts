@@ -1,0 +1,160 @@
+/**
+ * The overlay embed (`/sdk/v1/embed.js`, loaded by `/embed/v1/overlays?siteId=&channelId=`): a page
+ * made to sit in an iframe over a site's player. It subscribes to `overlayBroadcasts(channelId)` over
+ * graphql-ws on its own origin and shows each live overlay until CLEAR or its expiry; after a dropped
+ * connection it reconnects with backoff, and the server sends the broadcasts still live again. The
+ * player helper (`/sdk/v1/player.js`) sends the seed's `show:overlay` message on each viewer's own
+ * timecode; in `mode=timecode` live pushes are held back, so nothing is shown ahead of the viewer's time.
+ */
+import { createClient, type Client } from 'graphql-ws';
+import {
+  isSetTokenMessage,
+  isShowOverlayMessage,
+  OVERLAY_DOM_EVENT,
+  SDK_MESSAGE_SOURCE,
+  type BroadcastOverlay,
+  type OverlayShown,
+} from '../shared/viewerProtocol';
+import { renderOverlay, type CtaRequest } from './render';
+
+const SUBSCRIPTION = /* GraphQL */ `subscription EmbedOverlays($channelId: ID) {
+  overlayBroadcasts(channelId: $channelId) { kind broadcastId channelId remainingSeconds streamSecond overlay { id name type contents cta { type data } duration } }
+}`;
+
+interface BroadcastEvent {
+  kind: 'SHOW' | 'CLEAR';
+  broadcastId: string;
+  channelId: string | null;
+  remainingSeconds: number;
+  streamSecond: number | null;
+  overlay: BroadcastOverlay;
+}
+
+/** What the embed is doing, readable by the page (and by tests) as `window.stagegraphEmbed`. */
+export interface EmbedState {
+  mode: 'live' | 'timecode';
+  connected: boolean;
+  /** Connections acknowledged so far (2 and more: it reconnected). */
+  connections: number;
+  /** broadcastIds of every live event received, in order (shown or held back). */
+  received: string[];
+}
+
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_MAX_MS = 15_000;
+
+const params = new URLSearchParams(location.search);
+const siteId = params.get('siteId') ?? '';
+const channelId = params.get('channelId') || null;
+const mode: EmbedState['mode'] = params.get('mode') === 'timecode' ? 'timecode' : 'live';
+let token = params.get('token') || null;
+
+const state: EmbedState = { mode, connected: false, connections: 0, received: [] };
+(window as unknown as { stagegraphEmbed: EmbedState }).stagegraphEmbed = state;
+
+const layer = document.getElementById('sg-overlays') ?? document.body;
+const shown = new Map<string, { element: HTMLElement; timer: number; origin: OverlayShown['origin'] }>();
+
+function hide(broadcastId: string): void {
+  const entry = shown.get(broadcastId);
+  if (!entry) return;
+  clearTimeout(entry.timer);
+  entry.element.remove();
+  shown.delete(broadcastId);
+}
+
+/** Asks the page around the embed to act on a CTA (log in, open a panel, share). */
+function onCta(request: CtaRequest): void {
+  if (request.type === 'social_share' && typeof navigator.share === 'function') {
+    navigator.share({ url: document.referrer || location.href }).catch(() => undefined);
+  }
+  // Nothing secret: the CTA is part of the broadcast every viewer received.
+  window.parent.postMessage({ source: SDK_MESSAGE_SOURCE, action: 'cta', data: request }, '*');
+}
+
+function show(overlay: BroadcastOverlay, broadcastId: string, origin: OverlayShown['origin'], seconds: number): void {
+  hide(broadcastId);
+  const element = renderOverlay(overlay, broadcastId, origin, onCta);
+  layer.appendChild(element);
+  const timer = window.setTimeout(() => hide(broadcastId), Math.max(0, seconds) * 1000);
+  shown.set(broadcastId, { element, timer, origin });
+  const detail: OverlayShown = { overlay, origin, broadcastId };
+  window.dispatchEvent(new CustomEvent(OVERLAY_DOM_EVENT, { detail }));
+}
+
+function onBroadcast(event: BroadcastEvent): void {
+  state.received.push(event.broadcastId);
+  if (event.kind === 'CLEAR') {
+    hide(event.broadcastId);
+    return;
+  }
+  // Timecode mode: the player shows this at the viewer's own second; showing it now would spoil.
+  if (mode === 'timecode') return;
+  if (event.remainingSeconds > 0) show(event.overlay, event.broadcastId, 'live', event.remainingSeconds);
+}
+
+/** Live overlays shown before a reconnect: the server sends the ones still live again right after it. */
+function dropLiveOverlays(): void {
+  for (const [broadcastId, entry] of shown) if (entry.origin === 'live') hide(broadcastId);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+let client: Client | null = null;
+
+function subscribe(): void {
+  client?.dispose();
+  const url = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/graphql`;
+  const next = createClient({
+    url,
+    lazy: false,
+    onNonLazyError: () => undefined,
+    connectionParams: () => ({ 'x-service-client-id': siteId, ...(token ? { authorization: `Bearer ${token}` } : {}) }),
+    keepAlive: 20_000,
+    retryAttempts: Number.POSITIVE_INFINITY,
+    shouldRetry: () => true,
+    // Exponential with jitter, so a whole audience dropped at once does not come back at once.
+    retryWait: (retries) => sleep(Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** retries) * (0.5 + Math.random() / 2)),
+    on: {
+      connected: (_socket, _payload, wasRetry) => {
+        state.connected = true;
+        state.connections += 1;
+        if (wasRetry) dropLiveOverlays();
+      },
+      closed: (event) => {
+        state.connected = false;
+        // A token the server refuses (expired, another site's): carry on as an anonymous viewer.
+        if ((event as CloseEvent).code === 4403 && token) token = null;
+      },
+    },
+  });
+  client = next;
+  next.subscribe<BroadcastEvent>(
+    { query: SUBSCRIPTION, variables: { channelId } },
+    {
+      next: (result) => {
+        const event = (result.data as { overlayBroadcasts?: BroadcastEvent } | null | undefined)?.overlayBroadcasts;
+        if (event) onBroadcast(event);
+      },
+      // The operation itself failed (not the socket, which retries on its own): try again later.
+      error: () => {
+        if (client === next) setTimeout(() => client === next && subscribe(), BACKOFF_MAX_MS);
+      },
+      complete: () => undefined,
+    },
+  );
+}
+
+window.addEventListener('message', (message: MessageEvent) => {
+  // Any origin: the player helper runs on the site's own page (seed 001); the shape is what is checked.
+  if (isShowOverlayMessage(message.data)) {
+    const overlay = message.data.data;
+    show(overlay, `timecode:${overlay.id}`, 'timecode', overlay.duration);
+  } else if (isSetTokenMessage(message.data) && message.data.data !== token) {
+    token = message.data.data;
+    dropLiveOverlays();
+    subscribe();
+  }
+});
+
+if (siteId) subscribe();

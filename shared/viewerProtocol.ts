@@ -1,0 +1,92 @@
+/**
+ * What the viewer side speaks, in one place for the browser code (embed/, bundled into /sdk/v1/*.js),
+ * the gateway that serves it and the subgraphs that answer it: the seed's window message
+ * `{source: 'service:iframe:sdk:v1', action, data}`, the timeline of a recording, and the recording
+ * state that the integrations subgraph tells the overlays subgraph. No Node or DOM imports here: both
+ * sides compile it.
+ */
+
+/** The `source` of every window message between a site's page, the player helper and the embed (seed 001, Events 2). */
+export const SDK_MESSAGE_SOURCE = 'service:iframe:sdk:v1';
+
+/** The `action`s the embed understands. */
+export const SdkAction = {
+  /** `data` is an overlay (as in a timeline entry): show it now, for its duration. */
+  showOverlay: 'show:overlay',
+  /** `data` is a viewer's sign-in JWT: reconnect as that viewer (tag-targeted broadcasts). */
+  setToken: 'set:token',
+} as const;
+
+/** The DOM event (on the embed's window) that panels listen to; `detail` is an {@link OverlayShown}. */
+export const OVERLAY_DOM_EVENT = 'stagegraph:overlay';
+
+/** An overlay as broadcast: the snapshot viewers received, its contents with the variables filled in. */
+export interface BroadcastOverlay {
+  id: string;
+  name: string;
+  type: string;
+  contents: unknown;
+  cta: { type: string; data: unknown } | null;
+  duration: number;
+}
+
+/** One entry of `GET /overlay/v1/timeline`: the overlay shown `second` whole seconds into the recording. */
+export interface TimelineEntry {
+  second: number;
+  overlay: BroadcastOverlay;
+}
+
+/** The `detail` of {@link OVERLAY_DOM_EVENT}. */
+export interface OverlayShown {
+  overlay: BroadcastOverlay;
+  /** `live` = pushed over the subscription; `timecode` = sent by the player at the viewer's second. */
+  origin: 'live' | 'timecode';
+  broadcastId: string;
+}
+
+export interface ShowOverlayMessage {
+  source: typeof SDK_MESSAGE_SOURCE;
+  action: typeof SdkAction.showOverlay;
+  data: BroadcastOverlay;
+}
+
+export interface SetTokenMessage {
+  source: typeof SDK_MESSAGE_SOURCE;
+  action: typeof SdkAction.setToken;
+  data: string;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether `value` has the shape of an overlay; the embed shows nothing else (messages may come from any origin). */
+export function isBroadcastOverlay(value: unknown): value is BroadcastOverlay {
+  if (!isObject(value)) return false;
+  const { id, name, type, contents, cta, duration } = value;
+  const ctaOk = cta === null || cta === undefined || (isObject(cta) && typeof cta.type === 'string');
+  return typeof id === 'string' && id !== '' && typeof name === 'string' && typeof type === 'string' && (contents === undefined || contents === null || isObject(contents))
+    && ctaOk && typeof duration === 'number' && Number.isFinite(duration) && duration > 0;
+}
+
+/** The seed's timecode message, shape checked. */
+export function isShowOverlayMessage(value: unknown): value is ShowOverlayMessage {
+  return isObject(value) && value.source === SDK_MESSAGE_SOURCE && value.action === SdkAction.showOverlay && isBroadcastOverlay(value.data);
+}
+
+/** A viewer token handed to the embed by the site's page. */
+export function isSetTokenMessage(value: unknown): value is SetTokenMessage {
+  return isObject(value) && value.source === SDK_MESSAGE_SOURCE && value.action === SdkAction.setToken && typeof value.data === 'string' && value.data.length < 8192;
+}
+
+/**
+ * A channel's stream recording now: the live broadcast and when it started (Unix ms). The integrations
+ * subgraph answers it (`channelRecording`, `recordingOfVideo`); the overlays subgraph stamps broadcasts with it.
+ */
+export interface ChannelRecording {
+  liveBroadcastId: string;
+  startedAt: number;
+}
+
+/** Whole seconds from the start of a recording to `at` (Unix ms); never negative. */
+export function streamSecondAt(recording: ChannelRecording, at: number): number {
+  return Math.max(0, Math.floor((at - recording.startedAt) / 1000));
+}

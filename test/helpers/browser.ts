@@ -1,0 +1,73 @@
+/**
+ * Headless Chromium for browser tests: Debian's `chromium` package (CHROMIUM_PATH, default
+ * /usr/bin/chromium) driven by puppeteer-core, which downloads no browser of its own. One browser per
+ * suite file; pages are cheap. Also a second origin (a "site's own page") for cross-origin scripts.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { chromiumLaunchOptions } from '../../scripts/demo';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export function launchBrowser(): Promise<Browser> {
+  return puppeteer.launch(chromiumLaunchOptions(CHROMIUM_PATH));
+}
+
+export interface StaticSite {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A site's own web server on another origin, on loopback: `files` by path (with byte ranges, so a media
+ * element can seek in what it serves).
+ */
+export async function startStaticSite(files: Record<string, { type: string; body: string | Buffer }>): Promise<StaticSite> {
+  const server: Server = createServer((request, response) => {
+    const file = files[(request.url ?? '/').split('?')[0]];
+    if (!file) {
+      response.writeHead(404).end();
+      return;
+    }
+    const body = Buffer.isBuffer(file.body) ? file.body : Buffer.from(file.body);
+    const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? '');
+    if (range) {
+      const start = Number(range[1]);
+      const end = range[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
+      response.writeHead(206, { 'content-type': file.type, 'accept-ranges': 'bytes', 'content-range': `bytes ${start}-${end}/${body.length}`, 'content-length': end - start + 1 });
+      response.end(body.subarray(start, end + 1));
+      return;
+    }
+    response.writeHead(200, { 'content-type': file.type, 'accept-ranges': 'bytes', 'content-length': body.length });
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** A silent mono WAV of `seconds` (8 kHz, 8-bit): media a `<video>` element plays and seeks in, made here. */
+export function silentWav(seconds: number): Buffer {
+  const rate = 8000;
+  const samples = rate * seconds;
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + samples, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate, 28); // bytes per second
+  header.writeUInt16LE(1, 32); // block align
+  header.writeUInt16LE(8, 34); // bits per sample
+  header.write('data', 36);
+  header.writeUInt32LE(samples, 40);
+  return Buffer.concat([header, Buffer.alloc(samples, 128)]);
+}
