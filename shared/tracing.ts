@@ -44,10 +44,10 @@ export function startTracing(endpoint: string | null, serviceName = 'stagegraph'
   // Loaded here, not imported at the top: with tracing off the SDK is never loaded.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { OtlpJsonSpanExporter } = require('./otlpExporter') as typeof import('./otlpExporter');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  const exporter = new OTLPTraceExporter({ url: `${endpoint}/v1/traces` });
+  const exporter = new OtlpJsonSpanExporter(`${endpoint}/v1/traces`);
   const sdk = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
