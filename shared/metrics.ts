@@ -192,6 +192,13 @@ export function routeTemplate(route: string): RequestHandler {
   };
 }
 
+function countErrors(operation: string, errors: readonly { extensions?: Record<string, unknown> }[]): void {
+  for (const error of errors) {
+    const code = error.extensions?.code;
+    graphqlErrors.inc({ operation, code: typeof code === 'string' && ERROR_CODES.has(code) ? code : 'OTHER' });
+  }
+}
+
 /** Apollo Server plugin counting the gateway's operations by name, with their latency and error codes. */
 export function graphqlMetricsPlugin(): ApolloServerPlugin {
   return {
@@ -202,22 +209,14 @@ export function graphqlMetricsPlugin(): ApolloServerPlugin {
       return {
         async didEncounterErrors({ operationName, errors }) {
           failed = true;
-          const operation = operationLabel(operationName);
-          for (const error of errors) {
-            const code = error.extensions?.code;
-            graphqlErrors.inc({ operation, code: typeof code === 'string' && ERROR_CODES.has(code) ? code : 'OTHER' });
-          }
+          countErrors(operationLabel(operationName), errors);
         },
         async willSendResponse({ operationName, response }) {
           const operation = operationLabel(operationName);
           const body = response.body;
+          // Errors in a result the pipeline did not report (a subgraph's, passed through by the gateway).
           const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
-          if (errors?.length && !failed) {
-            for (const error of errors) {
-              const code = error.extensions?.code;
-              graphqlErrors.inc({ operation, code: typeof code === 'string' && ERROR_CODES.has(code) ? code : 'OTHER' });
-            }
-          }
+          if (errors?.length && !failed) countErrors(operation, errors);
           graphqlOperations.inc({ operation, outcome: failed || errors?.length ? 'error' : 'ok' });
           graphqlDuration.observe({ operation }, Number(process.hrtime.bigint() - started) / 1e9);
         },

@@ -37,7 +37,7 @@ export function createRedisBus(url: string, prefix: string, logger: Logger): Eve
       logger.warn({ channel: name }, 'dropped a bus message that is not JSON');
       return;
     }
-    if (!envelope || typeof envelope.at !== 'number' || !('m' in envelope)) {
+    if (typeof envelope !== 'object' || envelope === null || typeof envelope.at !== 'number' || !('m' in envelope)) {
       logger.warn({ channel: name }, 'dropped a bus message without its envelope');
       return;
     }
