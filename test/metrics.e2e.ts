@@ -84,6 +84,22 @@ it('counts requests by route template, operations by name, subgraph fetches, vie
   expect(total(gone, 'stagegraph_live_subscriptions')).toBe(0);
 });
 
+it('counts fetches to subgraphs over HTTP, and a subgraph that cannot be reached as an error', async () => {
+  const stack = await startTestStack({ subgraphsOverHttp: true });
+  const site = await createTestSite(stack);
+  const before = await scrape(stack);
+  expect((await graphql(stack, /* GraphQL */ `query OverHttp { overlays { id } }`, {}, site.admin)).status).toBe(200);
+  await stack.subgraphs.overlays.close();
+  const down = await graphql(stack, /* GraphQL */ `query OverHttp { overlays { id } }`, {}, site.admin);
+  expect(down.body.errors?.[0].extensions?.code).toBe('SERVICE_UNAVAILABLE');
+  const after = await scrape(stack);
+  const moved = (name: string, labels: Record<string, string>) => total(after, name, labels) - total(before, name, labels);
+  expect(moved('stagegraph_subgraph_fetches_total', { subgraph: 'overlays', transport: 'http', outcome: 'ok' })).toBe(1);
+  expect(moved('stagegraph_subgraph_fetches_total', { subgraph: 'overlays', transport: 'http', outcome: 'error' })).toBe(1);
+  expect(moved('stagegraph_subgraph_fetch_duration_seconds_count', { subgraph: 'overlays', transport: 'http' })).toBe(2);
+  expect(moved('stagegraph_graphql_errors_total', { operation: 'OverHttp', code: 'SERVICE_UNAVAILABLE' })).toBe(1);
+});
+
 it(`reports each instance's own live viewers (${usingRedis ? 'Redis' : 'shared in-process bus'})`, async () => {
   const bus = usingRedis ? undefined : createMemoryBus();
   const first = await startTestStack({ bus });
