@@ -105,6 +105,11 @@ const ACTIVE_BROADCASTS = /* GraphQL */ `
 const VIEWER_TAGS = /* GraphQL */ `query LiveViewerTags { me { tags } }`;
 registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS]);
 
+// Unless told not to, @apollo/gateway probes cloud metadata endpoints (169.254.169.254) when built and
+// sends usage metrics to Apollo every hour. This service sends telemetry only where its operator says
+// (OTEL_EXPORTER_OTLP_ENDPOINT), so that is turned off; the variable is @apollo/gateway's only switch.
+process.env.APOLLO_TELEMETRY_DISABLED = 'true';
+
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, authenticator } = options;
   const supergraphSdl = composeSupergraphSdl(options.subgraphUrl);

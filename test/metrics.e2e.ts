@@ -180,10 +180,10 @@ it('never turns an ID or a path a client sends into a label value', async () => 
       Array.from({ length: 50 }, async (_, index) => {
         const id = `${batch.toString(16).padStart(2, '0')}${index.toString(16).padStart(2, '0')}${'a1b2c3d4e5f6a7b8c9d0'}`;
         ids.push(id);
-        // A route with an ID in its path, an unknown path carrying the ID, and an operation named after it.
+        // A route with an ID in its path, an unknown path carrying the ID, and (for a fifth) an operation named after it.
         await rest(stack, 'GET', `/overlay/v1/${id}`, { headers: site.admin });
         await rest(stack, 'GET', `/nowhere/${id}`);
-        await graphql(stack, `query Q${id} { overlays { id } }`, {}, site.admin);
+        if (batch < 2) await graphql(stack, `query Q${id} { overlays { id } }`, {}, site.admin);
       }),
     );
   }
@@ -196,8 +196,8 @@ it('never turns an ID or a path a client sends into a label value', async () => 
   const moved = (name: string, labels: Record<string, string>) => total(samples, name, labels) - total(before, name, labels);
   expect(moved('stagegraph_http_requests_total', { route: '/overlay/v1/{id}', status: '404' })).toBe(500);
   expect(moved('stagegraph_http_requests_total', { route: 'unmatched' })).toBe(500);
-  expect(moved('stagegraph_graphql_operations_total', { operation: 'other' })).toBe(500);
-});
+  expect(moved('stagegraph_graphql_operations_total', { operation: 'other' })).toBe(100);
+}, 90_000);
 
 it('serves /metrics to loopback callers, and off loopback only with the METRICS_TOKEN', async () => {
   const stack = await startTestStack({ env: { METRICS_TOKEN: 'metrics-token-0123456789' } });
