@@ -18,8 +18,10 @@ interface Figures {
 }
 
 export interface ObservabilityFigures {
+  /** This build with METRICS=off, or the build at BENCH_BASELINE_MAIN. */
   metricsOff: Figures;
   metricsOn: Figures;
+  baseline: string;
   /** Metrics on / off p50 (target ≤ 1.05). */
   p50Ratio: number;
   rounds: number;
@@ -76,8 +78,12 @@ async function prepare(instance: Instance): Promise<Target> {
   return target;
 }
 
-export async function measureObservability(rounds = Number(process.env.BENCH_ROUNDS ?? 6)): Promise<ObservabilityFigures> {
-  const off = await startInstance({ env: { METRICS: 'off' } });
+/**
+ * `baselineMain` (BENCH_BASELINE_MAIN): another build's dist/main.js — e.g. the commit before metrics
+ * existed — to run as the baseline instead of this build with METRICS=off.
+ */
+export async function measureObservability(rounds = Number(process.env.BENCH_ROUNDS ?? 6), baselineMain = process.env.BENCH_BASELINE_MAIN): Promise<ObservabilityFigures> {
+  const off = baselineMain ? await startInstance({ main: baselineMain }) : await startInstance({ env: { METRICS: 'off' } });
   const on = await startInstance();
   try {
     const targets = { off: await prepare(off), on: await prepare(on) };
@@ -101,9 +107,9 @@ export async function measureObservability(rounds = Number(process.env.BENCH_ROU
     const metricsOn = summary(runs.on);
     const exposition = await (await fetch(`${on.url}/metrics`)).text();
     if (!exposition.includes('stagegraph_graphql_operations_total{operation="Overlays",outcome="ok"}')) throw new Error('the measured instance recorded no metrics');
-    if ((await fetch(`${off.url}/metrics`)).status !== 404) throw new Error('the baseline instance records metrics');
+    if ((await fetch(`${off.url}/metrics`)).status === 200) throw new Error('the baseline instance serves metrics');
     for (const target of Object.values(targets)) target.agent.destroy();
-    return { metricsOff, metricsOn, p50Ratio: Math.round((metricsOn.p50Ms / metricsOff.p50Ms) * 1000) / 1000, rounds };
+    return { metricsOff, metricsOn, baseline: baselineMain ?? 'this build, METRICS=off', p50Ratio: Math.round((metricsOn.p50Ms / metricsOff.p50Ms) * 1000) / 1000, rounds };
   } finally {
     await Promise.all([off.stop(), on.stop()]);
   }

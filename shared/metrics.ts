@@ -128,10 +128,6 @@ export function configureMetrics(on: boolean): void {
   }
 }
 
-export function metricsEnabled(): boolean {
-  return enabled;
-}
-
 // ------------------------------------------------------------------ bounded label values
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -266,6 +262,7 @@ export function recordBusDelivery(topic: string, publishedAt: number): void {
 /** Why a data event was refused: a fixed vocabulary, one label value each. */
 export type DataEventRejection = 'too_large' | 'not_found' | 'signature' | 'rate_limited' | 'invalid_json' | 'schema' | 'storage' | 'internal';
 
+/** One data event: accepted (null) or refused for `rejection`. */
 export function recordDataEvent(rejection: DataEventRejection | null): void {
   if (!enabled) return;
   dataEvents.inc(rejection ? { outcome: 'rejected', reason: rejection } : { outcome: 'accepted', reason: 'none' });

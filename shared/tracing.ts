@@ -57,6 +57,7 @@ export function startTracing(endpoint: string | null, serviceName = 'stagegraph'
   provider = sdk;
 }
 
+/** Whether spans are recorded and exported in this process (OTEL_EXPORTER_OTLP_ENDPOINT was set). */
 export function tracingEnabled(): boolean {
   return provider !== null;
 }
