@@ -211,4 +211,8 @@ it('serves /metrics to loopback callers, and off loopback only with the METRICS_
   const right = await fetch(`${stack.url}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.9', authorization: 'Bearer metrics-token-0123456789' } });
   expect(right.status).toBe(200);
   expect(await right.text()).toContain('stagegraph_http_requests_total');
+  // A subgraph's own port serves its process's metrics too (for subgraphs run as their own processes).
+  const subgraph = await fetch(stack.subgraphs.integrations.url.replace(/\/graphql$/, '/metrics'));
+  expect(subgraph.status).toBe(200);
+  expect(await subgraph.text()).toContain('# HELP stagegraph_data_events_total');
 });
