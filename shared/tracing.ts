@@ -76,6 +76,7 @@ export function currentTraceId(): string | undefined {
   return requestTrace.getStore()?.traceId;
 }
 
+const UNTRACED_PATHS = new Set(['/health', '/ready', '/metrics']);
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 const ZERO_TRACE = '0'.repeat(32);
 
@@ -93,7 +94,8 @@ export function traceIdOf(traceparent: string | undefined): string | null {
  */
 export function traceRequests(attributes: Attributes = {}): RequestHandler {
   return (req, res, next) => {
-    if (!provider) {
+    // Probes and scrapes every few seconds would bury the traces worth reading; their log lines keep an id.
+    if (!provider || UNTRACED_PATHS.has(req.path)) {
       requestTrace.run({ traceId: traceIdOf(req.header('traceparent')) ?? randomBytes(16).toString('hex') }, next);
       return;
     }
@@ -134,9 +136,12 @@ export function activeTraceparent(): string | undefined {
   return carrier.traceparent;
 }
 
-/** Runs `work` inside a span named `name` when tracing is on; otherwise just runs it. */
-export function withSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
-  if (!provider) return work();
+/**
+ * Runs `work` inside a span named `name` when tracing is on; otherwise just runs it. With `onlyInTrace`
+ * the span is made only inside a trace already running (a database query of a request, not of a timer).
+ */
+export function withSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>, onlyInTrace = false): Promise<T> {
+  if (!provider || (onlyInTrace && !trace.getActiveSpan())) return work();
   return tracer().startActiveSpan(name, { attributes }, async (span: Span) => {
     try {
       return await work();

@@ -68,13 +68,16 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   };
 }
 
-/** The client with a span around each query (only when tracing is on: the extension costs a little per query). */
+/**
+ * The client with a span around each query of a traced request (only when tracing is on: the extension
+ * costs a little per query). Background work (the webhook outbox polls every 2 s) makes no traces of its own.
+ */
 function withQuerySpans(prisma: Db, provider: DbProvider): Db {
   return prisma.$extends({
     query: {
       $allOperations({ model, operation, args, query }) {
         const name = model ? `prisma ${model}.${operation}` : `prisma ${operation}`;
-        return withSpan(name, { 'db.system.name': provider, 'db.operation.name': operation, ...(model ? { 'db.collection.name': model } : {}) }, () => query(args));
+        return withSpan(name, { 'db.system.name': provider, 'db.operation.name': operation, ...(model ? { 'db.collection.name': model } : {}) }, () => query(args), true);
       },
     },
   }) as unknown as Db;
