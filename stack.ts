@@ -11,12 +11,14 @@ import { createEventBus, waitForBus, type EventBus } from './shared/bus';
 import { subgraphPort, type Config, type SubgraphName } from './shared/config';
 import { openDatabase, type Database } from './shared/db/client';
 import { createLogger, type Logger } from './shared/logger';
+import { configureMetrics, registerOperationNames } from './shared/metrics';
+import { flushTracing, startTracing } from './shared/tracing';
 import { lateBoundSupergraph } from './shared/supergraph';
 import { listenSubgraph, type RunningService, type ServiceDeps, type SubgraphContext } from './shared/subgraph';
 import { createPublicApp } from './gateway/app';
 import { createGateway, type Gateway } from './gateway/server';
 import type { Executor } from './rest-bridge/router';
-import { createRestBridge } from './rest-bridge/server';
+import { createRestBridge, routes } from './rest-bridge/server';
 import { createCommunitySubgraph } from './subgraphs/community/server';
 import { createContentSubgraph } from './subgraphs/content/server';
 import { createIntegrationsSubgraph } from './subgraphs/integrations/server';
@@ -60,6 +62,8 @@ export interface StackOptions {
   logger?: Logger;
   /** An event bus shared with other stacks in this process (tests of several instances); not closed by the stack. */
   bus?: EventBus;
+  /** The gateway calls the subgraphs over HTTP, as it does when they run as their own processes (tests). */
+  subgraphsOverHttp?: boolean;
 }
 
 /**
@@ -74,7 +78,8 @@ export async function serveGateway(
   const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret);
   const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph });
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes });
-  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes });
+  registerOperationNames(routes.map((route) => route.document));
+  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, metricsToken: config.metricsToken });
 
   if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');
   const httpServer = createServer(app);
@@ -107,6 +112,9 @@ export async function serveGateway(
 
 export async function startStack(config: Config, options: StackOptions = {}): Promise<Stack> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  // Before the database opens: with tracing on, its queries get spans.
+  startTracing(config.otlpEndpoint);
+  configureMetrics(config.metricsEnabled);
   const database = await openDatabase(config.databaseUrl);
   const bus = options.bus ?? createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
   const supergraph = lateBoundSupergraph();
@@ -118,7 +126,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   }
   const workers = [recordViewerPresence(deps), runWebhookDelivery(deps)];
   // The subgraphs run in this process: the gateway executes their parts of a plan in-process.
-  const served = await serveGateway(deps, (name) => subgraphs[name].url, (name) => subgraphs[name]);
+  const served = await serveGateway(deps, (name) => subgraphs[name].url, options.subgraphsOverHttp ? undefined : (name) => subgraphs[name]);
   supergraph.bind((request, identity) => served.gateway.execute(request, identity));
 
   let closing: Promise<void> | null = null;
@@ -129,6 +137,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
       await Promise.all(Object.values(subgraphs).map((subgraph) => subgraph.close()));
       if (!options.bus) await bus.close();
       await database.close();
+      await flushTracing();
     })());
 
   return {

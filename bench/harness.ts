@@ -48,10 +48,12 @@ export interface InstanceOptions {
   shareWith?: Instance;
   /** Extra environment (e.g. REDIS_URL). */
   env?: Record<string, string>;
+  /** Another build's entry point to run instead of this checkout's dist/main.js (an earlier version, as a baseline). */
+  main?: string;
 }
 
 /** Starts `node dist/main.js` (run `npm run build` first) on free ports. */
-export async function startInstance({ shareWith, env: extra = {} }: InstanceOptions = {}): Promise<Instance> {
+export async function startInstance({ shareWith, env: extra = {}, main = join(root, 'dist', 'main.js') }: InstanceOptions = {}): Promise<Instance> {
   const port = await freePort();
   // Subgraphs listen on base+1..base+4.
   const base = await freePort(5);
@@ -71,7 +73,7 @@ export async function startInstance({ shareWith, env: extra = {} }: InstanceOpti
   if (shareWith?.env.REDIS_PREFIX) env.REDIS_PREFIX = shareWith.env.REDIS_PREFIX;
   // BENCH_NODE_ARGS adds flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, ['--max-old-space-size=4096', ...nodeArgs, join(root, 'dist', 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, ['--max-old-space-size=4096', ...nodeArgs, main], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   // A bench that fails half-way must not leave the measured process behind.
   process.once('exit', () => child.kill('SIGKILL'));
   const url = `http://127.0.0.1:${port}`;

@@ -10,14 +10,31 @@ import { measureBrowser } from './browser';
 import { measureDataEvents } from './dataevents';
 import { measureFanout } from './fanout';
 import { measureGateway } from './gateway';
+import { measureObservability } from './observability';
 import { measurePeerGateway } from './peer';
 import { root, startInstance, startRedis } from './harness';
 import { measureSoak } from './soak';
 
+/** `npm run bench -- observability`: only what metrics cost (the machine may be shared). */
+async function observability(): Promise<Record<string, unknown>> {
+  const figures = await measureObservability();
+  console.log(`\nmetrics cost: one-subgraph query through the gateway, 10 connections, ${figures.rounds} alternating rounds each; tracing off in both`);
+  console.table({ [`baseline: ${figures.baseline}`]: figures.metricsOff, 'metrics on (default)': figures.metricsOn });
+  console.log(`metrics on / off: p50 = ${figures.p50Ratio}× (target ≤ 1.05×)`);
+  return { observability: figures };
+}
+
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  if (process.argv[2] === 'observability') {
+    const figures = await observability();
+    mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+    writeFileSync(join(root, 'bench', 'results', 'observability.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
+    return;
+  }
   const viewers = Number(process.env.BENCH_VIEWERS ?? 15000);
   const figures: Record<string, unknown> = {};
+  Object.assign(figures, await observability());
 
   const instance = await startInstance();
   const gateway = await measureGateway(instance);

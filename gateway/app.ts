@@ -9,6 +9,8 @@ import type { Database } from '../shared/db/client';
 import { restErrorBody } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
+import { countHttpRequests, instanceRegistry, metricsHandler, routeTemplate } from '../shared/metrics';
+import { currentTraceId, traceRequests } from '../shared/tracing';
 import type { RestBridge } from '../rest-bridge/server';
 import { createEmbedRouter } from './embed';
 import type { Gateway } from './server';
@@ -20,6 +22,8 @@ export interface PublicAppOptions {
   bus: EventBus;
   logger: Logger;
   bodyLimitBytes: number;
+  /** Opens /metrics off loopback (config.metricsToken). */
+  metricsToken: string | null;
 }
 
 /** Gives every request an id (or keeps the caller's x-request-id) and logs it when it ends. */
@@ -30,34 +34,39 @@ function requestLog(logger: Logger): RequestHandler {
     (req as { id?: string }).id = id;
     res.setHeader('x-request-id', id);
     const started = process.hrtime.bigint();
+    const traceId = currentTraceId();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // A route whose path carries a credential leaves a redacted path to log (rest-bridge/router.ts).
       const path = (res.locals.logPath as string | undefined) ?? req.path;
-      logger.info({ requestId: id, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      logger.info({ requestId: id, trace_id: traceId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
   };
 }
 
-export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes }: PublicAppOptions): Express {
+export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken }: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // The trace first, so the request log and everything after it carry its id.
+  app.use(traceRequests());
   app.use(requestLog(logger));
+  app.use(countHttpRequests());
 
-  app.get('/health', (_req, res) => {
+  app.get('/metrics', routeTemplate('/metrics'), metricsHandler(metricsToken, instanceRegistry(gateway.live)));
+  app.get('/health', routeTemplate('/health'), (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/ready', async (_req, res) => {
+  app.get('/ready', routeTemplate('/ready'), async (_req, res) => {
     const [databaseReady, busReady] = await Promise.all([database.ping(), bus.ready()]);
     const ready = databaseReady && busReady;
     res.status(ready ? 200 : 503).json({ ready, database: databaseReady, bus: busReady });
   });
-  app.get('/openapi.json', (_req, res) => {
+  app.get('/openapi.json', routeTemplate('/openapi.json'), (_req, res) => {
     res.json(rest.openapi);
   });
-  app.use('/graphql', express.json({ limit: bodyLimitBytes }), gateway.middleware);
+  app.use('/graphql', routeTemplate('/graphql'), express.json({ limit: bodyLimitBytes }), gateway.middleware);
   app.use(createEmbedRouter());
   app.use(rest.router);
 

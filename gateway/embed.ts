@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import express, { type Response, type Router } from 'express';
 import { restErrorBody } from '../shared/errors';
 import { sdkBuildDir } from '../shared/paths';
+import { routeTemplate } from '../shared/metrics';
 
 /** The bundles by the name they are served under. */
 const SCRIPTS = ['embed.js', 'player.js'] as const;
@@ -124,10 +125,10 @@ export function createEmbedRouter(): Router {
     res.type('html').send(html);
   };
 
-  router.get('/embed/v1/overlays', (req, res) => {
+  router.get('/embed/v1/overlays', routeTemplate('/embed/v1/overlays'), (req, res) => {
     if (readIds(req.query, res)) page(res, OVERLAYS_PAGE);
   });
-  router.get('/embed/v1/demo', (req, res) => {
+  router.get('/embed/v1/demo', routeTemplate('/embed/v1/demo'), (req, res) => {
     const ids = readIds(req.query, res);
     if (!ids) return;
     if (req.query.src !== undefined && !isHttpUrl(req.query.src)) {
@@ -137,7 +138,7 @@ export function createEmbedRouter(): Router {
     page(res, demoPage(ids.siteId, ids.channelId, (req.query.src as string | undefined) ?? null));
   });
   for (const name of SCRIPTS) {
-    router.get(`/sdk/v1/${name}`, async (req, res) => {
+    router.get(`/sdk/v1/${name}`, routeTemplate(`/sdk/v1/${name}`), async (req, res) => {
       res.setHeader('Access-Control-Allow-Origin', '*');
       res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
       res.setHeader('X-Content-Type-Options', 'nosniff');

@@ -36,7 +36,9 @@ import {
 import type { IncomingMessage, Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
-import { Topics, type EventBus } from '../shared/bus';
+import { Topics, type BusDelivery, type EventBus } from '../shared/bus';
+import { recordFanout, recordViewerDropped } from '../shared/metrics';
+import { withLinkedSpan } from '../shared/tracing';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import type { Identity } from '../shared/auth/identity';
 import type { Logger } from '../shared/logger';
@@ -172,7 +174,7 @@ export class LiveServer {
   constructor(private readonly options: LiveServerOptions) {
     this.wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024, handleProtocols, clientTracking: false });
     this.unsubscribeBus = [
-      options.bus.subscribe(Topics.overlayBroadcasts, (message) => this.onBusMessage(message as OverlayBroadcastMessage)),
+      options.bus.subscribe(Topics.overlayBroadcasts, (message, delivery) => this.onBusMessage(message as OverlayBroadcastMessage, delivery)),
       ...Object.entries(options.feeds ?? {}).map(([field, feed]) =>
         options.bus.subscribe(feed.topic, (message) => this.onFeedMessage(field, feed, message as { siteId: string; event: unknown })),
       ),
@@ -257,6 +259,7 @@ export class LiveServer {
   private sweep(): void {
     for (const connection of this.connections) {
       if (!connection.alive) {
+        recordViewerDropped('keepalive_missed');
         connection.socket.terminate();
         continue;
       }
@@ -574,13 +577,16 @@ export class LiveServer {
     room.expiries.delete(broadcastId);
   }
 
-  private onBusMessage(message: OverlayBroadcastMessage): void {
+  private onBusMessage(message: OverlayBroadcastMessage, delivery?: BusDelivery): void {
     const room = this.rooms.get(message?.siteId);
     if (!room || !message.event) return;
     const { event } = message;
     if (event.kind === 'SHOW') this.remember(room, event);
     else this.forget(room, event.broadcastId);
-    this.fanOut(room, event);
+    // The delivery is a trace of its own, linked to the call that published the broadcast.
+    withLinkedSpan('overlay broadcast fan-out', delivery?.traceparent, { 'stagegraph.broadcast.kind': event.kind }, () => {
+      recordFanout(event.kind, delivery?.publishedAt, this.fanOut(room, event));
+    });
   }
 
   /** Whether an event is for viewers of `channelKey` on this connection. */
@@ -589,7 +595,9 @@ export class LiveServer {
     return inAudience(event, connection.tags);
   }
 
-  private fanOut(room: Room, event: OverlayBroadcastEvent): void {
+  /** Sends an event to the viewers it reaches; returns the number of frames sent. */
+  private fanOut(room: Room, event: OverlayBroadcastEvent): number {
+    let frames = 0;
     const targets: Map<string, Group>[] = [];
     if (event.channelId === null) targets.push(...room.channels.values());
     else {
@@ -604,9 +612,11 @@ export class LiveServer {
           if (!inAudience(event, subscriber.connection.tags)) continue;
           payload ??= this.payloadFor(group, timed);
           this.sendFrame(subscriber, payload);
+          frames += 1;
         }
       }
     }
+    return frames;
   }
 
   /** Executes the group's selection on the event once, and serializes and encodes the result once. */
@@ -625,6 +635,7 @@ export class LiveServer {
     if (socket.readyState !== WebSocket.OPEN) return;
     if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
       // A viewer that does not read is dropped rather than buffered without bound.
+      recordViewerDropped('slow_reader');
       socket.terminate();
       return;
     }

@@ -18,6 +18,8 @@ import type { Config, SubgraphName } from '../shared/config';
 import { ErrorCode, withHttpStatus } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
+import { graphqlMetricsPlugin, measuredDataSource, registerOperationNames } from '../shared/metrics';
+import { injectTraceHeaders } from '../shared/tracing';
 import type { OverlayBroadcastEvent } from '../subgraphs/overlays/broadcasts';
 import { streamStateFeed } from '../subgraphs/integrations/streamStates';
 import { composeSupergraphSdl } from './compose';
@@ -101,6 +103,12 @@ const ACTIVE_BROADCASTS = /* GraphQL */ `
   }
 `;
 const VIEWER_TAGS = /* GraphQL */ `query LiveViewerTags { me { tags } }`;
+registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS]);
+
+// Unless told not to, @apollo/gateway probes cloud metadata endpoints (169.254.169.254) when built and
+// sends usage metrics to Apollo every hour. This service sends telemetry only where its operator says
+// (OTEL_EXPORTER_OTLP_ENDPOINT), so that is turned off; the variable is @apollo/gateway's only switch.
+process.env.APOLLO_TELEMETRY_DISABLED = 'true';
 
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, authenticator } = options;
@@ -110,14 +118,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     buildService: ({ name, url }) => {
       const local = options.localSubgraph;
-      if (local && local(name as SubgraphName)) return new InProcessDataSource(() => local(name as SubgraphName) as RunningService);
-      return new RemoteGraphQLDataSource<GatewayContext>({
+      if (local && local(name as SubgraphName)) return measuredDataSource(name, 'in_process', new InProcessDataSource(() => local(name as SubgraphName) as RunningService));
+      const remote = new RemoteGraphQLDataSource<GatewayContext>({
         url,
         fetcher: subgraphFetcher(name, logger),
         willSendRequest({ request, context }) {
           if (context?.identity) request.http?.headers.set(IDENTITY_HEADER, signIdentity(context.identity, config.internalSecret));
+          // The subgraph's spans and log lines join this request's trace.
+          injectTraceHeaders((header, value) => request.http?.headers.set(header, value));
         },
       });
+      return measuredDataSource(name, 'http', remote);
     },
   });
 
@@ -134,6 +145,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     formatError: formatGatewayError(logger),
     introspection: true,
     logger,
+    plugins: [graphqlMetricsPlugin()],
   });
   await apollo.start();
 

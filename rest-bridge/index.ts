@@ -8,6 +8,8 @@ import { createServer } from 'node:http';
 import { loadConfig } from '../shared/config';
 import { restErrorBody } from '../shared/errors';
 import { createLogger } from '../shared/logger';
+import { configureMetrics, countHttpRequests, metricsHandler, routeTemplate } from '../shared/metrics';
+import { injectTraceHeaders, startTracing, traceRequests } from '../shared/tracing';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import { createRestBridge } from './server';
 
@@ -15,6 +17,8 @@ const FORWARDED = ['x-service-client-id', 'x-service-developer-key', 'authorizat
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'stagegraph-rest-bridge');
+startTracing(config.otlpEndpoint, 'stagegraph-rest-bridge');
+configureMetrics(config.metricsEnabled);
 const bridge = createRestBridge({
   logger,
   bodyLimitBytes: config.bodyLimitBytes,
@@ -26,13 +30,18 @@ const bridge = createRestBridge({
         const value = (caller as HeaderBag)[name];
         if (typeof value === 'string') headers[name] = value;
       }
+      // The gateway continues this request's trace.
+      injectTraceHeaders((header, value) => (headers[header] = value));
       const response = await fetch(config.gatewayUrl, { method: 'POST', headers, body: JSON.stringify(request), signal: AbortSignal.timeout(30_000) });
       return (await response.json()) as ExecutionResult;
     },
   },
 });
 const app = express();
-app.get('/openapi.json', (_req, res) => {
+app.use(traceRequests());
+app.use(countHttpRequests());
+app.get('/metrics', routeTemplate('/metrics'), metricsHandler(config.metricsToken));
+app.get('/openapi.json', routeTemplate('/openapi.json'), (_req, res) => {
   res.json(bridge.openapi);
 });
 app.use(bridge.router);

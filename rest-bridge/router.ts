@@ -14,6 +14,7 @@ import { describeSchemaError } from '../shared/schemaErrors';
 import type { Logger } from '../shared/logger';
 import { project, readProjection, type Projection } from './projection';
 import type { AuthCode, ParamSpec, RouteSpec, VariableSource } from './table';
+import { routeTemplate } from '../shared/metrics';
 
 /**
  * How the bridge reaches the gateway. `authenticate` runs before any input is read, so a caller
@@ -190,8 +191,8 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const secrets = new Set((spec.params ?? []).filter((param) => param.in === 'path' && param.secret).map((param) => param.name));
     const readBody = spec.bodyLimitBytes ? express.raw({ type: () => true, limit: spec.bodyLimitBytes }) : rawBody;
-    if (spec.anyOrigin) router.options(path, answerPreflight(spec));
-    router[spec.method](path, readBody, (req, res) => {
+    if (spec.anyOrigin) router.options(path, routeTemplate(spec.path), answerPreflight(spec));
+    router[spec.method](path, routeTemplate(spec.path), readBody, (req, res) => {
       if (spec.anyOrigin) res.setHeader('Access-Control-Allow-Origin', '*');
       // The request log reads res.locals.logPath when a path carries a credential.
       if (secrets.size) res.locals.logPath = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => (secrets.has(name) ? '[redacted]' : String(req.params[name])));

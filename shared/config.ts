@@ -80,6 +80,22 @@ export interface Config {
   dataEventRateLimit: number;
   /** Length of that window in seconds (`DATA_EVENT_RATE_WINDOW_SECONDS`, default 1). */
   dataEventRateWindowSeconds: number;
+  /**
+   * Bearer token that opens `GET /metrics` to callers off loopback (`METRICS_TOKEN`); unset = /metrics
+   * answers loopback callers only (and not those that came through a proxy, which sends X-Forwarded-For).
+   */
+  metricsToken: string | null;
+  /**
+   * Whether Prometheus metrics are recorded and served (`METRICS`, `on` or `off`, default on). `off`
+   * exists for the bench's baseline, to measure what metrics cost; a deployment leaves it on.
+   */
+  metricsEnabled: boolean;
+  /**
+   * Base URL of an OpenTelemetry collector's OTLP/HTTP receiver (`OTEL_EXPORTER_OTLP_ENDPOINT`, e.g.
+   * http://127.0.0.1:4318); spans go to `<endpoint>/v1/traces` as OTLP JSON. Unset = no tracing, and no
+   * tracing SDK is loaded.
+   */
+  otlpEndpoint: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -130,6 +146,12 @@ export function loadConfig(env: Env = process.env): Config {
   const streamFallbackImageUrl = env.STREAM_FALLBACK_IMAGE_URL || null;
   if (streamFallbackImageUrl && !/^https?:\/\/\S+$/.test(streamFallbackImageUrl)) throw new Error('STREAM_FALLBACK_IMAGE_URL must be an http(s) URL');
 
+  const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || null;
+  if (otlpEndpoint && !/^https?:\/\/\S+$/.test(otlpEndpoint)) throw new Error('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL');
+  const metrics = env.METRICS || 'on';
+  if (metrics !== 'on' && metrics !== 'off') throw new Error('METRICS must be on or off');
+  if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' && env.METRICS_TOKEN.length < 16) throw new Error('METRICS_TOKEN must be at least 16 characters');
+
   const port = integer(env, 'PORT', 4000);
   return {
     port,
@@ -164,6 +186,9 @@ export function loadConfig(env: Env = process.env): Config {
     streamFallbackImageUrl,
     dataEventRateLimit: integer(env, 'DATA_EVENT_RATE_LIMIT', 1000, 1, 10_000_000),
     dataEventRateWindowSeconds: integer(env, 'DATA_EVENT_RATE_WINDOW_SECONDS', 1, 1, 86_400),
+    metricsToken: env.METRICS_TOKEN || null,
+    metricsEnabled: metrics === 'on',
+    otlpEndpoint: otlpEndpoint?.replace(/\/+$/, '') ?? null,
   };
 }
 

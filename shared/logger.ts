@@ -2,7 +2,8 @@
  * Structured JSON logs (pino). Credentials are redacted by path so a logged request or error never
  * carries a key, token, password or signature.
  */
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { currentTraceId } from './tracing';
 
 export type { Logger };
 
@@ -22,6 +23,21 @@ export const REDACTED_PATHS = [
   '*.refreshToken',
 ];
 
-export function createLogger(level: string, name = 'stagegraph'): Logger {
-  return pino({ name, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: name } });
+/**
+ * The service's logger. Every line written while a request is served carries its `trace_id` (the
+ * caller's traceparent, or the request's own trace), so logs join traces and each other across services.
+ * `destination` is where lines go (default stdout; tests capture them).
+ */
+export function createLogger(level: string, name = 'stagegraph', destination?: DestinationStream): Logger {
+  const options = {
+    name,
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    base: { service: name },
+    mixin: () => {
+      const traceId = currentTraceId();
+      return traceId ? { trace_id: traceId } : {};
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

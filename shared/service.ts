@@ -6,6 +6,8 @@ import { createEventBus } from './bus';
 import { loadConfig } from './config';
 import { openDatabase } from './db/client';
 import { createLogger } from './logger';
+import { configureMetrics } from './metrics';
+import { startTracing } from './tracing';
 import type { ServiceDeps } from './subgraph';
 import { httpSupergraph } from './supergraph';
 
@@ -16,6 +18,9 @@ export interface Closable {
 export function runService(name: string, start: (deps: ServiceDeps) => Promise<Closable>): void {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, `stagegraph-${name}`);
+  // Before the database opens: with tracing on, its queries get spans.
+  startTracing(config.otlpEndpoint, `stagegraph-${name}`);
+  configureMetrics(config.metricsEnabled);
   (async () => {
     const database = await openDatabase(config.databaseUrl);
     const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });

@@ -19,6 +19,8 @@ import { databaseUnavailable, isDatabaseUnavailable, unauthenticated, withHttpSt
 import type { EventBus } from './bus';
 import { IDENTITY_HEADER, verifyIdentity, type Identity } from './auth/identity';
 import type { Logger } from './logger';
+import { metricsHandler, routeTemplate } from './metrics';
+import { traceRequests, withSpan } from './tracing';
 import type { SupergraphClient } from './supergraph';
 
 /** Everything a service needs from the outside world, created once at start. */
@@ -113,11 +115,16 @@ export async function listenSubgraph(
     supergraph: deps.supergraph,
     logger: logger.child({ requestId: identity.requestId }),
   });
+  // A call from the gateway continues the gateway's trace (its traceparent header).
+  app.use(traceRequests({ 'stagegraph.subgraph': name }));
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok', subgraph: name });
   });
+  // This process's metrics, for a subgraph running as its own process.
+  app.get('/metrics', metricsHandler(deps.config.metricsToken));
   app.use(
     '/graphql',
+    routeTemplate('/graphql'),
     express.json({ limit: deps.config.bodyLimitBytes }),
     expressMiddleware(server, {
       context: async ({ req }) => {
@@ -141,9 +148,11 @@ export async function listenSubgraph(
       if (!open) {
         return { errors: [new GraphQLError(`the ${name} service is unavailable, try again shortly`, { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } })] };
       }
-      const response = await server.executeOperation(request, { contextValue: contextFor(identity) });
-      if (response.body.kind !== 'single') throw new Error('incremental delivery is not supported');
-      return response.body.singleResult as ExecutionResult;
+      return withSpan(`subgraph ${name}`, { 'stagegraph.subgraph': name, 'graphql.operation.name': request.operationName ?? '' }, async () => {
+        const response = await server.executeOperation(request, { contextValue: contextFor(identity) });
+        if (response.body.kind !== 'single') throw new Error('incremental delivery is not supported');
+        return response.body.singleResult as ExecutionResult;
+      });
     },
   };
 }

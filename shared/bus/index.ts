@@ -7,7 +7,15 @@ import type { Logger } from '../logger';
 import { createMemoryBus } from './memory';
 import { createRedisBus } from './redis';
 
-export type BusHandler = (message: unknown) => void;
+/** When and from which trace a message was published (for bus-lag metrics and trace links). */
+export interface BusDelivery {
+  /** Milliseconds since the epoch when it was published. */
+  publishedAt: number;
+  /** The publisher's W3C traceparent, when tracing is on. */
+  traceparent?: string;
+}
+
+export type BusHandler = (message: unknown, delivery: BusDelivery) => void;
 
 export interface EventBus {
   /** Delivers `message` (JSON-serializable) to every subscriber of `topic` on every instance. */

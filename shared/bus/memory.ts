@@ -1,5 +1,7 @@
 /** In-process event bus: a map of handler sets; delivery is deferred so publishers never wait on it. */
-import type { BusHandler, EventBus } from './index';
+import { recordBusDelivery } from '../metrics';
+import { activeTraceparent } from '../tracing';
+import type { BusDelivery, BusHandler, EventBus } from './index';
 
 export function createMemoryBus(): EventBus {
   const handlers = new Map<string, Set<BusHandler>>();
@@ -9,8 +11,10 @@ export function createMemoryBus(): EventBus {
       if (!set || set.size === 0) return;
       // A copy, as Redis would hand over: subscribers must not share the publisher's object.
       const copy = JSON.parse(JSON.stringify(message)) as unknown;
+      const delivery: BusDelivery = { publishedAt: Date.now(), traceparent: activeTraceparent() };
       setImmediate(() => {
-        for (const handler of set) handler(copy);
+        recordBusDelivery(topic, delivery.publishedAt);
+        for (const handler of set) handler(copy, delivery);
       });
     },
     subscribe(topic, handler) {

@@ -4,7 +4,16 @@
  */
 import Redis from 'ioredis';
 import type { Logger } from '../logger';
-import type { BusHandler, EventBus } from './index';
+import { recordBusDelivery } from '../metrics';
+import { activeTraceparent } from '../tracing';
+import type { BusDelivery, BusHandler, EventBus } from './index';
+
+/** What goes over Redis: the message with when (and from which trace) it was published. */
+interface Envelope {
+  at: number;
+  tp?: string;
+  m: unknown;
+}
 
 export function createRedisBus(url: string, prefix: string, logger: Logger): EventBus {
   const options = { maxRetriesPerRequest: 2, enableOfflineQueue: true, retryStrategy: (times: number) => Math.min(times * 200, 2000) };
@@ -21,19 +30,26 @@ export function createRedisBus(url: string, prefix: string, logger: Logger): Eve
   subscriber.on('message', (name: string, raw: string) => {
     const set = handlers.get(name);
     if (!set) return;
-    let message: unknown;
+    let envelope: Envelope;
     try {
-      message = JSON.parse(raw);
+      envelope = JSON.parse(raw) as Envelope;
     } catch {
       logger.warn({ channel: name }, 'dropped a bus message that is not JSON');
       return;
     }
-    for (const handler of set) handler(message);
+    if (typeof envelope !== 'object' || envelope === null || typeof envelope.at !== 'number' || !('m' in envelope)) {
+      logger.warn({ channel: name }, 'dropped a bus message without its envelope');
+      return;
+    }
+    const delivery: BusDelivery = { publishedAt: envelope.at, traceparent: envelope.tp };
+    recordBusDelivery(name.slice(prefix.length + 1), envelope.at);
+    for (const handler of set) handler(envelope.m, delivery);
   });
 
   return {
     async publish(topic, message) {
-      await publisher.publish(channel(topic), JSON.stringify(message));
+      const envelope: Envelope = { at: Date.now(), tp: activeTraceparent(), m: message };
+      await publisher.publish(channel(topic), JSON.stringify(envelope));
     },
     subscribe(topic, handler) {
       const name = channel(topic);

@@ -8,6 +8,7 @@ import { Pool } from 'pg';
 import { PrismaClient as SqlitePrismaClient, Prisma } from './generated/sqlite';
 import { migrateDatabase, sqliteFilePath } from './migrate';
 import { providerOf, type DbProvider } from './providers';
+import { tracingEnabled, withSpan } from '../tracing';
 
 export type Db = SqlitePrismaClient;
 export { Prisma };
@@ -48,6 +49,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     closeDriver = () => pool.end();
   }
   await prisma.$connect();
+  if (tracingEnabled()) prisma = withQuerySpans(prisma, provider);
   return {
     prisma,
     provider,
@@ -64,4 +66,19 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
       await closeDriver();
     },
   };
+}
+
+/**
+ * The client with a span around each query of a traced request (only when tracing is on: the extension
+ * costs a little per query). Background work (the webhook outbox polls every 2 s) makes no traces of its own.
+ */
+function withQuerySpans(prisma: Db, provider: DbProvider): Db {
+  return prisma.$extends({
+    query: {
+      $allOperations({ model, operation, args, query }) {
+        const name = model ? `prisma ${model}.${operation}` : `prisma ${operation}`;
+        return withSpan(name, { 'db.system.name': provider, 'db.operation.name': operation, ...(model ? { 'db.collection.name': model } : {}) }, () => query(args), true);
+      },
+    },
+  }) as unknown as Db;
 }

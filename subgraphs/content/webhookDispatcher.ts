@@ -9,6 +9,7 @@ import { openSecret } from '../../shared/auth/sealed';
 import type { Config } from '../../shared/config';
 import type { Db } from '../../shared/db/client';
 import type { Logger } from '../../shared/logger';
+import { recordWebhookDelivery } from '../../shared/metrics';
 import type { ServiceDeps } from '../../shared/subgraph';
 import { signWebhook } from './webhooks';
 
@@ -94,11 +95,15 @@ export class WebhookDispatcher {
     if (!delivery) return;
     if (!endpoint || !endpoint.active) {
       await this.db.webhookDelivery.update({ where: { id }, data: { status: 'failed', lastError: 'the endpoint was removed or deactivated' } });
+      recordWebhookDelivery('endpoint_gone', null);
       return;
     }
     const attempts = delivery.attempts + 1;
+    const started = process.hrtime.bigint();
     const outcome = await this.send(endpoint.url, openSecret(endpoint.sealedSecret, this.settings.encryptionKey), delivery, attempts);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (outcome.ok) {
+      recordWebhookDelivery('delivered', seconds);
       await this.db.webhookDelivery.update({
         where: { id },
         data: { status: 'delivered', attempts, deliveredAt: new Date(), lastStatusCode: outcome.status, lastError: null },
@@ -106,6 +111,7 @@ export class WebhookDispatcher {
       return;
     }
     const givenUp = attempts >= this.settings.webhookMaxAttempts;
+    recordWebhookDelivery(givenUp ? 'failed' : 'retrying', seconds);
     await this.db.webhookDelivery.update({
       where: { id },
       data: {

@@ -6,7 +6,9 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../shared/db/client';
 import type { Prisma } from '../../shared/db/generated/sqlite';
+import { GraphQLError } from 'graphql';
 import { appError, badInput, ErrorCode, forbidden } from '../../shared/errors';
+import { recordDataEvent, type DataEventRejection } from '../../shared/metrics';
 import { newId } from '../../shared/ids';
 import { describeSchemaError } from '../../shared/schemaErrors';
 import type { SubgraphContext } from '../../shared/subgraph';
@@ -44,15 +46,34 @@ function parseEvent(rawBody: string): unknown {
   }
 }
 
+/** Ingests one event and counts it, accepted or rejected with the reason of the step that refused it. */
 export async function ingestDataEvent(ctx: SubgraphContext, runtime: IntegrationsRuntime, signed: SignedEvent) {
+  const step: { reason: DataEventRejection } = { reason: 'too_large' };
+  try {
+    const answer = await ingest(ctx, runtime, signed, step);
+    recordDataEvent(null);
+    return answer;
+  } catch (error) {
+    // A refusal is an error value of the step that ran; anything else is ours, except a failed write.
+    recordDataEvent(step.reason === 'storage' || error instanceof GraphQLError ? step.reason : 'internal');
+    throw error;
+  }
+}
+
+async function ingest(ctx: SubgraphContext, runtime: IntegrationsRuntime, signed: SignedEvent, step: { reason: DataEventRejection }) {
   if (Buffer.byteLength(signed.rawBody, 'utf8') > MAX_EVENT_BYTES) {
     throw appError(ErrorCode.PAYLOAD_TOO_LARGE, `a data event body may be at most ${MAX_EVENT_BYTES / 1024} KB`);
   }
+  step.reason = 'not_found';
   const provider = await runtime.dataProviders.get(signed.dataProviderId);
   if (!provider) throw forbidden('unknown or removed data provider');
+  step.reason = 'signature';
   verifyProviderSignature(provider.secret, signed.rawBody, signed.signature);
+  step.reason = 'rate_limited';
   await countAgainstRate(runtime, provider.id);
+  step.reason = 'invalid_json';
   const payload = parseEvent(signed.rawBody);
+  step.reason = 'schema';
   if (!provider.validate(payload)) {
     const [error] = provider.validate.errors ?? [];
     throw badInput(`the event does not match the provider's schema: ${error ? describeSchemaError(error, '') : 'invalid'}`, 'body');
@@ -67,7 +88,9 @@ export async function ingestDataEvent(ctx: SubgraphContext, runtime: Integration
     receivedAt,
     expiresAt: provider.ttl === null ? null : new Date(receivedAt.getTime() + provider.ttl * 1000),
   };
+  step.reason = 'storage';
   await runtime.eventWriter.write(event);
+  step.reason = 'internal';
 
   let rulesFired = 0;
   const evaluation = (async () => {

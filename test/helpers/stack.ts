@@ -48,6 +48,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Extra environment for the stack's configuration, e.g. { PRESENCE_INTERVAL_MS: '100' }. */
   env?: Record<string, string>;
+  /** The gateway calls the subgraphs over HTTP instead of in-process. */
+  subgraphsOverHttp?: boolean;
 }
 
 export async function startTestStack(options: StartOptions = {}): Promise<Stack> {
@@ -60,7 +62,7 @@ export async function startTestStack(options: StartOptions = {}): Promise<Stack>
     databases.push(database);
     config = testConfig(database.url, options.env);
   }
-  const stack = await startStack(config, { logger: options.logger ?? createLogger(config.logLevel), bus: options.bus });
+  const stack = await startStack(config, { logger: options.logger ?? createLogger(config.logLevel), bus: options.bus, subgraphsOverHttp: options.subgraphsOverHttp });
   started.push(stack);
   return stack;
 }
