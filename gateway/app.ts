@@ -2,10 +2,11 @@
  * The public HTTP surface on one port: /graphql (gateway; graphql-ws upgrades are taken by the live
  * server), every REST path of the route table, /openapi.json, /health and /ready.
  */
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { EventBus } from '../shared/bus';
 import type { Database } from '../shared/db/client';
-import { restErrorBody } from '../shared/errors';
+import { ErrorCode, restErrorBody } from '../shared/errors';
+import { jsonValueProblem, parseJsonInput, stringProblem } from '../shared/jsonInput';
 import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
 import type { RestBridge } from '../rest-bridge/server';
@@ -38,6 +39,32 @@ function requestLog(logger: Logger): RequestHandler {
   };
 }
 
+/** The first problem in a GraphQL request's input (JSON body, or GET parameters), naming the field. */
+function graphqlInputProblem(req: Request): string | null {
+  if (req.method !== 'GET') return jsonValueProblem(req.body, '');
+  for (const [name, value] of Object.entries(req.query)) {
+    if (typeof value !== 'string') continue;
+    if (name === 'variables' || name === 'extensions') {
+      const parsed = parseJsonInput(value, name);
+      if ('error' in parsed) return parsed.error;
+    } else {
+      const problem = stringProblem(value);
+      if (problem) return `${name} ${problem}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Input no resolver could store and read back (lone surrogates, NUL, unsafe or non-finite numbers,
+ * nesting deeper than 64) is refused before GraphQL sees it, as the REST bridge does (shared/jsonInput).
+ */
+const checkGraphqlInput: RequestHandler = (req, res, next) => {
+  const problem = graphqlInputProblem(req);
+  if (!problem) return next();
+  res.status(400).json({ errors: [{ message: problem, extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
+};
+
 export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes }: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -55,7 +82,7 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
   app.get('/openapi.json', (_req, res) => {
     res.json(rest.openapi);
   });
-  app.use('/graphql', express.json({ limit: bodyLimitBytes }), gateway.middleware);
+  app.use('/graphql', express.json({ limit: bodyLimitBytes }), checkGraphqlInput, gateway.middleware);
   app.use(rest.router);
 
   app.use((req, res) => {

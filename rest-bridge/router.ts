@@ -10,6 +10,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
+import { jsonValueProblem, numberProblem, parseJsonInput, stringProblem } from '../shared/jsonInput';
 import { describeSchemaError } from '../shared/schemaErrors';
 import type { Logger } from '../shared/logger';
 import { project, readProjection, type Projection } from './projection';
@@ -58,12 +59,17 @@ addFormats(ajv);
 function coerceParam(spec: ParamSpec, raw: unknown): unknown {
   if (raw === undefined || raw === '') return undefined;
   const text = Array.isArray(raw) ? String(raw[0]) : String(raw);
+  const field = `${spec.in}.${spec.name}`;
+  const textProblem = stringProblem(text);
+  if (textProblem) throw new RequestError(400, `${field} ${textProblem}`);
   const type = spec.schema.type;
   if (type === 'integer' || type === 'number') {
     const value = Number(text);
     if (!Number.isFinite(value) || (type === 'integer' && !Number.isInteger(value))) {
-      throw new RequestError(400, `${spec.in}.${spec.name} must be ${type === 'integer' ? 'an integer' : 'a number'}`);
+      throw new RequestError(400, `${field} must be ${type === 'integer' ? 'an integer' : 'a number'}`);
     }
+    const problem = numberProblem(value);
+    if (problem) throw new RequestError(400, `${field} ${problem}`);
     return value;
   }
   if (type === 'boolean') {
@@ -73,14 +79,14 @@ function coerceParam(spec: ParamSpec, raw: unknown): unknown {
   if (type === 'array' && spec.commaSeparated) {
     // form style, not exploded: a,b,c — or the parameter repeated.
     const items = (Array.isArray(raw) ? raw.map(String) : text.split(',')).map((item) => item.trim()).filter(Boolean);
+    const problem = jsonValueProblem(items, field);
+    if (problem) throw new RequestError(400, problem);
     return items.length > 0 ? items : undefined;
   }
   if (type === 'object' || type === 'array') {
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new RequestError(400, `${spec.in}.${spec.name} must be JSON`);
-    }
+    const parsed = parseJsonInput(text, field);
+    if ('error' in parsed) throw new RequestError(400, parsed.error);
+    return parsed.value;
   }
   return text;
 }
@@ -277,11 +283,9 @@ function readInput({ spec, validateBody, params }: CompiledRoute, req: Request):
       if (!/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type)) {
         throw new RequestError(415, 'the body must be sent as application/json');
       }
-      try {
-        input.body = JSON.parse(raw);
-      } catch {
-        throw new RequestError(400, 'the body is not valid JSON');
-      }
+      const parsed = parseJsonInput(raw, 'body');
+      if ('error' in parsed) throw new RequestError(400, parsed.error);
+      input.body = parsed.value;
     }
     if (validateBody && !validateBody(input.body)) {
       throw new RequestError(400, describeSchemaError((validateBody.errors as ErrorObject[])[0], 'body'));

@@ -193,7 +193,7 @@ const dataProviderFields: Record<string, JsonSchema> = {
   ownerName: { type: 'string', minLength: 1, maxLength: 200 },
   ownerEmail: { type: 'string', format: 'email' },
   realtime: { type: 'boolean' },
-  ttl: { type: ['integer', 'null'], minimum: 1, description: 'seconds an event is kept; null = no expiration' },
+  ttl: { type: ['integer', 'null'], minimum: 1, maximum: 2_147_483_647, description: 'seconds an event is kept; null = no expiration' },
   tags: arrayOf({ type: 'string', minLength: 1 }),
 };
 

@@ -7,6 +7,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../shared/db/client';
 import type { Prisma } from '../../shared/db/generated/sqlite';
 import { appError, badInput, ErrorCode, forbidden } from '../../shared/errors';
+import { parseJsonInput } from '../../shared/jsonInput';
 import { newId } from '../../shared/ids';
 import { describeSchemaError } from '../../shared/schemaErrors';
 import type { SubgraphContext } from '../../shared/subgraph';
@@ -37,11 +38,9 @@ async function countAgainstRate(runtime: IntegrationsRuntime, dataProviderId: st
 }
 
 function parseEvent(rawBody: string): unknown {
-  try {
-    return JSON.parse(rawBody);
-  } catch {
-    throw badInput('the body is not valid JSON', 'body');
-  }
+  const parsed = parseJsonInput(rawBody, 'body');
+  if ('error' in parsed) throw badInput(parsed.error, 'body');
+  return parsed.value;
 }
 
 export async function ingestDataEvent(ctx: SubgraphContext, runtime: IntegrationsRuntime, signed: SignedEvent) {
