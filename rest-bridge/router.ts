@@ -146,6 +146,8 @@ function firstError(errors: readonly GraphQLFormattedError[]): { status: number;
 
 interface CompiledRoute {
   spec: RouteSpec;
+  /** The headers that say who the caller is: all but the partner credentials the operation checks itself. */
+  identityHeaders(headers: HeaderBag): HeaderBag;
   validateBody: ValidateFunction | null;
   params: { spec: ParamSpec; validate: ValidateFunction }[];
 }
@@ -188,8 +190,11 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
   const rawBody = express.raw({ type: () => true, limit: bodyLimitBytes });
 
   for (const spec of routes) {
+    const partnerHeaders = (spec.params ?? []).filter((param) => param.in === 'header' && param.credential).map((param) => param.name.toLowerCase());
     const compiled: CompiledRoute = {
       spec,
+      identityHeaders: (headers) =>
+        partnerHeaders.length === 0 ? headers : Object.fromEntries(Object.entries(headers).filter(([name]) => !partnerHeaders.includes(name))),
       validateBody: spec.body ? ajv.compile(spec.body.schema) : null,
       params: (spec.params ?? []).map((param) => ({ spec: param, validate: ajv.compile(param.schema) })),
     };
@@ -213,7 +218,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
       checkCredentialsPresent(spec, req.headers as HeaderBag);
       let caller: unknown;
       try {
-        caller = await executor.authenticate(req.headers as HeaderBag);
+        caller = await executor.authenticate(compiled.identityHeaders(req.headers as HeaderBag));
       } catch (error) {
         if (!(error instanceof GraphQLError)) throw error;
         throw new RequestError(statusForCode(error.extensions.code), error.message);

@@ -17,7 +17,8 @@ export interface ParamSpec {
   required?: boolean;
   /**
    * A partner's credential (a Bearer token, a signature) that the operation verifies itself: when it is
-   * absent the answer is 401, before the body is read.
+   * absent the answer is 401, before the body is read. A credential header is kept from the identity
+   * authenticator, which refuses any Authorization that is not a sign-in JWT.
    */
   credential?: boolean;
   description?: string;
@@ -97,6 +98,9 @@ export interface RouteSpec {
 
 /** Admin callers: the site ID with a developer key, or with a sign-in JWT. */
 export const ADMIN = [['C', 'D'], ['C', 'J']] as const satisfies readonly (readonly AuthCode[])[];
+
+/** Overlay callers: as ADMIN, or a sign-in JWT alone (the sports workflow; the site is the token's). */
+export const ADMIN_OR_TOKEN = [['C', 'D'], ['C', 'J'], ['J']] as const satisfies readonly (readonly AuthCode[])[];
 
 /** A required path parameter. */
 export const pathId = (name = 'id', description = 'resource ID'): ParamSpec => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });

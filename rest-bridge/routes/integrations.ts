@@ -384,7 +384,7 @@ export const integrationRoutes: RouteSpec[] = [
     path: '/dataprovider/v1/available',
     summary: 'The data providers of the site, with the facts their events carry',
     tag: 'Data providers',
-    auth: [['C']],
+    auth: ADMIN,
     document: /* GraphQL */ `query AvailableDataProviders { result: availableDataProviders { _id: id name description facts created modified tags } }`,
     envelope: 'results',
     response: { type: 'object', required: ['success', 'results'], properties: { success: { type: 'boolean' }, results: arrayOf(ref('AvailableDataProvider')) } },

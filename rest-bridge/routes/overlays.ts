@@ -1,5 +1,5 @@
 /** REST routes answered by the overlays subgraph: overlays and their broadcasts, automation rules (seed 001). */
-import { ADMIN, arrayOf, epochMs, pathId as id, ref } from '../table';
+import { ADMIN, ADMIN_OR_TOKEN, arrayOf, epochMs, pathId as id, ref } from '../table';
 import type { JsonSchema, RouteSpec } from '../table';
 import { TRIGGER_OPERATORS } from '../../subgraphs/overlays/triggers';
 
@@ -210,7 +210,7 @@ export const overlayRoutes: RouteSpec[] = [
     path: '/overlay/v1',
     summary: 'List the overlays of the site',
     tag: 'Overlays',
-    auth: ADMIN,
+    auth: ADMIN_OR_TOKEN,
     document: /* GraphQL */ `query ListOverlays { result: overlays { ${OVERLAY} } }`,
     response: arrayOf(ref('Overlay')),
   },
@@ -220,7 +220,7 @@ export const overlayRoutes: RouteSpec[] = [
     path: '/overlay/v1',
     summary: 'Create an overlay (template or instance); keep the returned _id to broadcast it',
     tag: 'Overlays',
-    auth: ADMIN,
+    auth: ADMIN_OR_TOKEN,
     body: { schema: createOverlayBody, required: true },
     document: /* GraphQL */ `mutation CreateOverlay($input: CreateOverlayInput!) { result: createOverlay(input: $input) { ${OVERLAY} } }`,
     variables: { input: 'body' },
@@ -232,7 +232,7 @@ export const overlayRoutes: RouteSpec[] = [
     path: '/overlay/v1/{id}',
     summary: 'Get one overlay',
     tag: 'Overlays',
-    auth: ADMIN,
+    auth: ADMIN_OR_TOKEN,
     params: [id()],
     document: /* GraphQL */ `query GetOverlay($id: ID!) { result: overlay(id: $id) { ${OVERLAY} } }`,
     variables: { id: 'path.id' },
@@ -244,7 +244,7 @@ export const overlayRoutes: RouteSpec[] = [
     path: '/overlay/v1/{id}',
     summary: 'Update any of an overlay’s fields',
     tag: 'Overlays',
-    auth: ADMIN,
+    auth: ADMIN_OR_TOKEN,
     params: [id()],
     body: { schema: updateOverlayBody, required: true },
     document: /* GraphQL */ `mutation UpdateOverlay($id: ID!, $input: UpdateOverlayInput!) { result: updateOverlay(id: $id, input: $input) { ${OVERLAY} } }`,
@@ -260,7 +260,7 @@ export const overlayRoutes: RouteSpec[] = [
     path: '/overlay/v1/broadcast/{id}',
     summary: 'Show an overlay to the live viewers of a channel, or of every channel of the site',
     tag: 'Overlays',
-    auth: ADMIN,
+    auth: ADMIN_OR_TOKEN,
     params: [id('id', 'overlay ID')],
     body: { schema: broadcastBody },
     document: /* GraphQL */ `mutation BroadcastOverlay($id: ID!, $input: BroadcastOverlayInput) { result: broadcastOverlay(id: $id, input: $input) { ${BROADCAST} } }`,
@@ -274,7 +274,7 @@ export const overlayRoutes: RouteSpec[] = [
     path: '/overlay/v1/clear-broadcast',
     summary: 'Take down every live broadcast of the site',
     tag: 'Overlays',
-    auth: ADMIN,
+    auth: ADMIN_OR_TOKEN,
     document: /* GraphQL */ `mutation ClearAllBroadcasts { result: clearOverlayBroadcasts { success cleared message } }`,
     response: ref('ClearBroadcastsResult'),
   },
@@ -284,7 +284,7 @@ export const overlayRoutes: RouteSpec[] = [
     path: '/overlay/v1/clear-broadcast/{targetId}',
     summary: 'Take down the live broadcasts targeted at one channel',
     tag: 'Overlays',
-    auth: ADMIN,
+    auth: ADMIN_OR_TOKEN,
     params: [id('targetId', 'channel ID')],
     document: /* GraphQL */ `mutation ClearChannelBroadcasts($channelId: ID!) { result: clearOverlayBroadcasts(channelId: $channelId) { success cleared message } }`,
     variables: { channelId: 'path.targetId' },
@@ -296,7 +296,7 @@ export const overlayRoutes: RouteSpec[] = [
     path: '/broadcast/{id}/tag/{tagId}',
     summary: 'Show an overlay only to live viewers whose account carries a tag',
     tag: 'Overlays',
-    auth: ADMIN,
+    auth: ADMIN_OR_TOKEN,
     params: [id('id', 'overlay ID'), id('tagId', 'account tag')],
     body: { schema: broadcastBody },
     document: /* GraphQL */ `mutation BroadcastOverlayToTag($id: ID!, $tagId: ID!, $input: BroadcastOverlayInput) { result: broadcastOverlayToTag(id: $id, tagId: $tagId, input: $input) { ${BROADCAST} } }`,
