@@ -66,3 +66,21 @@ it('superkey create prints a super API key that opens the insights', async () =>
   expect(reply.status).toBe(200);
   expect(reply.body).toEqual([{ siteId: site.siteId, concurrents: 0, totalViews: 0, channels: [] }]);
 });
+
+it('outbox prints the mail waiting without SMTP_URL, one JSON line each; a global account’s belongs to no site', async () => {
+  const { stdout: created } = await cli(['site', 'create', '--name', 'Mailroom', '--admin-email', 'mail-owner@example.com', '--admin-password', 'long-enough-secret']);
+  const { siteId } = JSON.parse(created);
+  const viewer = { 'x-service-client-id': siteId };
+  expect((await rest(stack, 'POST', '/account/v3/reset', { headers: viewer, body: { email: 'mail-owner@example.com', baseUrl: 'https://fans.example.test/reset' } })).status).toBe(200);
+  expect((await rest(stack, 'POST', '/account/v3/reset/global-accounts', { headers: viewer, body: { email: 'mail-owner@example.com', baseUrl: 'https://studio.example.test/reset' } })).status).toBe(200);
+
+  const { stdout } = await cli(['outbox', '--to', 'mail-owner@example.com']);
+  const mails = stdout.trim().split('\n').map((line) => JSON.parse(line));
+  expect(mails).toEqual([
+    expect.objectContaining({ kind: 'password-reset', to: 'mail-owner@example.com', siteId, text: expect.stringContaining('https://fans.example.test/reset?token=') }),
+    expect.objectContaining({ kind: 'password-reset', to: 'mail-owner@example.com', siteId: null, text: expect.stringContaining('https://studio.example.test/reset?token=') }),
+  ]);
+  const { stdout: ofSite } = await cli(['outbox', '--site', siteId]);
+  expect(ofSite.trim().split('\n')).toHaveLength(1);
+  await expect(cli(['outbox', '--limit', 'many'])).rejects.toMatchObject({ code: 2 });
+});

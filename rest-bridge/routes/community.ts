@@ -987,18 +987,6 @@ const customEmailRoutes: RouteSpec[] = [
     envelope: 'success',
     response: ref('ReceiptTemplate'),
   },
-  {
-    operationId: 'readMailOutbox',
-    method: 'get',
-    path: '/customemail/v1/outbox',
-    summary: 'E-mail the service sent or holds for the site (without SMTP_URL it stays here), newest first',
-    tag: 'Custom receipt e-mail',
-    auth: ADMIN,
-    params: [query('limit', { type: 'integer', minimum: 1, maximum: 500 }, false, 'default 50')],
-    document: /* GraphQL */ `query MailOutbox($limit: Int) { result: mailOutbox(limit: $limit) { _id: id kind to from replyTo subject html text status attempts lastError created sent } }`,
-    variables: { limit: 'query.limit' },
-    response: arrayOf({ type: 'object' }),
-  },
 ];
 
 const inviteRoutes: RouteSpec[] = [

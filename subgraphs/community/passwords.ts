@@ -24,7 +24,7 @@ export interface ResetRequest {
 
 const RESET_SENT = { success: true, message: 'if an account has this email, a reset link was sent to it' };
 
-function resetMail(config: Config, siteId: string, to: string, link: string) {
+function resetMail(config: Config, siteId: string | null, to: string, link: string) {
   const minutes = Math.round(config.passwordResetTtlSeconds / 60);
   return {
     siteId,
@@ -44,17 +44,23 @@ export async function requestPasswordReset(db: Db, config: Config, mailer: Maile
   await consumeLimit('passwordResets', `${siteId}:${request.globalAccount ? 'global:' : ''}${email}`);
   let target: { accountId: string } | { globalAccountId: string } | null = null;
   let to = email;
+  // A global account's mail belongs to no single site (DESIGN.md): it is stored without one.
+  let mailSite: string | null = siteId;
   if (request.globalAccount) {
     const global = await db.globalAccount.findUnique({ where: { email } });
     const onThisSite = global && (await db.account.findFirst({ where: { siteId, globalAccountId: global.id }, select: { id: true } }));
     if (global && onThisSite) target = { globalAccountId: global.id };
+    mailSite = null;
   } else {
     const account = await db.account.findUnique({ where: { siteId_email: { siteId, email } }, select: { id: true, globalAccountId: true } });
     if (account) target = { accountId: account.id };
     // A linked account's password is its global account's (every site's): the link goes to the global
     // account's address, which no single site's admin can change.
     const global = account?.globalAccountId ? await db.globalAccount.findUnique({ where: { id: account.globalAccountId }, select: { email: true } }) : null;
-    if (global) to = global.email;
+    if (global) {
+      to = global.email;
+      mailSite = null;
+    }
   }
   if (!target) return RESET_SENT;
   const token = newToken('sgp');
@@ -62,7 +68,7 @@ export async function requestPasswordReset(db: Db, config: Config, mailer: Maile
     data: { id: newId(), siteId, ...target, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + config.passwordResetTtlSeconds * 1000) },
   });
   base.searchParams.set('token', token);
-  await mailer.send(db, config, resetMail(config, siteId, to, base.toString()));
+  await mailer.send(db, config, resetMail(config, mailSite, to, base.toString()));
   return RESET_SENT;
 }
 
