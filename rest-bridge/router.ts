@@ -14,7 +14,7 @@ import { jsonValueProblem, numberProblem, parseJsonInput, stringProblem } from '
 import { describeSchemaError } from '../shared/schemaErrors';
 import type { Logger } from '../shared/logger';
 import { project, readProjection, type Projection } from './projection';
-import type { AuthCode, ParamSpec, RouteSpec, VariableSource } from './table';
+import type { AuthCode, JsonSchema, ParamSpec, RouteSpec, VariableSource } from './table';
 
 /**
  * How the bridge reaches the gateway. `authenticate` runs before any input is read, so a caller
@@ -264,6 +264,34 @@ function sendFile(res: Response, status: number, file: FileResult): void {
   res.send(file.content);
 }
 
+const SITE_FIELDS = new Set(['siteId', 'site_id']);
+
+const allowsNull = (schema: JsonSchema) =>
+  schema.type === undefined || schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null')) || schema.nullable === true;
+
+/**
+ * The body without the read-only fields a client sent back from a read (legacy clients PUT what they
+ * GET). A site field among them must still be the caller's site.
+ */
+function withoutReadOnly(body: unknown, readOnly: readonly string[], schema: JsonSchema, headers: HeaderBag): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const kept = { ...(body as Record<string, unknown>) };
+  // A field read as null that the update does not take as null (an unset part) is sent back as absent.
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [field, value] of Object.entries(kept)) {
+    if (value === null && properties[field] && !allowsNull(properties[field])) delete kept[field];
+  }
+  const site = headers['x-service-client-id'];
+  for (const field of readOnly) {
+    if (!Object.hasOwn(kept, field)) continue;
+    if (SITE_FIELDS.has(field) && typeof site === 'string' && kept[field] !== null && kept[field] !== site) {
+      throw new RequestError(400, `body.${field} must be the caller's site (x-service-client-id)`);
+    }
+    delete kept[field];
+  }
+  return kept;
+}
+
 function readInput({ spec, validateBody, params }: CompiledRoute, req: Request): RouteInput {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
   // Headers are readable as `header.<name>` sources whether declared or not; declared ones are checked below.
@@ -292,6 +320,7 @@ function readInput({ spec, validateBody, params }: CompiledRoute, req: Request):
       if ('error' in parsed) throw new RequestError(400, parsed.error);
       input.body = parsed.value;
     }
+    if (spec.body.readOnly) input.body = withoutReadOnly(input.body, spec.body.readOnly, spec.body.schema, req.headers as HeaderBag);
     if (validateBody && !validateBody(input.body)) {
       throw new RequestError(400, describeSchemaError((validateBody.errors as ErrorObject[])[0], 'body'));
     }

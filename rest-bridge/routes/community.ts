@@ -4,7 +4,7 @@
  * the seed leaves "not shown"). What a viewer does before holding a token (sign-up, sign-in, refresh,
  * password reset, TV codes, opening an invite) needs the site ID only.
  */
-import { ADMIN, arrayOf, epochMs, pathId as id, ref } from '../table';
+import { ADMIN, READ_ONLY, arrayOf, epochMs, pathId as id, ref } from '../table';
 import type { AuthCode, JsonSchema, ParamSpec, RouteSpec } from '../table';
 
 const SITE_ONLY = [['C']] as const satisfies readonly (readonly AuthCode[])[];
@@ -16,6 +16,8 @@ const ENTITLEMENT = /* GraphQL */ `_id: id name prices { currency default paymen
 const SUBSCRIPTION = /* GraphQL */ `_id: id accountId dateGranted entitlement { ${ENTITLEMENT} } grantedMethod presentmentCurrency siteId status created modified`;
 const ACCOUNT = /* GraphQL */ `_id: id siteId globalAccountID: globalAccountId uid email name normalizedName marketingOptin lastLogin
   thirdPartyAuthProviders { accountId provider } roles { ${ROLE} } subscriptions { ${SUBSCRIPTION} } created modified tags`;
+/** What an Account read carries that no update sets. */
+const ACCOUNT_READ_ONLY = [...READ_ONLY, 'siteId', 'globalAccountID', 'uid', 'normalizedName', 'lastLogin', 'subscriptions'];
 const SESSION = /* GraphQL */ `jwt refreshToken service`;
 const RESULT = /* GraphQL */ `success message`;
 const ACCESS_CODE = /* GraphQL */ `_id: id accessCode siteId sku type consumed created modified`;
@@ -278,7 +280,7 @@ const accountRoutes: RouteSpec[] = [
     summary: 'Update the signed-in account (its password changes through PUT /account/v3/password)',
     tag: 'Accounts',
     auth: SIGNED_IN,
-    body: { schema: accountUpdateBody, required: true },
+    body: { schema: accountUpdateBody, required: true, readOnly: ACCOUNT_READ_ONLY },
     document: /* GraphQL */ `mutation UpdateOwnAccount($input: UpdateAccountInput!) { result: updateAccount(input: $input) { ${ACCOUNT} } }`,
     variables: { input: accountUpdateVariables },
     response: ref('Account'),
@@ -414,7 +416,7 @@ const accountRoutes: RouteSpec[] = [
     tag: 'Accounts',
     auth: ADMIN,
     params: [id()],
-    body: { schema: accountUpdateBody, required: true },
+    body: { schema: accountUpdateBody, required: true, readOnly: ACCOUNT_READ_ONLY },
     document: /* GraphQL */ `mutation UpdateAccount($id: ID!, $input: UpdateAccountInput!) { result: updateAccount(id: $id, input: $input) { ${ACCOUNT} } }`,
     variables: { id: 'path.id', input: accountUpdateVariables },
     response: ref('Account'),
@@ -683,7 +685,7 @@ const priceInput: JsonSchema = {
   type: 'object',
   required: ['currency', 'value'],
   additionalProperties: false,
-  properties: { currency: string, default: boolean, paymentPriceId: string, value: { type: 'number', minimum: 0 } },
+  properties: { currency: string, default: boolean, paymentPriceId: { type: ['string', 'null'] }, value: { type: 'number', minimum: 0 } },
 };
 
 const entitlementRoutes: RouteSpec[] = [
@@ -780,6 +782,7 @@ const entitlementRoutes: RouteSpec[] = [
     params: [id()],
     body: {
       required: true,
+      readOnly: [...READ_ONLY, 'siteId', 'sku', 'subscriptionProvider'],
       schema: {
         type: 'object',
         additionalProperties: false,
@@ -1056,6 +1059,7 @@ const inviteRoutes: RouteSpec[] = [
     params: [id()],
     body: {
       required: true,
+      readOnly: [...READ_ONLY, 'consumed', 'revoked', 'targetSkus', 'token', 'type'],
       schema: { type: 'object', additionalProperties: false, properties: { redirectUri: string, siteId: string, targetRoles: arrayOf(roleInput), tags: arrayOf(string) } },
     },
     document: /* GraphQL */ `mutation UpdateInvite($id: ID!, $input: UpdateInviteInput!) { result: updateInvite(id: $id, input: $input) { ${INVITE} } }`,

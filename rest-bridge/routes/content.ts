@@ -3,7 +3,7 @@
  * Playlists, Polls, Quests, Calendar events, Site; DESIGN.md paths where the seed shows none), and our
  * webhook endpoints (the seed leaves how a site registers webhook targets to us).
  */
-import { ADMIN, arrayOf, epochMs, pathId as id, ref } from '../table';
+import { ADMIN, READ_ONLY, arrayOf, epochMs, pathId as id, ref } from '../table';
 import type { AuthCode, JsonSchema, ParamSpec, RouteSpec } from '../table';
 
 // ------------------------------------------------------------------------------- selections (seed shapes)
@@ -519,7 +519,7 @@ const pageWriteRoutes: RouteSpec[] = [
     tag: 'Pages and channels',
     auth: ADMIN,
     params: [id('id', 'page ID')],
-    body: { schema: { type: 'object', additionalProperties: false, properties: { _id: str, ...pageBodyFields } }, required: true },
+    body: { schema: { type: 'object', additionalProperties: false, properties: { _id: str, ...pageBodyFields } }, required: true, readOnly: [...READ_ONLY, 'last_modified', 'site_id'] },
     document: /* GraphQL */ `mutation UpdatePage($id: ID!, $input: PageUpdateInput!) { result: updatePage(id: $id, input: $input) { ${PAGE} } }`,
     variables: { id: 'path.id', input: { slug: 'body.slug', ...pageParts } },
     response: ref('Page'),
@@ -688,7 +688,7 @@ const panelRoutes: RouteSpec[] = [
     tag: 'Panels',
     auth: ADMIN,
     params: [id('id', 'panel ID')],
-    body: { schema: rendererBody(['renderer', 'siteId']), required: true },
+    body: { schema: rendererBody(['renderer']), required: true, readOnly: [...READ_ONLY, 'site_id', 'collection', 'slug', 'type', 'last_modified'] },
     document: /* GraphQL */ `mutation ReplacePanel($id: ID!, $input: PanelInput!) { result: replacePanel(id: $id, input: $input) { ${PANEL} } }`,
     variables: { id: 'path.id', input: { renderer: 'body.renderer', siteId: 'body.siteId' } },
     response: ref('Panel'),
@@ -812,7 +812,7 @@ const playlistRoutes: RouteSpec[] = [
     tag: 'Playlists',
     auth: ADMIN,
     params: [id('id', 'playlist ID')],
-    body: { schema: { type: 'object', additionalProperties: false, properties: { ...playlistFields, created: epochMs, modified: epochMs } }, required: true },
+    body: { schema: { type: 'object', additionalProperties: false, properties: { ...playlistFields, created: epochMs, modified: epochMs } }, required: true, readOnly: [...READ_ONLY, 'siteId'] },
     document: /* GraphQL */ `mutation UpdatePlaylist($id: ID!, $input: PlaylistUpdateInput!, $withVideos: Boolean! = false) { result: updatePlaylist(id: $id, input: $input) { ${PLAYLIST} } }`,
     variables: { id: 'path.id', input: { title: 'body.title', description: 'body.description', members: 'body.members', tags: 'body.tags' } },
     response: ref('Playlist'),
@@ -1130,6 +1130,7 @@ const siteRoutes: RouteSpec[] = [
     tag: 'Site',
     auth: ADMIN,
     body: {
+      readOnly: [...READ_ONLY, 'theme'],
       schema: {
         type: 'object',
         additionalProperties: false,
@@ -1187,7 +1188,7 @@ const webhookRoutes: RouteSpec[] = [
     tag: 'Webhooks',
     auth: ADMIN,
     params: [id('id', 'endpoint ID')],
-    body: { schema: { type: 'object', additionalProperties: false, properties: webhookFields }, required: true },
+    body: { schema: { type: 'object', additionalProperties: false, properties: webhookFields }, required: true, readOnly: [...READ_ONLY, 'siteId'] },
     document: /* GraphQL */ `mutation UpdateWebhookEndpoint($id: ID!, $input: WebhookEndpointUpdateInput!) { result: updateWebhookEndpoint(id: $id, input: $input) { ${WEBHOOK} } }`,
     variables: { id: 'path.id', input: { url: 'body.url', events: 'body.events', description: 'body.description', active: 'body.active' } },
     response: ref('WebhookEndpoint'),

@@ -1,5 +1,5 @@
 /** REST routes answered by the overlays subgraph: overlays and their broadcasts, automation rules (seed 001). */
-import { ADMIN, ADMIN_OR_TOKEN, arrayOf, epochMs, pathId as id, ref } from '../table';
+import { ADMIN, READ_ONLY, ADMIN_OR_TOKEN, arrayOf, epochMs, pathId as id, ref } from '../table';
 import type { JsonSchema, RouteSpec } from '../table';
 import { TRIGGER_OPERATORS } from '../../subgraphs/overlays/triggers';
 
@@ -246,7 +246,7 @@ export const overlayRoutes: RouteSpec[] = [
     tag: 'Overlays',
     auth: ADMIN_OR_TOKEN,
     params: [id()],
-    body: { schema: updateOverlayBody, required: true },
+    body: { schema: updateOverlayBody, required: true, readOnly: READ_ONLY },
     document: /* GraphQL */ `mutation UpdateOverlay($id: ID!, $input: UpdateOverlayInput!) { result: updateOverlay(id: $id, input: $input) { ${OVERLAY} } }`,
     variables: {
       id: 'path.id',
@@ -364,7 +364,7 @@ export const overlayRoutes: RouteSpec[] = [
     tag: 'Automation rules',
     auth: ADMIN,
     params: [id('id', 'rule ID')],
-    body: { schema: { type: 'object', additionalProperties: false, properties: ruleFields }, required: true },
+    body: { schema: { type: 'object', additionalProperties: false, properties: ruleFields }, required: true, readOnly: [...READ_ONLY, 'success', 'dataSourceId', 'siteId'] },
     document: /* GraphQL */ `mutation UpdateAutomationRule($id: ID!, $input: UpdateAutomationRuleInput!) { result: updateAutomationRule(id: $id, input: $input) { message } }`,
     variables: { id: 'path.id', input: ruleVariables },
     envelope: 'success',

@@ -10,7 +10,7 @@ import { badInput, unauthenticated } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { findAccount, storePasswordHash } from './accounts';
 import type { Mailer } from './mail';
-import { consumeLimit } from './rateLimits';
+import type { RateLimits } from './rateLimits';
 import { passwordMatches } from './sessions';
 import { hashToken, newToken } from './secrets';
 import { checkEmail, checkHttpUrl, checkPassword } from './validation';
@@ -38,10 +38,10 @@ function resetMail(config: Config, siteId: string | null, to: string, link: stri
 }
 
 /** E-mails a single-use reset link to the account (or global account) of the e-mail, if there is one; rate-limited per address. */
-export async function requestPasswordReset(db: Db, config: Config, mailer: Mailer, siteId: string, request: ResetRequest) {
+export async function requestPasswordReset(db: Db, config: Config, mailer: Mailer, limits: RateLimits, siteId: string, request: ResetRequest) {
   const email = checkEmail(request.email);
   const base = new URL(checkHttpUrl(request.baseUrl, 'baseUrl'));
-  await consumeLimit('passwordResets', `${siteId}:${request.globalAccount ? 'global:' : ''}${email}`);
+  await limits.consume('passwordResets', `${siteId}:${request.globalAccount ? 'global:' : ''}${email}`);
   let target: { accountId: string } | { globalAccountId: string } | null = null;
   let to = email;
   // A global account's mail belongs to no single site (DESIGN.md): it is stored without one.
@@ -95,11 +95,11 @@ export async function resetPassword(db: Db, siteId: string, input: { token: stri
 }
 
 /** The signed-in account's new password, given the old one; every session is signed out. */
-export async function changePassword(db: Db, siteId: string, accountId: string, input: { oldPassword: string; password: string }) {
+export async function changePassword(db: Db, limits: RateLimits, siteId: string, accountId: string, input: { oldPassword: string; password: string }) {
   const account = await findAccount(db, siteId, accountId);
   const limitKey = `${siteId}:${account.email}`;
   if (!(await passwordMatches(input.oldPassword, account.passwordHash))) {
-    await consumeLimit('signInFailures', limitKey);
+    await limits.consume('signInFailures', limitKey);
     throw unauthenticated('oldPassword is wrong');
   }
   const passwordHash = await hashPassword(checkPassword(input.password));
