@@ -277,3 +277,51 @@ it('never answers a hostile string in a body property, or a hostile query or pat
   // Hostile strings of the right type may be accepted (2xx): what must never happen is a 5xx or a shapeless error.
   expect(broken.filter((line) => !/ → 2\d\d /.test(line))).toEqual([]);
 });
+
+describe('GraphQL over HTTP and graphql-ws: the same rules', () => {
+  const post = async (body: string, headers: Record<string, string> = headersOf.C) => {
+    requests += 1;
+    const response = await fetch(`${stack.url}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+    return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] } };
+  };
+  const admin = () => ({ ...headersOf.C, ...headersOf.D });
+  const CREATE = 'mutation($input: OverlayInput!) { createOverlay(input: $input) { id } }';
+
+  it('refuses surrogates, NUL, deep nesting and extreme numbers in variables with 400 naming the variable, and writes nothing', async () => {
+    const before = await rowCounts();
+    const input = (raw: string) => `{"query":${JSON.stringify(CREATE)},"variables":{"input":{"name":${raw},"type":"instance","contents":{"text":"x"},"duration":5}}}`;
+    for (const [, raw] of REFUSED) {
+      const reply = await post(input(raw), admin());
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('variables.input.name'), extensions: { code: 'BAD_USER_INPUT' } });
+    }
+    const inline = await post(JSON.stringify({ query: 'mutation { createOverlay(input: { name: "\\ud800", type: "instance", contents: {}, duration: 5 }) { id } }' }), admin());
+    expect(inline.status).toBe(400);
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('refuses a present but invalid credential with 401, and list or admin reads with the site ID alone', async () => {
+    for (const headers of [headersOf.garbageBearer, headersOf.forged, headersOf.expired, headersOf.otherJwt, headersOf.garbageKey]) {
+      const reply = await post(JSON.stringify({ query: '{ site { id } }' }), headers);
+      expect(reply.status).toBe(401);
+      expect(reply.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+    }
+    for (const query of ['{ site { name } }', '{ panels { results { id } } }', '{ polls { id correctAnswerId } }', '{ quests { results { id } } }', '{ playlists { results { id } } }', '{ pages { id } }', '{ entitlements { id } }', '{ calendarFilters { title } }']) {
+      const reply = await post(JSON.stringify({ query }));
+      expect({ query, code: reply.body.errors?.[0]?.extensions?.code }).toEqual({ query, code: 'UNAUTHENTICATED' });
+      expect(Object.values(reply.body.data ?? {}).every((value) => value === null)).toBe(true);
+    }
+    expect((await post(JSON.stringify({ query: '{ site { name } }' }), { ...headersOf.C, ...headersOf.J })).body).toEqual({ data: { site: { name: expect.any(String) } } });
+  });
+
+  it('closes a graphql-ws connection whose connectionParams carry a garbage or forged Bearer', async () => {
+    const { connectClient } = await import('./helpers/viewer');
+    for (const authorization of [headersOf.garbageBearer.authorization, headersOf.forged.authorization]) {
+      const code = await new Promise<number>((resolve) => {
+        const client = connectClient(stack, { 'x-service-client-id': siteId, Authorization: authorization }, resolve);
+        client.on('connected', () => resolve(0));
+      });
+      expect(code).toBe(4403);
+    }
+  });
+});
