@@ -7,6 +7,7 @@
  * every table before and after). The slowest event-loop block seen while the suite runs is printed.
  */
 import jwt from 'jsonwebtoken';
+import { createHmac } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Stack } from '../stack';
 import { Prisma } from '../shared/db/generated/sqlite';
@@ -335,5 +336,40 @@ describe('GraphQL over HTTP and graphql-ws: the same rules', () => {
       });
       expect(code).toBe(4403);
     }
+  });
+});
+
+describe('what is accepted can be read back', () => {
+  const admin = () => ({ ...headersOf.C, ...headersOf.D });
+
+  it('a signed data-provider update with ttl 2^53+1 (or beyond a GraphQL Int) is 400 and stores nothing; the listing still reads', async () => {
+    const registered = await rest(stack, 'POST', '/dataprovider/v1/register', {
+      headers: admin(),
+      body: { name: `Scores ${Date.now()}`, description: 'scores', ownerName: 'Ada', ownerEmail: 'ada@example.test', realtime: true, ttl: 60, schema: { type: 'object' } },
+    });
+    expect(registered.status).toBe(201);
+    const { dataProviderId, secret } = registered.body as { dataProviderId: string; secret: string };
+    for (const ttl of ['9007199254740993', '1e400', '1099511627776']) {
+      const text = `{"ttl":${ttl}}`;
+      const signature = createHmac('sha256', secret).update(text).digest('hex');
+      const reply = await rest(stack, 'PUT', `/dataprovider/v1/${dataProviderId}`, { headers: { 'X-DataProvider-Signature': signature }, rawBody: text });
+      expect({ ttl, status: reply.status, message: reply.body.message }).toEqual({ ttl, status: 400, message: expect.stringContaining('ttl') });
+    }
+    const row = await stack.database.prisma.dataProvider.findUniqueOrThrow({ where: { id: dataProviderId } });
+    expect(row.ttl).toBe(60);
+    expect((await rest(stack, 'GET', '/dataprovider/v1/available', { headers: admin() })).status).toBe(200);
+  });
+
+  it('a purchase with amounts no charge can hold is 400 naming the field, and records nothing', async () => {
+    const sku = await rest(stack, 'POST', '/entitlement/v1/', { headers: admin(), body: { sku: `big-${Date.now()}`, name: 'Big', prices: [{ currency: 'USD', value: 5, default: true }] } });
+    const before = await stack.database.prisma.charge.count();
+    for (const [field, raw] of [['serviceCharge', '4000000000000000'], ['tax', '1e400'], ['serviceCharge', '9007199254740993']]) {
+      const reply = await rest(stack, 'POST', '/billing/v1/purchase', {
+        headers: admin(),
+        rawBody: `{"accountId":"${accountId}","sku":"${sku.body.sku}","paymentMethod":"card","${field}":${raw}}`,
+      });
+      expect({ field, status: reply.status, message: reply.body.message }).toEqual({ field, status: 400, message: expect.stringContaining(field) });
+    }
+    expect(await stack.database.prisma.charge.count()).toBe(before);
   });
 });

@@ -208,3 +208,17 @@ describe('a resource read and sent back unchanged is accepted; unknown fields ar
     }
   });
 });
+
+it('overlay routes accept J alone, as the sports workflow sends it: the site is the token’s, and a C sent too must match', async () => {
+  const token = await site.token([{ pageId: [], scope: 'Overlays', write: true }]);
+  const bearer = { authorization: `Bearer ${token}` };
+  const made = await rest(stack, 'POST', '/overlay/v1', { headers: bearer, body: { name: 'Score', type: 'instance', contents: { text: '1-0' }, duration: 5 } });
+  expect(made.status).toBe(200);
+  expect(made.body.siteId).toBe(site.siteId);
+  expect((await rest(stack, 'GET', `/overlay/v1/${made.body._id}`, { headers: bearer })).status).toBe(200);
+  expect((await rest(stack, 'POST', `/overlay/v1/broadcast/${made.body._id}`, { headers: bearer, body: { targetId: 'pitch' } })).status).toBe(200);
+  expect((await rest(stack, 'POST', '/overlay/v1/clear-broadcast/pitch', { headers: bearer })).status).toBe(200);
+  expect((await rest(stack, 'GET', '/overlay/v1', { headers: { ...bearer, 'x-service-client-id': other.siteId } })).status).toBe(401);
+  // Other families keep the seed's C + J.
+  expect((await rest(stack, 'GET', '/panel/v3/', { headers: bearer })).status).toBe(401);
+});
