@@ -69,7 +69,7 @@ export async function measureDataEvents(instance: Instance, viewers = 100, ruleE
   await load(1);
   const result = await load(seconds);
   const accepted = result['2xx'];
-  const baseline = await autocannon({ url: `${instance.url}/dataprovider/v1/available`, connections, duration: seconds, headers: { 'x-service-client-id': site.siteId } });
+  const baseline = await autocannon({ url: `${instance.url}/dataprovider/v1/available`, connections, duration: seconds, headers: admin });
   const baselinePerSecond = baseline['2xx'] / seconds;
 
   // Latency: viewers in a worker process; events that fire the rule, one at a time.

@@ -3,10 +3,11 @@
  * server), every REST path of the route table, /openapi.json, /health and /ready, and the viewer side
  * (/embed/v1/*, /sdk/v1/*.js).
  */
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { EventBus } from '../shared/bus';
 import type { Database } from '../shared/db/client';
-import { restErrorBody } from '../shared/errors';
+import { ErrorCode, restErrorBody } from '../shared/errors';
+import { jsonValueProblem, parseJsonInput, stringProblem } from '../shared/jsonInput';
 import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
 import { countHttpRequests, instanceRegistry, metricsHandler, routeTemplate } from '../shared/metrics';
@@ -45,6 +46,32 @@ function requestLog(logger: Logger): RequestHandler {
   };
 }
 
+/** The first problem in a GraphQL request's input (JSON body, or GET parameters), naming the field. */
+function graphqlInputProblem(req: Request): string | null {
+  if (req.method !== 'GET') return jsonValueProblem(req.body, '');
+  for (const [name, value] of Object.entries(req.query)) {
+    if (typeof value !== 'string') continue;
+    if (name === 'variables' || name === 'extensions') {
+      const parsed = parseJsonInput(value, name);
+      if ('error' in parsed) return parsed.error;
+    } else {
+      const problem = stringProblem(value);
+      if (problem) return `${name} ${problem}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Input no resolver could store and read back (lone surrogates, NUL, unsafe or non-finite numbers,
+ * nesting deeper than 64) is refused before GraphQL sees it, as the REST bridge does (shared/jsonInput).
+ */
+const checkGraphqlInput: RequestHandler = (req, res, next) => {
+  const problem = graphqlInputProblem(req);
+  if (!problem) return next();
+  res.status(400).json({ errors: [{ message: problem, extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
+};
+
 export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken }: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -66,7 +93,7 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
   app.get('/openapi.json', routeTemplate('/openapi.json'), (_req, res) => {
     res.json(rest.openapi);
   });
-  app.use('/graphql', routeTemplate('/graphql'), express.json({ limit: bodyLimitBytes }), gateway.middleware);
+  app.use('/graphql', routeTemplate('/graphql'), express.json({ limit: bodyLimitBytes }), checkGraphqlInput, gateway.middleware);
   app.use(createEmbedRouter());
   app.use(rest.router);
 

@@ -41,6 +41,8 @@ import { recordFanout, recordViewerDropped } from '../shared/metrics';
 import { withLinkedSpan } from '../shared/tracing';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import type { Identity } from '../shared/auth/identity';
+import { ErrorCode } from '../shared/errors';
+import { jsonValueProblem } from '../shared/jsonInput';
 import type { Logger } from '../shared/logger';
 import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
 
@@ -372,6 +374,12 @@ export class LiveServer {
   private async subscribe(connection: Connection, message: SubscribeMessage): Promise<void> {
     const identity = connection.identity as Identity;
     const { id, payload } = message;
+    // The same input rule as /graphql over HTTP (shared/jsonInput): refused before anything runs.
+    const problem = jsonValueProblem({ query: payload.query, variables: payload.variables ?? {} }, '');
+    if (problem) {
+      this.sendErrors(connection, id, [new GraphQLError(problem, { extensions: { code: ErrorCode.BAD_USER_INPUT } })]);
+      return;
+    }
     const prepared = this.prepare(payload.query, payload.operationName);
     if ('errors' in prepared) {
       this.sendErrors(connection, id, prepared.errors);

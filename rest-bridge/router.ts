@@ -10,10 +10,11 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
+import { jsonValueProblem, numberProblem, parseJsonInput, stringProblem } from '../shared/jsonInput';
 import { describeSchemaError } from '../shared/schemaErrors';
 import type { Logger } from '../shared/logger';
 import { project, readProjection, type Projection } from './projection';
-import type { AuthCode, ParamSpec, RouteSpec, VariableSource } from './table';
+import type { AuthCode, JsonSchema, ParamSpec, RouteSpec, VariableSource } from './table';
 import { routeTemplate } from '../shared/metrics';
 
 /**
@@ -59,12 +60,17 @@ addFormats(ajv);
 function coerceParam(spec: ParamSpec, raw: unknown): unknown {
   if (raw === undefined || raw === '') return undefined;
   const text = Array.isArray(raw) ? String(raw[0]) : String(raw);
+  const field = `${spec.in}.${spec.name}`;
+  const textProblem = stringProblem(text);
+  if (textProblem) throw new RequestError(400, `${field} ${textProblem}`);
   const type = spec.schema.type;
   if (type === 'integer' || type === 'number') {
     const value = Number(text);
     if (!Number.isFinite(value) || (type === 'integer' && !Number.isInteger(value))) {
-      throw new RequestError(400, `${spec.in}.${spec.name} must be ${type === 'integer' ? 'an integer' : 'a number'}`);
+      throw new RequestError(400, `${field} must be ${type === 'integer' ? 'an integer' : 'a number'}`);
     }
+    const problem = numberProblem(value);
+    if (problem) throw new RequestError(400, `${field} ${problem}`);
     return value;
   }
   if (type === 'boolean') {
@@ -74,14 +80,14 @@ function coerceParam(spec: ParamSpec, raw: unknown): unknown {
   if (type === 'array' && spec.commaSeparated) {
     // form style, not exploded: a,b,c — or the parameter repeated.
     const items = (Array.isArray(raw) ? raw.map(String) : text.split(',')).map((item) => item.trim()).filter(Boolean);
+    const problem = jsonValueProblem(items, field);
+    if (problem) throw new RequestError(400, problem);
     return items.length > 0 ? items : undefined;
   }
   if (type === 'object' || type === 'array') {
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new RequestError(400, `${spec.in}.${spec.name} must be JSON`);
-    }
+    const parsed = parseJsonInput(text, field);
+    if ('error' in parsed) throw new RequestError(400, parsed.error);
+    return parsed.value;
   }
   return text;
 }
@@ -141,6 +147,8 @@ function firstError(errors: readonly GraphQLFormattedError[]): { status: number;
 
 interface CompiledRoute {
   spec: RouteSpec;
+  /** The headers that say who the caller is: all but the partner credentials the operation checks itself. */
+  identityHeaders(headers: HeaderBag): HeaderBag;
   validateBody: ValidateFunction | null;
   params: { spec: ParamSpec; validate: ValidateFunction }[];
 }
@@ -183,8 +191,11 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
   const rawBody = express.raw({ type: () => true, limit: bodyLimitBytes });
 
   for (const spec of routes) {
+    const partnerHeaders = (spec.params ?? []).filter((param) => param.in === 'header' && param.credential).map((param) => param.name.toLowerCase());
     const compiled: CompiledRoute = {
       spec,
+      identityHeaders: (headers) =>
+        partnerHeaders.length === 0 ? headers : Object.fromEntries(Object.entries(headers).filter(([name]) => !partnerHeaders.includes(name))),
       validateBody: spec.body ? ajv.compile(spec.body.schema) : null,
       params: (spec.params ?? []).map((param) => ({ spec: param, validate: ajv.compile(param.schema) })),
     };
@@ -210,7 +221,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
       checkCredentialsPresent(spec, req.headers as HeaderBag);
       let caller: unknown;
       try {
-        caller = await executor.authenticate(req.headers as HeaderBag);
+        caller = await executor.authenticate(compiled.identityHeaders(req.headers as HeaderBag));
       } catch (error) {
         if (!(error instanceof GraphQLError)) throw error;
         throw new RequestError(statusForCode(error.extensions.code), error.message);
@@ -268,6 +279,34 @@ function sendFile(res: Response, status: number, file: FileResult): void {
   res.send(file.content);
 }
 
+const SITE_FIELDS = new Set(['siteId', 'site_id']);
+
+const allowsNull = (schema: JsonSchema) =>
+  schema.type === undefined || schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null')) || schema.nullable === true;
+
+/**
+ * The body without the read-only fields a client sent back from a read (legacy clients PUT what they
+ * GET). A site field among them must still be the caller's site.
+ */
+function withoutReadOnly(body: unknown, readOnly: readonly string[], schema: JsonSchema, headers: HeaderBag): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const kept = { ...(body as Record<string, unknown>) };
+  // A field read as null that the update does not take as null (an unset part) is sent back as absent.
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [field, value] of Object.entries(kept)) {
+    if (value === null && properties[field] && !allowsNull(properties[field])) delete kept[field];
+  }
+  const site = headers['x-service-client-id'];
+  for (const field of readOnly) {
+    if (!Object.hasOwn(kept, field)) continue;
+    if (SITE_FIELDS.has(field) && typeof site === 'string' && kept[field] !== null && kept[field] !== site) {
+      throw new RequestError(400, `body.${field} must be the caller's site (x-service-client-id)`);
+    }
+    delete kept[field];
+  }
+  return kept;
+}
+
 function readInput({ spec, validateBody, params }: CompiledRoute, req: Request): RouteInput {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
   // Headers are readable as `header.<name>` sources whether declared or not; declared ones are checked below.
@@ -292,12 +331,11 @@ function readInput({ spec, validateBody, params }: CompiledRoute, req: Request):
       if (!/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type)) {
         throw new RequestError(415, 'the body must be sent as application/json');
       }
-      try {
-        input.body = JSON.parse(raw);
-      } catch {
-        throw new RequestError(400, 'the body is not valid JSON');
-      }
+      const parsed = parseJsonInput(raw, 'body');
+      if ('error' in parsed) throw new RequestError(400, parsed.error);
+      input.body = parsed.value;
     }
+    if (spec.body.readOnly) input.body = withoutReadOnly(input.body, spec.body.readOnly, spec.body.schema, req.headers as HeaderBag);
     if (validateBody && !validateBody(input.body)) {
       throw new RequestError(400, describeSchemaError((validateBody.errors as ErrorObject[])[0], 'body'));
     }

@@ -17,7 +17,8 @@ export interface ParamSpec {
   required?: boolean;
   /**
    * A partner's credential (a Bearer token, a signature) that the operation verifies itself: when it is
-   * absent the answer is 401, before the body is read.
+   * absent the answer is 401, before the body is read. A credential header is kept from the identity
+   * authenticator, which refuses any Authorization that is not a sign-in JWT.
    */
   credential?: boolean;
   description?: string;
@@ -65,8 +66,13 @@ export interface RouteSpec {
   /** Alternatives: the caller must present every code of at least one list. */
   auth: readonly (readonly AuthCode[])[];
   params?: readonly ParamSpec[];
-  /** JSON Schema of the request body; validated before the operation runs. */
-  body?: { schema: JsonSchema; required?: boolean };
+  /**
+   * JSON Schema of the request body; validated before the operation runs. `readOnly` names top-level
+   * fields of the resource as it is read (`_id`, `created`, derived fields) that a client may send back
+   * unchanged: they are dropped before the schema check, so unknown fields are still refused. A
+   * read-only `siteId` / `site_id` must name the caller's site (x-service-client-id) when it is sent.
+   */
+  body?: { schema: JsonSchema; required?: boolean; readOnly?: readonly string[] };
   /** Hand the exact request body to the operation (signature checks). */
   rawBody?: boolean;
   /** Largest body this route reads (413 above); default BODY_LIMIT_BYTES. */
@@ -111,6 +117,12 @@ export interface RouteSpec {
 
 /** Admin callers: the site ID with a developer key, or with a sign-in JWT. */
 export const ADMIN = [['C', 'D'], ['C', 'J']] as const satisfies readonly (readonly AuthCode[])[];
+
+/** Fields every resource answers and no client sets: its ID and timestamps. */
+export const READ_ONLY = ['_id', 'created', 'modified'] as const;
+
+/** Overlay callers: as ADMIN, or a sign-in JWT alone (the sports workflow; the site is the token's). */
+export const ADMIN_OR_TOKEN = [['C', 'D'], ['C', 'J'], ['J']] as const satisfies readonly (readonly AuthCode[])[];
 
 /** A required path parameter. */
 export const pathId = (name = 'id', description = 'resource ID'): ParamSpec => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });

@@ -1,9 +1,12 @@
 /**
  * `npm run --silent cli -- site create --name NAME [--admin-email E --admin-password P]`
  * `npm run --silent cli -- superkey create --name NAME`
+ * `npm run --silent cli -- outbox [--site SITE_ID] [--to EMAIL] [--limit N]`
  * Creates a site with its first developer key (and, when asked, an admin account with every
  * permission) and prints one JSON line: {"siteId","developerKey","adminAccountId"}. A new install has
  * no other way to get its first credentials. The developer key is shown only here; it is stored hashed.
+ * `outbox` prints the e-mail waiting without SMTP_URL (one JSON line per message, oldest first): it is
+ * the operator's, since it may hold reset and login links of any account, and no site API returns it.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config';
@@ -11,10 +14,12 @@ import { openDatabase } from '../shared/db/client';
 import { provisionSite } from '../subgraphs/community/sites';
 import { signSuperApiKey } from '../shared/auth/credentials';
 import { newId } from '../shared/ids';
+import { waitingMail } from '../subgraphs/community/mail';
 
 const USAGE = [
   'usage: cli site create --name NAME [--admin-email EMAIL --admin-password PASSWORD]',
   '       cli superkey create --name NAME',
+  '       cli outbox [--site SITE_ID] [--to EMAIL] [--limit N]',
 ].join('\n');
 
 function fail(message: string): never {
@@ -62,10 +67,25 @@ async function createSuperKey(args: string[]): Promise<void> {
   }
 }
 
+/** Prints the mail waiting in the outbox, one JSON line per message: {id, siteId, kind, to, from, subject, text, html, created}. */
+async function printOutbox(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { site: { type: 'string' }, to: { type: 'string' }, limit: { type: 'string' } }, strict: true });
+  const limit = values.limit === undefined ? 100 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) fail('--limit must be a whole number from 1 to 10000');
+  const config = loadConfig();
+  const database = await openDatabase(config.databaseUrl);
+  try {
+    for (const mail of await waitingMail(database.prisma, { siteId: values.site, to: values.to, limit })) process.stdout.write(`${JSON.stringify(mail)}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'site' && verb === 'create') return createSite(rest);
   if (noun === 'superkey' && verb === 'create') return createSuperKey(rest);
+  if (noun === 'outbox') return printOutbox(argv.slice(1));
   fail(`unknown command: ${[noun, verb].filter(Boolean).join(' ') || '(none)'}`);
 }
 

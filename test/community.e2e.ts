@@ -42,7 +42,7 @@ async function purchase(member: Member, body: object = {}, who: TestSite = site)
 }
 
 describe('entitlements', () => {
-  it('creates one (201) and lists and reads the catalog with the site ID alone', async () => {
+  it('creates one (201) and lists and reads the catalog with a developer key (not the site ID alone)', async () => {
     const created = await rest(stack, 'POST', '/entitlement/v1/', {
       headers: site.admin,
       body: { sku: 'vip', name: 'VIP', prices: [{ currency: 'usd', value: 99 }, { currency: 'EUR', value: 89, paymentPriceId: 'price_1' }], tags: ['premium'] },
@@ -63,11 +63,13 @@ describe('entitlements', () => {
       modified: expect.any(Number),
       tags: ['premium'],
     });
-    const list = await rest(stack, 'GET', '/entitlement/v1/', { headers: viewer(site) });
+    // The catalog is a list: it needs D or J (the site ID alone reads only what a viewer needs).
+    expect((await rest(stack, 'GET', '/entitlement/v1/', { headers: viewer(site) })).status).toBe(401);
+    const list = await rest(stack, 'GET', '/entitlement/v1/', { headers: site.admin });
     expect(list.body.map((entitlement: { sku: string }) => entitlement.sku)).toEqual(expect.arrayContaining(['finals', 'monthly-pass', 'vip']));
     expect(list.body.every((entitlement: { siteId: string }) => entitlement.siteId === site.siteId)).toBe(true);
-    expect((await rest(stack, 'GET', `/entitlement/v1/${created.body._id}`, { headers: viewer(site) })).body).toEqual(created.body);
-    expect((await rest(stack, 'GET', `/entitlement/v1/${created.body._id}`, { headers: viewer(other) })).status).toBe(404);
+    expect((await rest(stack, 'GET', `/entitlement/v1/${created.body._id}`, { headers: site.admin })).body).toEqual(created.body);
+    expect((await rest(stack, 'GET', `/entitlement/v1/${created.body._id}`, { headers: other.admin })).status).toBe(404);
     const updated = await rest(stack, 'PUT', `/entitlement/v1/${created.body._id}`, { headers: site.admin, body: { prices: [{ currency: 'GBP', value: 79 }] } });
     expect(updated.body.prices).toEqual([{ currency: 'GBP', default: true, paymentPriceId: null, value: 79 }]);
   });
@@ -92,7 +94,7 @@ describe('entitlements', () => {
 
 describe('bundles', () => {
   it('creates a bundle of entitlements and reads it with the site ID', async () => {
-    const finals = (await rest(stack, 'GET', '/entitlement/v1/', { headers: viewer(site) })).body.find((entitlement: { sku: string }) => entitlement.sku === 'finals');
+    const finals = (await rest(stack, 'GET', '/entitlement/v1/', { headers: site.admin })).body.find((entitlement: { sku: string }) => entitlement.sku === 'finals');
     const writer = await site.token([{ pageId: [], scope: 'Entitlements', write: true }]);
     const created = await rest(stack, 'POST', '/bundle/v1/', {
       headers: viewer(site, writer),

@@ -33,3 +33,20 @@ it(`carries broadcasts and clears between instances (${usingRedis ? 'Redis' : 's
   expect(await viewer.next()).toMatchObject({ kind: 'CLEAR', broadcastId: sent.body.broadcastId });
   await Promise.all([viewer.close(), late.close()]);
 });
+
+it(`counts failed sign-ins of all instances together (${usingRedis ? 'in Redis' : 'per instance without Redis'})`, async () => {
+  const bus = usingRedis ? undefined : createMemoryBus();
+  const first = await startTestStack({ bus });
+  const second = await startTestStack({ sameDeploymentAs: first, bus });
+  const site = await createTestSite(first);
+  const headers = { 'x-service-client-id': site.siteId };
+  const email = 'guessed@example.test';
+  expect((await rest(first, 'POST', '/account/v3/', { headers, body: { email, password: 'the right password', name: 'Guessed' } })).status).toBe(201);
+  // The limit is 10 failures per e-mail: 5 on each instance.
+  for (const stack of [first, second, first, second, first, second, first, second, first, second]) {
+    expect((await rest(stack, 'POST', '/auth/v2/login', { headers, body: { email, password: 'a wrong guess' } })).status).toBe(401);
+  }
+  const eleventh = await rest(first, 'POST', '/auth/v2/login', { headers, body: { email, password: 'the right password' } });
+  expect(eleventh.status).toBe(usingRedis ? 429 : 200);
+  if (usingRedis) expect(Number(eleventh.headers.get('retry-after'))).toBeGreaterThan(0);
+});

@@ -108,7 +108,7 @@ describe('availability listing', () => {
   it('lists the site’s providers with their facts and nothing secret or internal', async () => {
     const mine = await register(site, { ...registration, name: 'Listed', tags: ['sports'] });
     const theirs = await register(other, { ...registration, name: 'Theirs' });
-    const reply = await rest(stack, 'GET', '/dataprovider/v1/available', { headers: { 'x-service-client-id': site.siteId } });
+    const reply = await rest(stack, 'GET', '/dataprovider/v1/available', { headers: site.admin });
     expect(reply.status).toBe(200);
     expect(reply.body.success).toBe(true);
     const item = reply.body.results.find((result: { _id: string }) => result._id === mine.dataProviderId);
@@ -225,7 +225,7 @@ describe('signed update and removal', () => {
     const reply = await rest(stack, 'PUT', `/dataprovider/v1/${provider.dataProviderId}`, { headers: { 'X-DataProvider-Signature': sign(provider.secret, text) }, rawBody: text });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ dataProviderId: provider.dataProviderId, secret: provider.secret });
-    const listing = await rest(stack, 'GET', '/dataprovider/v1/available', { headers: { 'x-service-client-id': site.siteId } });
+    const listing = await rest(stack, 'GET', '/dataprovider/v1/available', { headers: site.admin });
     const item = listing.body.results.find((result: { _id: string }) => result._id === provider.dataProviderId);
     expect(item).toMatchObject({ name: 'After', facts: ['data.odds'] });
     // The new schema applies to events at once.
@@ -263,7 +263,7 @@ describe('signed update and removal', () => {
     expect(removed.body).toEqual({ success: true });
 
     expect((await send(provider, JSON.stringify({ data: { score: 1 }, meta: {} }))).status).toBe(403);
-    const listing = await rest(stack, 'GET', '/dataprovider/v1/available', { headers: { 'x-service-client-id': site.siteId } });
+    const listing = await rest(stack, 'GET', '/dataprovider/v1/available', { headers: site.admin });
     expect(listing.body.results.map((result: { _id: string }) => result._id)).not.toContain(provider.dataProviderId);
     const text = JSON.stringify({ name: 'Back' });
     expect((await rest(stack, 'PUT', path, { headers: { 'X-DataProvider-Signature': sign(provider.secret, text) }, rawBody: text })).status).toBe(404);

@@ -56,8 +56,9 @@ describe('create and read', () => {
       last_modified: page.modified,
     });
     for (const base of ['/page/v2', '/pages/v2']) {
-      const got = await rest(stack, 'GET', `${base}/${page._id}`, { headers: { 'x-service-client-id': site.siteId } });
+      const got = await rest(stack, 'GET', `${base}/${page._id}`, { headers: site.admin });
       expect(got.status).toBe(200);
+      expect((await rest(stack, 'GET', `${base}/${page._id}`, { headers: { 'x-service-client-id': site.siteId } })).status).toBe(401);
       expect(got.body).toEqual(page);
     }
   });
@@ -126,7 +127,8 @@ describe('lists', () => {
       ids[name] = (await createPage(listSite, { ...channelBody(name), type }))._id;
     }
   });
-  const viewer = () => ({ 'x-service-client-id': listSite.siteId });
+  // Lists need D or J (DESIGN.md): the site ID alone reads only what a viewer needs.
+  const viewer = () => listSite.admin;
   const query = (params: Record<string, unknown>) =>
     '?' + Object.entries(params).map(([key, value]) => `${key}=${encodeURIComponent(JSON.stringify(value))}`).join('&');
 
@@ -214,7 +216,7 @@ describe('configuration', () => {
     const theirs = await createPage(other, channelBody('Theirs', { metadata: { external_field_1: 'theirs-1' } }));
     expect((await rest(stack, 'GET', `/page/v2/configuration/${theirs._id}`, { headers: viewer })).status).toBe(404);
     expect((await rest(stack, 'GET', '/page/v2/configuration?metadata=theirs-1', { headers: viewer })).status).toBe(404);
-    expect((await rest(stack, 'GET', `/page/v2/${theirs._id}`, { headers: viewer })).status).toBe(404);
+    expect((await rest(stack, 'GET', `/page/v2/${theirs._id}`, { headers: site.admin })).status).toBe(404);
   });
 });
 
@@ -260,6 +262,6 @@ describe('clone', () => {
 
 it('serves pages through GraphQL as an entity the supergraph can reference', async () => {
   const page = await createPage(site, channelBody('GraphQL'));
-  const reply = await graphql(stack, /* GraphQL */ `query($id: ID!) { page(id: $id) { id slug name type collection seo } }`, { id: page._id }, { 'x-service-client-id': site.siteId });
+  const reply = await graphql(stack, /* GraphQL */ `query($id: ID!) { page(id: $id) { id slug name type collection seo } }`, { id: page._id }, site.admin);
   expect(reply.body.data.page).toEqual({ id: page._id, slug: page.slug, name: 'GraphQL', type: 'channel', collection: 'pages', seo: page.seo });
 });

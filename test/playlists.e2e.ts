@@ -70,8 +70,10 @@ it('creates, gets (site ID alone), updates and deletes a playlist', async () => 
     created: expect.any(Number),
     modified: expect.any(Number),
   });
-  const got = await rest(stack, 'GET', `/playlist/v1/${playlist._id}`, { headers: { 'x-service-client-id': site.siteId } });
+  const got = await rest(stack, 'GET', `/playlist/v1/${playlist._id}`, { headers: site.admin });
   expect(got.body).toEqual(playlist);
+  // A list or admin read needs D or J: the site ID alone is 401 (DESIGN.md).
+  expect((await rest(stack, 'GET', `/playlist/v1/${playlist._id}`, { headers: { 'x-service-client-id': site.siteId } })).status).toBe(401);
 
   const updated = await rest(stack, 'POST', `/playlist/v1/${playlist._id}`, { headers: site.admin, body: { title: 'Best replays', members: [] } });
   expect(updated.body).toMatchObject({ title: 'Best replays', description: 'all of them', members: [], tags: ['sports'] });
@@ -129,23 +131,24 @@ describe('lists', () => {
     expect(both.body.results[0].members[0].video._id).toBe(videoId);
   });
 
-  it('lists by ids (site ID alone): the pagination and one entry per id', async () => {
-    const reply = await rest(stack, 'GET', `/playlist/v1/list?ids=${ids[0]},${ids[2]},${'0'.repeat(24)}`, { headers: { 'x-service-client-id': listed.siteId } });
+  it('lists by ids: the pagination and one entry per id', async () => {
+    const reply = await rest(stack, 'GET', `/playlist/v1/list?ids=${ids[0]},${ids[2]},${'0'.repeat(24)}`, { headers: listed.admin });
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.body).sort()).toEqual([ids[0], ids[2], 'pagination'].sort());
     expect(reply.body.pagination).toEqual({ limit: 50, offset: 0, sortDirection: -1, totalCount: 2 });
     expect(reply.body[ids[0]]).toMatchObject({ _id: ids[0], title: 'Alpha' });
-    const projected = await rest(stack, 'GET', `/playlist/v1/list?ids=${ids[1]}&projection=${encodeURIComponent('{"title":1}')}`, { headers: { 'x-service-client-id': listed.siteId } });
+    const projected = await rest(stack, 'GET', `/playlist/v1/list?ids=${ids[1]}&projection=${encodeURIComponent('{"title":1}')}`, { headers: listed.admin });
     expect(projected.body[ids[1]]).toEqual({ _id: ids[1], title: 'Beta' });
-    expect((await rest(stack, 'GET', '/playlist/v1/list', { headers: { 'x-service-client-id': listed.siteId } })).status).toBe(400);
+    expect((await rest(stack, 'GET', '/playlist/v1/list', { headers: listed.admin })).status).toBe(400);
+    expect((await rest(stack, 'GET', `/playlist/v1/list?ids=${ids[0]}`, { headers: { 'x-service-client-id': listed.siteId } })).status).toBe(401);
   });
 });
 
 it('validates references: the panels that play the playlist', async () => {
   const playlist = await createPlaylist(site, { title: 'Referenced', members: [] });
-  expect((await rest(stack, 'GET', `/playlist/v1/validate-references/${playlist._id}`, { headers: { 'x-service-client-id': site.siteId } })).body).toEqual([]);
+  expect((await rest(stack, 'GET', `/playlist/v1/validate-references/${playlist._id}`, { headers: site.admin })).body).toEqual([]);
   const panel = await rest(stack, 'POST', '/panel/v3/', { headers: site.admin, body: { siteId: site.siteId, renderer: { panel_type: 'playlist', panel_name: 'Replays panel', playlist_id: playlist._id } } });
-  const references = await rest(stack, 'GET', `/playlist/v1/validate-references/${playlist._id}`, { headers: { 'x-service-client-id': site.siteId } });
+  const references = await rest(stack, 'GET', `/playlist/v1/validate-references/${playlist._id}`, { headers: site.admin });
   expect(references.body).toEqual([{ _id: panel.body._id, collection: 'panels', name: 'Replays panel' }]);
   await rest(stack, 'PATCH', `/panel/v3/${panel.body._id}`, { headers: site.admin, body: { renderer: { playlist_id: null } } });
   expect((await rest(stack, 'GET', `/playlist/v1/validate-references/${playlist._id}`, { headers: site.admin })).body).toEqual([]);

@@ -44,7 +44,11 @@ it('creates each kind and gets it with the site ID alone', async () => {
     modified: expect.any(Number),
   });
   const got = await rest(stack, 'GET', `/poll/v3/${poll._id}`, { headers: { 'x-service-client-id': site.siteId } });
-  expect(got.body).toEqual(poll);
+  // The right answer of open trivia is not the viewer's: null until the poll closes.
+  expect(got.body).toEqual({ ...poll, correctAnswerId: null });
+  expect((await rest(stack, 'PATCH', `/poll/v3/${poll._id}`, { headers: site.admin, body: { open: false } })).status).toBe(200);
+  const closed = await rest(stack, 'GET', `/poll/v3/${poll._id}`, { headers: { 'x-service-client-id': site.siteId } });
+  expect(closed.body).toMatchObject({ open: false, correctAnswerId: 'a' });
 
   const plain = await createPoll(site, { type: 'poll', name: 'Mood', question: 'How is the show?', answers: [{ text: 'Great' }, { text: 'Fine' }] });
   expect(plain.answers.map((answer: { id: string }) => answer.id)).toEqual([expect.any(String), expect.any(String)]);

@@ -4,7 +4,7 @@
  * the seed leaves "not shown"). What a viewer does before holding a token (sign-up, sign-in, refresh,
  * password reset, TV codes, opening an invite) needs the site ID only.
  */
-import { ADMIN, arrayOf, epochMs, pathId as id, ref } from '../table';
+import { ADMIN, READ_ONLY, arrayOf, epochMs, pathId as id, ref } from '../table';
 import type { AuthCode, JsonSchema, ParamSpec, RouteSpec } from '../table';
 
 const SITE_ONLY = [['C']] as const satisfies readonly (readonly AuthCode[])[];
@@ -16,6 +16,8 @@ const ENTITLEMENT = /* GraphQL */ `_id: id name prices { currency default paymen
 const SUBSCRIPTION = /* GraphQL */ `_id: id accountId dateGranted entitlement { ${ENTITLEMENT} } grantedMethod presentmentCurrency siteId status created modified`;
 const ACCOUNT = /* GraphQL */ `_id: id siteId globalAccountID: globalAccountId uid email name normalizedName marketingOptin lastLogin
   thirdPartyAuthProviders { accountId provider } roles { ${ROLE} } subscriptions { ${SUBSCRIPTION} } created modified tags`;
+/** What an Account read carries that no update sets. */
+const ACCOUNT_READ_ONLY = [...READ_ONLY, 'siteId', 'globalAccountID', 'uid', 'normalizedName', 'lastLogin', 'subscriptions'];
 const SESSION = /* GraphQL */ `jwt refreshToken service`;
 const RESULT = /* GraphQL */ `success message`;
 const ACCESS_CODE = /* GraphQL */ `_id: id accessCode siteId sku type consumed created modified`;
@@ -278,7 +280,7 @@ const accountRoutes: RouteSpec[] = [
     summary: 'Update the signed-in account (its password changes through PUT /account/v3/password)',
     tag: 'Accounts',
     auth: SIGNED_IN,
-    body: { schema: accountUpdateBody, required: true },
+    body: { schema: accountUpdateBody, required: true, readOnly: ACCOUNT_READ_ONLY },
     document: /* GraphQL */ `mutation UpdateOwnAccount($input: UpdateAccountInput!) { result: updateAccount(input: $input) { ${ACCOUNT} } }`,
     variables: { input: accountUpdateVariables },
     response: ref('Account'),
@@ -417,7 +419,7 @@ const accountRoutes: RouteSpec[] = [
     tag: 'Accounts',
     auth: ADMIN,
     params: [id()],
-    body: { schema: accountUpdateBody, required: true },
+    body: { schema: accountUpdateBody, required: true, readOnly: ACCOUNT_READ_ONLY },
     document: /* GraphQL */ `mutation UpdateAccount($id: ID!, $input: UpdateAccountInput!) { result: updateAccount(id: $id, input: $input) { ${ACCOUNT} } }`,
     variables: { id: 'path.id', input: accountUpdateVariables },
     response: ref('Account'),
@@ -689,7 +691,7 @@ const priceInput: JsonSchema = {
   type: 'object',
   required: ['currency', 'value'],
   additionalProperties: false,
-  properties: { currency: string, default: boolean, paymentPriceId: string, value: { type: 'number', minimum: 0 } },
+  properties: { currency: string, default: boolean, paymentPriceId: { type: ['string', 'null'] }, value: { type: 'number', minimum: 0 } },
 };
 
 const entitlementRoutes: RouteSpec[] = [
@@ -739,7 +741,7 @@ const entitlementRoutes: RouteSpec[] = [
     path: '/entitlement/v1/',
     summary: 'The site’s entitlements (SKUs and prices)',
     tag: 'Entitlements',
-    auth: SITE_ONLY,
+    auth: ADMIN,
     document: /* GraphQL */ `query ListEntitlements { result: entitlements { ${ENTITLEMENT} } }`,
     response: arrayOf(ref('Entitlement')),
   },
@@ -770,7 +772,7 @@ const entitlementRoutes: RouteSpec[] = [
     path: '/entitlement/v1/{id}',
     summary: 'Get an entitlement',
     tag: 'Entitlements',
-    auth: SITE_ONLY,
+    auth: ADMIN,
     params: [id()],
     document: /* GraphQL */ `query GetEntitlement($id: ID!) { result: entitlement(id: $id) { ${ENTITLEMENT} } }`,
     variables: { id: 'path.id' },
@@ -786,6 +788,7 @@ const entitlementRoutes: RouteSpec[] = [
     params: [id()],
     body: {
       required: true,
+      readOnly: [...READ_ONLY, 'siteId', 'sku', 'subscriptionProvider'],
       schema: {
         type: 'object',
         additionalProperties: false,
@@ -993,18 +996,6 @@ const customEmailRoutes: RouteSpec[] = [
     envelope: 'success',
     response: ref('ReceiptTemplate'),
   },
-  {
-    operationId: 'readMailOutbox',
-    method: 'get',
-    path: '/customemail/v1/outbox',
-    summary: 'E-mail the service sent or holds for the site (without SMTP_URL it stays here), newest first',
-    tag: 'Custom receipt e-mail',
-    auth: ADMIN,
-    params: [query('limit', { type: 'integer', minimum: 1, maximum: 500 }, false, 'default 50')],
-    document: /* GraphQL */ `query MailOutbox($limit: Int) { result: mailOutbox(limit: $limit) { _id: id kind to from replyTo subject html text status attempts lastError created sent } }`,
-    variables: { limit: 'query.limit' },
-    response: arrayOf({ type: 'object' }),
-  },
 ];
 
 const inviteRoutes: RouteSpec[] = [
@@ -1074,6 +1065,7 @@ const inviteRoutes: RouteSpec[] = [
     params: [id()],
     body: {
       required: true,
+      readOnly: [...READ_ONLY, 'consumed', 'revoked', 'targetSkus', 'token', 'type'],
       schema: { type: 'object', additionalProperties: false, properties: { redirectUri: string, siteId: string, targetRoles: arrayOf(roleInput), tags: arrayOf(string) } },
     },
     document: /* GraphQL */ `mutation UpdateInvite($id: ID!, $input: UpdateInviteInput!) { result: updateInvite(id: $id, input: $input) { ${INVITE} } }`,

@@ -3,7 +3,7 @@
  * Playlists, Polls, Quests, Calendar events, Site; DESIGN.md paths where the seed shows none), and our
  * webhook endpoints (the seed leaves how a site registers webhook targets to us).
  */
-import { ADMIN, arrayOf, epochMs, pathId as id, ref } from '../table';
+import { ADMIN, READ_ONLY, arrayOf, epochMs, pathId as id, ref } from '../table';
 import type { AuthCode, JsonSchema, ParamSpec, RouteSpec } from '../table';
 
 // ------------------------------------------------------------------------------- selections (seed shapes)
@@ -240,7 +240,7 @@ const pollFields: Record<string, JsonSchema> = {
   question: { type: 'string', minLength: 1, maxLength: 1000 },
   answers: {
     type: 'array',
-    minItems: 2,
+    description: 'ours (the seed shows no answers): absent or empty = none; otherwise 2 to 50',
     maxItems: 50,
     items: { type: 'object', required: ['text'], additionalProperties: false, properties: { id: str, text: str, imageUrl: nullableStr } },
   },
@@ -365,7 +365,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       path: `${base}/`,
       summary: 'Pages of the site: by ids, sorted, projected, searched on data.name; without ids or projection each is { _id, base_language, created, modified, tags }',
       tag,
-      auth: VIEWER,
+      auth: ADMIN,
       params: [
         { name: 'ids', in: 'query', schema: { type: 'array', maxItems: 500, items: { type: 'string' } }, description: 'JSON array of page IDs of the site' },
         {
@@ -409,7 +409,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       path: `${base}/channel`,
       summary: 'The channels of the site',
       tag,
-      auth: VIEWER,
+      auth: ADMIN,
       document: /* GraphQL */ `query ListChannels { result: pages(type: channel) { ${PAGE} } }`,
       response: arrayOf(ref('Page')),
     },
@@ -419,7 +419,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       path: `${base}/channel/channels-landings`,
       summary: 'The channels and landing pages of the site',
       tag,
-      auth: VIEWER,
+      auth: ADMIN,
       document: /* GraphQL */ `query ListChannelsAndLandings { result: pages(types: [channel, landing]) { ${PAGE} } }`,
       response: arrayOf(ref('Page')),
     },
@@ -429,7 +429,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       path: `${base}/landing`,
       summary: 'The landing pages of the site',
       tag,
-      auth: VIEWER,
+      auth: ADMIN,
       document: /* GraphQL */ `query ListLandings { result: pages(type: landing) { ${PAGE} } }`,
       response: arrayOf(ref('Page')),
     },
@@ -491,7 +491,7 @@ const getPageRoute = (base: '/page/v2' | '/pages/v2', suffix: string): RouteSpec
   path: `${base}/{id}`,
   summary: 'One page of the site',
   tag: 'Pages and channels',
-  auth: VIEWER,
+  auth: ADMIN,
   params: [id('id', 'page ID')],
   document: /* GraphQL */ `query GetPage($id: ID!) { result: page(id: $id) { ${PAGE} } }`,
   variables: { id: 'path.id' },
@@ -519,7 +519,7 @@ const pageWriteRoutes: RouteSpec[] = [
     tag: 'Pages and channels',
     auth: ADMIN,
     params: [id('id', 'page ID')],
-    body: { schema: { type: 'object', additionalProperties: false, properties: { _id: str, ...pageBodyFields } }, required: true },
+    body: { schema: { type: 'object', additionalProperties: false, properties: { _id: str, ...pageBodyFields } }, required: true, readOnly: [...READ_ONLY, 'last_modified', 'site_id'] },
     document: /* GraphQL */ `mutation UpdatePage($id: ID!, $input: PageUpdateInput!) { result: updatePage(id: $id, input: $input) { ${PAGE} } }`,
     variables: { id: 'path.id', input: { slug: 'body.slug', ...pageParts } },
     response: ref('Page'),
@@ -688,7 +688,7 @@ const panelRoutes: RouteSpec[] = [
     tag: 'Panels',
     auth: ADMIN,
     params: [id('id', 'panel ID')],
-    body: { schema: rendererBody(['renderer', 'siteId']), required: true },
+    body: { schema: rendererBody(['renderer']), required: true, readOnly: [...READ_ONLY, 'site_id', 'collection', 'slug', 'type', 'last_modified'] },
     document: /* GraphQL */ `mutation ReplacePanel($id: ID!, $input: PanelInput!) { result: replacePanel(id: $id, input: $input) { ${PANEL} } }`,
     variables: { id: 'path.id', input: { renderer: 'body.renderer', siteId: 'body.siteId' } },
     response: ref('Panel'),
@@ -753,7 +753,7 @@ const playlistRoutes: RouteSpec[] = [
     path: '/playlist/v1/list',
     summary: 'Playlists by ID: the pagination and one entry per playlist ID (a developer key is optional)',
     tag: 'Playlists',
-    auth: VIEWER,
+    auth: ADMIN,
     params: [
       { name: 'ids', in: 'query', required: true, commaSeparated: true, schema: { type: 'array', minItems: 1, maxItems: 500, items: { type: 'string' } }, description: 'comma-separated playlist IDs' },
       offset,
@@ -774,7 +774,7 @@ const playlistRoutes: RouteSpec[] = [
     path: '/playlist/v1/validate-references/{id}',
     summary: 'What points at the playlist (panels that play it)',
     tag: 'Playlists',
-    auth: VIEWER,
+    auth: ADMIN,
     params: [id('id', 'playlist ID')],
     document: /* GraphQL */ `query PlaylistReferences($id: ID!) { result: playlistReferences(id: $id) { ${REFERENCE} } }`,
     variables: { id: 'path.id' },
@@ -799,7 +799,7 @@ const playlistRoutes: RouteSpec[] = [
     path: '/playlist/v1/{id}',
     summary: 'One playlist',
     tag: 'Playlists',
-    auth: VIEWER,
+    auth: ADMIN,
     params: [id('id', 'playlist ID')],
     document: /* GraphQL */ `query GetPlaylist($id: ID!, $withVideos: Boolean! = false) { result: playlist(id: $id) { ${PLAYLIST} } }`,
     variables: { id: 'path.id' },
@@ -813,7 +813,7 @@ const playlistRoutes: RouteSpec[] = [
     tag: 'Playlists',
     auth: ADMIN,
     params: [id('id', 'playlist ID')],
-    body: { schema: { type: 'object', additionalProperties: false, properties: { ...playlistFields, created: epochMs, modified: epochMs } }, required: true },
+    body: { schema: { type: 'object', additionalProperties: false, properties: { ...playlistFields, created: epochMs, modified: epochMs } }, required: true, readOnly: [...READ_ONLY, 'siteId'] },
     document: /* GraphQL */ `mutation UpdatePlaylist($id: ID!, $input: PlaylistUpdateInput!, $withVideos: Boolean! = false) { result: updatePlaylist(id: $id, input: $input) { ${PLAYLIST} } }`,
     variables: { id: 'path.id', input: { title: 'body.title', description: 'body.description', members: 'body.members', tags: 'body.tags' } },
     response: ref('Playlist'),
@@ -869,7 +869,7 @@ const pollRoutes: RouteSpec[] = [
     summary: 'Create a poll, prediction or trivia question',
     tag: 'Polls',
     auth: ADMIN,
-    body: { schema: { type: 'object', required: ['type', 'name', 'question', 'answers'], additionalProperties: false, properties: pollFields }, required: true },
+    body: { schema: { type: 'object', required: ['type', 'name', 'question'], additionalProperties: false, properties: pollFields }, required: true },
     document: /* GraphQL */ `mutation CreatePoll($input: PollInput!) { result: createPoll(input: $input) { ${POLL} } }`,
     variables: { input: pollInput },
     response: ref('Poll'),
@@ -906,7 +906,7 @@ const pollRoutes: RouteSpec[] = [
     tag: 'Polls',
     auth: ADMIN,
     params: [id('id', 'poll ID')],
-    body: { schema: { type: 'object', required: ['type', 'name', 'question', 'answers'], additionalProperties: false, properties: pollFields }, required: true },
+    body: { schema: { type: 'object', required: ['type', 'name', 'question'], additionalProperties: false, properties: pollFields }, required: true },
     document: /* GraphQL */ `mutation ReplacePoll($id: ID!, $input: PollInput!) { result: replacePoll(id: $id, input: $input) { ${POLL} } }`,
     variables: { id: 'path.id', input: pollInput },
     response: ref('Poll'),
@@ -1131,6 +1131,7 @@ const siteRoutes: RouteSpec[] = [
     tag: 'Site',
     auth: ADMIN,
     body: {
+      readOnly: [...READ_ONLY, 'theme'],
       schema: {
         type: 'object',
         additionalProperties: false,
@@ -1188,7 +1189,7 @@ const webhookRoutes: RouteSpec[] = [
     tag: 'Webhooks',
     auth: ADMIN,
     params: [id('id', 'endpoint ID')],
-    body: { schema: { type: 'object', additionalProperties: false, properties: webhookFields }, required: true },
+    body: { schema: { type: 'object', additionalProperties: false, properties: webhookFields }, required: true, readOnly: [...READ_ONLY, 'siteId'] },
     document: /* GraphQL */ `mutation UpdateWebhookEndpoint($id: ID!, $input: WebhookEndpointUpdateInput!) { result: updateWebhookEndpoint(id: $id, input: $input) { ${WEBHOOK} } }`,
     variables: { id: 'path.id', input: { url: 'body.url', events: 'body.events', description: 'body.description', active: 'body.active' } },
     response: ref('WebhookEndpoint'),

@@ -193,7 +193,7 @@ const dataProviderFields: Record<string, JsonSchema> = {
   ownerName: { type: 'string', minLength: 1, maxLength: 200 },
   ownerEmail: { type: 'string', format: 'email' },
   realtime: { type: 'boolean' },
-  ttl: { type: ['integer', 'null'], minimum: 1, description: 'seconds an event is kept; null = no expiration' },
+  ttl: { type: ['integer', 'null'], minimum: 1, maximum: 2_147_483_647, description: 'seconds an event is kept; null = no expiration' },
   tags: arrayOf({ type: 'string', minLength: 1 }),
 };
 
@@ -389,7 +389,7 @@ export const integrationRoutes: RouteSpec[] = [
     path: '/dataprovider/v1/available',
     summary: 'The data providers of the site, with the facts their events carry',
     tag: 'Data providers',
-    auth: [['C']],
+    auth: ADMIN,
     document: /* GraphQL */ `query AvailableDataProviders { result: availableDataProviders { _id: id name description facts created modified tags } }`,
     envelope: 'results',
     response: { type: 'object', required: ['success', 'results'], properties: { success: { type: 'boolean' }, results: arrayOf(ref('AvailableDataProvider')) } },

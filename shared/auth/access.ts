@@ -13,6 +13,20 @@ export function requireSite(identity: Identity): string {
 }
 
 /**
+ * A read beyond what a viewer needs: every list and admin read. The site ID alone (what every viewer's
+ * browser holds) reads only the content check, page configuration, a poll by id, bundles and the live
+ * subscription (DESIGN.md "Authentication"); anything else needs a developer key or a signed-in
+ * account of the site. Returns the site ID.
+ */
+export function requireReader(identity: Identity): string {
+  const siteId = requireSite(identity);
+  if (!identity.developerKey && !identity.account) {
+    throw unauthenticated('x-service-developer-key header or Authorization: Bearer <JWT> is required');
+  }
+  return siteId;
+}
+
+/**
  * A role grants its scope (`*` = every scope) for reading, and for writing when `write` is set. A role
  * with page IDs is limited to those pages: it counts only for a call about one of them.
  */

@@ -95,16 +95,14 @@ export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: s
       }
       const authorization = header(headers, 'authorization');
       if (authorization !== undefined) {
+        // Any Authorization here is a sign-in JWT: routes whose Bearer is a partner's token declare it as
+        // their credential, and the REST bridge keeps that header from the identity (rest-bridge/router.ts).
         const match = /^Bearer\s+(\S+)$/i.exec(authorization);
         const claims = match ? verifySessionToken(match[1], jwtSecret) : null;
-        // A Bearer value that is not a sign-in JWT (a partner's token) is left to the route that expects it.
-        if (claims) {
-          if (!identity.siteId) identity.siteId = claims.site;
-          if (claims.site !== identity.siteId) throw unauthenticated('this token belongs to another site');
-          identity.account = { id: claims.sub, roles: claims.roles };
-        } else if (match && match[1].split('.').length === 3) {
-          throw unauthenticated('invalid or expired token');
-        }
+        if (!claims) throw unauthenticated('invalid or expired token (Authorization: Bearer <JWT>)');
+        if (!identity.siteId) identity.siteId = claims.site;
+        if (claims.site !== identity.siteId) throw unauthenticated('this token belongs to another site');
+        identity.account = { id: claims.sub, roles: claims.roles };
       }
       return identity;
     },

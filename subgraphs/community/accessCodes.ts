@@ -11,7 +11,7 @@ import type { AccessCode } from '../../shared/db/generated/sqlite';
 import { appError, badInput, conflict, ErrorCode, notFound } from '../../shared/errors';
 import { newId, newIds } from '../../shared/ids';
 import { entitlementOfSku, grantSubscription } from './entitlements';
-import { checkLimit, consumeLimit } from './rateLimits';
+import type { RateLimits } from './rateLimits';
 import { readableCodes } from './secrets';
 import { checkSameSite, checkSku } from './validation';
 
@@ -58,12 +58,12 @@ export async function deleteAccessCode(db: Db, siteId: string, id: string) {
  * Redeems a code for the signed-in account, once: the first redemption wins, any later one is a
  * conflict. A subscription code grants its entitlement (grantedMethod accessCode).
  */
-export async function consumeAccessCode(db: Db, siteId: string, accountId: string, value: string) {
+export async function consumeAccessCode(db: Db, limits: RateLimits, siteId: string, accountId: string, value: string) {
   const limitKey = `${siteId}:${accountId}`;
-  await checkLimit('accessCodeFailures', limitKey);
+  await limits.check('accessCodeFailures', limitKey);
   const code = await db.accessCode.findUnique({ where: { siteId_accessCode: { siteId, accessCode: value.trim() } } });
   if (!code) {
-    await consumeLimit('accessCodeFailures', limitKey);
+    await limits.consume('accessCodeFailures', limitKey);
     throw notFound('access code');
   }
   await db.$transaction(async (tx) => {

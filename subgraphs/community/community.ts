@@ -105,6 +105,10 @@ export async function communityWhere(context: SearchContext, siteId: string, sea
   }
   const filter = search.filter ?? {};
   if (filter.timeStart != null || filter.timeEnd != null) {
+    for (const field of ['timeStart', 'timeEnd'] as const) {
+      const value = filter[field];
+      if (value != null && !(Math.abs(value) <= 8.64e15)) throw badInput(`filter.${field} must be a Unix time in milliseconds`, `filter.${field}`);
+    }
     if (filter.timeStart != null && filter.timeEnd != null && filter.timeStart > filter.timeEnd) throw badInput('filter.timeStart must not be after filter.timeEnd', 'filter.timeStart');
     conditions.push({
       createdAt: {

@@ -4,4 +4,4 @@ import { subgraphPort } from '../../shared/config';
 import { listenSubgraph } from '../../shared/subgraph';
 import { createCommunitySubgraph } from './server';
 
-runService('community', (deps) => listenSubgraph('community', createCommunitySubgraph(deps.logger), deps, subgraphPort(deps.config, 'community')));
+runService('community', (deps) => listenSubgraph('community', createCommunitySubgraph(deps.logger, deps), deps, subgraphPort(deps.config, 'community')));

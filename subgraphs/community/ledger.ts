@@ -9,7 +9,7 @@ import { badInput, conflict, notFound } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { findAccount } from './accounts';
 import { entitlementOfSku, grantSubscription, priceIn } from './entitlements';
-import { toMajor, toMinor } from './money';
+import { MAX_MINOR, toMajor, toMinor } from './money';
 import { readableCodes } from './secrets';
 import { checkCurrency, checkSku, checkText } from './validation';
 
@@ -49,6 +49,7 @@ export async function recordPurchase(db: Db, siteId: string, input: PurchaseInpu
   const quantity = input.quantity ?? 1;
   if (!Number.isInteger(quantity) || quantity < 1 || quantity > 1000) throw badInput('quantity must be a whole number from 1 to 1000', 'quantity');
   const priceMinor = toMinor(price.value, price.currency, 'price') * quantity;
+  if (priceMinor > MAX_MINOR) throw badInput('quantity: the total price is too large for one charge', 'quantity');
   const serviceMinor = toMinor(input.serviceCharge ?? 0, price.currency, 'serviceCharge');
   const taxMinor = toMinor(input.tax ?? 0, price.currency, 'tax');
   const chargeId = input.chargeId ? checkText(input.chargeId, 'chargeId', 200) : `ch_${newId()}`;

@@ -1,7 +1,8 @@
 /**
  * E-mail: every message is first written to the MailMessage table, then, when SMTP_URL is set, sent
  * with nodemailer (pooled SMTP connections) and its body dropped. Without SMTP_URL it stays in the
- * outbox for the site admin to read, so `npm start` needs no mail server. Delivery runs after the
+ * outbox, which is the operator's (`npm run --silent cli -- outbox`): it may hold reset and login links
+ * of any account, so no site API reads it. `npm start` needs no mail server. Delivery runs after the
  * answer (a caller never waits on, or learns from, the mail server) and is retried a few times.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
@@ -96,4 +97,38 @@ export class Mailer {
     this.transport?.close();
     this.transport = null;
   }
+}
+
+/** A message waiting in the outbox, as the operator's CLI prints it. */
+export interface WaitingMail {
+  id: string;
+  /** null for a global account's mail, which belongs to no single site. */
+  siteId: string | null;
+  kind: string;
+  to: string;
+  from: string;
+  subject: string;
+  text: string | null;
+  html: string | null;
+  created: number;
+}
+
+/** Mail waiting in the outbox (no SMTP_URL), oldest first; optionally of one site or one recipient. */
+export async function waitingMail(db: Db, filter: { siteId?: string; to?: string; limit?: number } = {}): Promise<WaitingMail[]> {
+  const rows = await db.mailMessage.findMany({
+    where: { status: 'outbox', ...(filter.siteId ? { siteId: filter.siteId } : {}), ...(filter.to ? { to: filter.to } : {}) },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: filter.limit ?? 100,
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    siteId: row.siteId,
+    kind: row.kind,
+    to: row.to,
+    from: row.from,
+    subject: row.subject,
+    text: row.text,
+    html: row.html,
+    created: row.createdAt.getTime(),
+  }));
 }

@@ -21,6 +21,9 @@ export function minorDigits(currency: string): number {
 }
 
 /** Major units to minor units; more decimals than the currency has is bad input. */
+/** The largest amount in minor units one charge line may hold: three of them still fit a 32-bit column. */
+export const MAX_MINOR = 500_000_000;
+
 export function toMinor(amount: number, currency: string, field: string): number {
   const scale = 10 ** minorDigits(currency);
   const minor = Math.round(amount * scale);
@@ -28,6 +31,7 @@ export function toMinor(amount: number, currency: string, field: string): number
     throw badInput(`${field} has more decimals than ${currency} allows`, field);
   }
   if (minor < 0) throw badInput(`${field} must not be negative`, field);
+  if (minor > MAX_MINOR) throw badInput(`${field} is larger than ${toMajor(MAX_MINOR, currency)} ${currency}`, field);
   return minor;
 }
 

@@ -10,7 +10,7 @@ import { badInput, unauthenticated } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { findAccount, storePasswordHash } from './accounts';
 import type { Mailer } from './mail';
-import { consumeLimit } from './rateLimits';
+import type { RateLimits } from './rateLimits';
 import { passwordMatches } from './sessions';
 import { hashToken, newToken } from './secrets';
 import { checkEmail, checkHttpUrl, checkPassword } from './validation';
@@ -24,7 +24,7 @@ export interface ResetRequest {
 
 const RESET_SENT = { success: true, message: 'if an account has this email, a reset link was sent to it' };
 
-function resetMail(config: Config, siteId: string, to: string, link: string) {
+function resetMail(config: Config, siteId: string | null, to: string, link: string) {
   const minutes = Math.round(config.passwordResetTtlSeconds / 60);
   return {
     siteId,
@@ -38,23 +38,29 @@ function resetMail(config: Config, siteId: string, to: string, link: string) {
 }
 
 /** E-mails a single-use reset link to the account (or global account) of the e-mail, if there is one; rate-limited per address. */
-export async function requestPasswordReset(db: Db, config: Config, mailer: Mailer, siteId: string, request: ResetRequest) {
+export async function requestPasswordReset(db: Db, config: Config, mailer: Mailer, limits: RateLimits, siteId: string, request: ResetRequest) {
   const email = checkEmail(request.email);
   const base = new URL(checkHttpUrl(request.baseUrl, 'baseUrl'));
-  await consumeLimit('passwordResets', `${siteId}:${request.globalAccount ? 'global:' : ''}${email}`);
+  await limits.consume('passwordResets', `${siteId}:${request.globalAccount ? 'global:' : ''}${email}`);
   let target: { accountId: string } | { globalAccountId: string } | null = null;
   let to = email;
+  // A global account's mail belongs to no single site (DESIGN.md): it is stored without one.
+  let mailSite: string | null = siteId;
   if (request.globalAccount) {
     const global = await db.globalAccount.findUnique({ where: { email } });
     const onThisSite = global && (await db.account.findFirst({ where: { siteId, globalAccountId: global.id }, select: { id: true } }));
     if (global && onThisSite) target = { globalAccountId: global.id };
+    mailSite = null;
   } else {
     const account = await db.account.findUnique({ where: { siteId_email: { siteId, email } }, select: { id: true, globalAccountId: true } });
     if (account) target = { accountId: account.id };
     // A linked account's password is its global account's (every site's): the link goes to the global
     // account's address, which no single site's admin can change.
     const global = account?.globalAccountId ? await db.globalAccount.findUnique({ where: { id: account.globalAccountId }, select: { email: true } }) : null;
-    if (global) to = global.email;
+    if (global) {
+      to = global.email;
+      mailSite = null;
+    }
   }
   if (!target) return RESET_SENT;
   const token = newToken('sgp');
@@ -62,7 +68,7 @@ export async function requestPasswordReset(db: Db, config: Config, mailer: Maile
     data: { id: newId(), siteId, ...target, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + config.passwordResetTtlSeconds * 1000) },
   });
   base.searchParams.set('token', token);
-  await mailer.send(db, config, resetMail(config, siteId, to, base.toString()));
+  await mailer.send(db, config, resetMail(config, mailSite, to, base.toString()));
   return RESET_SENT;
 }
 
@@ -89,11 +95,11 @@ export async function resetPassword(db: Db, siteId: string, input: { token: stri
 }
 
 /** The signed-in account's new password, given the old one; every session is signed out. */
-export async function changePassword(db: Db, siteId: string, accountId: string, input: { oldPassword: string; password: string }) {
+export async function changePassword(db: Db, limits: RateLimits, siteId: string, accountId: string, input: { oldPassword: string; password: string }) {
   const account = await findAccount(db, siteId, accountId);
   const limitKey = `${siteId}:${account.email}`;
   if (!(await passwordMatches(input.oldPassword, account.passwordHash))) {
-    await consumeLimit('signInFailures', limitKey);
+    await limits.consume('signInFailures', limitKey);
     throw unauthenticated('oldPassword is wrong');
   }
   const passwordHash = await hashPassword(checkPassword(input.password));

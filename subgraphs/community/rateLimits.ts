@@ -1,46 +1,78 @@
 /**
  * Rate limits on what can be guessed or abused before holding a token: failed sign-ins per e-mail,
- * reset e-mails per address, TV codes per device, failed access-code redemptions per account. Kept in
- * memory per instance (rate-limiter-flexible); the limits are per site and key.
+ * reset e-mails per address, TV codes per device, failed access-code redemptions per account; the
+ * limits are per site and key (rate-limiter-flexible). With REDIS_URL they are counted in Redis, so N
+ * instances allow what one does (DESIGN.md); while Redis is away each instance counts on its own.
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import Redis from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../../shared/config';
 import { appError, ErrorCode } from '../../shared/errors';
+import type { Logger } from '../../shared/logger';
 
-const limiters = {
+const LIMITS = {
   /** Failed sign-ins per site and e-mail: 10 per 15 minutes. */
-  signInFailures: new RateLimiterMemory({ keyPrefix: 'sign-in', points: 10, duration: 15 * 60 }),
+  signInFailures: { keyPrefix: 'sign-in', points: 10, duration: 15 * 60 },
   /** Password-reset e-mails per site and address: 5 per hour. */
-  passwordResets: new RateLimiterMemory({ keyPrefix: 'reset', points: 5, duration: 60 * 60 }),
+  passwordResets: { keyPrefix: 'reset', points: 5, duration: 60 * 60 },
   /** TV codes per site and device: 20 per 10 minutes. */
-  tvCodes: new RateLimiterMemory({ keyPrefix: 'tv', points: 20, duration: 10 * 60 }),
+  tvCodes: { keyPrefix: 'tv', points: 20, duration: 10 * 60 },
   /** Access codes that do not redeem, per site and account: 20 per 10 minutes. */
-  accessCodeFailures: new RateLimiterMemory({ keyPrefix: 'code', points: 20, duration: 10 * 60 }),
+  accessCodeFailures: { keyPrefix: 'code', points: 20, duration: 10 * 60 },
 };
 
-export type LimitName = keyof typeof limiters;
+export type LimitName = keyof typeof LIMITS;
 
 function rateLimited(result: RateLimiterRes) {
   const retryAfter = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
   return appError(ErrorCode.RATE_LIMITED, `too many attempts; try again in ${retryAfter} s`, { retryAfter });
 }
 
-/** Spends one point; throws RATE_LIMITED when the key has none left. */
-export async function consumeLimit(name: LimitName, key: string): Promise<void> {
-  try {
-    await limiters[name].consume(key);
-  } catch (error) {
-    if (error instanceof RateLimiterRes) throw rateLimited(error);
-    throw error;
+/** The limits of one community server: in memory, or in Redis when REDIS_URL is set. */
+export class RateLimits {
+  private readonly limiters: Record<LimitName, RateLimiterAbstract>;
+  private readonly redis: Redis | null = null;
+
+  constructor(config: Pick<Config, 'redisUrl' | 'redisPrefix'>, logger: Logger) {
+    const memory = (name: LimitName) => new RateLimiterMemory(LIMITS[name]);
+    if (config.redisUrl) {
+      const redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+      redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'rate limiter redis error'));
+      this.redis = redis;
+    }
+    const redis = this.redis;
+    this.limiters = Object.fromEntries(
+      (Object.keys(LIMITS) as LimitName[]).map((name) => [
+        name,
+        redis
+          ? new RateLimiterRedis({ ...LIMITS[name], storeClient: redis, keyPrefix: `${config.redisPrefix}:limit:${LIMITS[name].keyPrefix}`, insuranceLimiter: memory(name) })
+          : memory(name),
+      ]),
+    ) as unknown as Record<LimitName, RateLimiterAbstract>;
   }
-}
 
-/** Throws RATE_LIMITED when the key has no point left, without spending one (failures are counted apart). */
-export async function checkLimit(name: LimitName, key: string): Promise<void> {
-  const state = await limiters[name].get(key);
-  if (state && state.remainingPoints <= 0) throw rateLimited(state);
-}
+  /** Spends one point; throws RATE_LIMITED when the key has none left. */
+  async consume(name: LimitName, key: string): Promise<void> {
+    try {
+      await this.limiters[name].consume(key);
+    } catch (error) {
+      if (error instanceof RateLimiterRes) throw rateLimited(error);
+      throw error;
+    }
+  }
 
-/** Forgets the key's spent points (after a successful sign-in). */
-export async function resetLimit(name: LimitName, key: string): Promise<void> {
-  await limiters[name].delete(key);
+  /** Throws RATE_LIMITED when the key has no point left, without spending one (failures are counted apart). */
+  async check(name: LimitName, key: string): Promise<void> {
+    const state = await this.limiters[name].get(key);
+    if (state && state.remainingPoints <= 0) throw rateLimited(state);
+  }
+
+  /** Forgets the key's spent points (after a successful sign-in). */
+  async reset(name: LimitName, key: string): Promise<void> {
+    await this.limiters[name].delete(key);
+  }
+
+  async close(): Promise<void> {
+    if (this.redis) await this.redis.quit().catch(() => undefined);
+  }
 }

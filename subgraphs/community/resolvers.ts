@@ -14,7 +14,7 @@ import { receiptResolvers } from './resolvers/receipts';
 export function createResolvers(runtime: CommunityRuntime): Resolvers {
   return mergeResolvers<Resolvers>(
     accountResolvers(runtime),
-    accessCodeResolvers(),
+    accessCodeResolvers(runtime),
     inviteResolvers(),
     entitlementResolvers(),
     communityResolvers(runtime),

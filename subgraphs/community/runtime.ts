@@ -10,27 +10,34 @@ import type { Identity } from '../../shared/auth/identity';
 import type { Logger } from '../../shared/logger';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { Mailer } from './mail';
+import { RateLimits } from './rateLimits';
+import type { Config } from '../../shared/config';
 import { TemplateCache } from './receipts';
 import type { AccountSubscriptionModel } from './schema.mappers';
 
 export interface CommunityRuntime {
   mailer: Mailer;
   templates: TemplateCache;
+  /** Sign-in, reset, TV-code and access-code limits (in Redis with REDIS_URL). */
+  limits: RateLimits;
   /** Closes the mailer when the server stops. */
   plugin: ApolloServerPlugin<SubgraphContext>;
 }
 
-/** The runtime of one server: a mailer and a template cache, closed when the server stops. */
-export function createRuntime(logger: Logger): CommunityRuntime {
+/** The runtime of one server: a mailer, a template cache and the rate limits, closed when the server stops. */
+export function createRuntime(logger: Logger, config: Pick<Config, 'redisUrl' | 'redisPrefix'>): CommunityRuntime {
   const mailer = new Mailer(logger.child({ component: 'mail' }));
+  const limits = new RateLimits(config, logger.child({ component: 'rate-limits' }));
   return {
     mailer,
     templates: new TemplateCache(),
+    limits,
     plugin: {
       async serverWillStart() {
         return {
           async serverWillStop() {
             await mailer.close();
+            await limits.close();
           },
         };
       },

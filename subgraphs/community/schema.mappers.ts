@@ -1,5 +1,5 @@
 /** GraphQL types of the community subgraph mapped to Prisma models (and the shapes resolvers hold). */
-import type { AccessCode, Account, ClaimStatus, Entitlement, Invite, Bundle, MailMessage, Subscription } from '../../shared/db/generated/sqlite';
+import type { AccessCode, Account, ClaimStatus, Entitlement, Invite, Bundle, Subscription } from '../../shared/db/generated/sqlite';
 
 export type AccountModel = Account;
 export type EntitlementModel = Entitlement;
@@ -8,6 +8,5 @@ export type AccessCodeModel = AccessCode;
 /** The token is present only in the answer that creates the invite. */
 export type InviteModel = Invite & { token?: string };
 export type BundleModel = Bundle;
-export type MailMessageModel = MailMessage;
 export type ClaimStatusModel = ClaimStatus;
 export type QuestReference = { id: string };

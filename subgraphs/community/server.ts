@@ -1,6 +1,6 @@
 /** The community subgraph, built and not listening: accounts and everything people hold. */
 import { subgraphTypeDefs } from '..';
-import { buildSubgraphServer } from '../../shared/subgraph';
+import { buildSubgraphServer, type ServiceDeps } from '../../shared/subgraph';
 import type { Logger } from '../../shared/logger';
 import { createResolvers } from './resolvers';
 import { createRuntime } from './runtime';
@@ -8,7 +8,7 @@ import { createRuntime } from './runtime';
 export const typeDefs = subgraphTypeDefs('community');
 
 /** The community subgraph server (not listening) with its runtime. */
-export function createCommunitySubgraph(logger: Logger) {
-  const runtime = createRuntime(logger);
+export function createCommunitySubgraph(logger: Logger, deps: Pick<ServiceDeps, 'config'>) {
+  const runtime = createRuntime(logger, deps.config);
   return buildSubgraphServer(typeDefs, createResolvers(runtime), logger, [runtime.plugin]);
 }

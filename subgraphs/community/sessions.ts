@@ -11,7 +11,7 @@ import type { Account } from '../../shared/db/generated/sqlite';
 import { conflict, notFound, unauthenticated } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { rolesOf } from './accounts';
-import { checkLimit, consumeLimit, resetLimit } from './rateLimits';
+import type { RateLimits } from './rateLimits';
 import { hashToken, newToken } from './secrets';
 import { checkSameSite, checkText } from './validation';
 
@@ -61,17 +61,17 @@ export async function passwordMatches(password: string, stored: string | null | 
 }
 
 /** E-mail and password to a session; failures are 401 alike and rate-limited per e-mail. */
-export async function signIn(db: Db, config: Config, siteId: string, input: { email: string; password: string; siteId?: string | null }): Promise<Session> {
+export async function signIn(db: Db, config: Config, limits: RateLimits, siteId: string, input: { email: string; password: string; siteId?: string | null }): Promise<Session> {
   checkSameSite(input.siteId, siteId);
   const email = input.email.trim().toLowerCase();
   const limitKey = `${siteId}:${email}`;
-  await checkLimit('signInFailures', limitKey);
+  await limits.check('signInFailures', limitKey);
   const account = await db.account.findUnique({ where: { siteId_email: { siteId, email } } });
   if (!account || !(await passwordMatches(input.password, account.passwordHash))) {
-    await consumeLimit('signInFailures', limitKey);
+    await limits.consume('signInFailures', limitKey);
     throw unauthenticated('wrong email or password');
   }
-  await resetLimit('signInFailures', limitKey);
+  await limits.reset('signInFailures', limitKey);
   return db.$transaction(async (tx) => {
     const signedIn = await tx.account.update({ where: { id: account.id }, data: { lastLoginAt: new Date() } });
     return issueSession(tx, config, signedIn);

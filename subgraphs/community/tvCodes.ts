@@ -9,7 +9,7 @@ import type { Config } from '../../shared/config';
 import type { Db } from '../../shared/db/client';
 import { appError, conflict, ErrorCode, notFound } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { consumeLimit } from './rateLimits';
+import type { RateLimits } from './rateLimits';
 import { hashToken, newToken, readableCodes } from './secrets';
 import { issueSession, type Session } from './sessions';
 import { checkText } from './validation';
@@ -22,9 +22,9 @@ const ATTEMPTS = 5;
 const normalizeCode = (code: string) => code.replace(/[\s-]/g, '').toUpperCase();
 
 /** A new live code for a device, with the device token the TV keeps; rate-limited per device. */
-export async function createTvCode(db: Db, siteId: string, deviceIdInput: string): Promise<{ code: string; expiresAt: number; deviceToken: string }> {
+export async function createTvCode(db: Db, limits: RateLimits, siteId: string, deviceIdInput: string): Promise<{ code: string; expiresAt: number; deviceToken: string }> {
   const deviceId = checkText(deviceIdInput, 'deviceId', 200);
-  await consumeLimit('tvCodes', `${siteId}:${deviceId}`);
+  await limits.consume('tvCodes', `${siteId}:${deviceId}`);
   const now = new Date();
   // Expired codes free their value for reuse.
   await db.tvCode.deleteMany({ where: { siteId, expiresAt: { lt: now } } });

@@ -15,7 +15,7 @@ export interface PollFieldsInput {
   type: PollType;
   name: string;
   question: string;
-  answers: readonly (PollAnswerInput | PollAnswer)[];
+  answers?: readonly (PollAnswerInput | PollAnswer)[] | null;
   correctAnswerId?: string | null;
   open?: boolean | null;
   siteId?: string | null;
@@ -25,19 +25,23 @@ export function pollFields(input: PollFieldsInput, siteId: string) {
   checkSiteId(input.siteId, siteId);
   const name = checkText(input.name, 'name', 200);
   const question = checkText(input.question, 'question', 1000);
-  if (input.answers.length < 2 || input.answers.length > 50) throw badInput('answers must have 2 to 50 items', 'answers');
-  const answers = input.answers.map((answer, index) => ({
+  // The seed's Poll has no answers: a poll without them is a legacy client's, and its right answer is taken as given.
+  const given = input.answers ?? [];
+  if (given.length === 1 || given.length > 50) throw badInput('answers must have 2 to 50 items', 'answers');
+  const answers = given.map((answer, index) => ({
     id: answer.id ? checkText(answer.id, `answers[${index}].id`, 64) : newId(),
     text: checkText(answer.text, `answers[${index}].text`, 500),
     imageUrl: checkOptionalUrl(answer.imageUrl, `answers[${index}].imageUrl`),
   }));
   if (new Set(answers.map((answer) => answer.id)).size !== answers.length) throw badInput('answers must have distinct ids', 'answers');
-  const correctAnswerId = input.correctAnswerId ?? null;
-  if (correctAnswerId !== null && !answers.some((answer) => answer.id === correctAnswerId)) {
-    throw badInput('correctAnswerId must be the id of one of the answers', 'correctAnswerId');
+  const correctAnswerId = input.correctAnswerId ? checkText(input.correctAnswerId, 'correctAnswerId', 64) : null;
+  if (answers.length > 0) {
+    if (correctAnswerId !== null && !answers.some((answer) => answer.id === correctAnswerId)) {
+      throw badInput('correctAnswerId must be the id of one of the answers', 'correctAnswerId');
+    }
+    if (input.type === 'trivia' && correctAnswerId === null) throw badInput('correctAnswerId is required for trivia', 'correctAnswerId');
+    if (input.type === 'poll' && correctAnswerId !== null) throw badInput('correctAnswerId is only for trivia and predictions', 'correctAnswerId');
   }
-  if (input.type === 'trivia' && correctAnswerId === null) throw badInput('correctAnswerId is required for trivia', 'correctAnswerId');
-  if (input.type === 'poll' && correctAnswerId !== null) throw badInput('correctAnswerId is only for trivia and predictions', 'correctAnswerId');
   return { type: input.type, name, question, searchText: searchKey(name, question), answers, correctAnswerId, open: input.open ?? true };
 }
 

@@ -9,6 +9,7 @@ import type { Prisma } from '../../shared/db/generated/sqlite';
 import { GraphQLError } from 'graphql';
 import { appError, badInput, ErrorCode, forbidden } from '../../shared/errors';
 import { recordDataEvent, type DataEventRejection } from '../../shared/metrics';
+import { parseJsonInput } from '../../shared/jsonInput';
 import { newId } from '../../shared/ids';
 import { describeSchemaError } from '../../shared/schemaErrors';
 import type { SubgraphContext } from '../../shared/subgraph';
@@ -39,11 +40,9 @@ async function countAgainstRate(runtime: IntegrationsRuntime, dataProviderId: st
 }
 
 function parseEvent(rawBody: string): unknown {
-  try {
-    return JSON.parse(rawBody);
-  } catch {
-    throw badInput('the body is not valid JSON', 'body');
-  }
+  const parsed = parseJsonInput(rawBody, 'body');
+  if ('error' in parsed) throw badInput(parsed.error, 'body');
+  return parsed.value;
 }
 
 /** Ingests one event and counts it, accepted or rejected with the reason of the step that refused it. */

@@ -11,6 +11,7 @@ import type { Db } from '../../shared/db/client';
 import type { Prisma } from '../../shared/db/generated/sqlite';
 import { badInput, notFound } from '../../shared/errors';
 import { newId } from '../../shared/ids';
+import { parseJsonInput } from '../../shared/jsonInput';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { LoadCache } from './cache';
 import type { IntegrationsRuntime } from './runtime';
@@ -29,6 +30,8 @@ export interface DataProviderFields {
 }
 
 export const DATA_PROVIDER_FIELDS = ['name', 'description', 'schema', 'ownerName', 'ownerEmail', 'realtime', 'ttl', 'tags'] as const;
+/** The largest ttl: a GraphQL Int. */
+const MAX_TTL_SECONDS = 2_147_483_647;
 const REQUIRED_FIELDS = ['name', 'description', 'schema', 'ownerName', 'ownerEmail', 'realtime'] as const;
 
 // Providers' schemas are theirs: unknown keywords are allowed, and a schema's $id is not kept in the
@@ -90,8 +93,9 @@ export function checkDataProviderFields(given: Record<string, unknown>, { partia
     checked.realtime = given.realtime;
   }
   if (given.ttl !== undefined) {
-    if (given.ttl !== null && (!Number.isInteger(given.ttl) || (given.ttl as number) < 1)) {
-      throw badInput('ttl must be a whole number of seconds ≥ 1, or null for no expiration', 'ttl');
+    // At most a GraphQL Int (about 68 years): whatever is stored must be readable back as one.
+    if (given.ttl !== null && (!Number.isInteger(given.ttl) || (given.ttl as number) < 1 || (given.ttl as number) > MAX_TTL_SECONDS)) {
+      throw badInput(`ttl must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS}, or null for no expiration`, 'ttl');
     }
     checked.ttl = given.ttl as number | null;
   }
@@ -190,12 +194,9 @@ async function signedProvider(ctx: SubgraphContext, id: string) {
 export async function updateDataProvider(ctx: SubgraphContext, runtime: IntegrationsRuntime, id: string, signature: string | null | undefined, rawBody: string) {
   const { row, secret } = await signedProvider(ctx, id);
   verifyProviderSignature(secret, rawBody, signature);
-  let given: unknown;
-  try {
-    given = JSON.parse(rawBody);
-  } catch {
-    throw badInput('the body is not valid JSON', 'body');
-  }
+  const parsed = parseJsonInput(rawBody, 'body');
+  if ('error' in parsed) throw badInput(parsed.error, 'body');
+  const given = parsed.value;
   if (!given || typeof given !== 'object' || Array.isArray(given)) throw badInput('the body must be a JSON object', 'body');
   const fields = checkDataProviderFields(given as Record<string, unknown>, { partial: true });
   await ctx.db.dataProvider.update({

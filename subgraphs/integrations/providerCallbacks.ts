@@ -25,7 +25,8 @@ async function streamOfContract(ctx: SubgraphContext, contract: StreamProviderCo
  */
 export async function receiveStreamWebhook(ctx: SubgraphContext, authorization: string | null | undefined, input: { type: WebhookType; id: string; time: number }) {
   const contract = await contractOfAuthorization(ctx, authorization);
-  if (!Number.isFinite(input.time) || input.time < 0) throw badInput('time must be a Unix time in milliseconds', 'time');
+  // 8.64e15 ms is the last instant a Date can hold: a later time would be stored as Invalid Date.
+  if (!Number.isFinite(input.time) || input.time < 0 || input.time > 8.64e15) throw badInput('time must be a Unix time in milliseconds', 'time');
   const stream = await streamOfContract(ctx, contract, input.id);
   const at = new Date(input.time);
   const ingest = input.type === 'connected' || input.type === 'disconnected';

@@ -14,10 +14,11 @@ import { providerOf } from '../../../shared/db/providers';
 import { requireAccount } from '../runtime';
 import { Scope } from '../scopes';
 import { activateTvCode, claimTvSession, createTvCode } from '../tvCodes';
+import type { CommunityRuntime } from '../runtime';
 import type { Resolvers } from '../resolvers.generated';
 
 /** Resolvers of access codes and TV codes. */
-export function accessCodeResolvers(): Resolvers {
+export function accessCodeResolvers(runtime: CommunityRuntime): Resolvers {
   return {
     Query: {
       accessCode: (_root, { id }, { identity, db }) => findAccessCode(db, requireAdmin(identity, Scope.accessCodes, { write: false }), id),
@@ -27,7 +28,7 @@ export function accessCodeResolvers(): Resolvers {
       deleteAccessCode: (_root, { id }, { identity, db }) => deleteAccessCode(db, requireAdmin(identity, Scope.accessCodes, { write: true }), id),
       consumeAccessCode: (_root, { accessCode }, { identity, db }) => {
         const { siteId, accountId } = requireAccount(identity);
-        return consumeAccessCode(db, siteId, accountId, accessCode);
+        return consumeAccessCode(db, runtime.limits, siteId, accountId, accessCode);
       },
       createAccessCodes: async (_root, { sku, qty }, { identity, db, config }) => {
         const siteId = requireAdmin(identity, Scope.accessCodes, { write: true });
@@ -41,7 +42,7 @@ export function accessCodeResolvers(): Resolvers {
           ? { contentType: 'text/csv; charset=utf-8', fileName: `access-codes-${batch.sku}-${batch.batchId}.csv`, content: batchAsCsv(batch) }
           : { contentType: 'application/json; charset=utf-8', fileName: null, content: batchAsJson(batch) };
       },
-      createTvCode: (_root, { deviceId }, { identity, db }) => createTvCode(db, requireSite(identity), deviceId),
+      createTvCode: (_root, { deviceId }, { identity, db }) => createTvCode(db, runtime.limits, requireSite(identity), deviceId),
       activateTvCode: (_root, { code }, { identity, db }) => {
         const { siteId, accountId } = requireAccount(identity);
         return activateTvCode(db, siteId, accountId, code);

@@ -1,6 +1,6 @@
 /** Resolvers of accounts, sign-in, sessions, login intents, roles and passwords. */
 import { hasAdminAccess, requireAdmin, requireSite } from '../../../shared/auth/access';
-import type { Identity } from '../../../shared/auth/identity';
+import type { AccountRole, Identity } from '../../../shared/auth/identity';
 import { forbidden, unauthenticated } from '../../../shared/errors';
 import { stringList } from '../../../shared/json';
 import {
@@ -73,7 +73,7 @@ export function accountResolvers(runtime: CommunityRuntime): Resolvers {
         checkSameSite(input.siteId, siteId);
         return signUp(db, siteId, input);
       },
-      signIn: (_root, { input }, { identity, db, config }) => signIn(db, config, requireSite(identity), input),
+      signIn: (_root, { input }, { identity, db, config }) => signIn(db, config, runtime.limits, requireSite(identity), input),
       refreshSession: (_root, { refreshToken }, { identity, db, config }) => refreshSession(db, config, requireSite(identity), refreshToken),
       signOut: async (_root, { refreshToken }, { identity, db }) => {
         await signOut(db, requireSite(identity), refreshToken);
@@ -98,8 +98,13 @@ export function accountResolvers(runtime: CommunityRuntime): Resolvers {
           // Its password is its global account's, shared with other sites: one site's admin does not set it.
           throw forbidden('password: this account signs in with its global account’s password, which changes by a password reset');
         }
-        if ((input.roles != null || input.tags != null) && !admin) throw forbidden('roles and tags need write access to Accounts');
-        if (input.roles != null) {
+        // A client may send back what it read: only a change of roles or tags needs write access to Accounts.
+        const same = (given: unknown, current: unknown) => JSON.stringify(given) === JSON.stringify(current);
+        const rolesChange = input.roles != null && !same(checkRoles(input.roles), checkRoles((account.roles ?? []) as unknown as AccountRole[]));
+        const tagsChange = input.tags != null && !same(input.tags, account.tags ?? []);
+        if ((rolesChange || tagsChange) && !admin) throw forbidden('roles and tags need write access to Accounts');
+        if (!admin) delete changes.tags;
+        if (input.roles != null && admin) {
           changes.roles = checkRoles(input.roles);
           checkGrantable(identity, changes.roles);
         }
@@ -119,9 +124,9 @@ export function accountResolvers(runtime: CommunityRuntime): Resolvers {
       },
       changePassword: (_root, input, { identity, db }) => {
         const { siteId, accountId } = requireAccount(identity);
-        return changePassword(db, siteId, accountId, input);
+        return changePassword(db, runtime.limits, siteId, accountId, input);
       },
-      requestPasswordReset: (_root, input, { identity, db, config }) => requestPasswordReset(db, config, runtime.mailer, requireSite(identity), input),
+      requestPasswordReset: (_root, input, { identity, db, config }) => requestPasswordReset(db, config, runtime.mailer, runtime.limits, requireSite(identity), input),
       resetPassword: (_root, input, { identity, db }) => resetPassword(db, requireSite(identity), input),
     },
     Account: {

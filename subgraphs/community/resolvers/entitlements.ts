@@ -1,5 +1,5 @@
 /** Resolvers of entitlements, the subscriptions accounts hold, and bundles. */
-import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import { requireAdmin, requireReader, requireSite } from '../../../shared/auth/access';
 import { notFound } from '../../../shared/errors';
 import { stringList } from '../../../shared/json';
 import { createBundle, createEntitlement, findEntitlement, pricesOf, statusOf, updateEntitlement } from '../entitlements';
@@ -11,8 +11,8 @@ export function entitlementResolvers(): Resolvers {
   return {
     Query: {
       // The catalog (SKUs and prices) is what viewers buy from: the site ID is enough to read it.
-      entitlements: (_root, _args, { identity, db }) => db.entitlement.findMany({ where: { siteId: requireSite(identity) }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
-      entitlement: (_root, { id }, { identity, db }) => findEntitlement(db, requireSite(identity), id),
+      entitlements: (_root, _args, { identity, db }) => db.entitlement.findMany({ where: { siteId: requireReader(identity) }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+      entitlement: (_root, { id }, { identity, db }) => findEntitlement(db, requireReader(identity), id),
       bundle: async (_root, { id }, { identity, db }) => {
         const bundle = await db.bundle.findFirst({ where: { id, siteId: requireSite(identity) } });
         if (!bundle) throw notFound(`bundle ${id}`);

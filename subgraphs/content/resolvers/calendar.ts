@@ -1,5 +1,5 @@
 /** Resolvers of calendar events: reads (C), writes (D or a Calendar role). */
-import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import { requireAdmin, requireReader } from '../../../shared/auth/access';
 import type { Db } from '../../../shared/db/client';
 import type { CalendarEvent, Prisma } from '../../../shared/db/generated/sqlite';
 import { newId } from '../../../shared/ids';
@@ -32,11 +32,11 @@ function saveEvent(db: Db, siteId: string, input: CalendarEventInput, id: string
 
 export const calendarResolvers: Resolvers = {
   Query: {
-    calendarEvents: (_root, { startTimestamp, endTimestamp }, { identity, db }) => eventsBetween(db, requireSite(identity), startTimestamp, endTimestamp),
-    calendarEvent: (_root, { id }, { identity, db }) => findCalendarEvent(db, requireSite(identity), id),
-    calendarFilters: (_root, _args, { identity, db }) => calendarFilters(db, requireSite(identity)),
-    calendarCategories: (_root, _args, { identity, db }) => calendarCategories(db, requireSite(identity)),
-    calendarLabels: (_root, { categoryTitle }, { identity, db }) => calendarLabels(db, requireSite(identity), categoryTitle),
+    calendarEvents: (_root, { startTimestamp, endTimestamp }, { identity, db }) => eventsBetween(db, requireReader(identity), startTimestamp, endTimestamp),
+    calendarEvent: (_root, { id }, { identity, db }) => findCalendarEvent(db, requireReader(identity), id),
+    calendarFilters: (_root, _args, { identity, db }) => calendarFilters(db, requireReader(identity)),
+    calendarCategories: (_root, _args, { identity, db }) => calendarCategories(db, requireReader(identity)),
+    calendarLabels: (_root, { categoryTitle }, { identity, db }) => calendarLabels(db, requireReader(identity), categoryTitle),
   },
   Mutation: {
     createCalendarEvent: (_root, { input }, { identity, db }) => saveEvent(db, requireAdmin(identity, Scopes.calendar, { write: true }), input, null),

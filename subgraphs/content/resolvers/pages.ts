@@ -1,5 +1,5 @@
 /** Resolvers of pages: reads (C), writes (D or a Pages role), configuration and the content check. */
-import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import { requireAdmin, requireReader, requireSite } from '../../../shared/auth/access';
 import { stringList } from '../../../shared/json';
 import { checkContent } from '../contentCheck';
 import { findConfiguredPage, pageConfiguration } from '../configuration';
@@ -10,10 +10,10 @@ import { Scopes, timestamps, wakeWebhooks } from './access';
 
 export const pageResolvers: Resolvers = {
   Query: {
-    page: (_root, { id }, { identity, db }) => findPage(db, requireSite(identity), id),
-    pageBySlug: async (_root, { slug }, { identity, db }) => found(await db.page.findUnique({ where: { siteId_slug: { siteId: requireSite(identity), slug } } }), `page ${slug}`),
+    page: (_root, { id }, { identity, db }) => findPage(db, requireReader(identity), id),
+    pageBySlug: async (_root, { slug }, { identity, db }) => found(await db.page.findUnique({ where: { siteId_slug: { siteId: requireReader(identity), slug } } }), `page ${slug}`),
     pages: (_root, { type, types, ...query }, { identity, db }) =>
-      listPages(db, requireSite(identity), { ...query, types: types ?? (type ? [type] : null) }),
+      listPages(db, requireReader(identity), { ...query, types: types ?? (type ? [type] : null) }),
     pageConfiguration: async (_root, { pageId, metadata }, { identity, db, config }) =>
       pageConfiguration(db, config.internalSecret, await findConfiguredPage(db, requireSite(identity), pageId, metadata)),
     contentCheck: (_root, args, ctx) => checkContent(ctx, requireSite(ctx.identity), args),

@@ -1,5 +1,5 @@
 /** Resolvers of panels: reads (C), writes (D or a Panels role); a renderer is stored exactly as given. */
-import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import { requireAdmin, requireReader } from '../../../shared/auth/access';
 import type { Prisma } from '../../../shared/db/generated/sqlite';
 import { badInput } from '../../../shared/errors';
 import { checkSiteId, isRecord, type JsonRecord } from '../checks';
@@ -37,14 +37,14 @@ export const panelResolvers: Resolvers = {
   Query: {
     panels: async (_root, args, { identity, db }) => {
       const list = listQuery(args, PANEL_LIST);
-      const where = { siteId: requireSite(identity), ...list.where };
+      const where = { siteId: requireReader(identity), ...list.where };
       const [results, totalCount] = await db.$transaction([
         db.panel.findMany({ where, orderBy: list.orderBy, ...list.page }),
         db.panel.count({ where }),
       ]);
       return { pagination: list.paginate(results, totalCount), results };
     },
-    panel: (_root, { id }, { identity, db }) => findPanel(db, requireSite(identity), id),
+    panel: (_root, { id }, { identity, db }) => findPanel(db, requireReader(identity), id),
   },
   Mutation: {
     createPanel: (_root, { input }, { identity, db }) => {

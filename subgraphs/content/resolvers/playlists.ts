@@ -1,5 +1,5 @@
 /** Resolvers of playlists: reads (C), writes and imports (D or a Playlists role). */
-import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import { requireAdmin, requireReader, requireSite } from '../../../shared/auth/access';
 import type { Prisma } from '../../../shared/db/generated/sqlite';
 import { newId } from '../../../shared/ids';
 import { badInput } from '../../../shared/errors';
@@ -25,16 +25,16 @@ export const playlistResolvers: Resolvers = {
     playlists: async (_root, { ids, ...args }, { identity, db }) => {
       if (ids && ids.length > 500) throw badInput('ids must name at most 500 playlists', 'ids');
       const list = listQuery(args, PLAYLIST_LIST);
-      const where = { siteId: requireSite(identity), ...list.where, ...(ids ? { id: { in: [...ids] } } : {}) };
+      const where = { siteId: requireReader(identity), ...list.where, ...(ids ? { id: { in: [...ids] } } : {}) };
       const [results, totalCount] = await db.$transaction([
         db.playlist.findMany({ where, orderBy: list.orderBy, ...list.page }),
         db.playlist.count({ where }),
       ]);
       return { pagination: list.paginate(results, totalCount), results };
     },
-    playlist: (_root, { id }, { identity, db }) => findPlaylist(db, requireSite(identity), id),
+    playlist: (_root, { id }, { identity, db }) => findPlaylist(db, requireReader(identity), id),
     playlistReferences: async (_root, { id }, { identity, db }) => {
-      const playlist = await findPlaylist(db, requireSite(identity), id);
+      const playlist = await findPlaylist(db, requireReader(identity), id);
       return referencesTo(db, playlist.siteId, { collection: 'playlists', id: playlist.id });
     },
   },

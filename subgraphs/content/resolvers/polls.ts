@@ -1,5 +1,5 @@
-/** Resolvers of polls, predictions and trivia: reads (C), writes (D or a Polls role). */
-import { requireAdmin, requireSite } from '../../../shared/auth/access';
+/** Resolvers of polls, predictions and trivia: one by id (C), lists (D or J), writes (D or a Polls role). */
+import { hasAdminAccess, requireAdmin, requireReader, requireSite } from '../../../shared/auth/access';
 import type { Prisma } from '../../../shared/db/generated/sqlite';
 import { newId } from '../../../shared/ids';
 import { listQuery, searchFilter, type ListSpec } from '../listing';
@@ -17,14 +17,14 @@ export const pollResolvers: Resolvers = {
     polls: (_root, { search, filter, ...args }, { identity, db }) => {
       const list = listQuery(args, POLL_LIST);
       return db.poll.findMany({
-        where: { siteId: requireSite(identity), ...searchFilter('searchText', search), ...pollFilter(filter) },
+        where: { siteId: requireReader(identity), ...searchFilter('searchText', search), ...pollFilter(filter) },
         orderBy: list.orderBy,
         ...list.page,
       });
     },
     poll: (_root, { id }, { identity, db }) => findPoll(db, requireSite(identity), id),
     pollReferences: async (_root, { id }, { identity, db }) => {
-      const poll = await findPoll(db, requireSite(identity), id);
+      const poll = await findPoll(db, requireReader(identity), id);
       return referencesTo(db, poll.siteId, { collection: 'polls', id: poll.id });
     },
   },
@@ -63,6 +63,8 @@ export const pollResolvers: Resolvers = {
   Poll: {
     type: (poll) => poll.type as PollType,
     answers: (poll) => pollAnswers(poll),
+    // The right answer of open trivia is the admins': a viewer (site ID, or an account without a Polls role) sees null.
+    correctAnswerId: (poll, _args, { identity }) => (poll.open && !hasAdminAccess(identity, Scopes.polls, { write: false }) ? null : poll.correctAnswerId),
     ...timestamps,
   },
 };

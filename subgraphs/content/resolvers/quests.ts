@@ -1,5 +1,5 @@
 /** Resolvers of quests: reads (C), writes (D or a Quests role). */
-import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import { requireAdmin, requireReader } from '../../../shared/auth/access';
 import type { Db } from '../../../shared/db/client';
 import type { Quest } from '../../../shared/db/generated/sqlite';
 import { newId } from '../../../shared/ids';
@@ -34,14 +34,14 @@ export const questResolvers: Resolvers = {
   Query: {
     quests: async (_root, { search, ...args }, { identity, db }) => {
       const list = listQuery(args, QUEST_LIST);
-      const where = { siteId: requireSite(identity), ...list.where, ...searchFilter('searchTitle', search) };
+      const where = { siteId: requireReader(identity), ...list.where, ...searchFilter('searchTitle', search) };
       const [results, totalCount] = await db.$transaction([
         db.quest.findMany({ where, orderBy: list.orderBy, ...list.page }),
         db.quest.count({ where }),
       ]);
       return { pagination: list.paginate(results, totalCount), results };
     },
-    quest: (_root, { id }, { identity, db }) => findQuest(db, requireSite(identity), id),
+    quest: (_root, { id }, { identity, db }) => findQuest(db, requireReader(identity), id),
   },
   Mutation: {
     createQuest: (_root, { input }, { identity, db }) => saveQuest(db, requireAdmin(identity, Scopes.quests, { write: true }), input, null),

@@ -1,5 +1,5 @@
 /** Resolvers of the site (its settings, theme and device limit) and of videos. */
-import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import { requireAdmin, requireReader } from '../../../shared/auth/access';
 import type { Prisma } from '../../../shared/db/generated/sqlite';
 import { badInput } from '../../../shared/errors';
 import { stringList } from '../../../shared/json';
@@ -11,8 +11,8 @@ import { Scopes, timestamps } from './access';
 
 export const siteResolvers: Resolvers = {
   Query: {
-    site: (_root, _args, { identity, db }) => db.site.findUnique({ where: { id: requireSite(identity) } }),
-    video: async (_root, { id }, { identity, db }) => found(await db.video.findFirst({ where: { id, siteId: requireSite(identity) } }), `video ${id}`),
+    site: (_root, _args, { identity, db }) => db.site.findUnique({ where: { id: requireReader(identity) } }),
+    video: async (_root, { id }, { identity, db }) => found(await db.video.findFirst({ where: { id, siteId: requireReader(identity) } }), `video ${id}`),
   },
   Mutation: {
     updateSite: (_root, { input }, { identity, db }) => {
