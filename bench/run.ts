@@ -1,6 +1,8 @@
 /**
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000).
+ * BENCH_ONLY=<section>[,<section>] runs only the named sections of SECTIONS (figures go to
+ * bench/results/<sections>.json), e.g. `BENCH_ONLY=graphql-limits npm run bench`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -9,14 +11,46 @@ import { measureAccessCodes } from './accesscodes';
 import { measureDataEvents } from './dataevents';
 import { measureFanout } from './fanout';
 import { measureGateway } from './gateway';
+import { measureGraphQLLimits } from './limits';
 import { measurePeerGateway } from './peer';
 import { root, startInstance, startRedis } from './harness';
 import { measureSoak } from './soak';
 
+type Figures = Record<string, unknown>;
+
+/** The GraphQL document limits: gateway p50 with them over without, on two instances side by side. */
+async function graphqlLimitsSection(figures: Figures): Promise<void> {
+  const limits = await measureGraphQLLimits();
+  figures.graphqlLimits = limits;
+  console.log('\nGraphQL document limits: the gateway query with the limits on and off (GRAPHQL_LIMITS=off), alternating rounds');
+  console.table({ 'limits on': limits.limitsOn, 'limits off': limits.limitsOff });
+  console.log(`limits on/off p50 = ${limits.onOverOffP50}× (target ≤ 1.05×); requests/s off/on = ${limits.offOverOnRequests}×`);
+}
+
+/** Sections that can run alone with BENCH_ONLY. */
+const SECTIONS: Record<string, (figures: Figures) => Promise<void>> = {
+  'graphql-limits': graphqlLimitsSection,
+};
+
+function writeFigures(name: string, figures: Figures): void {
+  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(root, 'bench', 'results', `${name}.json`), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   const viewers = Number(process.env.BENCH_VIEWERS ?? 15000);
-  const figures: Record<string, unknown> = {};
+  const figures: Figures = {};
+  const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);
+  if (only?.length) {
+    for (const name of only) {
+      const section = SECTIONS[name];
+      if (!section) throw new Error(`BENCH_ONLY: no section "${name}" (sections: ${Object.keys(SECTIONS).join(', ')})`);
+      await section(figures);
+    }
+    writeFigures(only.join('+'), figures);
+    return;
+  }
 
   const instance = await startInstance();
   const gateway = await measureGateway(instance);
@@ -31,6 +65,8 @@ async function main(): Promise<void> {
     'gateway, 2-subgraph join': gateway.gatewayJoin,
   });
   console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
+
+  await graphqlLimitsSection(figures);
 
   const peerInstance = await startInstance();
   const peer = await measurePeerGateway(peerInstance);
@@ -99,8 +135,7 @@ async function main(): Promise<void> {
   console.table([soak]);
   console.log(`memory after / before = ${(soak.rssAfterMB / soak.rssBeforeMB).toFixed(2)}× (target ≤ 1.10×); missed broadcasts: ${soak.missedShows} of ${soak.expectedShows}`);
 
-  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
+  writeFigures('latest', figures);
 }
 
 main().then(

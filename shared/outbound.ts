@@ -9,7 +9,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector } from 'undici';
+import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { badInput } from './errors';
 
 /** Whether outbound calls may reach non-public addresses (config.outboundAllowPrivate). */
@@ -100,7 +100,8 @@ let publicOnlyAgent: Agent | null = null;
 export async function outboundFetch(url: string, init: RequestInit, policy: OutboundPolicy): Promise<Response> {
   if (policy.allowPrivate) return fetch(url, init);
   publicOnlyAgent ??= new Agent({ connect: publicOnlyConnector() });
-  return fetch(url, { ...init, dispatcher: publicOnlyAgent } as RequestInit);
+  // undici's own fetch with its own agent: the refusal reaches the caller as the same error object.
+  return (await undiciFetch(url, { ...(init as object), dispatcher: publicOnlyAgent })) as unknown as Response;
 }
 
 /** Whether a failed outboundFetch was refused for its target's address. */

@@ -43,10 +43,11 @@ const waiting = new Map<number, (safe: boolean) => void>();
 function proofWorker(): Worker {
   if (worker) return worker;
   const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { detector: require.resolve('redos-detector'), timeoutMs: PROOF_TIMEOUT_MS } });
-  started.unref();
   started.on('message', ({ id, safe }: { id: number; safe: boolean }) => {
     waiting.get(id)?.(safe);
     waiting.delete(id);
+    // Idle, the worker must not keep the process alive; while a proof runs, it does.
+    if (waiting.size === 0) started.unref();
   });
   const fail = () => {
     if (worker === started) worker = null;
@@ -75,6 +76,7 @@ function prove(pattern: string): Promise<boolean> {
       clearTimeout(deadline);
       resolve(safe);
     });
+    running.ref();
     running.postMessage({ id, pattern });
   });
 }
