@@ -13,8 +13,10 @@ import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, t
 import type { Identity } from '../shared/auth/identity';
 import type { GraphQLLimits } from '../shared/config';
 
-/** Verdicts kept for documents seen before: an operation sent again costs one map lookup. */
-const VERDICT_CACHE_LIMIT = 1000;
+/** Documents known to be within the limits: an operation sent again costs one map lookup. */
+const ACCEPTED_CACHE_LIMIT = 1000;
+/** Longer documents are checked every time, so the cache cannot be made to hold much memory. */
+const CACHED_DOCUMENT_MAX_LENGTH = 16 * 1024;
 
 /** A document that broke a limit, as the error a GraphQL client expects (HTTP 400 at the edge). */
 function limitError(message: string, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED'): GraphQLError {
@@ -23,7 +25,7 @@ function limitError(message: string, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VAL
 
 export class DocumentLimits {
   private readonly rules: ValidationRule[];
-  private readonly verdicts = new Map<string, GraphQLError | null>();
+  private readonly accepted = new Set<string>();
 
   /** `limits` null = no limits (GRAPHQL_LIMITS=off, for the bench only). */
   constructor(
@@ -59,17 +61,17 @@ export class DocumentLimits {
 
   /**
    * Null when the document is within the limits; otherwise the error that refuses it (a syntax error
-   * included). Verdicts are cached by document text.
+   * included). Accepted documents of moderate length are remembered; a refusal is cheap to repeat.
    */
   check(query: string): GraphQLError | null {
-    if (!this.limits) return null;
-    const known = this.verdicts.get(query);
-    if (known !== undefined) return known;
+    if (!this.limits || this.accepted.has(query)) return null;
     const parsed = this.parse(query);
-    const verdict = 'errors' in parsed ? parsed.errors[0] : null;
-    if (this.verdicts.size >= VERDICT_CACHE_LIMIT) this.verdicts.delete(this.verdicts.keys().next().value as string);
-    this.verdicts.set(query, verdict);
-    return verdict;
+    if ('errors' in parsed) return parsed.errors[0];
+    if (query.length <= CACHED_DOCUMENT_MAX_LENGTH) {
+      if (this.accepted.size >= ACCEPTED_CACHE_LIMIT) this.accepted.delete(this.accepted.values().next().value as string);
+      this.accepted.add(query);
+    }
+    return null;
   }
 }
 

@@ -159,6 +159,7 @@ const SITE_WIDE = '';
 const framePrefixOf = (id: string) => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const DOCUMENT_CACHE_LIMIT = 1000;
+const CACHED_DOCUMENT_MAX_LENGTH = 16 * 1024;
 
 type Prepared = { document: DocumentNode; operation: OperationDefinitionNode } | { errors: readonly GraphQLError[] };
 
@@ -369,6 +370,9 @@ export class LiveServer {
     } catch (error) {
       prepared = { errors: [error as GraphQLError] };
     }
+    // Only documents that prepared well, and not long ones: a stream of distinct hostile documents must
+    // not fill the cache with large keys.
+    if ('errors' in prepared || key.length > CACHED_DOCUMENT_MAX_LENGTH) return prepared;
     if (this.documents.size >= DOCUMENT_CACHE_LIMIT) this.documents.delete(this.documents.keys().next().value as string);
     this.documents.set(key, prepared);
     return prepared;

@@ -7,7 +7,7 @@
  * perf_hooks.monitorEventLoopDelay and printed (speed is proven in the bench, not asserted here).
  */
 import { createHmac } from 'node:crypto';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { Client } from 'graphql-ws';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { graphql, rest, type Reply } from './helpers/http';
@@ -17,8 +17,13 @@ import type { Stack } from '../stack';
 let stack: Stack;
 let site: TestSite;
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
-/** The longest event-loop block seen while each case ran (ms). */
+/** The longest event-loop block seen while each case ran (ms), and the longest GC pause within it. */
 const blocks: Record<string, number> = {};
+const gcPauses: Record<string, number> = {};
+let longestGc = 0;
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) longestGc = Math.max(longestGc, entry.duration);
+});
 
 const MAX_SUBSCRIPTIONS = 3;
 
@@ -29,11 +34,14 @@ beforeAll(async () => {
   await graphql(stack, `{ site { name } }`, {}, { 'x-service-client-id': site.siteId });
   await graphql(stack, `{ site { ${'name '.repeat(600)}} }`, {}, { 'x-service-client-id': site.siteId });
   loopDelay.enable();
+  gcObserver.observe({ entryTypes: ['gc'] });
 });
 afterAll(async () => {
   loopDelay.disable();
+  gcObserver.disconnect();
   const slowest = Math.max(...Object.values(blocks));
   console.log(`event-loop max block per case (ms): ${JSON.stringify(blocks)}; slowest ${slowest} ms`);
+  console.log(`longest GC pause of the test process per case (ms): ${JSON.stringify(gcPauses)}`);
   await stopAll();
 });
 
@@ -45,9 +53,11 @@ const viewerHeaders = () => ({ 'x-service-client-id': site.siteId });
  */
 async function whileHealthy<T>(name: string, attack: () => Promise<T>): Promise<T> {
   loopDelay.reset();
+  longestGc = 0;
   const [result, health] = await Promise.all([attack(), fetch(`${stack.url}/health`)]);
   expect(health.status).toBe(200);
   blocks[name] = Math.round(loopDelay.max / 1e5) / 10;
+  gcPauses[name] = Math.round(longestGc * 10) / 10;
   return result;
 }
 

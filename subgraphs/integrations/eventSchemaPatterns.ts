@@ -14,13 +14,16 @@ import { appError, ErrorCode } from '../../shared/errors';
 /** Longest a pattern may be; longer ones are refused without a proof. */
 const MAX_PATTERN_LENGTH = 1000;
 /** How long the worker may try to prove one pattern safe; unproven in time = refused. */
-const PROOF_TIMEOUT_MS = 1000;
+const PROOF_TIMEOUT_MS = 250;
 /** How long a check may wait for the worker before it is restarted and the pattern refused. */
 const WORKER_DEADLINE_MS = 5000;
 const VERDICT_CACHE_LIMIT = 10_000;
 
+// The worker lowers its own thread's priority (on Linux a thread has its own nice value): a long
+// proof must not take CPU time from the event loop when cores are scarce.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+try { require('node:os').setPriority(19); } catch {}
 const { isSafePattern } = require(workerData.detector);
 parentPort.on('message', ({ id, pattern }) => {
   let safe = false;
