@@ -1,6 +1,8 @@
 /**
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000).
+ * BENCH_ONLY=<section>[,<section>] runs only the named sections of SECTIONS (figures go to
+ * bench/results/<sections>.json), e.g. `BENCH_ONLY=graphql-limits npm run bench`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,30 +13,57 @@ import { measureDataEvents } from './dataevents';
 import { measureFanout } from './fanout';
 import { measureGateway } from './gateway';
 import { measureObservability } from './observability';
+import { measureGraphQLLimits } from './limits';
 import { measurePeerGateway } from './peer';
 import { root, startInstance, startRedis } from './harness';
 import { measureSoak } from './soak';
 
-/** `npm run bench -- observability`: only what metrics cost (the machine may be shared). */
-async function observability(): Promise<Record<string, unknown>> {
-  const figures = await measureObservability();
-  console.log(`\nmetrics cost: one-subgraph query through the gateway, 10 connections, ${figures.rounds} alternating rounds each; tracing off in both`);
-  console.table({ [`baseline: ${figures.baseline}`]: figures.metricsOff, 'metrics on (default)': figures.metricsOn });
-  console.log(`metrics on / off: p50 = ${figures.p50Ratio}× (target ≤ 1.05×)`);
-  return { observability: figures };
+type Figures = Record<string, unknown>;
+
+/** The GraphQL document limits: gateway p50 with them over without, on two instances side by side. */
+async function graphqlLimitsSection(figures: Figures): Promise<void> {
+  const limits = await measureGraphQLLimits();
+  figures.graphqlLimits = limits;
+  console.log('\nGraphQL document limits: the gateway query with the limits on and off (GRAPHQL_LIMITS=off), alternating rounds');
+  console.table({ 'limits on': limits.limitsOn, 'limits off': limits.limitsOff });
+  console.log(`limits on/off p50 = ${limits.onOverOffP50}× (target ≤ 1.05×); requests/s off/on = ${limits.offOverOnRequests}×`);
+}
+
+/** What metrics cost: gateway p50 with metrics on over METRICS=off, tracing off in both. */
+async function observabilitySection(figures: Figures): Promise<void> {
+  const observability = await measureObservability();
+  figures.observability = observability;
+  console.log(`\nmetrics cost: one-subgraph query through the gateway, 10 connections, ${observability.rounds} alternating rounds each; tracing off in both`);
+  console.table({ [`baseline: ${observability.baseline}`]: observability.metricsOff, 'metrics on (default)': observability.metricsOn });
+  console.log(`metrics on / off: p50 = ${observability.p50Ratio}× (target ≤ 1.05×)`);
+}
+
+/** Sections that can run alone: BENCH_ONLY=a,b or `npm run bench -- a`. */
+const SECTIONS: Record<string, (figures: Figures) => Promise<void>> = {
+  'graphql-limits': graphqlLimitsSection,
+  observability: observabilitySection,
+};
+
+function writeFigures(name: string, figures: Figures): void {
+  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(root, 'bench', 'results', `${name}.json`), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
 }
 
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-  if (process.argv[2] === 'observability') {
-    const figures = await observability();
-    mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(root, 'bench', 'results', 'observability.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
+  const viewers = Number(process.env.BENCH_VIEWERS ?? 15000);
+  const figures: Figures = {};
+  const only = (process.env.BENCH_ONLY ?? process.argv[2])?.split(',').map((name) => name.trim()).filter(Boolean);
+  if (only?.length) {
+    for (const name of only) {
+      const section = SECTIONS[name];
+      if (!section) throw new Error(`BENCH_ONLY: no section "${name}" (sections: ${Object.keys(SECTIONS).join(', ')})`);
+      await section(figures);
+    }
+    writeFigures(only.join('+'), figures);
     return;
   }
-  const viewers = Number(process.env.BENCH_VIEWERS ?? 15000);
-  const figures: Record<string, unknown> = {};
-  Object.assign(figures, await observability());
+  await observabilitySection(figures);
 
   const instance = await startInstance();
   const gateway = await measureGateway(instance);
@@ -49,6 +78,8 @@ async function main(): Promise<void> {
     'gateway, 2-subgraph join': gateway.gatewayJoin,
   });
   console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
+
+  await graphqlLimitsSection(figures);
 
   const peerInstance = await startInstance();
   const peer = await measurePeerGateway(peerInstance);
@@ -124,8 +155,7 @@ async function main(): Promise<void> {
   console.log('\nviewers in the browser: from the broadcast call to the overlay in the embed\'s DOM (headless Chromium), and the SDK scripts');
   console.table([browser]);
 
-  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
+  writeFigures('latest', figures);
 }
 
 main().then(

@@ -15,7 +15,6 @@ import {
   getArgumentValues,
   getOperationAST,
   getVariableValues,
-  parse,
   validate,
   GraphQLError,
   type DocumentNode,
@@ -44,6 +43,7 @@ import type { Identity } from '../shared/auth/identity';
 import { ErrorCode } from '../shared/errors';
 import { jsonValueProblem } from '../shared/jsonInput';
 import type { Logger } from '../shared/logger';
+import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from './documentLimits';
 import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
 
 /** A subscription field fed by one bus topic of `{ siteId, event }` messages. */
@@ -60,6 +60,14 @@ export interface LiveServerOptions {
   path: string;
   /** The supergraph's API schema: what subscriptions are validated and executed against. */
   schema(): GraphQLSchema;
+  /** The gateway's document limits, met before a subscription's document is validated. */
+  limits: DocumentLimits;
+  /**
+   * Live subscriptions one socket may hold at once (default 10). One more is answered with an `error`
+   * message for its id (code RATE_LIMITED): the socket and its other subscriptions stay, and a
+   * graphql-ws client sees the error on that subscription's sink, without reconnecting.
+   */
+  maxSubscriptionsPerSocket?: number;
   /** Turns connectionParams (as headers) into an identity; throws when a credential is wrong. */
   authenticate(headers: HeaderBag): Promise<Identity>;
   /** Executes a query or mutation through the gateway. */
@@ -154,6 +162,7 @@ const SITE_WIDE = '';
 const framePrefixOf = (id: string) => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const DOCUMENT_CACHE_LIMIT = 1000;
+const CACHED_DOCUMENT_MAX_LENGTH = 16 * 1024;
 
 type Prepared = { document: DocumentNode; operation: OperationDefinitionNode } | { errors: readonly GraphQLError[] };
 
@@ -352,22 +361,33 @@ export class LiveServer {
     if (prepared) return prepared;
     const schema = this.schema();
     try {
-      const document = parse(query);
-      const errors = validate(schema, document);
-      const operation = getOperationAST(document, operationName);
-      if (errors.length > 0) prepared = { errors };
-      else if (!operation) prepared = { errors: [new GraphQLError('Could not determine the operation to execute')] };
-      else prepared = { document, operation };
+      const limited = this.options.limits.parse(query);
+      if ('errors' in limited) prepared = limited;
+      else {
+        const { document } = limited;
+        const errors = validate(schema, document);
+        const operation = getOperationAST(document, operationName);
+        if (errors.length > 0) prepared = { errors };
+        else if (!operation) prepared = { errors: [new GraphQLError('Could not determine the operation to execute')] };
+        else prepared = { document, operation };
+      }
     } catch (error) {
       prepared = { errors: [error as GraphQLError] };
     }
+    // Only documents that prepared well, and not long ones: a stream of distinct hostile documents must
+    // not fill the cache with large keys.
+    if ('errors' in prepared || key.length > CACHED_DOCUMENT_MAX_LENGTH) return prepared;
     if (this.documents.size >= DOCUMENT_CACHE_LIMIT) this.documents.delete(this.documents.keys().next().value as string);
     this.documents.set(key, prepared);
     return prepared;
   }
 
   private sendErrors(connection: Connection, id: string, errors: readonly (GraphQLError | GraphQLFormattedError)[]): void {
-    const payload = errors.map((error) => (error instanceof GraphQLError ? error.toJSON() : error));
+    const hints = seesSchemaHints(connection.identity);
+    const payload = errors.map((error) => {
+      const formatted = error instanceof GraphQLError ? error.toJSON() : error;
+      return hints ? formatted : { ...formatted, message: withoutSuggestions(formatted.message) };
+    });
     connection.socket.send(JSON.stringify({ id, type: MessageType.Error, payload }));
   }
 
@@ -393,6 +413,13 @@ export class LiveServer {
       if (connection.socket.readyState !== WebSocket.OPEN) return;
       connection.socket.send(JSON.stringify({ id, type: MessageType.Next, payload: result }));
       connection.socket.send(stringifyMessage({ id, type: MessageType.Complete }));
+      return;
+    }
+    const cap = this.options.maxSubscriptionsPerSocket ?? 10;
+    if (connection.subscribers.size + connection.feeds.size >= cap) {
+      this.sendErrors(connection, id, [
+        new GraphQLError(`a connection may hold at most ${cap} subscriptions; complete one first`, { extensions: { code: ErrorCode.RATE_LIMITED } }),
+      ]);
       return;
     }
     const schema = this.schema();

@@ -6,7 +6,7 @@
 import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import type { RunningService } from '../shared/subgraph';
-import { ApolloServer, type GraphQLRequest } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import type { Fetcher } from '@apollo/utils.fetcher';
 import { expressMiddleware } from '@as-integrations/express5';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
@@ -24,6 +24,7 @@ import type { OverlayBroadcastEvent } from '../subgraphs/overlays/broadcasts';
 import { streamStateFeed } from '../subgraphs/integrations/streamStates';
 import { composeSupergraphSdl } from './compose';
 import type { GatewayContext } from './context';
+import { DocumentLimits, seesSchemaHints, withoutSuggestions } from './documentLimits';
 import { LiveServer } from './live';
 
 export interface GatewayOptions {
@@ -72,6 +73,27 @@ function formatGatewayError(logger: Logger) {
     }
     return { ...formatted, extensions };
   };
+}
+
+/** Cuts "Did you mean …?" from the errors of callers without D or J (admins keep the hints). */
+const hideSuggestionsPlugin: ApolloServerPlugin<GatewayContext> = {
+  async requestDidStart({ contextValue }) {
+    if (seesSchemaHints(contextValue.identity)) return;
+    return {
+      async didEncounterErrors({ errors }) {
+        for (const error of errors) error.message = withoutSuggestions(error.message);
+      },
+    };
+  },
+};
+
+/** The `query` strings of an HTTP GraphQL request (a batch holds several). */
+function queriesOf(req: Parameters<RequestHandler>[0]): string[] {
+  const body = req.body as unknown;
+  const bodies = Array.isArray(body) ? body : [body];
+  const queries = bodies.map((item) => (item as { query?: unknown } | null)?.query);
+  if (req.method === 'GET') queries.push(req.query.query);
+  return queries.filter((query): query is string => typeof query === 'string');
 }
 
 /** Longest wait for a subgraph's answer. */
@@ -145,11 +167,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     formatError: formatGatewayError(logger),
     introspection: true,
     logger,
-    plugins: [graphqlMetricsPlugin()],
+    plugins: [graphqlMetricsPlugin(), hideSuggestionsPlugin],
   });
   await apollo.start();
 
+  const limits = new DocumentLimits(config.graphqlLimits, () => {
+    if (!apiSchema) throw new Error('supergraph not loaded');
+    return apiSchema;
+  });
+
   const execute = async (request: GraphQLRequest, identity: Identity): Promise<ExecutionResult> => {
+    const refused = typeof request.query === 'string' ? limits.check(request.query) : null;
+    if (refused) return { errors: [refused] };
     const response = await apollo.executeOperation(request, { contextValue: { identity } });
     if (response.body.kind !== 'single') throw new Error('incremental delivery is not supported');
     return response.body.singleResult as ExecutionResult;
@@ -161,6 +190,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       if (!apiSchema) throw new Error('supergraph not loaded');
       return apiSchema;
     },
+    limits,
+    maxSubscriptionsPerSocket: config.liveMaxSubscriptionsPerSocket,
     authenticate: (headers) => authenticator.authenticate(headers),
     executeOperation: (request, identity) => execute({ ...request, operationName: request.operationName ?? undefined }, identity),
     loadActiveBroadcasts: async (siteId) => {
@@ -178,7 +209,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     presenceIntervalMs: config.presenceIntervalMs,
   });
 
-  const middleware = expressMiddleware(apollo, {
+  const apolloMiddleware = expressMiddleware(apollo, {
     context: async ({ req }) => {
       try {
         return { identity: await authenticator.authenticate(req.headers, (req as { id?: string }).id ?? newId()) };
@@ -187,6 +218,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       }
     },
   });
+
+  // The limits run before Apollo Server parses and validates: a refused document never reaches them.
+  const middleware: RequestHandler = (req, res, next) => {
+    for (const query of queriesOf(req)) {
+      const refused = limits.check(query);
+      if (refused) {
+        res.status(400).json({ errors: [{ message: refused.message, extensions: { code: refused.extensions.code } }] });
+        return;
+      }
+    }
+    return apolloMiddleware(req, res, next);
+  };
 
   return {
     middleware,

@@ -96,9 +96,56 @@ export interface Config {
    * tracing SDK is loaded.
    */
   otlpEndpoint: string | null;
+  /**
+   * Limits every GraphQL document meets before it is validated, on HTTP /graphql, the REST bridge and
+   * graphql-ws alike (gateway/documentLimits.ts), so that no document can hold the event loop: the
+   * field-merging validation of graphql-js is quadratic in repeated fields. `GRAPHQL_LIMITS=off` turns
+   * them off; that is for the bench's side-by-side measurement only, never for a deployment.
+   * Null = off.
+   */
+  graphqlLimits: GraphQLLimits | null;
+  /** Live subscriptions one graphql-ws socket may hold at once (`LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET`, default 10). */
+  liveMaxSubscriptionsPerSocket: number;
+  /**
+   * Outbound calls (streaming-provider URLs, webhook endpoints, playlist import) may reach loopback,
+   * private, link-local and other non-public addresses (`OUTBOUND_ALLOW_PRIVATE=true`; default false).
+   * For local development and tests with partners on 127.0.0.1 only.
+   */
+  outboundAllowPrivate: boolean;
+}
+
+/** Limits of a GraphQL document, checked before validation. */
+export interface GraphQLLimits {
+  /** Lexical tokens a document may hold; parsing stops past it (`GRAPHQL_MAX_TOKENS`, default 500). */
+  maxTokens: number;
+  /** Nesting of selections, introspection aside (`GRAPHQL_MAX_DEPTH`, default 12). */
+  maxDepth: number;
+  /** Aliased fields in one operation, fragments included (`GRAPHQL_MAX_ALIASES`, default 20). */
+  maxAliases: number;
+  /** Directives in one operation, fragments included (`GRAPHQL_MAX_DIRECTIVES`, default 20). */
+  maxDirectives: number;
 }
 
 type Env = Record<string, string | undefined>;
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function graphqlLimits(env: Env): GraphQLLimits | null {
+  const switched = env.GRAPHQL_LIMITS || 'on';
+  if (switched !== 'on' && switched !== 'off') throw new Error(`GRAPHQL_LIMITS must be on or off, got "${switched}"`);
+  if (switched === 'off') return null;
+  return {
+    maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 500, 50, 100_000),
+    maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 12, 2, 1000),
+    maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 20, 0, 100_000),
+    maxDirectives: integer(env, 'GRAPHQL_MAX_DIRECTIVES', 20, 0, 100_000),
+  };
+}
 
 function integer(env: Env, name: string, fallback: number, min = 0, max = 65535 * 1024 * 1024): number {
   const raw = env[name];
@@ -189,6 +236,9 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.METRICS_TOKEN || null,
     metricsEnabled: metrics === 'on',
     otlpEndpoint: otlpEndpoint?.replace(/\/+$/, '') ?? null,
+    graphqlLimits: graphqlLimits(env),
+    liveMaxSubscriptionsPerSocket: integer(env, 'LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET', 10, 1, 10_000),
+    outboundAllowPrivate: flag(env, 'OUTBOUND_ALLOW_PRIVATE', false),
   };
 }
 

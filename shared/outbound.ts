@@ -1,4 +1,113 @@
-/** Reading what a partner's server answers, without letting it make the service buffer without bound. */
+/**
+ * Outbound HTTP to partners (streaming-provider URLs, webhook endpoints, playlist import): only public
+ * addresses, a body reader with a size limit. A URL is checked when it is registered (its scheme, and
+ * a host that is an address or a loopback name), and every connection is checked again when it is
+ * made: the host is resolved by a lookup that refuses loopback, private, link-local, metadata, CGNAT,
+ * multicast and other non-public addresses, so a name that resolves elsewhere later (DNS rebinding)
+ * still cannot reach them. `OUTBOUND_ALLOW_PRIVATE=true` lifts both checks for development and tests.
+ */
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import { badInput } from './errors';
+
+/** Whether outbound calls may reach non-public addresses (config.outboundAllowPrivate). */
+export interface OutboundPolicy {
+  allowPrivate: boolean;
+}
+
+/** Thrown (as a connection error) when a call would reach a non-public address. */
+export class NonPublicAddressError extends Error {
+  readonly code = 'ERR_NON_PUBLIC_ADDRESS';
+  constructor(readonly address: string) {
+    super('the address is not public');
+  }
+}
+
+/**
+ * Whether an IP address is public unicast. IPv4-mapped IPv6 is judged as the IPv4 it carries; every
+ * special range ipaddr.js knows (loopback, private, linkLocal incl. 169.254.169.254, carrierGradeNat,
+ * unspecified incl. 0/8, multicast, broadcast, uniqueLocal fc00::/7, reserved, 6to4, teredo, NAT64…) is
+ * not public.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
+}
+
+/** The host of a URL without IPv6 brackets, as a connection would use it. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+/** Names that resolve to loopback without asking DNS (RFC 6761). */
+const isLoopbackName = (host: string) => /(^|\.)localhost\.?$/i.test(host);
+
+/**
+ * Checks a partner URL when it is registered: http(s), and unless private targets are allowed, a host
+ * that is neither a non-public address (the URL parser turns `2130706433`, `0x7f000001` and `127.1`
+ * into 127.0.0.1 first) nor a loopback name. Names are not resolved here (that would make registering
+ * depend on DNS); the connect-time check covers them. Throws 400 naming `field`.
+ */
+export function checkOutboundUrl(value: string, field: string, policy: OutboundPolicy): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw badInput(`${field} must be an absolute http(s) URL`, field);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badInput(`${field} must be an http(s) URL`, field);
+  if (policy.allowPrivate) return;
+  const host = hostOf(url);
+  if ((isIP(host) && !isPublicAddress(host)) || isLoopbackName(host)) {
+    throw badInput(`${field} must be a public address: loopback, private, link-local and other non-public hosts are refused`, field);
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** dns.lookup that refuses a name when any of its addresses is not public. */
+function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const refused = addresses.find((entry) => !isPublicAddress(entry.address));
+    if (refused || addresses.length === 0) return callback(new NonPublicAddressError(refused?.address ?? ''), []);
+    if (options.all) return callback(null, addresses);
+    return callback(null, addresses[0].address, addresses[0].family);
+  });
+}
+
+/**
+ * Connects only to public addresses: an address literal is checked before connecting (Node connects
+ * to a literal without a lookup), a name through publicOnlyLookup. Every connection of the agent goes
+ * through it, redirects included.
+ */
+function publicOnlyConnector(): buildConnector.connector {
+  const connect = buildConnector({ lookup: publicOnlyLookup as never });
+  return (options, callback) => {
+    const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIP(host) && !isPublicAddress(host)) return callback(new NonPublicAddressError(host), null);
+    return connect(options, callback);
+  };
+}
+
+let publicOnlyAgent: Agent | null = null;
+
+/**
+ * fetch for partner calls. Unless private targets are allowed, every connection (redirects included)
+ * goes through an agent that refuses non-public addresses when it connects. A refused target fails
+ * like an unreachable one: a TypeError whose cause is a NonPublicAddressError.
+ */
+export async function outboundFetch(url: string, init: RequestInit, policy: OutboundPolicy): Promise<Response> {
+  if (policy.allowPrivate) return fetch(url, init);
+  publicOnlyAgent ??= new Agent({ connect: publicOnlyConnector() });
+  // undici's own fetch with its own agent: the refusal reaches the caller as the same error object.
+  return (await undiciFetch(url, { ...(init as object), dispatcher: publicOnlyAgent })) as unknown as Response;
+}
+
+/** Whether a failed outboundFetch was refused for its target's address. */
+export function isNonPublicRefusal(error: unknown): boolean {
+  return (error as { cause?: unknown } | null)?.cause instanceof NonPublicAddressError;
+}
 
 /** The body as text, read up to `maxBytes`; null when it is larger (the rest is not read). */
 export async function readTextLimited(response: Response, maxBytes: number): Promise<string | null> {

@@ -199,6 +199,11 @@ describe('import from a video platform', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    expect((await importFrom(`http://127.0.0.1:${port}/playlists/x`)).status).toBe(502);
+    const closedPort = await importFrom(`http://127.0.0.1:${port}/playlists/x`);
+    expect(closedPort.status).toBe(502);
+    // A closed port and a silent one read alike: the import cannot be used to map open ports.
+    const silent = await importFrom(`${platformUrl}/playlists/slow`);
+    expect(closedPort.body.message).toBe('the video platform could not be reached at that URL');
+    expect(silent.body.message).toBe(closedPort.body.message);
   });
 });

@@ -12,6 +12,7 @@ import type { Db } from '../../shared/db/client';
 import type { Playlist, Prisma, Video } from '../../shared/db/generated/sqlite';
 import { appError, badInput, ErrorCode } from '../../shared/errors';
 import { newId } from '../../shared/ids';
+import { checkOutboundUrl, outboundFetch, type OutboundPolicy } from '../../shared/outbound';
 import { checkListSize, checkText, checkUrl, found, isRecord } from './checks';
 import { searchKey } from './listing';
 import type { PlaylistMemberInput } from './resolvers.generated';
@@ -101,14 +102,17 @@ function readPlatformPlaylist(text: string): { title: string; description: strin
   return { title: document.title.trim().slice(0, 200) || 'Imported playlist', description: typeof document.description === 'string' ? document.description : '', videos };
 }
 
-/** Fetches the platform's playlist: 400 for a URL it cannot use, 502 when the platform fails or times out. */
-async function fetchPlatformPlaylist(url: string, timeoutMs: number) {
+/**
+ * Fetches the platform's playlist: 400 for a URL it cannot use, 502 when the platform fails. Every
+ * failure to reach the URL (refused, reset, timed out, not a public address) is one message, so the
+ * import cannot be used to tell open ports from closed ones.
+ */
+async function fetchPlatformPlaylist(url: string, timeoutMs: number, policy: OutboundPolicy) {
   let response: Response;
   try {
-    response = await fetch(url, { headers: { accept: 'application/json', 'user-agent': 'stagegraph-import/1' }, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (error) {
-    if ((error as Error).name === 'TimeoutError') throw badGateway(`the video platform did not answer within ${timeoutMs} ms`);
-    throw badGateway('the video platform could not be reached');
+    response = await outboundFetch(url, { headers: { accept: 'application/json', 'user-agent': 'stagegraph-import/1' }, signal: AbortSignal.timeout(timeoutMs) }, policy);
+  } catch {
+    throw badGateway('the video platform could not be reached at that URL');
   }
   if (response.status >= 400 && response.status < 500) {
     await response.body?.cancel();
@@ -121,10 +125,11 @@ async function fetchPlatformPlaylist(url: string, timeoutMs: number) {
   return readPlatformPlaylist(await readLimited(response));
 }
 
-export async function importPlaylist(db: Db, siteId: string, url: string, timeoutMs: number): Promise<Playlist> {
+export async function importPlaylist(db: Db, siteId: string, url: string, timeoutMs: number, policy: OutboundPolicy): Promise<Playlist> {
   checkUrl(url, 'url');
+  checkOutboundUrl(url, 'url', policy);
   const platform = new URL(url);
-  const remote = await fetchPlatformPlaylist(url, timeoutMs);
+  const remote = await fetchPlatformPlaylist(url, timeoutMs, policy);
   const now = new Date();
   return db.$transaction(async (tx) => {
     const members: PlaylistMemberModel[] = [];

@@ -6,6 +6,7 @@
  * receiver drops by its delivery id.
  */
 import { openSecret } from '../../shared/auth/sealed';
+import { isNonPublicRefusal, outboundFetch } from '../../shared/outbound';
 import type { Config } from '../../shared/config';
 import type { Db } from '../../shared/db/client';
 import type { Logger } from '../../shared/logger';
@@ -18,7 +19,7 @@ const IDLE_POLL_MS = 2_000;
 /** Most deliveries sent at once per instance. */
 const BATCH = 20;
 
-export type WebhookSettings = Pick<Config, 'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'webhookMaxAttempts' | 'encryptionKey'>;
+export type WebhookSettings = Pick<Config, 'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'webhookMaxAttempts' | 'encryptionKey' | 'outboundAllowPrivate'>;
 
 /** Delay before attempt number `attempt + 1`, after `attempt` failures: base · 2^(attempt-1), capped. */
 export function retryDelayMs(settings: WebhookSettings, attempt: number): number {
@@ -127,7 +128,7 @@ export class WebhookDispatcher {
 
   private async send(url: string, secret: string, delivery: { id: string; event: string; body: string }, attempt: number) {
     try {
-      const response = await fetch(url, {
+      const response = await outboundFetch(url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -140,13 +141,14 @@ export class WebhookDispatcher {
         body: delivery.body,
         redirect: 'manual',
         signal: AbortSignal.timeout(this.settings.webhookTimeoutMs),
-      });
+      }, { allowPrivate: this.settings.outboundAllowPrivate });
       await response.body?.cancel();
       const ok = response.status >= 200 && response.status < 300;
       return { ok, status: response.status, error: ok ? null : `answered ${response.status}` };
     } catch (error) {
       const name = (error as Error).name;
-      return { ok: false, status: null, error: name === 'TimeoutError' ? `no answer within ${this.settings.webhookTimeoutMs} ms` : `could not reach the endpoint (${(error as Error).message})` };
+      const reason = name === 'TimeoutError' ? `no answer within ${this.settings.webhookTimeoutMs} ms` : isNonPublicRefusal(error) ? 'the endpoint is not a public address' : `could not reach the endpoint (${(error as Error).message})`;
+      return { ok: false, status: null, error: reason };
     }
   }
 }

@@ -15,6 +15,7 @@ import type { Db } from '../../shared/db/client';
 import { badInput } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { Page, Prisma } from '../../shared/db/generated/sqlite';
+import { checkOutboundUrl, type OutboundPolicy } from '../../shared/outbound';
 import { checkListSize, checkOptionalText, checkUrl, found, isRecord, stringList } from './checks';
 
 export const WebhookEvents = { channelUpdated: 'admin.channelUpdated' } as const;
@@ -38,9 +39,12 @@ export function checkEvents(events: readonly string[]): string[] {
   return [...new Set(events)];
 }
 
-export function checkEndpointFields(input: { url?: string | null; description?: string | null }) {
+/** An endpoint's fields checked; its URL must reach a public address (shared/outbound.ts). */
+export function checkEndpointFields(input: { url?: string | null; description?: string | null }, policy: OutboundPolicy) {
+  const url = input.url === undefined || input.url === null ? undefined : checkUrl(input.url, 'url');
+  if (url) checkOutboundUrl(url, 'url', policy);
   return {
-    url: input.url === undefined || input.url === null ? undefined : checkUrl(input.url, 'url'),
+    url,
     description: checkOptionalText(input.description, 'description', 500) ?? undefined,
   };
 }

@@ -6,6 +6,7 @@
 import Ajv, { type AnySchema, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { GraphQLError } from 'graphql';
 import { Topics } from '../../shared/bus';
 import type { Db } from '../../shared/db/client';
 import type { Prisma } from '../../shared/db/generated/sqlite';
@@ -14,6 +15,7 @@ import { newId } from '../../shared/ids';
 import { parseJsonInput } from '../../shared/jsonInput';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { LoadCache } from './cache';
+import { linearRegExp, provePatterns } from './eventSchemaPatterns';
 import type { IntegrationsRuntime } from './runtime';
 import { decryptSecret, encryptSecret, newDataProviderSecret, verifyProviderSignature } from './secrets';
 
@@ -36,7 +38,8 @@ const REQUIRED_FIELDS = ['name', 'description', 'schema', 'ownerName', 'ownerEma
 
 // Providers' schemas are theirs: unknown keywords are allowed, and a schema's $id is not kept in the
 // instance, so two providers may use the same one. Draft-07 by default, 2020-12 when $schema says so.
-const options = { allErrors: false, strict: false, addUsedSchema: false } as const;
+// Patterns run only when proven linear (eventSchemaPatterns.ts).
+const options = { allErrors: false, strict: false, addUsedSchema: false, code: { regExp: linearRegExp } } as const;
 const draft07 = new Ajv(options);
 const draft2020 = new Ajv2020(options);
 addFormats(draft07);
@@ -44,16 +47,21 @@ addFormats(draft2020);
 
 const ajvFor = (schema: Record<string, unknown>) => (typeof schema.$schema === 'string' && schema.$schema.includes('2020-12') ? draft2020 : draft07);
 
-/** Compiles a provider's JSON Schema; an invalid one is BAD_USER_INPUT naming `schema`. */
-export function compileEventSchema(schema: unknown): ValidateFunction {
+/**
+ * Compiles a provider's JSON Schema; an invalid one, or one with a pattern not proven linear-time, is
+ * BAD_USER_INPUT naming `schema`.
+ */
+export async function compileEventSchema(schema: unknown): Promise<ValidateFunction> {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw badInput('schema must be a JSON Schema object', 'schema');
   const ajv = ajvFor(schema as Record<string, unknown>);
   if (!ajv.validateSchema(schema as AnySchema)) {
     throw badInput(`schema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: 'schema' })}`, 'schema');
   }
+  await provePatterns(schema);
   try {
     return ajv.compile(schema as AnySchema);
   } catch (error) {
+    if (error instanceof GraphQLError) throw error;
     throw badInput(`schema is not a valid JSON Schema: ${(error as Error).message}`, 'schema');
   } finally {
     // Ajv remembers every compiled schema object; providers are reloaded, so it must forget them.
@@ -73,7 +81,7 @@ function text(value: unknown, field: string, max = 500): string {
  * Checks the given fields (all required unless `partial`); unknown fields are refused, so a signed
  * update cannot carry anything the provider did not mean to change.
  */
-export function checkDataProviderFields(given: Record<string, unknown>, { partial }: { partial: boolean }): Partial<DataProviderFields> {
+export async function checkDataProviderFields(given: Record<string, unknown>, { partial }: { partial: boolean }): Promise<Partial<DataProviderFields>> {
   for (const field of Object.keys(given)) {
     if (!(DATA_PROVIDER_FIELDS as readonly string[]).includes(field)) throw badInput(`${field} is not allowed (fields: ${DATA_PROVIDER_FIELDS.join(', ')})`, field);
   }
@@ -106,7 +114,7 @@ export function checkDataProviderFields(given: Record<string, unknown>, { partia
     checked.tags = given.tags.map((tag: string) => tag.trim());
   }
   if (given.schema !== undefined) {
-    compileEventSchema(given.schema);
+    await compileEventSchema(given.schema);
     checked.schema = given.schema as Record<string, unknown>;
   }
   return checked;
@@ -141,7 +149,7 @@ export class DataProviderCache {
   private async load(id: string): Promise<ActiveDataProvider | null> {
     const row = await this.db.dataProvider.findUnique({ where: { id } });
     if (!row || row.removedAt) return null;
-    return { id: row.id, siteId: row.siteId, secret: decryptSecret(row.secretEncrypted, this.encryptionKey), validate: compileEventSchema(row.schema), ttl: row.ttl };
+    return { id: row.id, siteId: row.siteId, secret: decryptSecret(row.secretEncrypted, this.encryptionKey), validate: await compileEventSchema(row.schema), ttl: row.ttl };
   }
 }
 
@@ -159,7 +167,7 @@ async function announceProviderChange(ctx: SubgraphContext, runtime: Integration
 /** Registers a provider of the site; the secret is returned here only, and stored encrypted. */
 export async function registerDataProvider(ctx: SubgraphContext, siteId: string, input: Record<string, unknown>) {
   const given = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
-  const fields = checkDataProviderFields(given, { partial: false }) as DataProviderFields;
+  const fields = (await checkDataProviderFields(given, { partial: false })) as DataProviderFields;
   const secret = newDataProviderSecret();
   const now = new Date();
   const provider = await ctx.db.dataProvider.create({
@@ -198,7 +206,7 @@ export async function updateDataProvider(ctx: SubgraphContext, runtime: Integrat
   if ('error' in parsed) throw badInput(parsed.error, 'body');
   const given = parsed.value;
   if (!given || typeof given !== 'object' || Array.isArray(given)) throw badInput('the body must be a JSON object', 'body');
-  const fields = checkDataProviderFields(given as Record<string, unknown>, { partial: true });
+  const fields = await checkDataProviderFields(given as Record<string, unknown>, { partial: true });
   await ctx.db.dataProvider.update({
     where: { id: row.id },
     data: { ...fields, schema: fields.schema as Prisma.InputJsonValue | undefined, updatedAt: new Date() },

@@ -4,7 +4,7 @@
  * 5xx (never for 4xx, which the provider meant), only http(s) and no redirects followed. Whatever the
  * provider does, the caller gets an answer or a BAD_GATEWAY error with a message — never a hang.
  */
-import { readTextLimited } from '../../shared/outbound';
+import { isNonPublicRefusal, outboundFetch, readTextLimited } from '../../shared/outbound';
 import { appError, ErrorCode } from '../../shared/errors';
 import type { Logger } from '../../shared/logger';
 
@@ -18,6 +18,8 @@ export interface ProviderCallSettings {
   /** First backoff; it doubles per attempt (with jitter). */
   backoffMs?: number;
   logger: Logger;
+  /** Whether the URL may reach a non-public address (config.outboundAllowPrivate). */
+  allowPrivate: boolean;
 }
 
 /** A 2xx or 4xx answer: the body parsed as JSON when it is JSON, else its text (or null when empty). */
@@ -73,19 +75,21 @@ export async function callProvider(
   let failure = '';
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     try {
-      const response = await fetch(url, {
+      const response = await outboundFetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
         body,
         redirect: 'manual',
         signal: AbortSignal.timeout(settings.timeoutMs),
-      });
+      }, { allowPrivate: settings.allowPrivate });
       const answer = await readAnswer(response);
       if (response.status >= 300 && response.status < 400) throw badGateway(operation, `it answered with a redirect (${response.status}), which is not followed`);
       if (response.status < 500) return { status: response.status, body: answer };
       failure = `${response.status}${messageOf(answer) ? ` (${messageOf(answer)})` : ''}`;
     } catch (error) {
       if (error instanceof Error && 'extensions' in error) throw error;
+      // Not retried: the address will not become public by asking again.
+      if (isNonPublicRefusal(error)) throw badGateway(operation, 'its URL does not reach a public address');
       const name = (error as Error).name;
       failure = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${settings.timeoutMs} ms` : `${(error as Error).message}${causeOf(error)}`;
     }

@@ -9,6 +9,7 @@ import type { StreamProviderContract } from '../../shared/db/generated/sqlite';
 import { badInput, conflict, notFound, unauthenticated } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { SubgraphContext } from '../../shared/subgraph';
+import { checkOutboundUrl, type OutboundPolicy } from '../../shared/outbound';
 import { callProvider, isHttpUrl, type ProviderAnswer, type ProviderOperation } from './providerCalls';
 import { bearerToken, decryptSecret, encryptSecret } from './secrets';
 
@@ -25,12 +26,13 @@ export interface ContractFields {
   useAccount: boolean;
 }
 
-function checkUrls(urls: Record<string, unknown>): ContractUrls {
+function checkUrls(urls: Record<string, unknown>, policy: OutboundPolicy): ContractUrls {
   const checked: ContractUrls = {};
   for (const [key, value] of Object.entries(urls)) {
     if (!URL_KEYS.includes(key)) throw badInput(`urls.${key} is not an operation of the contract (${URL_KEYS.join(', ')})`, `urls.${key}`);
     if (value === null || value === undefined) continue;
     if (typeof value !== 'string' || !isHttpUrl(value)) throw badInput(`urls.${key} must be an http(s) URL`, `urls.${key}`);
+    checkOutboundUrl(value, `urls.${key}`, policy);
     checked[key as ProviderOperation] = value;
   }
   for (const key of REQUIRED_URL_KEYS) if (!checked[key]) throw badInput(`urls.${key} is required`, `urls.${key}`);
@@ -47,13 +49,16 @@ function checkCredentialLabels(value: unknown): Record<string, string> {
 }
 
 /** The whole contract checked: every URL http(s), the required ones present, useAccount's needs met. */
-export function checkContract(fields: { name: unknown; urls: Record<string, unknown>; accountCredentials: unknown; useAccount: unknown }): ContractFields {
+export function checkContract(
+  fields: { name: unknown; urls: Record<string, unknown>; accountCredentials: unknown; useAccount: unknown },
+  policy: OutboundPolicy,
+): ContractFields {
   if (typeof fields.name !== 'string' || fields.name.trim() === '') throw badInput('name must be a non-empty string', 'name');
   if (fields.name.trim().length > 200) throw badInput('name must be at most 200 characters', 'name');
   if (typeof fields.useAccount !== 'boolean') throw badInput('useAccount must be true or false', 'useAccount');
   const checked: ContractFields = {
     name: fields.name.trim(),
-    urls: checkUrls(fields.urls),
+    urls: checkUrls(fields.urls, policy),
     accountCredentials: checkCredentialLabels(fields.accountCredentials),
     useAccount: fields.useAccount,
   };
@@ -73,7 +78,7 @@ async function assertNameFree(ctx: SubgraphContext, siteId: string, name: string
 
 /** Registers a contract of the site; the answer's authorization is never shown again. */
 export async function registerStreamProvider(ctx: SubgraphContext, siteId: string, input: { name: string; urls: Record<string, unknown>; accountCredentials?: unknown; useAccount: boolean }) {
-  const fields = checkContract({ ...input, accountCredentials: input.accountCredentials });
+  const fields = checkContract({ ...input, accountCredentials: input.accountCredentials }, { allowPrivate: ctx.config.outboundAllowPrivate });
   await assertNameFree(ctx, siteId, fields.name);
   const authorization = randomUUID();
   const now = new Date();
@@ -113,7 +118,7 @@ export async function updateStreamProvider(
     urls: { ...(contract.urls as Record<string, unknown>), ...(input.urls ?? {}) },
     accountCredentials: input.accountCredentials === undefined || input.accountCredentials === null ? contract.accountCredentials : input.accountCredentials,
     useAccount: input.useAccount ?? contract.useAccount,
-  });
+  }, { allowPrivate: ctx.config.outboundAllowPrivate });
   if (fields.name !== contract.name) await assertNameFree(ctx, contract.siteId, fields.name, contract.id);
   return ctx.db.streamProviderContract.update({ where: { id: contract.id }, data: { ...fields, updatedAt: new Date() } });
 }
@@ -138,6 +143,7 @@ export function callContract(ctx: SubgraphContext, contract: StreamProviderContr
     timeoutMs: ctx.config.providerTimeoutMs,
     retries: ctx.config.providerRetries,
     logger: ctx.logger,
+    allowPrivate: ctx.config.outboundAllowPrivate,
   });
 }
 

@@ -34,6 +34,8 @@ export function testConfig(databaseUrl: string, extra: Record<string, string> = 
     REDIS_URL: process.env.REDIS_URL,
     REDIS_PREFIX: `sgtest-${randomBytes(4).toString('hex')}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Fake partners listen on 127.0.0.1; the SSRF suite sets it back to false.
+    OUTBOUND_ALLOW_PRIVATE: 'true',
     ...TEST_SECRETS,
     ...extra,
   });

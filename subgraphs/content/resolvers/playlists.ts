@@ -76,7 +76,7 @@ export const playlistResolvers: Resolvers = {
       return { id: playlist.id, success: true };
     },
     importPlaylist: (_root, { url }, { identity, db, config }) =>
-      importPlaylist(db, requireAdmin(identity, Scopes.playlists, { write: true }), url, config.videoPlatformTimeoutMs),
+      importPlaylist(db, requireAdmin(identity, Scopes.playlists, { write: true }), url, config.videoPlatformTimeoutMs, { allowPrivate: config.outboundAllowPrivate }),
   },
   Playlist: {
     members: (playlist) => playlistMembers(playlist),

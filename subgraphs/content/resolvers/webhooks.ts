@@ -22,7 +22,7 @@ export const webhookResolvers: Resolvers = {
   Mutation: {
     createWebhookEndpoint: async (_root, { input }, { identity, db, config }) => {
       const siteId = requireAdmin(identity, Scopes.webhooks, { write: true });
-      const { url, description } = checkEndpointFields(input);
+      const { url, description } = checkEndpointFields(input, { allowPrivate: config.outboundAllowPrivate });
       if (!url) throw badInput('url is required', 'url');
       const secret = newWebhookSecret();
       const now = new Date();
@@ -41,9 +41,9 @@ export const webhookResolvers: Resolvers = {
       });
       return { ...endpoint, secret };
     },
-    updateWebhookEndpoint: async (_root, { id, input }, { identity, db }) => {
+    updateWebhookEndpoint: async (_root, { id, input }, { identity, db, config }) => {
       const current = await findEndpoint(db, requireAdmin(identity, Scopes.webhooks, { write: true }), id);
-      const { url, description } = checkEndpointFields(input);
+      const { url, description } = checkEndpointFields(input, { allowPrivate: config.outboundAllowPrivate });
       return db.webhookEndpoint.update({
         where: { id: current.id },
         data: {
