@@ -36,7 +36,8 @@ export async function load(options: autocannon.Options): Promise<LoadFigures> {
   };
 }
 
-export async function measureGateway(instance: Instance): Promise<GatewayFigures> {
+/** A new site with five overlays, and the admin headers that read them: what the gateway queries measure. */
+export async function siteWithOverlays(instance: Instance) {
   const site = createSite(instance);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   for (let index = 0; index < 5; index += 1) {
@@ -46,6 +47,11 @@ export async function measureGateway(instance: Instance): Promise<GatewayFigures
       body: JSON.stringify({ name: `Overlay ${index}`, type: 'instance', contents: { text: 'hello' }, duration: 10 }),
     });
   }
+  return { site, headers };
+}
+
+export async function measureGateway(instance: Instance): Promise<GatewayFigures> {
+  const { site, headers } = await siteWithOverlays(instance);
   const subgraphUrl = `http://127.0.0.1:${Number(instance.env.SUBGRAPH_PORT_BASE) + 3}/graphql`;
   const identity = signIdentity({ siteId: site.siteId, developerKey: true, account: null, requestId: 'bench' }, instance.env.INTERNAL_SECRET);
   const body = JSON.stringify({ query: QUERY });

@@ -4,8 +4,8 @@
  * exists for this measurement only). Rounds alternate between them so load on the machine falls on
  * both alike; each side's figure is the median of its rounds.
  */
-import { load, type LoadFigures } from './gateway';
-import { createSite, startInstance, type Instance } from './harness';
+import { load, siteWithOverlays, type LoadFigures } from './gateway';
+import { startInstance, type Instance } from './harness';
 
 export interface LimitsFigures {
   limitsOn: LoadFigures;
@@ -22,15 +22,7 @@ const ROUNDS = 3;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function prepared(instance: Instance) {
-  const site = createSite(instance);
-  const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
-  for (let index = 0; index < 5; index += 1) {
-    await fetch(`${instance.url}/overlay/v1`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: `Overlay ${index}`, type: 'instance', contents: { text: 'hello' }, duration: 10 }),
-    });
-  }
+  const { headers } = await siteWithOverlays(instance);
   const options = { url: `${instance.url}/graphql`, method: 'POST' as const, headers, body: JSON.stringify({ query: QUERY }) };
   await load({ ...options, duration: 1 });
   return options;

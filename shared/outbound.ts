@@ -42,13 +42,8 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 /** Names that resolve to loopback without asking DNS (RFC 6761). */
 const isLoopbackName = (host: string) => /(^|\.)localhost\.?$/i.test(host);
 
-/**
- * Checks a partner URL when it is registered: http(s), and unless private targets are allowed, a host
- * that is neither a non-public address (the URL parser turns `2130706433`, `0x7f000001` and `127.1`
- * into 127.0.0.1 first) nor a loopback name. Names are not resolved here (that would make registering
- * depend on DNS); the connect-time check covers them. Throws 400 naming `field`.
- */
-export function checkOutboundUrl(value: string, field: string, policy: OutboundPolicy): void {
+/** An absolute http(s) URL, parsed; anything else is 400 naming `field`. */
+export function parseHttpUrl(value: string, field: string): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -56,6 +51,17 @@ export function checkOutboundUrl(value: string, field: string, policy: OutboundP
     throw badInput(`${field} must be an absolute http(s) URL`, field);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badInput(`${field} must be an http(s) URL`, field);
+  return url;
+}
+
+/**
+ * Checks a partner URL when it is registered: http(s), and unless private targets are allowed, a host
+ * that is neither a non-public address (the URL parser turns `2130706433`, `0x7f000001` and `127.1`
+ * into 127.0.0.1 first) nor a loopback name. Names are not resolved here (that would make registering
+ * depend on DNS); the connect-time check covers them. Throws 400 naming `field`.
+ */
+export function checkOutboundUrl(value: string, field: string, policy: OutboundPolicy): void {
+  const url = parseHttpUrl(value, field);
   if (policy.allowPrivate) return;
   const host = hostOf(url);
   if ((isIP(host) && !isPublicAddress(host)) || isLoopbackName(host)) {

@@ -1,5 +1,6 @@
 /** Input checks the GraphQL types cannot express, shared by the content areas; each error names its field. */
 import { badInput, notFound } from '../../shared/errors';
+import { parseHttpUrl } from '../../shared/outbound';
 
 export type JsonRecord = Record<string, unknown>;
 
@@ -22,13 +23,7 @@ export function checkOptionalText(value: string | null | undefined, field: strin
 
 /** An absolute http(s) URL. */
 export function checkUrl(value: string, field: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw badInput(`${field} must be an absolute http(s) URL`, field);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badInput(`${field} must be an http(s) URL`, field);
+  parseHttpUrl(value, field);
   if (value.length > 2048) throw badInput(`${field} must be at most 2048 characters`, field);
   return value;
 }
