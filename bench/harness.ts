@@ -3,7 +3,7 @@
  * DATABASE_URL / REDIS_URL given), provisions a site with the CLI, and drives viewer workers.
  */
 import { fork, spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -155,5 +155,63 @@ export async function startRedis(): Promise<{ url: string; stop(): Promise<void>
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/** Where PostgreSQL's server binaries are looked for: POSTGRES_BIN, else the Debian places. */
+function postgresBin(): string | null {
+  const candidates = [process.env.POSTGRES_BIN, '/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
+  for (const dir of candidates) {
+    if (!dir) continue;
+    try {
+      execFileSync(join(dir, 'postgres'), ['--version'], { stdio: 'ignore' });
+      return dir;
+    } catch {
+      // not there
+    }
+  }
+  return null;
+}
+
+/**
+ * A private PostgreSQL server (its own data directory, a free port, fsync off: a bench, not a store),
+ * or null when the binaries are not installed here. As root the server runs as the postgres user.
+ */
+export async function startPostgres(): Promise<{ url: string; stop(): Promise<void> } | null> {
+  const bin = postgresBin();
+  if (!bin) return null;
+  const asRoot = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'stagegraph-bench-pg-'));
+  const run = (command: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]) as [string, string[]];
+  if (asRoot) execFileSync('chown', ['postgres', dir]);
+  const [initCommand, initArgs] = run(join(bin, 'initdb'), ['-D', dir, '-U', 'postgres', '-A', 'trust', '--no-sync']);
+  execFileSync(initCommand, initArgs, { stdio: 'ignore' });
+  const port = await freePort();
+  const [command, args] = run(join(bin, 'postgres'), ['-D', dir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=200']);
+  const child = spawn(command, args, { stdio: 'ignore' });
+  process.once('exit', () => child.kill('SIGKILL'));
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  for (let tries = 0; tries < 200; tries += 1) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // Accepting connections is not yet accepting queries: wait for the server to finish starting.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return {
+    url,
+    stop: async () => {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      const [stopCommand, stopArgs] = run(join(bin, 'pg_ctl'), ['stop', '-D', dir, '-m', 'fast']);
+      execFileSync(stopCommand, stopArgs, { stdio: 'ignore' });
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

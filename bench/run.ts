@@ -1,6 +1,8 @@
 /**
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
- * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000).
+ * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
+ * BENCH_ONLY (comma-separated: gateway, peer, accesscodes, fanout, join, dataevents, fanout2, soak) runs
+ * only those sections, BENCH_SKIP_BUILD=true skips the build.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -10,17 +12,37 @@ import { measureDataEvents } from './dataevents';
 import { measureFanout } from './fanout';
 import { measureGateway } from './gateway';
 import { measurePeerGateway } from './peer';
-import { root, startInstance, startRedis } from './harness';
+import { root, startInstance, startPostgres, startRedis } from './harness';
+import { measureJoinStorms, type JoinFigures } from './join';
 import { measureSoak } from './soak';
 
+const only = (process.env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+/** Whether a section runs in this bench run. */
+const section = (name: string) => only.length === 0 || only.includes(name);
+
 async function main(): Promise<void> {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  if (process.env.BENCH_SKIP_BUILD !== 'true') execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   const viewers = Number(process.env.BENCH_VIEWERS ?? 15000);
   const figures: Record<string, unknown> = {};
 
+  if (section('gateway')) await gatewaySection(figures);
+  if (section('peer')) await peerSection(figures);
+  if (section('accesscodes')) await accessCodesSection(figures);
+  if (section('fanout')) await fanoutSection(figures, viewers);
+  if (section('join')) await joinSection(figures, viewers);
+  if (section('dataevents')) await dataEventsSection(figures);
+  if (section('fanout2')) await twoInstancesSection(figures, viewers);
+  if (section('soak')) await soakSection(figures);
+
+  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
+}
+
+type Figures = Record<string, unknown>;
+
+async function gatewaySection(figures: Figures): Promise<void> {
   const instance = await startInstance();
   const gateway = await measureGateway(instance);
-  const accessCodes = await measureAccessCodes(instance);
   await instance.stop();
   figures.gateway = gateway;
   console.log('\ngateway and REST bridge: one-subgraph query (overlays), 10 connections');
@@ -31,7 +53,9 @@ async function main(): Promise<void> {
     'gateway, 2-subgraph join': gateway.gatewayJoin,
   });
   console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
+}
 
+async function peerSection(figures: Figures): Promise<void> {
   const peerInstance = await startInstance();
   const peer = await measurePeerGateway(peerInstance);
   await peerInstance.stop();
@@ -44,7 +68,12 @@ async function main(): Promise<void> {
     'Hive Gateway, own process, HTTP to subgraphs': peer.hiveGatewayOverHttp,
   });
   console.log(`stagegraph/Hive p50, both over HTTP = ${peer.stagegraphOverHiveP50}×`);
+}
 
+async function accessCodesSection(figures: Figures): Promise<void> {
+  const instance = await startInstance();
+  const accessCodes = await measureAccessCodes(instance);
+  await instance.stop();
   figures.accessCodes = accessCodes;
   console.log('\nbulk access codes: one request of 100,000 next to 100 requests of 1,000 (all unique)');
   console.table({
@@ -53,13 +82,17 @@ async function main(): Promise<void> {
     '1,000 × 100 requests (JSON)': accessCodes.hundredRequestsOf1000,
   });
   console.log(`100,000 codes in ${accessCodes.oneRequestJson.ms} ms (target ≤ 5000 ms, ${(accessCodes.oneRequestJson.ms / 5000).toFixed(2)}× of target); one request / 100 requests = ${accessCodes.oneOverHundredRatio}×`);
+}
 
+async function fanoutSection(figures: Figures, viewers: number): Promise<void> {
   const fanout = await measureFanout(viewers);
   figures.fanout = fanout;
   console.log('\nfan-out: one broadcast to live viewers on one instance');
   console.table([{ viewers: fanout.viewers, received: fanout.received, 'p50 ms': fanout.p50Ms, 'p99 ms': fanout.p99Ms, 'max ms': fanout.maxMs, 'KB per idle viewer': fanout.memoryPerViewerKB }]);
   console.log(`targets: p99 ≤ 350 ms (${(fanout.p99Ms / 350).toFixed(2)}× of target), ≤ 15 KB per idle viewer (${(fanout.memoryPerViewerKB / 15).toFixed(2)}× of target)`);
+}
 
+async function dataEventsSection(figures: Figures): Promise<void> {
   // Data events: the per-provider rate limit is lifted so the load measures the path, not the limiter.
   const eventsInstance = await startInstance({ env: { DATA_EVENT_RATE_LIMIT: '10000000' } });
   const dataEvents = await measureDataEvents(eventsInstance);
@@ -73,8 +106,10 @@ async function main(): Promise<void> {
   console.log(`events/s = ${dataEvents.eventsOverRestRead}× the REST read's requests/s in the same run`);
   console.log('rule-triggered overlay: from the event’s 201 to each live viewer');
   console.table([{ events: dataEvents.ruleToViewer.events, viewers: dataEvents.ruleToViewer.viewers, received: dataEvents.ruleToViewer.received, 'p50 ms': dataEvents.ruleToViewer.p50Ms, 'p99 ms': dataEvents.ruleToViewer.p99Ms, 'max ms': dataEvents.ruleToViewer.maxMs }]);
-  console.log(`targets: ≥ 2000 events/s (${(dataEvents.throughput.eventsPerSecond / 2000).toFixed(2)}× of target), p99 ≤ 100 ms (${(dataEvents.ruleToViewer.p99Ms / 100).toFixed(2)}× of target)`);
+  console.log(`targets: ≥ 4000 events/s (${(dataEvents.throughput.eventsPerSecond / 4000).toFixed(2)}× of target), p99 ≤ 100 ms (${(dataEvents.ruleToViewer.p99Ms / 100).toFixed(2)}× of target)`);
+}
 
+async function twoInstancesSection(figures: Figures, viewers: number): Promise<void> {
   const redis = await startRedis();
   if (redis) {
     const env = { REDIS_URL: redis.url, REDIS_PREFIX: 'bench' };
@@ -86,21 +121,50 @@ async function main(): Promise<void> {
     figures.fanoutTwoInstances = two;
     console.log('\nfan-out: two instances behind Redis, the broadcast sent to one of them');
     console.table([{ viewers: two.viewers, received: two.received, 'p50 ms': two.p50Ms, 'p99 ms': two.p99Ms, 'max ms': two.maxMs, 'KB per idle viewer': two.memoryPerViewerKB }]);
-    console.log(`p99 two instances / one instance = ${(two.p99Ms / fanout.p99Ms).toFixed(2)}×`);
+    const one = figures.fanout as { p99Ms: number } | undefined;
+    if (one) console.log(`p99 two instances / one instance = ${(two.p99Ms / one.p99Ms).toFixed(2)}×`);
   } else {
     figures.fanoutTwoInstances = 'not measured: redis-server is not installed here';
     console.log('\nfan-out across two instances: not measured (redis-server is not installed here)');
   }
+}
 
+async function soakSection(figures: Figures): Promise<void> {
   const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60);
   const soak = await measureSoak(soakSeconds, 200);
   figures.soak = soak;
   console.log(`\nsoak: ${soak.viewersPerSecond} viewers/s connecting and leaving for ${soak.seconds} s while broadcasts run`);
   console.table([soak]);
   console.log(`memory after / before = ${(soak.rssAfterMB / soak.rssBeforeMB).toFixed(2)}× (target ≤ 1.10×); missed broadcasts: ${soak.missedShows} of ${soak.expectedShows}`);
+}
 
-  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
+async function joinSection(figures: Figures, viewers: number): Promise<void> {
+  const rows: Record<string, unknown> = {};
+  const show = (label: string, result: JoinFigures) => {
+    for (const [storm, figure] of Object.entries(result)) {
+      rows[`${storm} storm, ${label}`] = { viewers: figure.viewers, failures: figure.failures, seconds: figure.seconds, 'viewers/s': figure.perSecond, 'database queries': figure.databaseQueries };
+    }
+  };
+  const sqlite = await measureJoinStorms(viewers);
+  figures.joinStorm = { sqlite };
+  show('SQLite', sqlite);
+  const postgres = await startPostgres();
+  const redis = postgres && (await startRedis());
+  if (postgres && redis) {
+    const shared = await measureJoinStorms(viewers, { DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'bench-join' });
+    (figures.joinStorm as Figures).postgresRedis = shared;
+    show('PostgreSQL + Redis', shared);
+  }
+  await redis?.stop();
+  await postgres?.stop();
+  console.log(`\njoin and reconnect storms: ${viewers} viewers on one channel of one instance`);
+  console.table(rows);
+  for (const [label, result] of Object.entries(figures.joinStorm as Record<string, JoinFigures>)) {
+    console.log(`${label}: join ${result.join.seconds} s, reconnect ${result.reconnect.seconds} s (targets ≤ 10 s: ${(result.join.seconds / 10).toFixed(2)}×, ${(result.reconnect.seconds / 10).toFixed(2)}× of target); ` +
+      `database queries per viewer: join ${(result.join.databaseQueries / viewers).toFixed(3)}, reconnect ${(result.reconnect.databaseQueries / viewers).toFixed(4)}`);
+    for (const storm of [result.join, result.reconnect]) if (storm.firstFailure) console.log(`  first failure: ${storm.firstFailure}`);
+  }
+  if (!postgres) console.log('PostgreSQL + Redis: not measured (postgres binaries or redis-server not installed here)');
 }
 
 main().then(

@@ -2,6 +2,7 @@
  * The public HTTP surface on one port: /graphql (gateway; graphql-ws upgrades are taken by the live
  * server), every REST path of the route table, /openapi.json, /health and /ready.
  */
+import { timingSafeEqual } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { EventBus } from '../shared/bus';
 import type { Database } from '../shared/db/client';
@@ -18,6 +19,8 @@ export interface PublicAppOptions {
   bus: EventBus;
   logger: Logger;
   bodyLimitBytes: number;
+  /** The deployment's internal secret: it opens the internal counters to the bench. */
+  internalSecret: string;
 }
 
 /** Gives every request an id (or keeps the caller's x-request-id) and logs it when it ends. */
@@ -38,7 +41,7 @@ function requestLog(logger: Logger): RequestHandler {
   };
 }
 
-export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes }: PublicAppOptions): Express {
+export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, internalSecret }: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -51,6 +54,16 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
     const [databaseReady, busReady] = await Promise.all([database.ping(), bus.ready()]);
     const ready = databaseReady && busReady;
     res.status(ready ? 200 : 503).json({ ready, database: databaseReady, bus: busReady });
+  });
+  // Statements sent to the database by this process, for the bench's storms; only with the internal secret.
+  app.get('/internal/v1/database-queries', (req, res) => {
+    const given = Buffer.from(req.header('x-internal-secret') ?? '');
+    const secret = Buffer.from(internalSecret);
+    if (given.length !== secret.length || !timingSafeEqual(given, secret)) {
+      res.status(401).json(restErrorBody('credentials required: x-internal-secret'));
+      return;
+    }
+    res.json({ queries: database.queryCount() });
   });
   app.get('/openapi.json', (_req, res) => {
     res.json(rest.openapi);
