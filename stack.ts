@@ -73,7 +73,8 @@ export async function serveGateway(
   const { config, database, bus, logger } = deps;
   const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret);
   const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph });
-  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes });
+  // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
+  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, internalSecret: config.internalSecret });
 
   if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');

@@ -89,6 +89,15 @@ export interface RouteSpec {
    * `response` describes the application/json form when there is one.
    */
   file?: { contentTypes: readonly string[] };
+  /**
+   * A viewer-facing read that may be reused. Both kinds send an `ETag` and answer 304 to a matching
+   * `If-None-Match`. `shared`: the answer depends only on the site (`x-service-client-id`) and the
+   * request, never on who asks: the instance keeps it until the bus announces a change of the site's
+   * content (shared/viewerReads.ts), and it goes out as `Cache-Control: public, max-age=1` with
+   * `Vary: x-service-client-id`, so a CDN in front serves it for a second. `private`: computed for each
+   * caller (entitlements, devices), `Cache-Control: private, no-cache`.
+   */
+  cache?: 'shared' | 'private';
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
 }
