@@ -48,11 +48,19 @@ export const SUBGRAPH_FACTORIES: Record<SubgraphName, (logger: Logger, deps: Ser
   integrations: createIntegrationsSubgraph,
 };
 
-/** The REST bridge's way to the gateway inside one process: no HTTP hop, the same authentication. */
-export function inProcessExecutor(authenticator: Authenticator, gateway: Gateway): Executor<Identity> {
+/**
+ * The REST bridge's way to the gateway inside one process: no HTTP hop, the same authentication; an
+ * operation one subgraph answers whole goes straight to that subgraph when it runs here too.
+ */
+export function inProcessExecutor(
+  authenticator: Authenticator,
+  gateway: Gateway,
+  localSubgraph?: (name: SubgraphName) => RunningService | undefined,
+): Executor<Identity> {
   return {
     authenticate: (headers) => authenticator.authenticate(headers),
     execute: (request, identity) => gateway.execute(request, identity),
+    executeOn: (name, request, identity) => localSubgraph?.(name)?.execute(request, identity) ?? null,
   };
 }
 
@@ -74,7 +82,7 @@ export async function serveGateway(
   const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret);
   const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph });
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
-  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
+  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, internalSecret: config.internalSecret });
 
   if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');

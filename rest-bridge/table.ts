@@ -98,6 +98,13 @@ export interface RouteSpec {
    * caller (entitlements, devices), `Cache-Control: private, no-cache`.
    */
   cache?: 'shared' | 'private';
+  /**
+   * The one subgraph that answers the whole operation (every field it selects is that subgraph's).
+   * Where that subgraph runs in the bridge's process the operation goes to it straight, without the
+   * gateway's query plan around it: the hot viewer reads of a join storm. Elsewhere it goes through
+   * the gateway as every route does.
+   */
+  subgraph?: 'content' | 'community' | 'overlays' | 'integrations';
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
 }

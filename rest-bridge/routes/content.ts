@@ -444,6 +444,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       document: /* GraphQL */ `query PageConfigurationByMetadata($metadata: String!) { result: pageConfiguration(metadata: $metadata) { ${CONFIGURATION} } }`,
       variables: { metadata: 'query.metadata' },
       cache: 'shared',
+      subgraph: 'content',
       response: ref('PageConfiguration'),
     },
     {
@@ -457,6 +458,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       document: /* GraphQL */ `query PageConfiguration($pageId: ID!) { result: pageConfiguration(pageId: $pageId) { ${CONFIGURATION} } }`,
       variables: { pageId: 'path.pageId' },
       cache: 'shared',
+      subgraph: 'content',
       response: ref('PageConfiguration'),
     },
     ...(['id', 'slug'] as const).map(
@@ -481,6 +483,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
           password: 'header.x-service-gate-password',
         },
         cache: 'private',
+        subgraph: 'content',
         response: ref('ContentCheck'),
       }),
     ),
