@@ -128,6 +128,22 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+/** Waits until something accepts connections on the loopback `port`, for at most `timeoutMs`. */
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** A private redis-server on a free port, or null when Redis is not installed here. */
 export async function startRedis(): Promise<{ url: string; stop(): Promise<void> } | null> {
   try {
@@ -137,17 +153,7 @@ export async function startRedis(): Promise<{ url: string; stop(): Promise<void>
   }
   const port = await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let tries = 0; tries < 100; tries += 1) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (up) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitForPort(port, 5000);
   return {
     url: `redis://127.0.0.1:${port}`,
     stop: () =>
@@ -191,17 +197,7 @@ export async function startPostgres(): Promise<{ url: string; stop(): Promise<vo
   const child = spawn(command, args, { stdio: 'ignore' });
   process.once('exit', () => child.kill('SIGKILL'));
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
-  for (let tries = 0; tries < 200; tries += 1) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (up) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitForPort(port, 20_000);
   // Accepting connections is not yet accepting queries: wait for the server to finish starting.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   return {
