@@ -32,6 +32,8 @@ export async function freePort(count = 1): Promise<number> {
 
 export interface Instance {
   url: string;
+  /** The build it runs. */
+  dist: string;
   pid: number;
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -48,10 +50,15 @@ export interface InstanceOptions {
   shareWith?: Instance;
   /** Extra environment (e.g. REDIS_URL). */
   env?: Record<string, string>;
+  /**
+   * Another build to run (the `dist` folder of an earlier commit), to measure before and after side by
+   * side in one run; default this checkout's dist.
+   */
+  dist?: string;
 }
 
 /** Starts `node dist/main.js` (run `npm run build` first) on free ports. */
-export async function startInstance({ shareWith, env: extra = {} }: InstanceOptions = {}): Promise<Instance> {
+export async function startInstance({ shareWith, env: extra = {}, dist = join(root, 'dist') }: InstanceOptions = {}): Promise<Instance> {
   const port = await freePort();
   // Subgraphs listen on base+1..base+4.
   const base = await freePort(5);
@@ -71,7 +78,7 @@ export async function startInstance({ shareWith, env: extra = {} }: InstanceOpti
   if (shareWith?.env.REDIS_PREFIX) env.REDIS_PREFIX = shareWith.env.REDIS_PREFIX;
   // BENCH_NODE_ARGS adds flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, ['--max-old-space-size=4096', ...nodeArgs, join(root, 'dist', 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, ['--max-old-space-size=4096', ...nodeArgs, join(dist, 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   // A bench that fails half-way must not leave the measured process behind.
   process.once('exit', () => child.kill('SIGKILL'));
   const url = `http://127.0.0.1:${port}`;
@@ -85,6 +92,7 @@ export async function startInstance({ shareWith, env: extra = {} }: InstanceOpti
   }
   return {
     url,
+    dist,
     pid: child.pid as number,
     env,
     stop: () =>
@@ -96,7 +104,7 @@ export async function startInstance({ shareWith, env: extra = {} }: InstanceOpti
 }
 
 export function createSite(instance: Instance): { siteId: string; developerKey: string } {
-  const out = execFileSync(process.execPath, [join(root, 'dist', 'scripts', 'cli.js'), 'site', 'create', '--name', 'Bench'], { env: instance.env, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [join(instance.dist, 'scripts', 'cli.js'), 'site', 'create', '--name', 'Bench'], { env: instance.env, encoding: 'utf8' });
   return JSON.parse(out.trim()) as { siteId: string; developerKey: string };
 }
 

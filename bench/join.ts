@@ -37,8 +37,9 @@ export async function databaseQueries(instance: Instance): Promise<number> {
 
 const now = () => performance.timeOrigin + performance.now();
 
-export async function measureJoinStorms(viewers: number, env: Record<string, string> = {}): Promise<JoinFigures> {
-  const instance = await startInstance({ env });
+/** `dist`: another build to measure (see InstanceOptions.dist). */
+export async function measureJoinStorms(viewers: number, env: Record<string, string> = {}, dist?: string): Promise<JoinFigures> {
+  const instance = await startInstance({ env, dist });
   try {
     const site = createSite(instance);
     const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };

@@ -2,13 +2,14 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, peer, accesscodes, fanout, join, dataevents, fanout2, soak) runs
- * only those sections, BENCH_SKIP_BUILD=true skips the build.
+ * only those sections, BENCH_SKIP_BUILD=true skips the build, BENCH_BEFORE_DIST (an earlier build's dist
+ * folder) puts that build's figures beside this one's in the join and data-event sections.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureAccessCodes } from './accesscodes';
-import { measureDataEvents } from './dataevents';
+import { measureDataEvents, type DataEventFigures } from './dataevents';
 import { measureFanout } from './fanout';
 import { measureGateway } from './gateway';
 import { measurePeerGateway } from './peer';
@@ -93,20 +94,26 @@ async function fanoutSection(figures: Figures, viewers: number): Promise<void> {
 }
 
 async function dataEventsSection(figures: Figures): Promise<void> {
-  // Data events: the per-provider rate limit is lifted so the load measures the path, not the limiter.
-  const eventsInstance = await startInstance({ env: { DATA_EVENT_RATE_LIMIT: '10000000' } });
-  const dataEvents = await measureDataEvents(eventsInstance);
-  await eventsInstance.stop();
-  figures.dataEvents = dataEvents;
+  const all: Record<string, DataEventFigures> = {};
+  for (const [build, dist] of builds()) {
+    // The per-provider rate limit is lifted so the load measures the path, not the limiter.
+    const eventsInstance = await startInstance({ env: { DATA_EVENT_RATE_LIMIT: '10000000' }, dist });
+    all[build] = await measureDataEvents(eventsInstance);
+    await eventsInstance.stop();
+  }
+  figures.dataEvents = process.env.BENCH_BEFORE_DIST ? all : all.after;
   console.log('\ndata events: signed events end to end (signature, schema, durable store, rule evaluation) on one instance');
-  console.table({
-    'signed events (POST …/events)': { connections: dataEvents.throughput.connections, 'per s': dataEvents.throughput.eventsPerSecond, 'p50 ms': dataEvents.throughput.p50Ms, 'p99 ms': dataEvents.throughput.p99Ms, errors: dataEvents.throughput.errors },
-    'REST read (GET …/available)': { connections: dataEvents.throughput.connections, 'per s': dataEvents.restReadBaseline.requestsPerSecond, 'p50 ms': dataEvents.restReadBaseline.p50Ms, 'p99 ms': dataEvents.restReadBaseline.p99Ms, errors: dataEvents.restReadBaseline.errors },
-  });
-  console.log(`events/s = ${dataEvents.eventsOverRestRead}× the REST read's requests/s in the same run`);
+  const label = (build: string) => (process.env.BENCH_BEFORE_DIST ? `, ${build}` : '');
+  console.table(Object.fromEntries(Object.entries(all).flatMap(([build, dataEvents]) => [
+    [`signed events (POST …/events)${label(build)}`, { connections: dataEvents.throughput.connections, 'per s': dataEvents.throughput.eventsPerSecond, 'p50 ms': dataEvents.throughput.p50Ms, 'p99 ms': dataEvents.throughput.p99Ms, errors: dataEvents.throughput.errors }],
+    [`REST read (GET …/available)${label(build)}`, { connections: dataEvents.throughput.connections, 'per s': dataEvents.restReadBaseline.requestsPerSecond, 'p50 ms': dataEvents.restReadBaseline.p50Ms, 'p99 ms': dataEvents.restReadBaseline.p99Ms, errors: dataEvents.restReadBaseline.errors }],
+  ])));
   console.log('rule-triggered overlay: from the event’s 201 to each live viewer');
-  console.table([{ events: dataEvents.ruleToViewer.events, viewers: dataEvents.ruleToViewer.viewers, received: dataEvents.ruleToViewer.received, 'p50 ms': dataEvents.ruleToViewer.p50Ms, 'p99 ms': dataEvents.ruleToViewer.p99Ms, 'max ms': dataEvents.ruleToViewer.maxMs }]);
-  console.log(`targets: ≥ 4000 events/s (${(dataEvents.throughput.eventsPerSecond / 4000).toFixed(2)}× of target), p99 ≤ 100 ms (${(dataEvents.ruleToViewer.p99Ms / 100).toFixed(2)}× of target)`);
+  console.table(Object.fromEntries(Object.entries(all).map(([build, dataEvents]) => [build, { events: dataEvents.ruleToViewer.events, viewers: dataEvents.ruleToViewer.viewers, received: dataEvents.ruleToViewer.received, 'p50 ms': dataEvents.ruleToViewer.p50Ms, 'p99 ms': dataEvents.ruleToViewer.p99Ms, 'max ms': dataEvents.ruleToViewer.maxMs }])));
+  for (const [build, dataEvents] of Object.entries(all)) {
+    console.log(`${build}: events/s = ${dataEvents.eventsOverRestRead}× the REST read's requests/s in the same run; targets: ≥ 4000 events/s (${(dataEvents.throughput.eventsPerSecond / 4000).toFixed(2)}× of target), p99 ≤ 100 ms (${(dataEvents.ruleToViewer.p99Ms / 100).toFixed(2)}× of target)`);
+  }
+  if (all.before) console.log(`events/s after / before = ${(all.after.throughput.eventsPerSecond / all.before.throughput.eventsPerSecond).toFixed(2)}×`);
 }
 
 async function twoInstancesSection(figures: Figures, viewers: number): Promise<void> {
@@ -138,28 +145,35 @@ async function soakSection(figures: Figures): Promise<void> {
   console.log(`memory after / before = ${(soak.rssAfterMB / soak.rssBeforeMB).toFixed(2)}× (target ≤ 1.10×); missed broadcasts: ${soak.missedShows} of ${soak.expectedShows}`);
 }
 
+/**
+ * BENCH_BEFORE_DIST names the dist folder of an earlier build: sections that support it measure that
+ * build too, in the same run, so before and after are side by side under the same load.
+ */
+const builds = (): [string, string | undefined][] => [['after', undefined], ...(process.env.BENCH_BEFORE_DIST ? [['before', process.env.BENCH_BEFORE_DIST] as [string, string]] : [])];
+
 async function joinSection(figures: Figures, viewers: number): Promise<void> {
   const rows: Record<string, unknown> = {};
-  const show = (label: string, result: JoinFigures) => {
-    for (const [storm, figure] of Object.entries(result)) {
-      rows[`${storm} storm, ${label}`] = { viewers: figure.viewers, failures: figure.failures, seconds: figure.seconds, 'viewers/s': figure.perSecond, 'database queries': figure.databaseQueries };
+  const results: Record<string, JoinFigures> = {};
+  const measure = async (label: string, env: Record<string, string>) => {
+    for (const [build, dist] of builds()) {
+      const result = await measureJoinStorms(viewers, env, dist);
+      const name = `${label}${dist ? `, ${build}` : ''}`;
+      results[name] = result;
+      for (const [storm, figure] of Object.entries(result)) {
+        rows[`${storm} storm, ${name}`] = { viewers: figure.viewers, failures: figure.failures, seconds: figure.seconds, 'viewers/s': figure.perSecond, 'database queries': figure.databaseQueries };
+      }
     }
   };
-  const sqlite = await measureJoinStorms(viewers);
-  figures.joinStorm = { sqlite };
-  show('SQLite', sqlite);
+  await measure('SQLite', {});
   const postgres = await startPostgres();
   const redis = postgres && (await startRedis());
-  if (postgres && redis) {
-    const shared = await measureJoinStorms(viewers, { DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'bench-join' });
-    (figures.joinStorm as Figures).postgresRedis = shared;
-    show('PostgreSQL + Redis', shared);
-  }
+  if (postgres && redis) await measure('PostgreSQL + Redis', { DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'bench-join' });
   await redis?.stop();
   await postgres?.stop();
+  figures.joinStorm = results;
   console.log(`\njoin and reconnect storms: ${viewers} viewers on one channel of one instance`);
   console.table(rows);
-  for (const [label, result] of Object.entries(figures.joinStorm as Record<string, JoinFigures>)) {
+  for (const [label, result] of Object.entries(results)) {
     console.log(`${label}: join ${result.join.seconds} s, reconnect ${result.reconnect.seconds} s (targets ≤ 10 s: ${(result.join.seconds / 10).toFixed(2)}×, ${(result.reconnect.seconds / 10).toFixed(2)}× of target); ` +
       `database queries per viewer: join ${(result.join.databaseQueries / viewers).toFixed(3)}, reconnect ${(result.reconnect.databaseQueries / viewers).toFixed(4)}`);
     for (const storm of [result.join, result.reconnect]) if (storm.firstFailure) console.log(`  first failure: ${storm.firstFailure}`);
