@@ -50,11 +50,19 @@ export const SUBGRAPH_FACTORIES: Record<SubgraphName, (logger: Logger, deps: Ser
   integrations: createIntegrationsSubgraph,
 };
 
-/** The REST bridge's way to the gateway inside one process: no HTTP hop, the same authentication. */
-export function inProcessExecutor(authenticator: Authenticator, gateway: Gateway): Executor<Identity> {
+/**
+ * The REST bridge's way to the gateway inside one process: no HTTP hop, the same authentication; an
+ * operation one subgraph answers whole goes straight to that subgraph when it runs here too.
+ */
+export function inProcessExecutor(
+  authenticator: Authenticator,
+  gateway: Gateway,
+  localSubgraph?: (name: SubgraphName) => RunningService | undefined,
+): Executor<Identity> {
   return {
     authenticate: (headers) => authenticator.authenticate(headers),
     execute: (request, identity) => gateway.execute(request, identity),
+    executeOn: (name, request, identity) => localSubgraph?.(name)?.execute(request, identity) ?? null,
   };
 }
 
@@ -77,9 +85,10 @@ export async function serveGateway(
   const { config, database, bus, logger } = deps;
   const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret);
   const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph });
-  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes });
+  // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
+  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   registerOperationNames(routes.map((route) => route.document));
-  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, metricsToken: config.metricsToken });
+  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, metricsToken: config.metricsToken, internalSecret: config.internalSecret });
 
   if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');
   const httpServer = createServer(app);

@@ -3,7 +3,7 @@
  * DATABASE_URL / REDIS_URL given), provisions a site with the CLI, and drives viewer workers.
  */
 import { fork, spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +32,8 @@ export async function freePort(count = 1): Promise<number> {
 
 export interface Instance {
   url: string;
+  /** The build it runs. */
+  dist: string;
   pid: number;
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -48,12 +50,15 @@ export interface InstanceOptions {
   shareWith?: Instance;
   /** Extra environment (e.g. REDIS_URL). */
   env?: Record<string, string>;
-  /** Another build's entry point to run instead of this checkout's dist/main.js (an earlier version, as a baseline). */
-  main?: string;
+  /**
+   * Another build to run (the `dist` folder of an earlier commit), to measure before and after side by
+   * side in one run; default this checkout's dist.
+   */
+  dist?: string;
 }
 
 /** Starts `node dist/main.js` (run `npm run build` first) on free ports. */
-export async function startInstance({ shareWith, env: extra = {}, main = join(root, 'dist', 'main.js') }: InstanceOptions = {}): Promise<Instance> {
+export async function startInstance({ shareWith, env: extra = {}, dist = join(root, 'dist') }: InstanceOptions = {}): Promise<Instance> {
   const port = await freePort();
   // Subgraphs listen on base+1..base+4.
   const base = await freePort(5);
@@ -73,7 +78,7 @@ export async function startInstance({ shareWith, env: extra = {}, main = join(ro
   if (shareWith?.env.REDIS_PREFIX) env.REDIS_PREFIX = shareWith.env.REDIS_PREFIX;
   // BENCH_NODE_ARGS adds flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, ['--max-old-space-size=4096', ...nodeArgs, main], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, ['--max-old-space-size=4096', ...nodeArgs, join(dist, 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   // A bench that fails half-way must not leave the measured process behind.
   process.once('exit', () => child.kill('SIGKILL'));
   const url = `http://127.0.0.1:${port}`;
@@ -87,6 +92,7 @@ export async function startInstance({ shareWith, env: extra = {}, main = join(ro
   }
   return {
     url,
+    dist,
     pid: child.pid as number,
     env,
     stop: () =>
@@ -98,7 +104,7 @@ export async function startInstance({ shareWith, env: extra = {}, main = join(ro
 }
 
 export function createSite(instance: Instance): { siteId: string; developerKey: string } {
-  const out = execFileSync(process.execPath, [join(root, 'dist', 'scripts', 'cli.js'), 'site', 'create', '--name', 'Bench'], { env: instance.env, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [join(instance.dist, 'scripts', 'cli.js'), 'site', 'create', '--name', 'Bench'], { env: instance.env, encoding: 'utf8' });
   return JSON.parse(out.trim()) as { siteId: string; developerKey: string };
 }
 
@@ -130,6 +136,22 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+/** Waits until something accepts connections on the loopback `port`, for at most `timeoutMs`. */
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** A private redis-server on a free port, or null when Redis is not installed here. */
 export async function startRedis(): Promise<{ url: string; stop(): Promise<void> } | null> {
   try {
@@ -139,17 +161,7 @@ export async function startRedis(): Promise<{ url: string; stop(): Promise<void>
   }
   const port = await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let tries = 0; tries < 100; tries += 1) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (up) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitForPort(port, 5000);
   return {
     url: `redis://127.0.0.1:${port}`,
     stop: () =>
@@ -157,5 +169,53 @@ export async function startRedis(): Promise<{ url: string; stop(): Promise<void>
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/** Where PostgreSQL's server binaries are looked for: POSTGRES_BIN, else the Debian places. */
+function postgresBin(): string | null {
+  const candidates = [process.env.POSTGRES_BIN, '/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
+  for (const dir of candidates) {
+    if (!dir) continue;
+    try {
+      execFileSync(join(dir, 'postgres'), ['--version'], { stdio: 'ignore' });
+      return dir;
+    } catch {
+      // not there
+    }
+  }
+  return null;
+}
+
+/**
+ * A private PostgreSQL server (its own data directory, a free port, fsync off: a bench, not a store),
+ * or null when the binaries are not installed here. As root the server runs as the postgres user.
+ */
+export async function startPostgres(): Promise<{ url: string; stop(): Promise<void> } | null> {
+  const bin = postgresBin();
+  if (!bin) return null;
+  const asRoot = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'stagegraph-bench-pg-'));
+  const run = (command: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]) as [string, string[]];
+  if (asRoot) execFileSync('chown', ['postgres', dir]);
+  const [initCommand, initArgs] = run(join(bin, 'initdb'), ['-D', dir, '-U', 'postgres', '-A', 'trust', '--no-sync']);
+  execFileSync(initCommand, initArgs, { stdio: 'ignore' });
+  const port = await freePort();
+  const [command, args] = run(join(bin, 'postgres'), ['-D', dir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=200']);
+  const child = spawn(command, args, { stdio: 'ignore' });
+  process.once('exit', () => child.kill('SIGKILL'));
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  await waitForPort(port, 20_000);
+  // Accepting connections is not yet accepting queries: wait for the server to finish starting.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return {
+    url,
+    stop: async () => {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      const [stopCommand, stopArgs] = run(join(bin, 'pg_ctl'), ['stop', '-D', dir, '-m', 'fast']);
+      execFileSync(stopCommand, stopArgs, { stdio: 'ignore' });
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

@@ -18,7 +18,7 @@ interface Figures {
 }
 
 export interface ObservabilityFigures {
-  /** This build with METRICS=off, or the build at BENCH_BASELINE_MAIN. */
+  /** This build with METRICS=off, or the build at BENCH_BEFORE_DIST. */
   metricsOff: Figures;
   metricsOn: Figures;
   baseline: string;
@@ -79,11 +79,11 @@ async function prepare(instance: Instance): Promise<Target> {
 }
 
 /**
- * `baselineMain` (BENCH_BASELINE_MAIN): another build's dist/main.js — e.g. the commit before metrics
+ * `baselineDist` (BENCH_BEFORE_DIST): another build's dist folder — e.g. the commit before metrics
  * existed — to run as the baseline instead of this build with METRICS=off.
  */
-export async function measureObservability(rounds = Number(process.env.BENCH_ROUNDS ?? 6), baselineMain = process.env.BENCH_BASELINE_MAIN): Promise<ObservabilityFigures> {
-  const off = baselineMain ? await startInstance({ main: baselineMain }) : await startInstance({ env: { METRICS: 'off' } });
+export async function measureObservability(rounds = Number(process.env.BENCH_ROUNDS ?? 6), baselineDist = process.env.BENCH_BEFORE_DIST): Promise<ObservabilityFigures> {
+  const off = baselineDist ? await startInstance({ dist: baselineDist }) : await startInstance({ env: { METRICS: 'off' } });
   const on = await startInstance();
   try {
     const targets = { off: await prepare(off), on: await prepare(on) };
@@ -109,7 +109,7 @@ export async function measureObservability(rounds = Number(process.env.BENCH_ROU
     if (!exposition.includes('stagegraph_graphql_operations_total{operation="Overlays",outcome="ok"}')) throw new Error('the measured instance recorded no metrics');
     if ((await fetch(`${off.url}/metrics`)).status === 200) throw new Error('the baseline instance serves metrics');
     for (const target of Object.values(targets)) target.agent.destroy();
-    return { metricsOff, metricsOn, baseline: baselineMain ?? 'this build, METRICS=off', p50Ratio: Math.round((metricsOn.p50Ms / metricsOff.p50Ms) * 1000) / 1000, rounds };
+    return { metricsOff, metricsOn, baseline: baselineDist ?? 'this build, METRICS=off', p50Ratio: Math.round((metricsOn.p50Ms / metricsOff.p50Ms) * 1000) / 1000, rounds };
   } finally {
     await Promise.all([off.stop(), on.stop()]);
   }

@@ -1,22 +1,52 @@
 /**
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
- * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000).
- * BENCH_ONLY=<section>[,<section>] runs only the named sections of SECTIONS (figures go to
- * bench/results/<sections>.json), e.g. `BENCH_ONLY=graphql-limits npm run bench`.
+ * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
+ * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
+ * fanout2, soak, browser; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
+ * build's dist folder) puts that build's figures beside this one's in the join, data-event and metrics-cost
+ * sections.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureAccessCodes } from './accesscodes';
 import { measureBrowser } from './browser';
-import { measureDataEvents } from './dataevents';
+import { measureDataEvents, type DataEventFigures } from './dataevents';
 import { measureFanout } from './fanout';
 import { measureGateway } from './gateway';
-import { measureObservability } from './observability';
 import { measureGraphQLLimits } from './limits';
+import { measureObservability } from './observability';
 import { measurePeerGateway } from './peer';
-import { root, startInstance, startRedis } from './harness';
+import { root, startInstance, startPostgres, startRedis } from './harness';
+import { measureJoinStorms, type JoinFigures } from './join';
 import { measureSoak } from './soak';
+
+const only = (process.env.BENCH_ONLY ?? process.argv[2] ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+/** Whether a section runs in this bench run. */
+const section = (name: string) => only.length === 0 || only.includes(name);
+
+async function main(): Promise<void> {
+  if (process.env.BENCH_SKIP_BUILD !== 'true') execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  const viewers = Number(process.env.BENCH_VIEWERS ?? 15000);
+  const figures: Record<string, unknown> = {};
+
+  if (section('gateway')) await gatewaySection(figures);
+  if (section('limits')) await graphqlLimitsSection(figures);
+  if (section('observability')) await observabilitySection(figures);
+  if (section('peer')) await peerSection(figures);
+  if (section('accesscodes')) await accessCodesSection(figures);
+  if (section('fanout')) await fanoutSection(figures, viewers);
+  if (section('join')) await joinSection(figures, viewers);
+  if (section('dataevents')) await dataEventsSection(figures);
+  if (section('fanout2')) await twoInstancesSection(figures, viewers);
+  if (section('soak')) await soakSection(figures);
+  if (section('browser')) await browserSection(figures);
+
+  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+  const name = only.length ? only.join('+') : 'latest';
+  writeFileSync(join(root, 'bench', 'results', `${name}.json`), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
+}
 
 type Figures = Record<string, unknown>;
 
@@ -29,7 +59,7 @@ async function graphqlLimitsSection(figures: Figures): Promise<void> {
   console.log(`limits on/off p50 = ${limits.onOverOffP50}× (target ≤ 1.05×); requests/s off/on = ${limits.offOverOnRequests}×`);
 }
 
-/** What metrics cost: gateway p50 with metrics on over METRICS=off, tracing off in both. */
+/** What metrics cost: gateway p50 with metrics on over METRICS=off (or an earlier build), tracing off in both. */
 async function observabilitySection(figures: Figures): Promise<void> {
   const observability = await measureObservability();
   figures.observability = observability;
@@ -38,36 +68,19 @@ async function observabilitySection(figures: Figures): Promise<void> {
   console.log(`metrics on / off: p50 = ${observability.p50Ratio}× (target ≤ 1.05×)`);
 }
 
-/** Sections that can run alone: BENCH_ONLY=a,b or `npm run bench -- a`. */
-const SECTIONS: Record<string, (figures: Figures) => Promise<void>> = {
-  'graphql-limits': graphqlLimitsSection,
-  observability: observabilitySection,
-};
-
-function writeFigures(name: string, figures: Figures): void {
-  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(root, 'bench', 'results', `${name}.json`), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
+/** Viewers in the browser: from the broadcast call to the overlay in the embed's DOM, and the SDK scripts' size. */
+async function browserSection(figures: Figures): Promise<void> {
+  const instance = await startInstance();
+  const browser = await measureBrowser(instance);
+  await instance.stop();
+  figures.browser = browser;
+  console.log("\nviewers in the browser: from the broadcast call to the overlay in the embed's DOM (headless Chromium), and the SDK scripts");
+  console.table([browser]);
 }
 
-async function main(): Promise<void> {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-  const viewers = Number(process.env.BENCH_VIEWERS ?? 15000);
-  const figures: Figures = {};
-  const only = (process.env.BENCH_ONLY ?? process.argv[2])?.split(',').map((name) => name.trim()).filter(Boolean);
-  if (only?.length) {
-    for (const name of only) {
-      const section = SECTIONS[name];
-      if (!section) throw new Error(`BENCH_ONLY: no section "${name}" (sections: ${Object.keys(SECTIONS).join(', ')})`);
-      await section(figures);
-    }
-    writeFigures(only.join('+'), figures);
-    return;
-  }
-  await observabilitySection(figures);
-
+async function gatewaySection(figures: Figures): Promise<void> {
   const instance = await startInstance();
   const gateway = await measureGateway(instance);
-  const accessCodes = await measureAccessCodes(instance);
   await instance.stop();
   figures.gateway = gateway;
   console.log('\ngateway and REST bridge: one-subgraph query (overlays), 10 connections');
@@ -78,9 +91,9 @@ async function main(): Promise<void> {
     'gateway, 2-subgraph join': gateway.gatewayJoin,
   });
   console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
+}
 
-  await graphqlLimitsSection(figures);
-
+async function peerSection(figures: Figures): Promise<void> {
   const peerInstance = await startInstance();
   const peer = await measurePeerGateway(peerInstance);
   await peerInstance.stop();
@@ -93,7 +106,12 @@ async function main(): Promise<void> {
     'Hive Gateway, own process, HTTP to subgraphs': peer.hiveGatewayOverHttp,
   });
   console.log(`stagegraph/Hive p50, both over HTTP = ${peer.stagegraphOverHiveP50}×`);
+}
 
+async function accessCodesSection(figures: Figures): Promise<void> {
+  const instance = await startInstance();
+  const accessCodes = await measureAccessCodes(instance);
+  await instance.stop();
   figures.accessCodes = accessCodes;
   console.log('\nbulk access codes: one request of 100,000 next to 100 requests of 1,000 (all unique)');
   console.table({
@@ -102,28 +120,40 @@ async function main(): Promise<void> {
     '1,000 × 100 requests (JSON)': accessCodes.hundredRequestsOf1000,
   });
   console.log(`100,000 codes in ${accessCodes.oneRequestJson.ms} ms (target ≤ 5000 ms, ${(accessCodes.oneRequestJson.ms / 5000).toFixed(2)}× of target); one request / 100 requests = ${accessCodes.oneOverHundredRatio}×`);
+}
 
+async function fanoutSection(figures: Figures, viewers: number): Promise<void> {
   const fanout = await measureFanout(viewers);
   figures.fanout = fanout;
   console.log('\nfan-out: one broadcast to live viewers on one instance');
   console.table([{ viewers: fanout.viewers, received: fanout.received, 'p50 ms': fanout.p50Ms, 'p99 ms': fanout.p99Ms, 'max ms': fanout.maxMs, 'KB per idle viewer': fanout.memoryPerViewerKB }]);
   console.log(`targets: p99 ≤ 350 ms (${(fanout.p99Ms / 350).toFixed(2)}× of target), ≤ 15 KB per idle viewer (${(fanout.memoryPerViewerKB / 15).toFixed(2)}× of target)`);
+}
 
-  // Data events: the per-provider rate limit is lifted so the load measures the path, not the limiter.
-  const eventsInstance = await startInstance({ env: { DATA_EVENT_RATE_LIMIT: '10000000' } });
-  const dataEvents = await measureDataEvents(eventsInstance);
-  await eventsInstance.stop();
-  figures.dataEvents = dataEvents;
+async function dataEventsSection(figures: Figures): Promise<void> {
+  const all: Record<string, DataEventFigures> = {};
+  for (const [build, dist] of builds()) {
+    // The per-provider rate limit is lifted so the load measures the path, not the limiter.
+    const eventsInstance = await startInstance({ env: { DATA_EVENT_RATE_LIMIT: '10000000' }, dist });
+    all[build] = await measureDataEvents(eventsInstance);
+    await eventsInstance.stop();
+  }
+  figures.dataEvents = process.env.BENCH_BEFORE_DIST ? all : all.after;
   console.log('\ndata events: signed events end to end (signature, schema, durable store, rule evaluation) on one instance');
-  console.table({
-    'signed events (POST …/events)': { connections: dataEvents.throughput.connections, 'per s': dataEvents.throughput.eventsPerSecond, 'p50 ms': dataEvents.throughput.p50Ms, 'p99 ms': dataEvents.throughput.p99Ms, errors: dataEvents.throughput.errors },
-    'REST read (GET …/available)': { connections: dataEvents.throughput.connections, 'per s': dataEvents.restReadBaseline.requestsPerSecond, 'p50 ms': dataEvents.restReadBaseline.p50Ms, 'p99 ms': dataEvents.restReadBaseline.p99Ms, errors: dataEvents.restReadBaseline.errors },
-  });
-  console.log(`events/s = ${dataEvents.eventsOverRestRead}× the REST read's requests/s in the same run`);
+  const label = (build: string) => (process.env.BENCH_BEFORE_DIST ? `, ${build}` : '');
+  console.table(Object.fromEntries(Object.entries(all).flatMap(([build, dataEvents]) => [
+    [`signed events (POST …/events)${label(build)}`, { connections: dataEvents.throughput.connections, 'per s': dataEvents.throughput.eventsPerSecond, 'p50 ms': dataEvents.throughput.p50Ms, 'p99 ms': dataEvents.throughput.p99Ms, errors: dataEvents.throughput.errors }],
+    [`REST read (GET …/available)${label(build)}`, { connections: dataEvents.throughput.connections, 'per s': dataEvents.restReadBaseline.requestsPerSecond, 'p50 ms': dataEvents.restReadBaseline.p50Ms, 'p99 ms': dataEvents.restReadBaseline.p99Ms, errors: dataEvents.restReadBaseline.errors }],
+  ])));
   console.log('rule-triggered overlay: from the event’s 201 to each live viewer');
-  console.table([{ events: dataEvents.ruleToViewer.events, viewers: dataEvents.ruleToViewer.viewers, received: dataEvents.ruleToViewer.received, 'p50 ms': dataEvents.ruleToViewer.p50Ms, 'p99 ms': dataEvents.ruleToViewer.p99Ms, 'max ms': dataEvents.ruleToViewer.maxMs }]);
-  console.log(`targets: ≥ 2000 events/s (${(dataEvents.throughput.eventsPerSecond / 2000).toFixed(2)}× of target), p99 ≤ 100 ms (${(dataEvents.ruleToViewer.p99Ms / 100).toFixed(2)}× of target)`);
+  console.table(Object.fromEntries(Object.entries(all).map(([build, dataEvents]) => [build, { events: dataEvents.ruleToViewer.events, viewers: dataEvents.ruleToViewer.viewers, received: dataEvents.ruleToViewer.received, 'p50 ms': dataEvents.ruleToViewer.p50Ms, 'p99 ms': dataEvents.ruleToViewer.p99Ms, 'max ms': dataEvents.ruleToViewer.maxMs }])));
+  for (const [build, dataEvents] of Object.entries(all)) {
+    console.log(`${build}: events/s = ${dataEvents.eventsOverRestRead}× the REST read's requests/s in the same run; targets: ≥ 4000 events/s (${(dataEvents.throughput.eventsPerSecond / 4000).toFixed(2)}× of target), p99 ≤ 100 ms (${(dataEvents.ruleToViewer.p99Ms / 100).toFixed(2)}× of target)`);
+  }
+  if (all.before) console.log(`events/s after / before = ${(all.after.throughput.eventsPerSecond / all.before.throughput.eventsPerSecond).toFixed(2)}×`);
+}
 
+async function twoInstancesSection(figures: Figures, viewers: number): Promise<void> {
   const redis = await startRedis();
   if (redis) {
     const env = { REDIS_URL: redis.url, REDIS_PREFIX: 'bench' };
@@ -135,27 +165,57 @@ async function main(): Promise<void> {
     figures.fanoutTwoInstances = two;
     console.log('\nfan-out: two instances behind Redis, the broadcast sent to one of them');
     console.table([{ viewers: two.viewers, received: two.received, 'p50 ms': two.p50Ms, 'p99 ms': two.p99Ms, 'max ms': two.maxMs, 'KB per idle viewer': two.memoryPerViewerKB }]);
-    console.log(`p99 two instances / one instance = ${(two.p99Ms / fanout.p99Ms).toFixed(2)}×`);
+    const one = figures.fanout as { p99Ms: number } | undefined;
+    if (one) console.log(`p99 two instances / one instance = ${(two.p99Ms / one.p99Ms).toFixed(2)}×`);
   } else {
     figures.fanoutTwoInstances = 'not measured: redis-server is not installed here';
     console.log('\nfan-out across two instances: not measured (redis-server is not installed here)');
   }
+}
 
+async function soakSection(figures: Figures): Promise<void> {
   const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60);
   const soak = await measureSoak(soakSeconds, 200);
   figures.soak = soak;
   console.log(`\nsoak: ${soak.viewersPerSecond} viewers/s connecting and leaving for ${soak.seconds} s while broadcasts run`);
   console.table([soak]);
   console.log(`memory after / before = ${(soak.rssAfterMB / soak.rssBeforeMB).toFixed(2)}× (target ≤ 1.10×); missed broadcasts: ${soak.missedShows} of ${soak.expectedShows}`);
+}
 
-  const browserInstance = await startInstance();
-  const browser = await measureBrowser(browserInstance);
-  await browserInstance.stop();
-  figures.browser = browser;
-  console.log('\nviewers in the browser: from the broadcast call to the overlay in the embed\'s DOM (headless Chromium), and the SDK scripts');
-  console.table([browser]);
+/**
+ * BENCH_BEFORE_DIST names the dist folder of an earlier build: sections that support it measure that
+ * build too, in the same run, so before and after are side by side under the same load.
+ */
+const builds = (): [string, string | undefined][] => [['after', undefined], ...(process.env.BENCH_BEFORE_DIST ? [['before', process.env.BENCH_BEFORE_DIST] as [string, string]] : [])];
 
-  writeFigures('latest', figures);
+async function joinSection(figures: Figures, viewers: number): Promise<void> {
+  const rows: Record<string, unknown> = {};
+  const results: Record<string, JoinFigures> = {};
+  const measure = async (label: string, env: Record<string, string>) => {
+    for (const [build, dist] of builds()) {
+      const result = await measureJoinStorms(viewers, env, dist);
+      const name = `${label}${dist ? `, ${build}` : ''}`;
+      results[name] = result;
+      for (const [storm, figure] of Object.entries(result)) {
+        rows[`${storm} storm, ${name}`] = { viewers: figure.viewers, failures: figure.failures, seconds: figure.seconds, 'viewers/s': figure.perSecond, 'database queries': figure.databaseQueries };
+      }
+    }
+  };
+  await measure('SQLite', {});
+  const postgres = await startPostgres();
+  const redis = postgres && (await startRedis());
+  if (postgres && redis) await measure('PostgreSQL + Redis', { DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'bench-join' });
+  await redis?.stop();
+  await postgres?.stop();
+  figures.joinStorm = results;
+  console.log(`\njoin and reconnect storms: ${viewers} viewers on one channel of one instance`);
+  console.table(rows);
+  for (const [label, result] of Object.entries(results)) {
+    console.log(`${label}: join ${result.join.seconds} s, reconnect ${result.reconnect.seconds} s (targets ≤ 10 s: ${(result.join.seconds / 10).toFixed(2)}×, ${(result.reconnect.seconds / 10).toFixed(2)}× of target); ` +
+      `database queries per viewer: join ${(result.join.databaseQueries / viewers).toFixed(3)}, reconnect ${(result.reconnect.databaseQueries / viewers).toFixed(4)}`);
+    for (const storm of [result.join, result.reconnect]) if (storm.firstFailure) console.log(`  first failure: ${storm.firstFailure}`);
+  }
+  if (!postgres) console.log('PostgreSQL + Redis: not measured (postgres binaries or redis-server not installed here)');
 }
 
 main().then(

@@ -3,6 +3,7 @@
  * server), every REST path of the route table, /openapi.json, /health and /ready, and the viewer side
  * (/embed/v1/*, /sdk/v1/*.js).
  */
+import { timingSafeEqual } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { EventBus } from '../shared/bus';
 import type { Database } from '../shared/db/client';
@@ -25,6 +26,8 @@ export interface PublicAppOptions {
   bodyLimitBytes: number;
   /** Opens /metrics off loopback (config.metricsToken). */
   metricsToken: string | null;
+  /** The deployment's internal secret: it opens the internal counters to the bench. */
+  internalSecret: string;
 }
 
 /** Gives every request an id (or keeps the caller's x-request-id) and logs it when it ends. */
@@ -72,7 +75,7 @@ const checkGraphqlInput: RequestHandler = (req, res, next) => {
   res.status(400).json({ errors: [{ message: problem, extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
 };
 
-export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken }: PublicAppOptions): Express {
+export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken, internalSecret }: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -89,6 +92,16 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
     const [databaseReady, busReady] = await Promise.all([database.ping(), bus.ready()]);
     const ready = databaseReady && busReady;
     res.status(ready ? 200 : 503).json({ ready, database: databaseReady, bus: busReady });
+  });
+  // Statements sent to the database by this process, for the bench's storms; only with the internal secret.
+  app.get('/internal/v1/database-queries', routeTemplate('/internal/v1/database-queries'), (req, res) => {
+    const given = Buffer.from(req.header('x-internal-secret') ?? '');
+    const secret = Buffer.from(internalSecret);
+    if (given.length !== secret.length || !timingSafeEqual(given, secret)) {
+      res.status(401).json(restErrorBody('credentials required: x-internal-secret'));
+      return;
+    }
+    res.json({ queries: database.queryCount() });
   });
   app.get('/openapi.json', routeTemplate('/openapi.json'), (_req, res) => {
     res.json(rest.openapi);

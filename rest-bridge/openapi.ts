@@ -144,6 +144,14 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       ]),
     );
     const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content } };
+    if (route.cache) {
+      const success = responses[String(route.status ?? 200)] as Record<string, unknown>;
+      success.headers = {
+        ETag: { description: 'the answer’s entity tag; send it back in If-None-Match', schema: { type: 'string' } },
+        'Cache-Control': { description: route.cache === 'shared' ? 'public, max-age=1 (the same for every viewer of the site)' : 'private, no-cache', schema: { type: 'string' } },
+      };
+      responses['304'] = { description: 'not modified: If-None-Match named the current answer' };
+    }
     for (const status of errorStatusesOf(route)) {
       responses[String(status)] = {
         description: ERROR_DESCRIPTIONS[status],
@@ -170,6 +178,9 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       })),
       responses,
     };
+    if (route.cache) {
+      (operation.parameters as unknown[]).push({ name: 'If-None-Match', in: 'header', required: false, description: 'an ETag of an earlier answer: 304 while it is still the answer', schema: { type: 'string' } });
+    }
     if (route.body) {
       operation.requestBody = {
         required: Boolean(route.body.required),

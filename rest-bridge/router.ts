@@ -4,11 +4,14 @@
  * variables from their declared sources, runs the operation and shapes the answer. Errors become
  * `{ success: false, message }` with the status of their code.
  */
+import { createHash } from 'node:crypto';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { HeaderBag } from '../shared/auth/authenticate';
+import type { EventBus } from '../shared/bus';
+import { followedSiteCache, type SiteCache } from '../shared/viewerReads';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
 import { jsonValueProblem, numberProblem, parseJsonInput, stringProblem } from '../shared/jsonInput';
 import { describeSchemaError } from '../shared/schemaErrors';
@@ -25,6 +28,11 @@ import { routeTemplate } from '../shared/metrics';
 export interface Executor<Caller = unknown> {
   authenticate(headers: HeaderBag): Promise<Caller>;
   execute(request: { query: string; variables: Record<string, unknown> }, caller: Caller): Promise<ExecutionResult>;
+  /**
+   * Runs an operation that one subgraph answers whole on that subgraph, when it runs in this process
+   * (see `subgraph` in table.ts); absent or answering null = through `execute`.
+   */
+  executeOn?(subgraph: NonNullable<RouteSpec['subgraph']>, request: { query: string; variables: Record<string, unknown> }, caller: Caller): Promise<ExecutionResult> | null;
 }
 
 const HEADER_OF: Record<AuthCode, string> = { C: 'x-service-client-id', D: 'x-service-developer-key', J: 'authorization', S: 'super-api-key' };
@@ -184,10 +192,60 @@ export interface RestRouterOptions {
   executor: Executor;
   logger: Logger;
   bodyLimitBytes: number;
+  /**
+   * The deployment's event bus, when the executor authenticates every credential in this process: then
+   * answers of `cache: 'shared'` routes are kept per site until the bus announces the site changed.
+   * Without it those routes still send ETag and Cache-Control, and every request runs its operation.
+   */
+  bus?: EventBus;
 }
 
-export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: RestRouterOptions): Router {
+/** An answer ready to send again: its body as sent and its entity tag. */
+interface KeptAnswer {
+  body: string;
+  etag: string;
+}
+
+function keptAnswer(answer: unknown): KeptAnswer {
+  const body = JSON.stringify(answer ?? null);
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+}
+
+/** Whether If-None-Match names the answer's tag (weak or strong; `*` names any). */
+function notModified(req: Request, etag: string): boolean {
+  const given = req.headers['if-none-match'];
+  if (!given) return false;
+  return given.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
+}
+
+function sendCacheable(req: Request, res: Response, spec: RouteSpec, answer: KeptAnswer): void {
+  res.setHeader('ETag', answer.etag);
+  if (spec.cache === 'shared') {
+    res.setHeader('Cache-Control', 'public, max-age=1');
+    res.setHeader('Vary', 'x-service-client-id');
+  } else {
+    res.setHeader('Cache-Control', 'private, no-cache');
+  }
+  if (notModified(req, answer.etag)) {
+    res.status(304).end();
+    return;
+  }
+  res.status(spec.status ?? 200).type('application/json').send(answer.body);
+}
+
+/** The site a shared answer is kept under: the x-service-client-id the executor has just verified. */
+function siteHeader(req: Request): string | undefined {
+  const value = req.headers['x-service-client-id'];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first?.trim() || undefined;
+}
+
+export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus }: RestRouterOptions): Router {
   const router = express.Router();
+  const shared = bus ? followedSiteCache<KeptAnswer>(bus).cache : null;
   const rawBody = express.raw({ type: () => true, limit: bodyLimitBytes });
 
   for (const spec of routes) {
@@ -233,7 +291,18 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
           .map(([name, source]) => [name, resolveSource(source, input)] as const)
           .filter(([, value]) => value !== undefined),
       );
-      const result = await executor.execute({ query: spec.document, variables }, caller);
+      const siteId = spec.cache === 'shared' && shared ? siteHeader(req) : undefined;
+      const key = siteId ? `${spec.operationId}\n${JSON.stringify(variables)}\n${JSON.stringify(projection)}` : '';
+      if (siteId) {
+        const kept = shared?.get(siteId, key);
+        if (kept) {
+          sendCacheable(req, res, spec, kept);
+          return;
+        }
+      }
+      const generation = siteId ? (shared as SiteCache<KeptAnswer>).generation(siteId) : 0;
+      const request = { query: spec.document, variables };
+      const result = await ((spec.subgraph && executor.executeOn?.(spec.subgraph, request, caller)) || executor.execute(request, caller));
       if (result.errors?.length) {
         const { status, message } = firstError(result.errors);
         if (status === 429) res.setHeader('Retry-After', String(result.errors[0].extensions?.retryAfter ?? 1));
@@ -243,6 +312,12 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes }: R
       const data = (result.data as { result?: unknown } | null | undefined)?.result;
       if (spec.file) {
         sendFile(res, spec.status ?? 200, data as FileResult);
+        return;
+      }
+      if (spec.cache) {
+        const answer = keptAnswer(shapeAnswer(spec, data, projection));
+        if (siteId) shared?.set(siteId, key, answer, generation);
+        sendCacheable(req, res, spec, answer);
         return;
       }
       res.status(spec.status ?? 200).json(shapeAnswer(spec, data, projection) ?? null);

@@ -1,5 +1,6 @@
 /** The REST bridge, built and not listening: the router and OpenAPI document derived from the route table. */
 import type { Router } from 'express';
+import type { EventBus } from '../shared/bus';
 import type { Logger } from '../shared/logger';
 import { buildOpenApiDocument } from './openapi';
 import { createRestRouter, type Executor } from './router';
@@ -10,7 +11,7 @@ export interface RestBridge {
   openapi: Record<string, unknown>;
 }
 
-export function createRestBridge(options: { executor: Executor; logger: Logger; bodyLimitBytes: number }): RestBridge {
+export function createRestBridge(options: { executor: Executor; logger: Logger; bodyLimitBytes: number; bus?: EventBus }): RestBridge {
   return {
     router: createRestRouter({ routes, ...options }),
     openapi: buildOpenApiDocument(routes),

@@ -101,6 +101,22 @@ export interface RouteSpec {
    * pages (the player helper reads the timeline).
    */
   anyOrigin?: boolean;
+  /**
+   * A viewer-facing read that may be reused. Both kinds send an `ETag` and answer 304 to a matching
+   * `If-None-Match`. `shared`: the answer depends only on the site (`x-service-client-id`) and the
+   * request, never on who asks: the instance keeps it until the bus announces a change of the site's
+   * content (shared/viewerReads.ts), and it goes out as `Cache-Control: public, max-age=1` with
+   * `Vary: x-service-client-id`, so a CDN in front serves it for a second. `private`: computed for each
+   * caller (entitlements, devices), `Cache-Control: private, no-cache`.
+   */
+  cache?: 'shared' | 'private';
+  /**
+   * The one subgraph that answers the whole operation (every field it selects is that subgraph's).
+   * Where that subgraph runs in the bridge's process the operation goes to it straight, without the
+   * gateway's query plan around it: the hot viewer reads of a join storm. Elsewhere it goes through
+   * the gateway as every route does.
+   */
+  subgraph?: 'content' | 'community' | 'overlays' | 'integrations';
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
   /**

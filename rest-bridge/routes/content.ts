@@ -443,6 +443,8 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       params: [{ name: 'metadata', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 200 } }],
       document: /* GraphQL */ `query PageConfigurationByMetadata($metadata: String!) { result: pageConfiguration(metadata: $metadata) { ${CONFIGURATION} } }`,
       variables: { metadata: 'query.metadata' },
+      cache: 'shared',
+      subgraph: 'content',
       response: ref('PageConfiguration'),
     },
     {
@@ -455,6 +457,8 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       params: [{ name: 'pageId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' }, description: 'page ID' }],
       document: /* GraphQL */ `query PageConfiguration($pageId: ID!) { result: pageConfiguration(pageId: $pageId) { ${CONFIGURATION} } }`,
       variables: { pageId: 'path.pageId' },
+      cache: 'shared',
+      subgraph: 'content',
       response: ref('PageConfiguration'),
     },
     ...(['id', 'slug'] as const).map(
@@ -478,6 +482,8 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
           deviceId: 'header.x-service-device-id',
           password: 'header.x-service-gate-password',
         },
+        cache: 'private',
+        subgraph: 'content',
         response: ref('ContentCheck'),
       }),
     ),

@@ -436,6 +436,7 @@ export const integrationRoutes: RouteSpec[] = [
     document: /* GraphQL */ `mutation IngestDataEvent($dataProviderId: ID!, $signature: String, $rawBody: String!) {
       result: ingestDataEvent(dataProviderId: $dataProviderId, signature: $signature, rawBody: $rawBody) { success } }`,
     variables: { dataProviderId: 'path.dataProviderId', signature: 'header.X-DataProvider-Signature', rawBody: 'rawBody' },
+    subgraph: 'integrations',
     status: 201,
     response: { type: 'object', required: ['success'], properties: { success: { type: 'boolean', enum: [true] } } },
   },

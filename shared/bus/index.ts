@@ -53,6 +53,8 @@ export const Topics = {
   automationRulesChanged: 'automation-rules-changed',
   /** { dataProviderId }: a data provider was updated or removed (caches drop it). */
   dataProviderChanged: 'data-provider-changed',
+  /** { siteId }: a site's viewer-facing content changed (null: any site); per-instance caches drop it (shared/viewerReads.ts). */
+  viewerReadsChanged: 'viewer-reads-changed',
   /** { siteId, event }: a stream's state changed (admins' streamStateChanged subscriptions). */
   streamStates: 'stream-states',
 } as const;

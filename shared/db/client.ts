@@ -18,6 +18,8 @@ export interface Database {
   provider: DbProvider;
   /** True when a trivial query answers; used by /ready. */
   ping(): Promise<boolean>;
+  /** SQL statements this process has sent so far (the bench reads it to count a storm's queries). */
+  queryCount(): number;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,9 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
 }
 
+/** Query events are emitted (not printed) so each statement can be counted. */
+const COUNT_QUERIES = [{ emit: 'event' as const, level: 'query' as const }];
+
 export async function openDatabase(databaseUrl: string, options: OpenDatabaseOptions = {}): Promise<Database> {
   if (options.migrate !== false) await migrateDatabase(databaseUrl);
   const provider = providerOf(databaseUrl);
@@ -35,7 +40,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   let closeDriver = async (): Promise<void> => undefined;
   if (provider === 'sqlite') {
     const adapter = new PrismaBetterSQLite3({ url: sqliteFilePath(databaseUrl), timeout: 5000 });
-    prisma = new SqlitePrismaClient({ adapter });
+    prisma = new SqlitePrismaClient({ adapter, log: COUNT_QUERIES });
   } else {
     // The PostgreSQL client is generated from the derived schema; its model API matches the SQLite one.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -45,9 +50,13 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     // the pool; unheard, it would crash the process. The pool has already discarded that connection and
     // the next query opens a new one (or fails, which /ready reports), so there is nothing more to do.
     pool.on('error', () => undefined);
-    prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    prisma = new PrismaClient({ adapter: new PrismaPg(pool), log: COUNT_QUERIES });
     closeDriver = () => pool.end();
   }
+  let queries = 0;
+  (prisma as unknown as { $on(event: 'query', listener: () => void): void }).$on('query', () => {
+    queries += 1;
+  });
   await prisma.$connect();
   if (tracingEnabled()) prisma = withQuerySpans(prisma, provider);
   return {
@@ -61,6 +70,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
         return false;
       }
     },
+    queryCount: () => queries,
     async close() {
       await prisma.$disconnect();
       await closeDriver();

@@ -7,12 +7,14 @@
  */
 import { verifyPassword } from '../../shared/auth/credentials';
 import type { Identity } from '../../shared/auth/identity';
+import type { EventBus } from '../../shared/bus';
 import type { Db } from '../../shared/db/client';
 import type { Page, Video } from '../../shared/db/generated/sqlite';
 import { badInput } from '../../shared/errors';
 import type { SupergraphClient } from '../../shared/supergraph';
 import { found, isRecord, type JsonRecord, stringList } from './checks';
 import { readGate, type Gate } from './pages';
+import { viewerRead } from './viewerReads';
 
 /** Devices not seen for this long no longer count against the limit. */
 export const DEVICE_WINDOW_MS = 30 * 24 * 3600 * 1000;
@@ -45,6 +47,7 @@ export interface ContentCheckRequest {
 
 interface Context {
   db: Db;
+  bus: EventBus;
   identity: Identity;
   supergraph: SupergraphClient;
 }
@@ -134,12 +137,13 @@ export function currentProgram(document: unknown, now: number): { live: boolean;
   return { live: false, videoId: video, offset: 0 };
 }
 
-async function findChannel(db: Db, siteId: string, request: ContentCheckRequest): Promise<Page> {
-  if (request.pageId) {
-    return found(await db.page.findFirst({ where: { siteId, id: request.pageId } }), `page ${request.pageId}`);
+async function findChannel(ctx: Context, siteId: string, request: ContentCheckRequest): Promise<Page> {
+  const { pageId, slug } = request;
+  if (pageId) {
+    return found(await viewerRead(ctx, siteId, `page:${pageId}`, () => ctx.db.page.findFirst({ where: { siteId, id: pageId } })), `page ${pageId}`);
   }
-  if (request.slug) {
-    return found(await db.page.findUnique({ where: { siteId_slug: { siteId, slug: request.slug } } }), `page ${request.slug}`);
+  if (slug) {
+    return found(await viewerRead(ctx, siteId, `page-slug:${slug}`, () => ctx.db.page.findUnique({ where: { siteId_slug: { siteId, slug } } })), `page ${slug}`);
   }
   throw badInput('pageId or slug is required', 'pageId');
 }
@@ -166,13 +170,14 @@ async function gateVerdict(gate: Gate, page: Page, passed: boolean, password: st
 
 export async function checkContent(ctx: Context, siteId: string, request: ContentCheckRequest): Promise<ContentCheckModel> {
   const deviceId = checkDeviceId(request.deviceId);
-  const page = await findChannel(ctx.db, siteId, request);
+  const page = await findChannel(ctx, siteId, request);
   const now = new Date();
   const gate = readGate(page.document);
   const program = currentProgram(page.document, now.getTime());
+  const videoId = program.videoId;
   const [site, video] = await Promise.all([
-    ctx.db.site.findUniqueOrThrow({ where: { id: siteId } }),
-    program.videoId ? ctx.db.video.findFirst({ where: { id: program.videoId, siteId } }) : null,
+    viewerRead(ctx, siteId, 'site', () => ctx.db.site.findUniqueOrThrow({ where: { id: siteId } })),
+    videoId ? viewerRead(ctx, siteId, `video:${videoId}`, () => ctx.db.video.findFirst({ where: { id: videoId, siteId } })) : null,
   ]);
   const videoSkus = video ? stringList(video.requiredSkus) : [];
   const account = ctx.identity.account;

@@ -5,6 +5,7 @@ import type { Db } from '../../shared/db/client';
 import type { Logger } from '../../shared/logger';
 import { buildSubgraphServer, type SubgraphContext } from '../../shared/subgraph';
 import { resolvers } from './resolvers';
+import { announceContentChanges } from './viewerReads';
 import { stopWebhookDispatcher, webhookDispatcher } from './webhookDispatcher';
 
 export const typeDefs = subgraphTypeDefs('content');
@@ -33,5 +34,5 @@ function webhookDelivery(logger: Logger): ApolloServerPlugin<SubgraphContext> {
 }
 
 export function createContentSubgraph(logger: Logger) {
-  return buildSubgraphServer(typeDefs, resolvers, logger, [webhookDelivery(logger)]);
+  return buildSubgraphServer(typeDefs, resolvers, logger, [webhookDelivery(logger), announceContentChanges()]);
 }

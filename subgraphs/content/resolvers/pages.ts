@@ -5,6 +5,7 @@ import { checkContent } from '../contentCheck';
 import { findConfiguredPage, pageConfiguration } from '../configuration';
 import { clonePage, createPage, deletePage, findPage, listPages, pagePart, updatePage } from '../pages';
 import { found } from '../checks';
+import { viewerRead } from '../viewerReads';
 import type { Resolvers } from '../resolvers.generated';
 import { Scopes, timestamps, wakeWebhooks } from './access';
 
@@ -14,8 +15,13 @@ export const pageResolvers: Resolvers = {
     pageBySlug: async (_root, { slug }, { identity, db }) => found(await db.page.findUnique({ where: { siteId_slug: { siteId: requireReader(identity), slug } } }), `page ${slug}`),
     pages: (_root, { type, types, ...query }, { identity, db }) =>
       listPages(db, requireReader(identity), { ...query, types: types ?? (type ? [type] : null) }),
-    pageConfiguration: async (_root, { pageId, metadata }, { identity, db, config }) =>
-      pageConfiguration(db, config.internalSecret, await findConfiguredPage(db, requireSite(identity), pageId, metadata)),
+    pageConfiguration: (_root, { pageId, metadata }, ctx) => {
+      const siteId = requireSite(ctx.identity);
+      // The same for every viewer of the site: kept until the site's content changes.
+      return viewerRead(ctx, siteId, `configuration:${pageId ?? ''}:${metadata ?? ''}`, async () =>
+        pageConfiguration(ctx.db, ctx.config.internalSecret, await findConfiguredPage(ctx.db, siteId, pageId, metadata)),
+      );
+    },
     contentCheck: (_root, args, ctx) => checkContent(ctx, requireSite(ctx.identity), args),
   },
   Mutation: {

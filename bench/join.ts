@@ -1,0 +1,97 @@
+/**
+ * Join storm and reconnect storm on one instance. Join: N viewers open one channel at once — page
+ * configuration, content check with their own device ID, live subscription until the late-joiner
+ * broadcast arrives. Reconnect: the same N viewers dropped at once come back and have the broadcast
+ * again. Each storm reports its wall time and the database statements the instance sent meanwhile.
+ */
+import { createSite, request, startInstance, startWorker, type Instance } from './harness';
+
+export interface StormFigures {
+  viewers: number;
+  failures: number;
+  /** From the first request to the last viewer holding the broadcast. */
+  seconds: number;
+  perSecond: number;
+  /** SQL statements the instance sent during the storm. */
+  databaseQueries: number;
+  firstFailure: string | null;
+}
+
+export interface JoinFigures {
+  join: StormFigures;
+  reconnect: StormFigures;
+}
+
+async function call(instance: Instance, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const reply = await fetch(`${instance.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = (await reply.json()) as any;
+  if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Statements the instance has sent to its database so far (GET /internal/v1/database-queries). */
+export async function databaseQueries(instance: Instance): Promise<number> {
+  const reply = await fetch(`${instance.url}/internal/v1/database-queries`, { headers: { 'x-internal-secret': instance.env.INTERNAL_SECRET } });
+  return ((await reply.json()) as { queries: number }).queries;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+/** `dist`: another build to measure (see InstanceOptions.dist). */
+export async function measureJoinStorms(viewers: number, env: Record<string, string> = {}, dist?: string): Promise<JoinFigures> {
+  const instance = await startInstance({ env, dist });
+  try {
+    const site = createSite(instance);
+    const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
+    const panels = await Promise.all(
+      ['chat', 'store'].map((type) => call(instance, 'POST', '/panel/v3/', admin, { siteId: site.siteId, renderer: { panel_type: type, panel_name: type } })),
+    );
+    const page = await call(instance, 'POST', '/pages/v3', admin, {
+      slug: 'main-stage',
+      type: 'channel',
+      data: { name: 'Main stage', gate: { active: false, kind: 'none' } },
+      renderers: { sidebar: { items: panels.map((panel, index) => ({ array_id: String(index), id: panel._id })) } },
+    });
+    const overlay = await call(instance, 'POST', '/overlay/v1', admin, { name: 'Welcome', type: 'template', contents: { html: '<b>welcome</b>' }, duration: 600 });
+    const { broadcastId } = await call(instance, 'POST', `/overlay/v1/broadcast/${overlay._id}`, admin, { channelId: page._id, duration: 600 });
+
+    const perWorker = 3000;
+    const workers = Array.from({ length: Math.ceil(viewers / perWorker) }, () => startWorker('joiners.ts'));
+    // Worker start-up (tsx) is not part of the storm.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+
+    const storm = async (start: (worker: (typeof workers)[number], index: number, count: number) => Promise<any>): Promise<StormFigures> => {
+      const queriesBefore = await databaseQueries(instance);
+      const startedAt = now();
+      let assigned = 0;
+      const replies = await Promise.all(
+        workers.map((worker, index) => {
+          const count = Math.min(perWorker, viewers - assigned);
+          assigned += count;
+          return start(worker, index, count);
+        }),
+      );
+      const seconds = (Math.max(...replies.map((reply) => reply.at as number)) - startedAt) / 1000;
+      const queries = (await databaseQueries(instance)) - queriesBefore;
+      return {
+        viewers,
+        failures: replies.reduce((sum, reply) => sum + reply.failures, 0),
+        seconds: Math.round(seconds * 100) / 100,
+        perSecond: Math.round(viewers / seconds),
+        databaseQueries: queries,
+        firstFailure: replies.find((reply) => reply.firstFailure)?.firstFailure ?? null,
+      };
+    };
+
+    const concurrency = Number(process.env.BENCH_JOIN_CONCURRENCY ?? 100);
+    const join = await storm((worker, index, count) =>
+      request(worker, { type: 'join', url: instance.url, siteId: site.siteId, pageId: page._id, broadcastId, count, concurrency, worker: index }, 'joined'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const reconnect = await storm((worker) => request(worker, { type: 'reconnect' }, 'reconnected'));
+    for (const worker of workers) worker.send({ type: 'close' });
+    return { join, reconnect };
+  } finally {
+    await instance.stop();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * A bench worker process for the join and reconnect storms: each viewer loads the page configuration,
+ * runs the content check with its own device ID, then opens a graphql-transport-ws socket and
+ * subscribes; it has joined when the late-joiner broadcast arrives. On `reconnect` every socket is
+ * dropped at once and opened again, as after a load balancer reload. Reports to the parent over IPC.
+ */
+import WebSocket from 'ws';
+
+interface Join {
+  type: 'join';
+  url: string;
+  siteId: string;
+  pageId: string;
+  broadcastId: string;
+  count: number;
+  /** Viewers joining at the same time in this worker. */
+  concurrency: number;
+  /** Makes the device IDs of this worker distinct from the others'. */
+  worker: number;
+}
+
+const SUBSCRIPTION = 'subscription($channelId: ID) { overlayBroadcasts(channelId: $channelId) { kind broadcastId overlay { id contents } expiresAt } }';
+const TIMEOUT_MS = 60_000;
+
+let job: Join;
+const sockets: WebSocket[] = [];
+let failures = 0;
+let firstFailure: string | null = null;
+
+function fail(reason: string): void {
+  failures += 1;
+  firstFailure ??= reason;
+}
+
+/** Opens viewer `index`'s socket and resolves once the late-joiner broadcast has arrived (or it failed). */
+function subscribe(index: number): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(`${job.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { perMessageDeflate: false });
+    sockets[index] = socket;
+    let done = false;
+    const finish = (reason?: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (reason) fail(reason);
+      resolve();
+    };
+    const timer = setTimeout(() => finish('no late-joiner broadcast in time'), TIMEOUT_MS);
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': job.siteId } })));
+    socket.on('message', (data) => {
+      const text = data.toString();
+      if (text.startsWith('{"type":"connection_ack"')) {
+        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { channelId: job.pageId } } }));
+      } else if (text.includes(job.broadcastId) && text.includes('"kind":"SHOW"')) {
+        finish();
+      } else if (text.includes('"type":"error"')) {
+        finish(`subscription refused: ${text.slice(0, 200)}`);
+      }
+    });
+    socket.on('error', (error) => finish(`socket: ${error.message}`));
+    socket.on('close', () => finish('socket closed before the broadcast'));
+  });
+}
+
+async function read(path: string, headers: Record<string, string>): Promise<void> {
+  const reply = await fetch(`${job.url}${path}`, { headers: { 'x-service-client-id': job.siteId, ...headers } });
+  await reply.arrayBuffer();
+  if (reply.status !== 200) throw new Error(`${path}: ${reply.status}`);
+}
+
+async function join(index: number): Promise<void> {
+  try {
+    await read(`/page/v2/configuration/${job.pageId}`, {});
+    await read(`/pages/v2/content/id/${job.pageId}`, { 'x-service-device-id': `device-${job.worker}-${index}` });
+  } catch (error) {
+    fail((error as Error).message);
+    return;
+  }
+  await subscribe(index);
+}
+
+/** Runs `step` for every viewer, `concurrency` at a time. */
+async function everyViewer(step: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < job.count) await step(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(job.concurrency, job.count) }, lane));
+}
+
+process.on('message', async (message: Join | { type: 'reconnect' } | { type: 'close' }) => {
+  if (message.type === 'join') {
+    job = message;
+    failures = 0;
+    await everyViewer(join);
+    process.send?.({ type: 'joined', at: performance.timeOrigin + performance.now(), failures, firstFailure });
+  } else if (message.type === 'reconnect') {
+    failures = 0;
+    firstFailure = null;
+    // Dropped at once, then every viewer comes back.
+    for (const socket of sockets) {
+      socket.removeAllListeners('close');
+      socket.terminate();
+    }
+    await everyViewer(subscribe);
+    process.send?.({ type: 'reconnected', at: performance.timeOrigin + performance.now(), failures, firstFailure });
+  } else if (message.type === 'close') {
+    for (const socket of sockets) socket.terminate();
+    process.exit(0);
+  }
+});

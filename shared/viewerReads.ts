@@ -1,0 +1,136 @@
+/**
+ * Viewer-facing reads (page configuration, the shared part of the content check) are kept in each
+ * instance so a join storm does not become a database storm. They are dropped per site the moment that
+ * site's content changes: the writer announces the change on the event bus, which reaches every
+ * instance, and listeners in the writer's own process hear it at once (before the write is answered),
+ * so a caller never reads its own write stale.
+ */
+import { Topics, type EventBus } from './bus';
+
+/** null: every site (a write whose site is not known). */
+export type SiteChange = (siteId: string | null) => void;
+
+const localListeners = new WeakMap<EventBus, Set<SiteChange>>();
+
+/** Calls `listener` whenever a site's viewer-facing data changes, here or on another instance. */
+export function onViewerReadsChanged(bus: EventBus, listener: SiteChange): () => void {
+  let local = localListeners.get(bus);
+  if (!local) localListeners.set(bus, (local = new Set()));
+  local.add(listener);
+  const unsubscribe = bus.subscribe(Topics.viewerReadsChanged, (message) => listener((message as { siteId?: string | null })?.siteId ?? null));
+  return () => {
+    local.delete(listener);
+    unsubscribe();
+  };
+}
+
+/** Tells every instance that viewer-facing data of `siteId` changed; this process's caches drop it first. */
+export async function announceViewerReadsChanged(bus: EventBus, siteId: string | null): Promise<void> {
+  for (const listener of localListeners.get(bus) ?? []) listener(siteId);
+  await bus.publish(Topics.viewerReadsChanged, { siteId });
+}
+
+interface Entry<V> {
+  value: V;
+  expires: number;
+}
+
+/**
+ * Values kept per site until that site changes. A reader takes the site's `generation()` before it
+ * reads the database and hands it to `set`: a value read across a change is not kept, so a slow read
+ * cannot put back what the change dropped. The TTL only bounds how long a value outlives a lost bus
+ * message (a Redis outage); it is not what makes changes visible.
+ */
+export class SiteCache<V> {
+  private readonly sites = new Map<string, { generation: number; entries: Map<string, Entry<V>> }>();
+  /** Reads in flight, so a storm of identical misses makes one database read. */
+  private readonly loading = new Map<string, Promise<V>>();
+  private size = 0;
+  /** Bumped by a change of every site. */
+  private epoch = 0;
+
+  constructor(
+    private readonly ttlMs = 60_000,
+    private readonly maxEntries = 50_000,
+  ) {}
+
+  generation(siteId: string): number {
+    return this.epoch * 1e9 + (this.sites.get(siteId)?.generation ?? 0);
+  }
+
+  get(siteId: string, key: string): V | undefined {
+    const entry = this.sites.get(siteId)?.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires < Date.now()) {
+      this.sites.get(siteId)?.entries.delete(key);
+      this.size -= 1;
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(siteId: string, key: string, value: V, generation: number): void {
+    if (generation !== this.generation(siteId)) return;
+    // Full: start over rather than track recency; a refill costs one read per key.
+    if (this.size >= this.maxEntries) this.clear();
+    let site = this.sites.get(siteId);
+    if (!site) this.sites.set(siteId, (site = { generation: 0, entries: new Map() }));
+    if (!site.entries.has(key)) this.size += 1;
+    site.entries.set(key, { value, expires: Date.now() + this.ttlMs });
+  }
+
+  /**
+   * The kept value, or the one `load` reads (kept for the next caller); concurrent callers of the same
+   * key and generation share one `load`.
+   */
+  async through(siteId: string, key: string, load: () => Promise<V>): Promise<V> {
+    const kept = this.get(siteId, key);
+    if (kept !== undefined) return kept;
+    const generation = this.generation(siteId);
+    const flight = `${generation}\n${siteId}\n${key}`;
+    let pending = this.loading.get(flight);
+    if (!pending) {
+      pending = load().then((value) => {
+        this.set(siteId, key, value, generation);
+        return value;
+      });
+      const settled = () => this.loading.delete(flight);
+      pending.then(settled, settled);
+      this.loading.set(flight, pending);
+    }
+    return pending;
+  }
+
+  /** Drops what is kept for `siteId` (null: for every site). */
+  drop(siteId: string | null): void {
+    if (siteId === null) {
+      this.epoch += 1;
+      this.clear();
+      return;
+    }
+    const site = this.sites.get(siteId);
+    if (site) {
+      this.size -= site.entries.size;
+      site.entries.clear();
+      site.generation += 1;
+    } else {
+      this.sites.set(siteId, { generation: 1, entries: new Map() });
+    }
+  }
+
+  private clear(): void {
+    // Generations stay (a reader in flight must still see its site changed); only values go.
+    for (const site of this.sites.values()) {
+      site.entries.clear();
+      site.generation += 1;
+    }
+    this.size = 0;
+  }
+}
+
+/** A cache of `V` per site that follows the bus's change announcements (see onViewerReadsChanged). */
+export function followedSiteCache<V>(bus: EventBus, ttlMs?: number): { cache: SiteCache<V>; stop(): void } {
+  const cache = new SiteCache<V>(ttlMs);
+  const stop = onViewerReadsChanged(bus, (siteId) => cache.drop(siteId));
+  return { cache, stop };
+}

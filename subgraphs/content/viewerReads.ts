@@ -1,0 +1,45 @@
+/**
+ * The content a viewer's join reads — pages, the site (settings, theme, device limit), videos and the
+ * page configuration — kept per instance and dropped per site when the content subgraph changes any of
+ * it (every content mutation announces its site: see `announceContentChanges`). What differs per
+ * viewer (entitlements, devices, preview clocks, passwords) is never kept here.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { EventBus } from '../../shared/bus';
+import type { SubgraphContext } from '../../shared/subgraph';
+import { announceViewerReadsChanged, followedSiteCache, type SiteCache } from '../../shared/viewerReads';
+
+const caches = new WeakMap<EventBus, SiteCache<unknown>>();
+
+function cacheOf(bus: EventBus): SiteCache<unknown> {
+  let cache = caches.get(bus);
+  if (!cache) caches.set(bus, (cache = followedSiteCache<unknown>(bus).cache));
+  return cache;
+}
+
+/** `read()` once per site, key and content change on this instance; concurrent callers share it. */
+export function viewerRead<T>(ctx: Pick<SubgraphContext, 'bus'>, siteId: string, key: string, read: () => Promise<T>): Promise<T> {
+  return cacheOf(ctx.bus).through(siteId, key, read) as Promise<T>;
+}
+
+/**
+ * Announces the caller's site as changed after every content mutation (its answer waits for it), so
+ * viewers on every instance read the change at once. Failed mutations announce too: a partial write
+ * is rare, a needless drop is cheap.
+ */
+export function announceContentChanges(): ApolloServerPlugin<SubgraphContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ operation, contextValue }) {
+          if (operation?.operation !== 'mutation') return;
+          try {
+            await announceViewerReadsChanged(contextValue.bus, contextValue.identity.siteId ?? null);
+          } catch (error) {
+            contextValue.logger.warn({ err: (error as Error).message }, 'content change not announced to other instances');
+          }
+        },
+      };
+    },
+  };
+}
