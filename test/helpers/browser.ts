@@ -3,6 +3,7 @@
  * /usr/bin/chromium) driven by puppeteer-core, which downloads no browser of its own. One browser per
  * suite file; pages are cheap. Also a second origin (a "site's own page") for cross-origin scripts.
  */
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import puppeteer, { type Browser } from 'puppeteer-core';
@@ -11,6 +12,9 @@ import { chromiumLaunchOptions } from '../../scripts/demo';
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  }
   return puppeteer.launch(chromiumLaunchOptions(CHROMIUM_PATH));
 }
 
