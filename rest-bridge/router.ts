@@ -243,8 +243,45 @@ function siteHeader(req: Request): string | undefined {
   return first?.trim() || undefined;
 }
 
-export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus }: RestRouterOptions): Router {
+/**
+ * The first path segment of a route template, as express matches it (case-insensitive); null when the
+ * segment is a parameter.
+ */
+function firstSegment(path: string): string | null {
+  const segment = path.split('/')[1] ?? '';
+  return segment.includes('{') || segment.includes(':') ? null : segment.toLowerCase();
+}
+
+/**
+ * One express router per first path segment: a request is matched only against the routes that begin
+ * like its path, not against every route of the table in turn (160 of them, each a regular expression).
+ * Routes are kept in table order within a segment; routes that begin with a parameter, if any, are
+ * matched after.
+ */
+function segmentRouters(): { router: Router; routerFor(path: string): Router } {
+  const bySegment = new Map<string, Router>();
+  const anySegment = express.Router();
   const router = express.Router();
+  router.use((req, res, next) => {
+    const segment = bySegment.get((req.path.split('/')[1] ?? '').toLowerCase());
+    if (segment) segment(req, res, next);
+    else next();
+  });
+  router.use(anySegment);
+  return {
+    router,
+    routerFor(path) {
+      const segment = firstSegment(path);
+      if (segment === null) return anySegment;
+      let found = bySegment.get(segment);
+      if (!found) bySegment.set(segment, (found = express.Router()));
+      return found;
+    },
+  };
+}
+
+export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus }: RestRouterOptions): Router {
+  const { router, routerFor } = segmentRouters();
   const shared = bus ? followedSiteCache<KeptAnswer>(bus).cache : null;
   const rawBody = express.raw({ type: () => true, limit: bodyLimitBytes });
 
@@ -252,16 +289,21 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
     const partnerHeaders = (spec.params ?? []).filter((param) => param.in === 'header' && param.credential).map((param) => param.name.toLowerCase());
     const compiled: CompiledRoute = {
       spec,
-      identityHeaders: (headers) =>
-        partnerHeaders.length === 0 ? headers : Object.fromEntries(Object.entries(headers).filter(([name]) => !partnerHeaders.includes(name))),
+      identityHeaders: (headers) => {
+        if (partnerHeaders.length === 0) return headers;
+        const kept = { ...headers };
+        for (const name of partnerHeaders) delete kept[name];
+        return kept;
+      },
       validateBody: spec.body ? ajv.compile(spec.body.schema) : null,
       params: (spec.params ?? []).map((param) => ({ spec: param, validate: ajv.compile(param.schema) })),
     };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const secrets = new Set((spec.params ?? []).filter((param) => param.in === 'path' && param.secret).map((param) => param.name));
     const readBody = spec.bodyLimitBytes ? express.raw({ type: () => true, limit: spec.bodyLimitBytes }) : rawBody;
-    if (spec.anyOrigin) router.options(path, routeTemplate(spec.path), answerPreflight(spec));
-    router[spec.method](path, routeTemplate(spec.path), readBody, (req, res) => {
+    const segment = routerFor(spec.path);
+    if (spec.anyOrigin) segment.options(path, routeTemplate(spec.path), answerPreflight(spec));
+    segment[spec.method](path, routeTemplate(spec.path), readBody, (req, res) => {
       if (spec.anyOrigin) res.setHeader('Access-Control-Allow-Origin', '*');
       // The request log reads res.locals.logPath when a path carries a credential.
       if (secrets.size) res.locals.logPath = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => (secrets.has(name) ? '[redacted]' : String(req.params[name])));

@@ -3,18 +3,23 @@ import { randomBytes } from 'node:crypto';
 
 // IDs name records; they are not secrets (tokens and keys are made elsewhere). Drawing 12 bytes at a
 // time from a pooled buffer of random bytes spares a call into the system's random source per record.
-const POOL_BYTES = 12 * 512;
+const POOL_BYTES = 16 * 512;
 let pool = randomBytes(POOL_BYTES);
 let offset = 0;
 
-export function newId(): string {
-  if (offset + 12 > pool.length) {
+/** `bytes` random bytes as hex, from the pool (for identifiers only: record IDs, trace IDs). */
+export function randomHex(bytes: number): string {
+  if (offset + bytes > pool.length) {
     pool = randomBytes(POOL_BYTES);
     offset = 0;
   }
-  const id = pool.toString('hex', offset, offset + 12);
-  offset += 12;
-  return id;
+  const hex = pool.toString('hex', offset, offset + bytes);
+  offset += bytes;
+  return hex;
+}
+
+export function newId(): string {
+  return randomHex(12);
 }
 
 /** `count` new IDs from one random buffer: bulk writes make thousands at once. */

@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { graphql, rest } from './helpers/http';
 import type { Stack } from '../stack';
+import { newId } from '../shared/ids';
 
 let stack: Stack;
 let site: TestSite;
@@ -215,6 +216,38 @@ describe('event ingestion', () => {
     await new Promise((resolve) => setTimeout(resolve, 1200));
     expect(await storedEvents(site, shortLived.dataProviderId)).toEqual([]);
     expect((await storedEvents(site, provider.dataProviderId)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('events stored by the plain driver', () => {
+  it('stores every column exactly as Prisma stores it, and the listing reads both alike', async () => {
+    const kept = await register(site, { ...registration, name: 'Stored alike', ttl: 90 });
+    const payload = { data: { score: -1.25e-7, team: 'Ünïcødé "quoted" \\ back\nslash 🎉' }, meta: { type: 'tick' } };
+    const before = Date.now();
+    expect((await send(kept, JSON.stringify(payload))).status).toBe(201);
+    const after = Date.now();
+    const fast = await stack.database.prisma.dataEvent.findFirstOrThrow({ where: { dataProviderId: kept.dataProviderId } });
+    expect(fast.payload).toEqual(payload);
+    expect(fast.receivedAt.getTime()).toBeGreaterThanOrEqual(before);
+    expect(fast.receivedAt.getTime()).toBeLessThanOrEqual(after);
+    expect((fast.expiresAt as Date).getTime() - fast.receivedAt.getTime()).toBe(90_000);
+
+    // The same values written by Prisma: the stored text of every column is the same.
+    const viaPrisma = { ...fast, id: newId(), payload };
+    await stack.database.prisma.dataEvent.createMany({ data: [viaPrisma] });
+    const raw = async (id: string) =>
+      (
+        await stack.database.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
+          `SELECT CAST("payload" AS TEXT) AS payload, CAST("receivedAt" AS TEXT) AS received, CAST("expiresAt" AS TEXT) AS expires FROM "DataEvent" WHERE "id" = ${stack.database.provider === 'sqlite' ? '?' : '$1'}`,
+          id,
+        )
+      )[0];
+    expect(await raw(fast.id)).toEqual(await raw(viaPrisma.id));
+
+    // Equal times order by ID, newest first, through the listing.
+    const listed = await storedEvents(site, kept.dataProviderId);
+    expect(listed.map((event) => event.id)).toEqual([fast.id, viaPrisma.id].sort().reverse());
+    for (const event of listed) expect(event).toMatchObject({ payload, received: fast.receivedAt.getTime(), expires: (fast.expiresAt as Date).getTime() });
   });
 });
 

@@ -3,6 +3,7 @@
  * chosen by the URL. Both generated clients have the same model API, so code is typed against one.
  */
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient as SqlitePrismaClient, Prisma } from './generated/sqlite';
@@ -13,9 +14,21 @@ import { tracingEnabled, withSpan } from '../tracing';
 export type Db = SqlitePrismaClient;
 export { Prisma };
 
+/**
+ * The plain driver beside Prisma, for the few hot paths where one prepared statement costs a fraction
+ * of a Prisma query (data events). A SQLite connection of its own, opened with no busy wait: it never
+ * holds a lock across an await, and a caller that finds the database locked (a Prisma transaction
+ * open) retries later instead of blocking the event loop. `counted` adds statements to queryCount.
+ */
+export type PlainDriver =
+  | { provider: 'sqlite'; connection: BetterSqlite3.Database; counted(statements: number): void }
+  | { provider: 'postgresql'; pool: Pool; counted(statements: number): void };
+
 export interface Database {
   prisma: Db;
   provider: DbProvider;
+  /** null for an in-memory SQLite database, which a second connection would not see. */
+  plain: PlainDriver | null;
   /** True when a trivial query answers; used by /ready. */
   ping(): Promise<boolean>;
   /** SQL statements this process has sent so far (the bench reads it to count a storm's queries). */
@@ -38,9 +51,22 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   const provider = providerOf(databaseUrl);
   let prisma: Db;
   let closeDriver = async (): Promise<void> => undefined;
+  let queries = 0;
+  const counted = (statements: number) => {
+    queries += statements;
+  };
+  let plain: PlainDriver | null = null;
   if (provider === 'sqlite') {
-    const adapter = new PrismaBetterSQLite3({ url: sqliteFilePath(databaseUrl), timeout: 5000 });
+    const file = sqliteFilePath(databaseUrl);
+    const adapter = new PrismaBetterSQLite3({ url: file, timeout: 5000 });
     prisma = new SqlitePrismaClient({ adapter, log: COUNT_QUERIES });
+    if (file !== ':memory:' && file !== '') {
+      const connection = new BetterSqlite3(file, { timeout: 0 });
+      plain = { provider, connection, counted };
+      closeDriver = async () => {
+        connection.close();
+      };
+    }
   } else {
     // The PostgreSQL client is generated from the derived schema; its model API matches the SQLite one.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -51,9 +77,9 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     // the next query opens a new one (or fails, which /ready reports), so there is nothing more to do.
     pool.on('error', () => undefined);
     prisma = new PrismaClient({ adapter: new PrismaPg(pool), log: COUNT_QUERIES });
+    plain = { provider: 'postgresql', pool, counted };
     closeDriver = () => pool.end();
   }
-  let queries = 0;
   (prisma as unknown as { $on(event: 'query', listener: () => void): void }).$on('query', () => {
     queries += 1;
   });
@@ -62,6 +88,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   return {
     prisma,
     provider,
+    plain,
     async ping() {
       try {
         await prisma.$queryRawUnsafe('SELECT 1');

@@ -4,7 +4,7 @@
  * event is stored (durable before the answer) and the cached rules of the provider are evaluated.
  */
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import type { Db } from '../../shared/db/client';
+import type { Database, Db } from '../../shared/db/client';
 import type { Prisma } from '../../shared/db/generated/sqlite';
 import { GraphQLError } from 'graphql';
 import { appError, badInput, ErrorCode, forbidden } from '../../shared/errors';
@@ -83,7 +83,7 @@ async function ingest(ctx: SubgraphContext, runtime: IntegrationsRuntime, signed
     id: newId(),
     siteId: provider.siteId,
     dataProviderId: provider.id,
-    payload: payload as Prisma.InputJsonValue,
+    payload,
     receivedAt,
     expiresAt: provider.ttl === null ? null : new Date(receivedAt.getTime() + provider.ttl * 1000),
   };
@@ -107,6 +107,81 @@ async function ingest(ctx: SubgraphContext, runtime: IntegrationsRuntime, signed
   return { success: true, eventId: event.id, rulesFired };
 }
 
+/** One accepted event as stored. */
+export interface DataEventRow {
+  id: string;
+  siteId: string;
+  dataProviderId: string;
+  payload: unknown;
+  receivedAt: Date;
+  expiresAt: Date | null;
+}
+
+type StoreRows = (rows: DataEventRow[]) => Promise<void>;
+
+/** How long a batch waits for a SQLite write lock another connection holds before it fails. */
+const LOCKED_WAIT_MS = 5000;
+
+/**
+ * Writes the rows with one prepared INSERT in one transaction on the plain driver, stored exactly as
+ * Prisma stores them (the listing reads them back through Prisma): on SQLite, dates as Prisma's
+ * better-sqlite3 adapter writes them (ISO 8601 with +00:00) and JSON as text; on PostgreSQL, one
+ * statement over arrays, the UTC wall time in timestamp(3) and the payload as jsonb. Without the plain
+ * driver (in-memory SQLite), Prisma's createMany.
+ */
+function rowStore(database: Database): StoreRows {
+  const plain = database.plain;
+  if (!plain) {
+    return async (rows) => {
+      await database.prisma.dataEvent.createMany({ data: rows.map((row) => ({ ...row, payload: row.payload as Prisma.InputJsonValue })) });
+    };
+  }
+  if (plain.provider === 'sqlite') {
+    const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
+    const insert = plain.connection.prepare(
+      'INSERT INTO "DataEvent" ("id", "siteId", "dataProviderId", "payload", "receivedAt", "expiresAt") VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    const insertAll = plain.connection.transaction((rows: DataEventRow[]) => {
+      for (const row of rows) {
+        insert.run(row.id, row.siteId, row.dataProviderId, JSON.stringify(row.payload), sqliteDate(row.receivedAt), row.expiresAt && sqliteDate(row.expiresAt));
+      }
+    });
+    return async (rows) => {
+      // The connection never waits for a lock (it would stop the event loop, and with it the Prisma
+      // transaction holding the lock): a batch that finds the database locked is retried shortly.
+      for (const giveUpAt = Date.now() + LOCKED_WAIT_MS; ; ) {
+        try {
+          insertAll.immediate(rows);
+          plain.counted(rows.length + 2);
+          return;
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > giveUpAt) throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    };
+  }
+  const { pool } = plain;
+  return async (rows) => {
+    await pool.query({
+      name: 'stagegraph-insert-data-events',
+      text:
+        'INSERT INTO "DataEvent" ("id", "siteId", "dataProviderId", "payload", "receivedAt", "expiresAt") ' +
+        'SELECT id, site, provider, payload::jsonb, received::timestamp(3), expires::timestamp(3) ' +
+        'FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS event(id, site, provider, payload, received, expires)',
+      values: [
+        rows.map((row) => row.id),
+        rows.map((row) => row.siteId),
+        rows.map((row) => row.dataProviderId),
+        rows.map((row) => JSON.stringify(row.payload)),
+        rows.map((row) => row.receivedAt.toISOString()),
+        rows.map((row) => row.expiresAt?.toISOString() ?? null),
+      ],
+    });
+    plain.counted(1);
+  };
+}
+
 /**
  * Stores data events in batches: the events accepted in one turn of the event loop, or while the
  * previous batch is being written, share one transaction and so one flush to disk. Each caller is
@@ -114,13 +189,16 @@ async function ingest(ctx: SubgraphContext, runtime: IntegrationsRuntime, signed
  * cost of a commit per event.
  */
 export class DataEventWriter {
-  private queue: { row: Prisma.DataEventCreateManyInput; done: (error?: Error) => void }[] = [];
+  private queue: { row: DataEventRow; done: (error?: Error) => void }[] = [];
   private writing = false;
   private scheduled = false;
+  private readonly store: StoreRows;
 
-  constructor(private readonly db: Db, private readonly maxBatch = 500) {}
+  constructor(database: Database, private readonly maxBatch = 500) {
+    this.store = rowStore(database);
+  }
 
-  write(row: Prisma.DataEventCreateManyInput): Promise<void> {
+  write(row: DataEventRow): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ row, done: (error) => (error ? reject(error) : resolve()) });
       this.schedule();
@@ -141,7 +219,7 @@ export class DataEventWriter {
     this.writing = true;
     const batch = this.queue.splice(0, this.maxBatch);
     try {
-      await this.db.dataEvent.createMany({ data: batch.map((entry) => entry.row) });
+      await this.store(batch.map((entry) => entry.row));
       for (const entry of batch) entry.done();
     } catch (error) {
       for (const entry of batch) entry.done(error as Error);

@@ -54,7 +54,7 @@ export function createIntegrationsRuntime({ config, database, bus, logger, super
     dataProviders,
     rules,
     eventRate,
-    eventWriter: new DataEventWriter(database.prisma),
+    eventWriter: new DataEventWriter(database),
     async stop() {
       clearInterval(sweeper);
       for (const stop of unsubscribe) stop();
