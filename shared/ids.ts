@@ -7,14 +7,22 @@ const POOL_BYTES = 12 * 512;
 let pool = randomBytes(POOL_BYTES);
 let offset = 0;
 
-export function newId(): string {
-  if (offset + 12 > pool.length) {
+/**
+ * `bytes` random bytes as lowercase hex, drawn from the pool: for identifiers that name things (records,
+ * requests, traces), never for secrets.
+ */
+export function randomHex(bytes: number): string {
+  if (offset + bytes > pool.length) {
     pool = randomBytes(POOL_BYTES);
     offset = 0;
   }
-  const id = pool.toString('hex', offset, offset + 12);
-  offset += 12;
-  return id;
+  const hex = pool.toString('hex', offset, offset + bytes);
+  offset += bytes;
+  return hex;
+}
+
+export function newId(): string {
+  return randomHex(12);
 }
 
 /** `count` new IDs from one random buffer: bulk writes make thousands at once. */

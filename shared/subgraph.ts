@@ -5,7 +5,7 @@
  */
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -78,8 +78,10 @@ export function buildSubgraphServer(
     formatError: formatSubgraphError(logger),
     csrfPrevention: false,
     logger,
-    // No per-request federated tracing: nothing here reports traces, so it would be pure overhead.
-    plugins: [ApolloServerPluginInlineTraceDisabled(), ...plugins],
+    // No per-request federated tracing: nothing here reports traces, so it would be pure overhead. No
+    // cache-control hints either (no @cacheControl in any schema): the plugin would visit every resolved
+    // field of every request to compute `no-store`, which the gateway reads the same as no header.
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled(), ...plugins],
   });
 }
 

@@ -11,7 +11,6 @@
  * trace id, or a new one, kept in an AsyncLocalStorage and passed on to subgraphs called over HTTP.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
 import {
   context,
   propagation,
@@ -23,6 +22,7 @@ import {
   type Span,
 } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
+import { randomHex } from './ids';
 
 interface TracerProviderHandle {
   forceFlush(): Promise<void>;
@@ -96,7 +96,7 @@ export function traceRequests(attributes: Attributes = {}): RequestHandler {
   return (req, res, next) => {
     // Probes and scrapes every few seconds would bury the traces worth reading; their log lines keep an id.
     if (!provider || UNTRACED_PATHS.has(req.path)) {
-      requestTrace.run({ traceId: traceIdOf(req.header('traceparent')) ?? randomBytes(16).toString('hex') }, next);
+      requestTrace.run({ traceId: traceIdOf(req.header('traceparent')) ?? randomHex(16) }, next);
       return;
     }
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
@@ -125,7 +125,7 @@ export function injectTraceHeaders(set: (name: string, value: string) => void): 
     return;
   }
   const store = requestTrace.getStore();
-  if (store) set('traceparent', `00-${store.traceId}-${randomBytes(8).toString('hex')}-00`);
+  if (store) set('traceparent', `00-${store.traceId}-${randomHex(8)}-00`);
 }
 
 /** The `traceparent` of the span active now, to carry in a bus message; undefined with tracing off. */
