@@ -109,14 +109,20 @@ export async function listenSubgraph(
   server.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer }));
   await server.start();
   const logger = deps.logger.child({ subgraph: name });
-  const contextFor = (identity: Identity): SubgraphContext => ({
-    identity,
-    db: deps.database.prisma,
-    bus: deps.bus,
-    config: deps.config,
-    supergraph: deps.supergraph,
-    logger: logger.child({ requestId: identity.requestId }),
-  });
+  const contextFor = (identity: Identity): SubgraphContext => {
+    let requestLogger: Logger | undefined;
+    return {
+      identity,
+      db: deps.database.prisma,
+      bus: deps.bus,
+      config: deps.config,
+      supergraph: deps.supergraph,
+      // Made when a resolver first logs: most requests log nothing, and a child logger per request is not free.
+      get logger() {
+        return (requestLogger ??= logger.child({ requestId: identity.requestId }));
+      },
+    };
+  };
   // A call from the gateway continues the gateway's trace (its traceparent header).
   app.use(traceRequests({ 'stagegraph.subgraph': name }));
   app.get('/health', (_req, res) => {
