@@ -55,7 +55,9 @@ export async function measureJoinStorms(viewers: number, env: Record<string, str
     const overlay = await call(instance, 'POST', '/overlay/v1', admin, { name: 'Welcome', type: 'template', contents: { html: '<b>welcome</b>' }, duration: 600 });
     const { broadcastId } = await call(instance, 'POST', `/overlay/v1/broadcast/${overlay._id}`, admin, { channelId: page._id, duration: 600 });
 
-    const perWorker = 3000;
+    // Two client processes (BENCH_JOIN_WORKERS): the viewers' side shares this machine's two cores with
+    // the instance, and every extra process adds scheduling the real viewers' browsers do not cost it.
+    const perWorker = Math.ceil(viewers / Number(process.env.BENCH_JOIN_WORKERS ?? 2));
     const workers = Array.from({ length: Math.ceil(viewers / perWorker) }, () => startWorker('joiners.ts'));
     // Worker start-up (tsx) is not part of the storm.
     await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -83,7 +85,8 @@ export async function measureJoinStorms(viewers: number, env: Record<string, str
       };
     };
 
-    const concurrency = Number(process.env.BENCH_JOIN_CONCURRENCY ?? 100);
+    // 500 viewers in flight at once in all (BENCH_JOIN_CONCURRENCY per worker), as before.
+    const concurrency = Number(process.env.BENCH_JOIN_CONCURRENCY ?? Math.ceil(500 / workers.length));
     const join = await storm((worker, index, count) =>
       request(worker, { type: 'join', url: instance.url, siteId: site.siteId, pageId: page._id, broadcastId, count, concurrency, worker: index }, 'joined'),
     );

@@ -37,6 +37,11 @@ function requestLog(logger: Logger): RequestHandler {
     const id = given && /^[\w.-]{1,64}$/.test(given) ? given : newId();
     (req as { id?: string }).id = id;
     res.setHeader('x-request-id', id);
+    // The level is fixed at start (LOG_LEVEL); below info there is no line to build when the request ends.
+    if (!logger.isLevelEnabled('info')) {
+      next();
+      return;
+    }
     const started = process.hrtime.bigint();
     const traceId = currentTraceId();
     res.on('finish', () => {

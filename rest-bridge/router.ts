@@ -202,13 +202,14 @@ export interface RestRouterOptions {
 
 /** An answer ready to send again: its body as sent and its entity tag. */
 interface KeptAnswer {
-  body: string;
+  body: Buffer;
+  length: number;
   etag: string;
 }
 
 function keptAnswer(answer: unknown): KeptAnswer {
-  const body = JSON.stringify(answer ?? null);
-  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+  const body = Buffer.from(JSON.stringify(answer ?? null));
+  return { body, length: body.length, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 
 /** Whether If-None-Match names the answer's tag (weak or strong; `*` names any). */
@@ -233,7 +234,12 @@ function sendCacheable(req: Request, res: Response, spec: RouteSpec, answer: Kep
     res.status(304).end();
     return;
   }
-  res.status(spec.status ?? 200).type('application/json').send(answer.body);
+  // Written as kept, without express's send (which parses the content type and re-encodes the body):
+  // the body is already JSON text and its length is known.
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', answer.length);
+  res.statusCode = spec.status ?? 200;
+  res.end(answer.body);
 }
 
 /** The site a shared answer is kept under: the x-service-client-id the executor has just verified. */

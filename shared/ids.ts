@@ -7,7 +7,10 @@ const POOL_BYTES = 16 * 512;
 let pool = randomBytes(POOL_BYTES);
 let offset = 0;
 
-/** `bytes` random bytes as hex, from the pool (for identifiers only: record IDs, trace IDs). */
+/**
+ * `bytes` random bytes as lowercase hex, drawn from the pool: for identifiers that name things (records,
+ * requests, traces), never for secrets.
+ */
 export function randomHex(bytes: number): string {
   if (offset + bytes > pool.length) {
     pool = randomBytes(POOL_BYTES);

@@ -5,7 +5,7 @@
  */
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -78,8 +78,10 @@ export function buildSubgraphServer(
     formatError: formatSubgraphError(logger),
     csrfPrevention: false,
     logger,
-    // No per-request federated tracing: nothing here reports traces, so it would be pure overhead.
-    plugins: [ApolloServerPluginInlineTraceDisabled(), ...plugins],
+    // No per-request federated tracing: nothing here reports traces, so it would be pure overhead. No
+    // cache-control hints either (no @cacheControl in any schema): the plugin would visit every resolved
+    // field of every request to compute `no-store`, which the gateway reads the same as no header.
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled(), ...plugins],
   });
 }
 
@@ -107,14 +109,20 @@ export async function listenSubgraph(
   server.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer }));
   await server.start();
   const logger = deps.logger.child({ subgraph: name });
-  const contextFor = (identity: Identity): SubgraphContext => ({
-    identity,
-    db: deps.database.prisma,
-    bus: deps.bus,
-    config: deps.config,
-    supergraph: deps.supergraph,
-    logger: logger.child({ requestId: identity.requestId }),
-  });
+  const contextFor = (identity: Identity): SubgraphContext => {
+    let requestLogger: Logger | undefined;
+    return {
+      identity,
+      db: deps.database.prisma,
+      bus: deps.bus,
+      config: deps.config,
+      supergraph: deps.supergraph,
+      // Made when a resolver first logs: most requests log nothing, and a child logger per request is not free.
+      get logger() {
+        return (requestLogger ??= logger.child({ requestId: identity.requestId }));
+      },
+    };
+  };
   // A call from the gateway continues the gateway's trace (its traceparent header).
   app.use(traceRequests({ 'stagegraph.subgraph': name }));
   app.get('/health', (_req, res) => {

@@ -11,7 +11,6 @@
  * trace id, or a new one, kept in an AsyncLocalStorage and passed on to subgraphs called over HTTP.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomHex } from './ids';
 import {
   context,
   propagation,
@@ -23,6 +22,7 @@ import {
   type Span,
 } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
+import { randomHex } from './ids';
 
 interface TracerProviderHandle {
   forceFlush(): Promise<void>;
