@@ -3,7 +3,8 @@
  * bridge and live viewers on the public port. `npm start` and the tests both start it from here.
  */
 import type { ApolloServer } from '@apollo/server';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createExpressServer } from './shared/httpServer';
 import type { AddressInfo } from 'node:net';
 import { createAuthenticator, type Authenticator } from './shared/auth/authenticate';
 import type { Identity } from './shared/auth/identity';
@@ -91,7 +92,7 @@ export async function serveGateway(
   const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, metricsToken: config.metricsToken, internalSecret: config.internalSecret });
 
   if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');
-  const httpServer = createServer(app);
+  const httpServer = createExpressServer(app);
   httpServer.keepAliveTimeout = 65_000;
   gateway.live.attach(httpServer);
   await new Promise<void>((resolve, reject) => {

@@ -4,7 +4,7 @@
  */
 import express from 'express';
 import type { ExecutionResult } from 'graphql';
-import { createServer } from 'node:http';
+import { createExpressServer } from '../shared/httpServer';
 import { loadConfig } from '../shared/config';
 import { restErrorBody } from '../shared/errors';
 import { createLogger } from '../shared/logger';
@@ -48,5 +48,5 @@ app.use(bridge.router);
 app.use((req, res) => {
   res.status(404).json(restErrorBody(`no route for ${req.method} ${req.path}`));
 });
-const server = createServer(app).listen(config.restBridgePort, config.host, () => logger.info({ port: config.restBridgePort }, 'rest bridge started'));
+const server = createExpressServer(app).listen(config.restBridgePort, config.host, () => logger.info({ port: config.restBridgePort }, 'rest bridge started'));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

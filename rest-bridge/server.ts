@@ -1,5 +1,5 @@
 /** The REST bridge, built and not listening: the router and OpenAPI document derived from the route table. */
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { EventBus } from '../shared/bus';
 import type { Logger } from '../shared/logger';
 import { buildOpenApiDocument } from './openapi';
@@ -7,7 +7,8 @@ import { createRestRouter, type Executor } from './router';
 import { routes } from './routes';
 
 export interface RestBridge {
-  router: Router;
+  /** Answers the route table's paths; passes every other request on. */
+  router: RequestHandler;
   openapi: Record<string, unknown>;
 }
 

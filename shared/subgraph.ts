@@ -11,7 +11,8 @@ import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createExpressServer } from './httpServer';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import type { Database, Db } from './db/client';
@@ -96,6 +97,34 @@ export interface RunningService {
   execute(request: GraphQLRequest, identity: Identity): Promise<ExecutionResult>;
 }
 
+/**
+ * A resolver context. Its logger is made when a resolver first logs: most requests log nothing, and a
+ * child logger per request is not free. The getter sits on the prototype, so Apollo's copy of the
+ * context for each operation does not call it.
+ */
+class RequestContext implements SubgraphContext {
+  readonly db: Db;
+  readonly bus: EventBus;
+  readonly config: Config;
+  readonly supergraph: SupergraphClient;
+  private requestLogger: Logger | undefined;
+
+  constructor(
+    readonly identity: Identity,
+    deps: ServiceDeps,
+    private readonly serviceLogger: Logger,
+  ) {
+    this.db = deps.database.prisma;
+    this.bus = deps.bus;
+    this.config = deps.config;
+    this.supergraph = deps.supergraph;
+  }
+
+  get logger(): Logger {
+    return (this.requestLogger ??= this.serviceLogger.child({ requestId: this.identity.requestId }));
+  }
+}
+
 /** Serves a built subgraph on `port` (0 = any free port). */
 export async function listenSubgraph(
   name: string,
@@ -104,25 +133,12 @@ export async function listenSubgraph(
   port: number,
 ): Promise<RunningService> {
   const app = express();
-  const httpServer: Server = createServer(app);
+  const httpServer: Server = createExpressServer(app);
   httpServer.keepAliveTimeout = 65_000;
   server.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer }));
   await server.start();
   const logger = deps.logger.child({ subgraph: name });
-  const contextFor = (identity: Identity): SubgraphContext => {
-    let requestLogger: Logger | undefined;
-    return {
-      identity,
-      db: deps.database.prisma,
-      bus: deps.bus,
-      config: deps.config,
-      supergraph: deps.supergraph,
-      // Made when a resolver first logs: most requests log nothing, and a child logger per request is not free.
-      get logger() {
-        return (requestLogger ??= logger.child({ requestId: identity.requestId }));
-      },
-    };
-  };
+  const contextFor = (identity: Identity): SubgraphContext => new RequestContext(identity, deps, logger);
   // A call from the gateway continues the gateway's trace (its traceparent header).
   app.use(traceRequests({ 'stagegraph.subgraph': name }));
   app.get('/health', (_req, res) => {
