@@ -57,6 +57,17 @@ export interface InstanceOptions {
   dist?: string;
 }
 
+/** Processes the bench started; a bench that fails half-way must not leave them behind. */
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) child.kill('SIGKILL');
+});
+
+function killAtExit(child: ChildProcess): void {
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+}
+
 /** Starts `node dist/main.js` (run `npm run build` first) on free ports. */
 export async function startInstance({ shareWith, env: extra = {}, dist = join(root, 'dist') }: InstanceOptions = {}): Promise<Instance> {
   const port = await freePort();
@@ -79,8 +90,7 @@ export async function startInstance({ shareWith, env: extra = {}, dist = join(ro
   // BENCH_NODE_ARGS adds flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, ['--max-old-space-size=4096', ...nodeArgs, join(dist, 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-  // A bench that fails half-way must not leave the measured process behind.
-  process.once('exit', () => child.kill('SIGKILL'));
+  killAtExit(child);
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries += 1) {
     try {
@@ -161,6 +171,7 @@ export async function startRedis(): Promise<{ url: string; stop(): Promise<void>
   }
   const port = await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  killAtExit(child);
   await waitForPort(port, 5000);
   return {
     url: `redis://127.0.0.1:${port}`,
@@ -203,7 +214,7 @@ export async function startPostgres(): Promise<{ url: string; stop(): Promise<vo
   const port = await freePort();
   const [command, args] = run(join(bin, 'postgres'), ['-D', dir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=200']);
   const child = spawn(command, args, { stdio: 'ignore' });
-  process.once('exit', () => child.kill('SIGKILL'));
+  killAtExit(child);
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
   await waitForPort(port, 20_000);
   // Accepting connections is not yet accepting queries: wait for the server to finish starting.
