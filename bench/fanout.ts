@@ -34,7 +34,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [])
 
   await gcAndSettle();
   const rssBefore = instances.map((instance) => rssOf(instance.pid));
-  const perWorker = 3000;
+  const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
   const workers = Array.from({ length: Math.ceil(viewers / perWorker) }, startWorker);
   let assigned = 0;
   const ready = await Promise.all(
