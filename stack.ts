@@ -12,7 +12,7 @@ import { createEventBus, waitForBus, type EventBus } from './shared/bus';
 import { subgraphPort, type Config, type SubgraphName } from './shared/config';
 import { openDatabase, type Database } from './shared/db/client';
 import { createLogger, type Logger } from './shared/logger';
-import { configureMetrics, registerOperationNames } from './shared/metrics';
+import { configureMetrics, measuredSubgraphOperation, registerOperationNames } from './shared/metrics';
 import { flushTracing, startTracing } from './shared/tracing';
 import { lateBoundSupergraph } from './shared/supergraph';
 import { listenSubgraph, type RunningService, type ServiceDeps, type SubgraphContext } from './shared/subgraph';
@@ -63,7 +63,10 @@ export function inProcessExecutor(
   return {
     authenticate: (headers) => authenticator.authenticate(headers),
     execute: (request, identity) => gateway.execute(request, identity),
-    executeOn: (name, request, identity) => localSubgraph?.(name)?.execute(request, identity) ?? null,
+    executeOn: (name, request, identity) => {
+      const subgraph = localSubgraph?.(name);
+      return subgraph ? measuredSubgraphOperation(name, request.operationName, () => subgraph.execute(request, identity)) : null;
+    },
   };
 }
 

@@ -19,7 +19,7 @@ import { describeSchemaError } from '../shared/schemaErrors';
 import type { Logger } from '../shared/logger';
 import { project, readProjection, type Projection } from './projection';
 import type { AuthCode, JsonSchema, ParamSpec, RouteSpec, VariableSource } from './table';
-import { routeTemplate } from '../shared/metrics';
+import { operationNameOf, routeTemplate } from '../shared/metrics';
 
 /**
  * How the bridge reaches the gateway. `authenticate` runs before any input is read, so a caller
@@ -28,12 +28,19 @@ import { routeTemplate } from '../shared/metrics';
  */
 export interface Executor<Caller = unknown> {
   authenticate(headers: HeaderBag): Promise<Caller>;
-  execute(request: { query: string; variables: Record<string, unknown> }, caller: Caller): Promise<ExecutionResult>;
+  execute(request: OperationRequest, caller: Caller): Promise<ExecutionResult>;
   /**
    * Runs an operation that one subgraph answers whole on that subgraph, when it runs in this process
    * (see `subgraph` in table.ts); absent or answering null = through `execute`.
    */
-  executeOn?(subgraph: NonNullable<RouteSpec['subgraph']>, request: { query: string; variables: Record<string, unknown> }, caller: Caller): Promise<ExecutionResult> | null;
+  executeOn?(subgraph: NonNullable<RouteSpec['subgraph']>, request: OperationRequest, caller: Caller): Promise<ExecutionResult> | null;
+}
+
+/** A route's operation as the bridge runs it; `operationName` is the name its document gives it. */
+export interface OperationRequest {
+  query: string;
+  variables: Record<string, unknown>;
+  operationName?: string;
 }
 
 const HEADER_OF: Record<AuthCode, string> = { C: 'x-service-client-id', D: 'x-service-developer-key', J: 'authorization', S: 'super-api-key' };
@@ -160,6 +167,7 @@ interface CompiledRoute {
   identityHeaders(headers: HeaderBag): HeaderBag;
   validateBody: ValidateFunction | null;
   params: { spec: ParamSpec; validate: ValidateFunction }[];
+  operationName: string | undefined;
 }
 
 /** The projection the request gives for the route, checked before the operation runs. */
@@ -317,6 +325,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
       },
       validateBody: spec.body ? ajv.compile(spec.body.schema) : null,
       params: (spec.params ?? []).map((param) => ({ spec: param, validate: ajv.compile(param.schema) })),
+      operationName: operationNameOf(spec.document),
     };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const secrets = new Set((spec.params ?? []).filter((param) => param.in === 'path' && param.secret).map((param) => param.name));
@@ -365,7 +374,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
         }
       }
       const generation = siteId ? (shared as SiteCache<KeptAnswer>).generation(siteId) : 0;
-      const request = { query: spec.document, variables };
+      const request: OperationRequest = { query: spec.document, variables, operationName: compiled.operationName };
       const result = await ((spec.subgraph && executor.executeOn?.(spec.subgraph, request, caller)) || executor.execute(request, caller));
       if (result.errors?.length) {
         const { status, message } = firstError(result.errors);

@@ -13,6 +13,7 @@ import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import type { ExecutionResult } from 'graphql';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 // Read at call time only: the bus records its deliveries here, so this import is circular.
 import { Topics } from './bus';
@@ -143,9 +144,14 @@ const LOOKS_LIKE_ID = /\d{3,}|[0-9a-f]{12,}/i;
 /** Registers the operation names of known documents (the route table's, the live server's), always labelled as themselves. */
 export function registerOperationNames(documents: Iterable<string>): void {
   for (const document of documents) {
-    const name = /^\s*(?:query|mutation|subscription)\s+([A-Za-z_]\w*)/.exec(document)?.[1];
+    const name = operationNameOf(document);
     if (name) knownOperations.add(name);
   }
+}
+
+/** The name a document gives its (first) operation, if any. */
+export function operationNameOf(document: string): string | undefined {
+  return /^\s*(?:query|mutation|subscription)\s+([A-Za-z_]\w*)/.exec(document)?.[1];
 }
 
 /** The label of an operation name: known names as is, a bounded set of others, then `other`. */
@@ -208,17 +214,42 @@ export function graphqlMetricsPlugin(): ApolloServerPlugin {
           countErrors(operationLabel(operationName), errors);
         },
         async willSendResponse({ operationName, response }) {
-          const operation = operationLabel(operationName);
           const body = response.body;
           // Errors in a result the pipeline did not report (a subgraph's, passed through by the gateway).
           const errors = body.kind === 'single' ? body.singleResult.errors : undefined;
-          if (errors?.length && !failed) countErrors(operation, errors);
-          graphqlOperations.inc({ operation, outcome: failed || errors?.length ? 'error' : 'ok' });
-          graphqlDuration.observe({ operation }, Number(process.hrtime.bigint() - started) / 1e9);
+          countOperation(operationLabel(operationName), started, failed, failed ? undefined : errors);
         },
       };
     },
   };
+}
+
+/** Counts one finished operation; `errors` are counted by code unless they were already. */
+function countOperation(operation: string, started: bigint, failed: boolean, errors: readonly { extensions?: Record<string, unknown> }[] | undefined): void {
+  if (errors?.length) countErrors(operation, errors);
+  graphqlOperations.inc({ operation, outcome: failed || errors?.length ? 'error' : 'ok' });
+  graphqlDuration.observe({ operation }, Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+/**
+ * Counts an operation the REST bridge runs straight on one subgraph in this process (a route's
+ * `subgraph`): no gateway plugin sees it, so it is counted here, as an operation and as that
+ * subgraph's fetch, with the same families and labels as the gateway's.
+ */
+export async function measuredSubgraphOperation(subgraph: string, operationName: string | undefined, run: () => Promise<ExecutionResult>): Promise<ExecutionResult> {
+  if (!enabled) return run();
+  const started = process.hrtime.bigint();
+  let result: ExecutionResult | undefined;
+  try {
+    result = await run();
+    return result;
+  } finally {
+    const errors = result ? result.errors : [{ extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
+    countOperation(operationLabel(operationName), started, false, errors);
+    const outcome = errors?.length ? 'error' : 'ok';
+    subgraphFetches.inc({ subgraph, transport: 'in_process', outcome });
+    subgraphDuration.observe({ subgraph, transport: 'in_process' }, Number(process.hrtime.bigint() - started) / 1e9);
+  }
 }
 
 /** Wraps a subgraph's data source so each fetch of a plan is counted and timed. */

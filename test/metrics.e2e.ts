@@ -84,6 +84,24 @@ it('counts requests by route template, operations by name, subgraph fetches, vie
   expect(total(gone, 'stagegraph_live_subscriptions')).toBe(0);
 });
 
+it('counts a route that runs straight on one subgraph as an operation and as that subgraph\'s fetch', async () => {
+  const stack = await startTestStack();
+  const site = await createTestSite(stack);
+  const page = await rest(stack, 'POST', '/pages/v3', { headers: site.admin, body: { slug: 'counted', type: 'channel', data: { name: 'Counted' } } });
+  const before = await scrape(stack);
+  const viewer = { 'x-service-client-id': site.siteId, 'x-service-device-id': 'device-1' };
+  expect((await rest(stack, 'GET', `/pages/v2/content/id/${page.body._id}`, { headers: viewer })).status).toBe(200);
+  expect((await rest(stack, 'GET', '/pages/v2/content/id/no-such-page', { headers: viewer })).status).toBe(404);
+  const after = await scrape(stack);
+  const moved = (name: string, labels: Record<string, string>) => total(after, name, labels) - total(before, name, labels);
+  expect(moved('stagegraph_graphql_operations_total', { operation: 'CheckContent', outcome: 'ok' })).toBe(1);
+  expect(moved('stagegraph_graphql_operations_total', { operation: 'CheckContent', outcome: 'error' })).toBe(1);
+  expect(moved('stagegraph_graphql_errors_total', { operation: 'CheckContent', code: 'NOT_FOUND' })).toBe(1);
+  expect(moved('stagegraph_graphql_operation_duration_seconds_count', { operation: 'CheckContent' })).toBe(2);
+  expect(moved('stagegraph_subgraph_fetches_total', { subgraph: 'content', transport: 'in_process', outcome: 'ok' })).toBe(1);
+  expect(moved('stagegraph_subgraph_fetches_total', { subgraph: 'content', transport: 'in_process', outcome: 'error' })).toBe(1);
+});
+
 it('counts fetches to subgraphs over HTTP, and a subgraph that cannot be reached as an error', async () => {
   const stack = await startTestStack({ subgraphsOverHttp: true });
   const site = await createTestSite(stack);
