@@ -3,7 +3,7 @@
  * Playlists, Polls, Quests, Calendar events, Site; DESIGN.md paths where the seed shows none), and our
  * webhook endpoints (the seed leaves how a site registers webhook targets to us).
  */
-import { ADMIN, READ_ONLY, arrayOf, epochMs, pathId as id, ref } from '../table';
+import { ADMIN, READ_ONLY, arrayOf, epochMs, pathId as id, ref, SITE_ID } from '../table';
 import type { AuthCode, JsonSchema, ParamSpec, RouteSpec } from '../table';
 
 // ------------------------------------------------------------------------------- selections (seed shapes)
@@ -365,7 +365,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       path: `${base}/`,
       summary: 'Pages of the site: by ids, sorted, projected, searched on data.name; without ids or projection each is { _id, base_language, created, modified, tags }',
       tag,
-      auth: ADMIN,
+      auth: SITE_ID,
       params: [
         { name: 'ids', in: 'query', schema: { type: 'array', maxItems: 500, items: { type: 'string' } }, description: 'JSON array of page IDs of the site' },
         {
@@ -409,7 +409,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       path: `${base}/channel`,
       summary: 'The channels of the site',
       tag,
-      auth: ADMIN,
+      auth: SITE_ID,
       document: /* GraphQL */ `query ListChannels { result: pages(type: channel) { ${PAGE} } }`,
       response: arrayOf(ref('Page')),
     },
@@ -419,7 +419,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       path: `${base}/channel/channels-landings`,
       summary: 'The channels and landing pages of the site',
       tag,
-      auth: ADMIN,
+      auth: SITE_ID,
       document: /* GraphQL */ `query ListChannelsAndLandings { result: pages(types: [channel, landing]) { ${PAGE} } }`,
       response: arrayOf(ref('Page')),
     },
@@ -429,7 +429,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       path: `${base}/landing`,
       summary: 'The landing pages of the site',
       tag,
-      auth: ADMIN,
+      auth: SITE_ID,
       document: /* GraphQL */ `query ListLandings { result: pages(type: landing) { ${PAGE} } }`,
       response: arrayOf(ref('Page')),
     },
@@ -497,7 +497,7 @@ const getPageRoute = (base: '/page/v2' | '/pages/v2', suffix: string): RouteSpec
   path: `${base}/{id}`,
   summary: 'One page of the site',
   tag: 'Pages and channels',
-  auth: ADMIN,
+  auth: SITE_ID,
   params: [id('id', 'page ID')],
   document: /* GraphQL */ `query GetPage($id: ID!) { result: page(id: $id) { ${PAGE} } }`,
   variables: { id: 'path.id' },
@@ -759,7 +759,7 @@ const playlistRoutes: RouteSpec[] = [
     path: '/playlist/v1/list',
     summary: 'Playlists by ID: the pagination and one entry per playlist ID (a developer key is optional)',
     tag: 'Playlists',
-    auth: ADMIN,
+    auth: SITE_ID,
     params: [
       { name: 'ids', in: 'query', required: true, commaSeparated: true, schema: { type: 'array', minItems: 1, maxItems: 500, items: { type: 'string' } }, description: 'comma-separated playlist IDs' },
       offset,
@@ -780,7 +780,7 @@ const playlistRoutes: RouteSpec[] = [
     path: '/playlist/v1/validate-references/{id}',
     summary: 'What points at the playlist (panels that play it)',
     tag: 'Playlists',
-    auth: ADMIN,
+    auth: SITE_ID,
     params: [id('id', 'playlist ID')],
     document: /* GraphQL */ `query PlaylistReferences($id: ID!) { result: playlistReferences(id: $id) { ${REFERENCE} } }`,
     variables: { id: 'path.id' },
@@ -805,7 +805,7 @@ const playlistRoutes: RouteSpec[] = [
     path: '/playlist/v1/{id}',
     summary: 'One playlist',
     tag: 'Playlists',
-    auth: ADMIN,
+    auth: SITE_ID,
     params: [id('id', 'playlist ID')],
     document: /* GraphQL */ `query GetPlaylist($id: ID!, $withVideos: Boolean! = false) { result: playlist(id: $id) { ${PLAYLIST} } }`,
     variables: { id: 'path.id' },

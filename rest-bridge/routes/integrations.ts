@@ -4,7 +4,7 @@
  * signed events. Partner credentials (Bearer GUID, X-DataProvider-Signature) are handed over as
  * variables and verified in the subgraph, over the exact raw body where the contract says so.
  */
-import { ADMIN, arrayOf, epochMs, pathId as id, ref } from '../table';
+import { ADMIN, arrayOf, epochMs, pathId as id, ref, SITE_ID } from '../table';
 import type { AuthCode, JsonSchema, ParamSpec, RouteSpec } from '../table';
 
 const SITE_ADMIN: readonly (readonly AuthCode[])[] = [['C', 'D']];
@@ -389,7 +389,7 @@ export const integrationRoutes: RouteSpec[] = [
     path: '/dataprovider/v1/available',
     summary: 'The data providers of the site, with the facts their events carry',
     tag: 'Data providers',
-    auth: ADMIN,
+    auth: SITE_ID,
     document: /* GraphQL */ `query AvailableDataProviders { result: availableDataProviders { _id: id name description facts created modified tags } }`,
     envelope: 'results',
     response: { type: 'object', required: ['success', 'results'], properties: { success: { type: 'boolean' }, results: arrayOf(ref('AvailableDataProvider')) } },
