@@ -143,6 +143,15 @@ export const READ_ONLY = ['_id', 'created', 'modified'] as const;
  */
 export const SITE_ID = [['C']] as const satisfies readonly (readonly AuthCode[])[];
 
+/** A signed-in account of the site: the site ID with its sign-in JWT. */
+export const SIGNED_IN = [['C', 'J']] as const satisfies readonly (readonly AuthCode[])[];
+
+/** The site ID with its developer key only (partner registration, bulk codes, …). */
+export const SITE_ADMIN = [['C', 'D']] as const satisfies readonly (readonly AuthCode[])[];
+
+/** A partner's own credential (a Bearer token, a signature) that the operation verifies: no C, D or J. */
+export const PARTNER = [] as const satisfies readonly (readonly AuthCode[])[];
+
 /** Overlay callers: as ADMIN, or a sign-in JWT alone (the sports workflow; the site is the token's). */
 export const ADMIN_OR_TOKEN = [['C', 'D'], ['C', 'J'], ['J']] as const satisfies readonly (readonly AuthCode[])[];
 
