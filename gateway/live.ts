@@ -13,7 +13,6 @@ import {
   getArgumentValues,
   getOperationAST,
   getVariableValues,
-  validate,
   GraphQLError,
   type DocumentNode,
   type ExecutionResult,
@@ -290,13 +289,14 @@ export class LiveServer {
     const key = `${operationName ?? ''}\u0000${query}`;
     let prepared = this.documents.get(key);
     if (prepared) return prepared;
-    const schema = this.schema();
+    // A new schema empties the document cache.
+    this.schema();
     try {
       const limited = this.options.limits.parse(query);
       if ('errors' in limited) prepared = limited;
       else {
         const { document } = limited;
-        const errors = validate(schema, document);
+        const errors = this.options.limits.validate(document);
         const operation = getOperationAST(document, operationName);
         if (errors.length > 0) prepared = { errors };
         else if (!operation) prepared = { errors: [new GraphQLError('Could not determine the operation to execute')] };

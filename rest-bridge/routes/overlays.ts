@@ -64,7 +64,7 @@ export const overlaySchemas: Record<string, JsonSchema> = {
       overlay: {
         type: 'object',
         description: 'the overlay as broadcast, its contents with the variables filled in (the data of the show:overlay message)',
-        required: ['id', 'name', 'type', 'contents', 'duration'],
+        required: ['_id', 'id', 'name', 'type', 'contents', 'duration'],
         properties: { _id: { type: 'string' }, id: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' }, contents: { type: 'object' }, cta: {}, duration: { type: 'integer' } },
       },
     },
