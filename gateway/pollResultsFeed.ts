@@ -275,7 +275,6 @@ export class PollResultsFeed implements LiveStream {
         }
       }
       const now = Date.now();
-      state.lastPushAt = now;
       const results = state.results;
       const rendered = new Map<string, Buffer>();
       let deferred = false;
@@ -291,6 +290,8 @@ export class PollResultsFeed implements LiveStream {
         if (!payload) rendered.set(key, (payload = viewer.subscription.render({ pollResults: { ...results, mine: mineOf(results, viewer.mine) } })));
         this.sendTo(viewer, state.version, payload);
       }
+      // The next round waits from the end of this one: no viewer, early or late in it, gets two within 500 ms.
+      state.lastPushAt = Date.now();
       if (deferred) this.schedule(state, PUSH_INTERVAL_MS);
     } finally {
       state.running = false;
