@@ -19,7 +19,7 @@ import type { Config, SubgraphName } from '../shared/config';
 import { ErrorCode, withHttpStatus } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
-import { graphqlMetricsPlugin, measuredDataSource, registerOperationNames } from '../shared/metrics';
+import { graphqlMetricsPlugin, measuredDataSource, measuredSubgraphOperation, registerOperationNames } from '../shared/metrics';
 import { injectTraceHeaders } from '../shared/tracing';
 import type { OverlayBroadcastEvent } from '../subgraphs/overlays/broadcasts';
 import { streamStateFeed } from '../subgraphs/integrations/streamStates';
@@ -27,6 +27,7 @@ import { composeSupergraphSdl } from './compose';
 import type { GatewayContext } from './context';
 import { DocumentLimits, introspectionRefused, seesSchemaHints, usesIntrospection, VALIDATION_OPTIONS, withoutSuggestions } from './documentLimits';
 import { LiveServer } from './live';
+import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
 
 export interface GatewayOptions {
@@ -143,6 +144,7 @@ process.env.APOLLO_TELEMETRY_DISABLED = 'true';
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, authenticator } = options;
   const supergraphSdl = composeSupergraphSdl(options.subgraphUrl);
+  const singleSubgraph = new SingleSubgraphPlanner(supergraphSdl);
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
@@ -204,7 +206,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     limits,
     maxSubscriptionsPerSocket: config.liveMaxSubscriptionsPerSocket,
     authenticate: (headers) => authenticator.authenticate(headers),
-    executeOperation: (request, identity) => execute({ ...request, operationName: request.operationName ?? undefined }, identity),
+    executeOperation: (request, identity) => {
+      // A viewer's operation that one subgraph running here answers whole (the embed's answerPoll) skips the planner.
+      const name = options.localSubgraph ? (singleSubgraph.subgraphOf(request.query, request.operationName) as SubgraphName | null) : null;
+      const local = name ? options.localSubgraph?.(name) : undefined;
+      const operation = { ...request, operationName: request.operationName ?? undefined };
+      return local && name ? measuredSubgraphOperation(name, operation.operationName, () => local.execute(operation, identity)) : execute(operation, identity);
+    },
     loadActiveBroadcasts: async (siteId) => {
       const result = await execute({ query: ACTIVE_BROADCASTS }, authenticator.serviceIdentity(siteId));
       if (result.errors?.length) throw new Error(result.errors[0].message);
