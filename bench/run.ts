@@ -205,7 +205,7 @@ async function answersSection(figures: Figures): Promise<void> {
   figures.answers = results;
   console.log(`\nanswers: ${viewers} signed-in viewers subscribed to a poll's results each answer it on their socket within 10 s`);
   console.table(Object.fromEntries(Object.entries(results).map(([label, result]) => [label, {
-    viewers: result.viewers, answered: result.answered, refused: result.refused, 'ack p50 ms': result.ackP50Ms, 'ack p99 ms': result.ackP99Ms,
+    viewers: result.viewers, subscribed: result.subscribed, reconnects: result.reconnects, answered: result.answered, refused: result.refused, 'ack p50 ms': result.ackP50Ms, 'ack p99 ms': result.ackP99Ms,
     'final count exact': result.finalCountExact ? 'yes' : 'no', 'final results at every viewer (ms after last answer)': result.finalResultsAtEveryViewerMs,
     'max pushes/s per viewer': result.maxPushesPerSecondPerViewer,
   }])));
