@@ -215,12 +215,12 @@ export class LiveServer {
     return { connections: this.connections.size, subscriptions: subscriptions + this.feedCount };
   }
 
-  /** Closes every socket with 1001 (going away) so clients reconnect elsewhere. */
-  async close(): Promise<void> {
+  /** Closes every socket with `code` (1001 going away; a drain's 1012 service restart) so clients reconnect elsewhere. */
+  async close(code = 1001): Promise<void> {
     for (const unsubscribe of this.unsubscribeBus) unsubscribe();
     clearInterval(this.keepAlive);
     clearInterval(this.presenceTimer);
-    for (const connection of this.connections) connection.socket.close(1001, 'Server shutting down');
+    for (const connection of this.connections) connection.socket.close(code, 'Server shutting down');
     for (const room of this.rooms.values()) for (const timer of room.expiries.values()) clearTimeout(timer);
     this.rooms.clear();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));

@@ -35,6 +35,19 @@ export interface Config {
   gatewayUrl: string;
   /** Milliseconds between each instance's live-viewer counts for insights (`PRESENCE_INTERVAL_MS`, default 5000). */
   presenceIntervalMs: number;
+  /**
+   * How long a draining instance (after SIGTERM) goes on answering before it closes (`SHUTDOWN_GRACE_MS`,
+   * default 3000). /ready answers 503 from the first moment, so this must outlast the balancer's health-check
+   * fall time (deploy/haproxy.cfg: fall 2 × inter 500 ms = 1 s) plus a request's usual time, or the balancer
+   * still sends requests to a closed port.
+   */
+  shutdownGraceMs: number;
+  /**
+   * Messages the Redis bus keeps in its stream (`BUS_STREAM_MAX_LENGTH`, default 10000, trimmed roughly):
+   * what an instance whose connection dropped can still read when it is back. 10,000 covers minutes of
+   * broadcasts and cache announcements at their usual rates, at ~1-2 KB each (about 10-20 MB of Redis memory).
+   */
+  busStreamMaxLength: number;
   /** Largest accepted request body in bytes (`BODY_LIMIT_BYTES`, default 1 MiB). */
   bodyLimitBytes: number;
   /** pino level (`LOG_LEVEL`, default info; `silent` turns logs off). */
@@ -216,6 +229,8 @@ export function loadConfig(env: Env = process.env): Config {
     encryptionKey: secret('ENCRYPTION_KEY', 'encryptionKey'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     presenceIntervalMs: integer(env, 'PRESENCE_INTERVAL_MS', 5000, 50, 600_000),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 3000, 0, 600_000),
+    busStreamMaxLength: integer(env, 'BUS_STREAM_MAX_LENGTH', 10_000, 100, 10_000_000),
     logLevel: env.LOG_LEVEL || 'info',
     dataDir,
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -23,7 +23,7 @@ export function runService(name: string, start: (deps: ServiceDeps) => Promise<C
   configureMetrics(config.metricsEnabled);
   (async () => {
     const database = await openDatabase(config.databaseUrl);
-    const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
+    const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, maxLength: config.busStreamMaxLength });
     const supergraph = httpSupergraph(config.gatewayUrl, config.internalSecret);
     const service = await start({ config, database, bus, logger, supergraph });
     logger.info({ service: name }, `${name} started`);
