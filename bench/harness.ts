@@ -86,7 +86,7 @@ export async function startInstance({ shareWith, env: extra = {}, dist = join(ro
   };
 }
 
-export function createSite(instance: Instance): { siteId: string; developerKey: string } {
+export function createSite(instance: Pick<Instance, 'dist' | 'env'>): { siteId: string; developerKey: string } {
   const out = execFileSync(process.execPath, [join(instance.dist, 'scripts', 'cli.js'), 'site', 'create', '--name', 'Bench'], { env: instance.env, encoding: 'utf8' });
   return JSON.parse(out.trim()) as { siteId: string; developerKey: string };
 }

@@ -66,6 +66,8 @@ export interface Fleet {
   env: Record<string, string>;
   /** HAProxy's state of each server by name (UP, DOWN, MAINT, …), read from its admin socket. */
   serverStates(): Promise<Record<string, string>>;
+  /** HAProxy's `show info` (Maxconn: the connections it takes, from the open-files limit; CurrConns…). */
+  balancerInfo(): Promise<Record<string, string>>;
   /** Waits until HAProxy sees `name` in `state`. */
   waitForServer(name: string, state: 'UP' | 'DOWN', timeoutMs?: number): Promise<void>;
   /** Stops the instances, HAProxy and the private servers, and removes the temp folders. */
@@ -246,6 +248,13 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       }
       return states;
     };
+    const balancerInfo = async () =>
+      Object.fromEntries(
+        (await adminCommand(socketPath, 'show info'))
+          .split('\n')
+          .map((line) => line.split(': '))
+          .filter((pair) => pair.length === 2),
+      ) as Record<string, string>;
     const waitForServer = (name: string, state: 'UP' | 'DOWN', timeoutMs = 30_000) =>
       waitUntil(async () => ((await serverStates())[name] ?? '').startsWith(state), timeoutMs, `${name} ${state} in HAProxy`);
     for (const instance of instances) await waitForServer(instance.name, 'UP');
@@ -259,6 +268,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       redisUrl,
       env,
       serverStates,
+      balancerInfo,
       waitForServer,
       stop: () => (stopping ??= cleanup()),
     };
