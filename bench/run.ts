@@ -2,7 +2,7 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
- * fanout2, fleet, soak, browser; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * fanout2, fleet, costs, soak, browser; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the join, data-event and metrics-cost
  * sections.
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { measureAccessCodes } from './accesscodes';
 import { measureBrowser } from './browser';
 import { measureDataEvents, type DataEventFigures } from './dataevents';
+import { measureCosts } from './costs';
 import { measureFanout } from './fanout';
 import { measureFleet } from './fleet';
 import { measureGateway } from './gateway';
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
   if (section('dataevents')) await dataEventsSection(figures);
   if (section('fanout2')) await twoInstancesSection(figures, viewers);
   if (section('fleet')) await fleetSection(figures, viewers);
+  if (section('costs')) await costsSection(figures);
   if (section('soak')) await soakSection(figures);
   if (section('browser')) await browserSection(figures);
 
@@ -205,6 +207,34 @@ async function fleetSection(figures: Figures, viewers: number): Promise<void> {
   console.table({ 'one instance, direct': row(fleet.oneInstance), [`${fleet.fleet.instances} instances, HAProxy`]: row(fleet.fleet) });
   console.log(`fleet / one instance: joins/s ${(fleet.fleet.storms.join.perSecond / fleet.oneInstance.storms.join.perSecond).toFixed(2)}×, ` +
     `fan-out p99 ${(fleet.fleet.fanout.p99Ms / fleet.oneInstance.fanout.p99Ms).toFixed(2)}× (all on the same cores: a figure to watch, not a target)`);
+}
+
+/** What a broadcast and a data event cost PostgreSQL and Redis (bench/costs.ts), for docs/capacity.md. */
+async function costsSection(figures: Figures): Promise<void> {
+  const postgres = await startPostgres();
+  const redis = postgres && (await startRedis());
+  if (!postgres || !redis) {
+    await postgres?.stop();
+    figures.costs = 'not measured: the PostgreSQL server binaries or redis-server are not installed here';
+    console.log('\ncosts: not measured (PostgreSQL server binaries or redis-server not installed here)');
+    return;
+  }
+  const instance = await startInstance({ env: { DATABASE_URL: postgres.url, REDIS_URL: redis.url, DATA_EVENT_RATE_LIMIT: '10000000' } });
+  try {
+    const costs = await measureCosts(instance, redis.url);
+    figures.costs = costs;
+    console.log('\ncosts per operation on one instance, PostgreSQL + Redis: SQL statements sent, Redis commands and bytes (in: to Redis, out: from Redis)');
+    console.table(Object.fromEntries(Object.entries(costs).map(([name, cost]) => [name, {
+      'SQL statements': cost.sqlStatements,
+      'Redis commands': Object.entries(cost.redisCommands).map(([command, calls]) => `${command} ${calls}`).join(', '),
+      'Redis bytes in': cost.redisBytesIn,
+      'Redis bytes out': cost.redisBytesOut,
+    }])));
+  } finally {
+    await instance.stop();
+    await redis.stop();
+    await postgres.stop();
+  }
 }
 
 async function soakSection(figures: Figures): Promise<void> {
