@@ -136,7 +136,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   // Before the database opens: with tracing on, its queries get spans.
   startTracing(config.otlpEndpoint);
   configureMetrics(config.metricsEnabled);
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   const bus = options.bus ?? createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, maxLength: config.busStreamMaxLength });
   const supergraph = lateBoundSupergraph();
   const deps: ServiceDeps = { config, database, bus, logger, supergraph };

@@ -17,6 +17,11 @@ export interface Config {
   subgraphHost: string;
   /** `file:…` for SQLite or `postgresql://…` (`DATABASE_URL`, default file:./data/stagegraph.db). */
   databaseUrl: string;
+  /**
+   * PostgreSQL connections each process keeps at most (`DATABASE_POOL_SIZE`, default 10). A fleet opens
+   * instances × this many: keep it under the server's max_connections (docs/capacity.md).
+   */
+  databasePoolSize: number;
   /** Redis for the cross-instance event bus (`REDIS_URL`); unset = in-process bus, one instance. */
   redisUrl: string | null;
   /** Prefix of every Redis channel, so several deployments can share one Redis (`REDIS_PREFIX`). */
@@ -221,6 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     subgraphPortBase: integer(env, 'SUBGRAPH_PORT_BASE', 4100),
     subgraphHost: env.SUBGRAPH_HOST || '127.0.0.1',
     databaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     redisUrl,
     redisPrefix: env.REDIS_PREFIX || 'stagegraph',
     jwtSecret: secret('JWT_SECRET', 'jwtSecret'),

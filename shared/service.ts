@@ -22,7 +22,7 @@ export function runService(name: string, start: (deps: ServiceDeps) => Promise<C
   startTracing(config.otlpEndpoint, `stagegraph-${name}`);
   configureMetrics(config.metricsEnabled);
   (async () => {
-    const database = await openDatabase(config.databaseUrl);
+    const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
     const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, maxLength: config.busStreamMaxLength });
     const supergraph = httpSupergraph(config.gatewayUrl, config.internalSecret);
     const service = await start({ config, database, bus, logger, supergraph });
