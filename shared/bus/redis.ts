@@ -82,12 +82,14 @@ export function createRedisBus({ url, prefix, logger, maxLength = 10_000 }: Redi
 
   // Version 1 on pub/sub (instances of the previous release during a rolling deploy).
   subscriber.on('message', (name: string, raw: string) => {
+    // A version-2 copy for old readers (its `v` comes first): this bus reads it from the stream, unparsed here.
+    if (raw.startsWith('{"v":')) return;
     const envelope = parseEnvelope(raw);
     if (!envelope) {
       logger.warn({ channel: name }, 'dropped a bus message that is not an envelope');
       return;
     }
-    if (envelope.v !== undefined) return; // a version-2 copy for old readers; this bus reads it from the stream
+    if (envelope.v !== undefined) return;
     deliver(name.slice(prefix.length + 1), envelope);
   });
 
