@@ -116,6 +116,8 @@ export async function serveGateway(
     httpServer,
     port,
     drain,
+    /** Starts the drain: /ready 503, answers with Connection: close (a separate gateway process's SIGTERM). */
+    beginDrain: () => drain.start(),
     /** Refuses new work, closes viewers with 1001 (1012 after a drain) and lets in-flight requests finish. */
     async close() {
       const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
