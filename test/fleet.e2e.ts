@@ -3,7 +3,8 @@
  * own processes on one PostgreSQL and a redis-server of this test's own, live viewers (the graphql-ws
  * client with retries and jittered backoff) and a writer, all through the balancer. Faults for real:
  * kill -9 of an instance, a rolling SIGTERM restart of all three, Redis stopped and started again. Each
- * counts failed and lost writes (both 0), the longest viewer gap (≤ 10 s, from the socket closing to the
+ * counts failed writes (0; after a kill -9 at most the one in flight, answered 502, never run twice) and
+ * lost writes (0), the longest viewer gap (≤ 10 s, from the socket closing to the
  * live overlay being back) and checks every viewer has the live overlay again.
  *
  * It needs PostgreSQL (DATABASE_URL), Redis (REDIS_URL) and haproxy on PATH, as `.ci/run` provides in its
@@ -205,7 +206,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
 
     const report = (what: string, figures: object) => process.stdout.write(`fleet ${what}: ${JSON.stringify(figures)}\n`);
 
-    it('kill -9 of one instance under load: its viewers come back on the others within 10 s with the live overlay; no write fails or is lost', async () => {
+    it('kill -9 of one instance under load: its viewers come back on the others within 10 s with the live overlay; every write answered 2xx is stored', async () => {
       const writer = startWriter();
       await sleep(500);
       const victim = fleet.instances[0];
@@ -217,7 +218,11 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       report('kill -9', { longestGapMs, reconnected, ...writes, failed: writes.failed.length });
       expect(reconnected).toBeGreaterThan(0);
       expect(longestGapMs).toBeLessThanOrEqual(GAP_LIMIT_MS);
-      expect(writes.failed).toEqual([]);
+      // A write in flight on the killed instance may have been committed before it died: the balancer
+      // does not run it again elsewhere (deploy/haproxy.cfg), it answers 502 — at most that one of this
+      // sequential writer. Every other write goes to the live instances.
+      expect(writes.failed.length).toBeLessThanOrEqual(1);
+      for (const failure of writes.failed) expect(failure).toMatch(/^50[23] /);
       expect(writes.lost).toBe(0);
       expect(writes.written).toBeGreaterThan(0);
 
