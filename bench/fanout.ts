@@ -17,11 +17,15 @@ async function gcAndSettle(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
 }
 
-export async function measureFanout(viewers: number, instances: Instance[] = []): Promise<FanoutResult> {
+/**
+ * `instances`: those to measure (default one started here); viewers are spread over them, or all go to
+ * `entry` (a balancer in front of them) when given, and so does the broadcast call.
+ */
+export async function measureFanout(viewers: number, instances: Instance[] = [], entry?: string): Promise<FanoutResult> {
   const own = instances.length === 0;
   if (own) instances.push(await startInstance());
-  const [first] = instances;
-  const site = createSite(first);
+  const first = { url: entry ?? instances[0].url };
+  const site = createSite(instances[0]);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   const overlay = await (await fetch(`${first.url}/overlay/v1`, {
     method: 'POST',
@@ -41,8 +45,8 @@ export async function measureFanout(viewers: number, instances: Instance[] = [])
     workers.map((worker, index) => {
       const count = Math.min(perWorker, viewers - assigned);
       assigned += count;
-      const instance = instances[index % instances.length];
-      return request(worker, { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: 'main', count, concurrency: 200 }, 'ready');
+      const url = entry ?? instances[index % instances.length].url;
+      return request(worker, { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: 'main', count, concurrency: 200 }, 'ready');
     }),
   );
   const open = ready.reduce((sum, reply) => sum + reply.open, 0);
