@@ -26,6 +26,7 @@ import { composeSupergraphSdl } from './compose';
 import type { GatewayContext } from './context';
 import { DocumentLimits, seesSchemaHints, withoutSuggestions } from './documentLimits';
 import { LiveServer } from './live';
+import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
 
 export interface GatewayOptions {
   config: Config;
@@ -125,7 +126,7 @@ const ACTIVE_BROADCASTS = /* GraphQL */ `
   }
 `;
 const VIEWER_TAGS = /* GraphQL */ `query LiveViewerTags { me { tags } }`;
-registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS]);
+registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS]);
 
 // Unless told not to, @apollo/gateway probes cloud metadata endpoints (169.254.169.254) when built and
 // sends usage metrics to Apollo every hour. This service sends telemetry only where its operator says
@@ -205,6 +206,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     bus: options.bus,
     feeds: { streamStateChanged: streamStateFeed },
+    streams: { pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })) },
     logger: logger.child({ component: 'live' }),
     presenceIntervalMs: config.presenceIntervalMs,
   });

@@ -6,7 +6,7 @@ import { createContentSubgraph } from './server';
 import { runWebhookDelivery } from './webhookDispatcher';
 
 runService('content', async (deps) => {
-  const service = await listenSubgraph('content', createContentSubgraph(deps.logger), deps, subgraphPort(deps.config, 'content'));
+  const service = await listenSubgraph('content', createContentSubgraph(deps.logger, deps), deps, subgraphPort(deps.config, 'content'));
   const delivery = runWebhookDelivery(deps);
   return { close: async () => (await delivery.close(), service.close()) };
 });
