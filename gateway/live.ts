@@ -184,6 +184,7 @@ export class LiveServer {
   /** Feed subscribers by field, then by site. */
   private readonly feedSubscribers = new Map<string, Map<string, Set<FeedSubscriber>>>();
   private feedCount = 0;
+  private streamCount = 0;
   private readonly keepAlive: NodeJS.Timeout;
   private cachedSchema: GraphQLSchema | null = null;
 
@@ -217,7 +218,7 @@ export class LiveServer {
   stats(): { connections: number; subscriptions: number } {
     let subscriptions = 0;
     for (const room of this.rooms.values()) subscriptions += room.size;
-    return { connections: this.connections.size, subscriptions: subscriptions + this.feedCount };
+    return { connections: this.connections.size, subscriptions: subscriptions + this.feedCount + this.streamCount };
   }
 
   /** Closes every socket with 1001 (going away) so clients reconnect elsewhere. */
@@ -531,6 +532,11 @@ export class LiveServer {
   ): void {
     const target = { connection, framePrefix: framePrefixOf(id) };
     let ended = false;
+    const end = () => {
+      ended = true;
+      this.streamCount -= 1;
+    };
+    this.streamCount += 1;
     const stop = stream.subscribe({
       identity: connection.identity as Identity,
       args,
@@ -541,14 +547,14 @@ export class LiveServer {
       },
       fail: (errors) => {
         if (ended) return;
-        ended = true;
+        end();
         connection.streams.delete(id);
         this.sendErrors(connection, id, errors);
       },
     });
     if (!ended) {
       connection.streams.set(id, () => {
-        ended = true;
+        end();
         stop();
       });
     }
