@@ -133,7 +133,11 @@ function subscribe(): void {
       closed: (event) => {
         state.connected = false;
         // A token the server refuses (expired, another site's): carry on as an anonymous viewer.
-        if ((event as CloseEvent).code === 4403 && token) token = null;
+        if ((event as CloseEvent).code === 4403 && token) {
+          token = null;
+          // Polls shown meanwhile read the results only (graphql-ws sends them again once reconnected).
+          for (const entry of shown.values()) entry.poll?.connect(next, false);
+        }
       },
     },
   });

@@ -3,7 +3,8 @@
  * whose CTA carries a poll shows its live results; a signed-in viewer answers on the embed's socket and the
  * answer is stored; answers from elsewhere move the counts in the page; a viewer without a token reads
  * the results only; closing a trivia reveals the right answer; an answer the server already holds (CONFLICT)
- * shows the viewer's own; the embed unsubscribes when the overlay goes.
+ * shows the viewer's own; a token handed over later brings the buttons; the embed unsubscribes when the
+ * overlay goes.
  */
 import type { Browser, Page } from 'puppeteer-core';
 import type { Stack } from '../stack';
@@ -142,16 +143,18 @@ it('lets a signed-in viewer answer on its socket, stores the answer, and moves t
   await waitForResults(page, scope, { total: '3', rows: [row('red', 'Red', 1, { mine: true }), row('blue', 'Blue <b>!</b>', 2)] });
 });
 
-it('shows a viewer without a token the live results and no buttons', async () => {
+it('shows a viewer without a token (or with one the server refuses) the live results and no buttons', async () => {
   const pollId = await createPoll(colours);
-  const page = await openEmbed();
+  const viewers = [await openEmbed(), await openEmbed({ token: 'not-a-jwt' })];
   const { broadcastId } = await broadcastPoll(pollId);
   const scope = overlayOf(broadcastId);
-  await waitForResults(page, scope, { total: '0', rows: [row('red', 'Red', 0), row('blue', 'Blue <b>!</b>', 0)] });
+  for (const page of viewers) await waitForResults(page, scope, { total: '0', rows: [row('red', 'Red', 0), row('blue', 'Blue <b>!</b>', 0)] });
   const someone = await site.signIn([]);
   expect((await rest(stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, someone.token), body: { answerId: 'red' } })).status).toBe(200);
-  await waitForResults(page, scope, { total: '1', rows: [row('red', 'Red', 1), row('blue', 'Blue <b>!</b>', 0)] });
-  expect(await page.$$(`${scope} button`)).toEqual([]);
+  for (const page of viewers) {
+    await waitForResults(page, scope, { total: '1', rows: [row('red', 'Red', 1), row('blue', 'Blue <b>!</b>', 0)] });
+    expect(await page.$$(`${scope} button`)).toEqual([]);
+  }
 });
 
 it('reveals the right answer of a trivia when it closes, and locks the buttons', async () => {
@@ -213,6 +216,21 @@ describe('a poll overlay sent by show:overlay (the timecode path)', () => {
     await page.waitForSelector(`${scope} [data-poll-id][data-answer-error="CONFLICT"]`, { timeout: 10_000 });
     await waitForResults(page, scope, { total: '1', rows: [row('red', 'Red', 0), row('blue', 'Blue <b>!</b>', 1, { mine: true })] });
     expect((await buttonsOf(page, scope)).map((button) => button.disabled)).toEqual([true, true]);
+  });
+
+  it('offers the answers once the page hands over a token (set:token), on the new socket', async () => {
+    const pollId = await createPoll(colours);
+    const page = await openEmbed({ mode: 'timecode' });
+    const scope = await showByMessage(page, pollId, 60);
+    await waitForResults(page, scope, { total: '0', rows: [row('red', 'Red', 0), row('blue', 'Blue <b>!</b>', 0)] });
+    expect(await page.$$(`${scope} button`)).toEqual([]);
+    const me = await site.signIn([]);
+    await page.evaluate((token) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'set:token', data: token }, '*'), me.token);
+    await page.waitForSelector(`${scope} button[data-answer-id="blue"]:not([disabled])`);
+    await page.click(`${scope} button[data-answer-id="blue"]`);
+    await waitForResults(page, scope, { total: '1', rows: [row('red', 'Red', 0), row('blue', 'Blue <b>!</b>', 1, { mine: true })] });
+    const stored = await rest(stack, 'GET', `/poll/v3/${pollId}/results`, { headers: viewer(site, me.token) });
+    expect(stored.body.mine).toEqual({ answerId: 'blue', correct: null });
   });
 
   it('subscribes while the overlay is shown and unsubscribes when it goes, in live mode too', async () => {
