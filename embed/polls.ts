@@ -100,6 +100,8 @@ export class PollView {
     const generation = ++this.generation;
     this.client = client;
     this.signedIn = signedIn;
+    // An answer in flight on the earlier socket is dropped with it; the results will say if it was stored.
+    this.sending = false;
     if (!signedIn) this.mine = null;
     this.unsubscribe = client.subscribe<{ pollResults: PollResults }>({ query: RESULTS_SUBSCRIPTION, variables: { pollId: this.pollId } }, {
       next: (result) => {
@@ -150,6 +152,7 @@ export class PollView {
 
   private update(results: PollResults): void {
     this.latest = results;
+    this.element.hidden = false;
     if (results.mine) this.mine = results.mine.answerId;
     this.render();
   }
