@@ -18,7 +18,7 @@ import { Topics, type EventBus } from '../shared/bus';
 import type { Logger } from '../shared/logger';
 import { ErrorCode } from '../shared/errors';
 import type { PollResultsMessage, PollResultsModel } from '../subgraphs/content/pollAnswers';
-import type { LiveStream, LiveStreamSubscription } from './liveStream';
+import type { LiveStream, LiveStreamSubscription } from './liveStreams';
 
 /** Shortest time between two pushes of a poll, and between two pushes to one viewer. */
 export const PUSH_INTERVAL_MS = 500;

@@ -8,6 +8,7 @@ import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import type { RunningService } from '../shared/subgraph';
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import type { Fetcher } from '@apollo/utils.fetcher';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { RequestHandler } from 'express';
@@ -24,7 +25,7 @@ import type { OverlayBroadcastEvent } from '../subgraphs/overlays/broadcasts';
 import { streamStateFeed } from '../subgraphs/integrations/streamStates';
 import { composeSupergraphSdl } from './compose';
 import type { GatewayContext } from './context';
-import { DocumentLimits, seesSchemaHints, withoutSuggestions } from './documentLimits';
+import { DocumentLimits, introspectionRefused, seesSchemaHints, usesIntrospection, VALIDATION_OPTIONS, withoutSuggestions } from './documentLimits';
 import { LiveServer } from './live';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
 
@@ -76,11 +77,17 @@ function formatGatewayError(logger: Logger) {
   };
 }
 
-/** Cuts "Did you mean …?" from the errors of callers without D or J (admins keep the hints). */
-const hideSuggestionsPlugin: ApolloServerPlugin<GatewayContext> = {
+/**
+ * For callers without D or J (no credential, or the site ID alone): no introspection, and "Did you mean
+ * …?" cut from errors. Admins keep both. Queries sent on the graphql-ws socket run through here too.
+ */
+const schemaHintsPlugin: ApolloServerPlugin<GatewayContext> = {
   async requestDidStart({ contextValue }) {
     if (seesSchemaHints(contextValue.identity)) return;
     return {
+      async didResolveOperation({ document }) {
+        if (usesIntrospection(document)) throw introspectionRefused();
+      },
       async didEncounterErrors({ errors }) {
         for (const error of errors) error.message = withoutSuggestions(error.message);
       },
@@ -166,9 +173,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // Signals are handled once, by the process that runs the services.
     stopOnTerminationSignals: false,
     formatError: formatGatewayError(logger),
+    // Per caller, in schemaHintsPlugin.
     introspection: true,
+    validationOptions: VALIDATION_OPTIONS,
     logger,
-    plugins: [graphqlMetricsPlugin(), hideSuggestionsPlugin],
+    // No IDE page at GET /graphql (Apollo's landing page embeds Sandbox outside production).
+    plugins: [graphqlMetricsPlugin(), schemaHintsPlugin, ApolloServerPluginLandingPageDisabled()],
   });
   await apollo.start();
 
