@@ -16,6 +16,7 @@ import {
   type BroadcastOverlay,
   type OverlayShown,
 } from '../shared/viewerProtocol';
+import { PollView, pollIdOf } from './polls';
 import { renderOverlay, type CtaRequest } from './render';
 
 const SUBSCRIPTION = /* GraphQL */ `subscription EmbedOverlays($channelId: ID) {
@@ -54,12 +55,13 @@ const state: EmbedState = { mode, connected: false, connections: 0, received: []
 (window as unknown as { stagegraphEmbed: EmbedState }).stagegraphEmbed = state;
 
 const layer = document.getElementById('sg-overlays') ?? document.body;
-const shown = new Map<string, { element: HTMLElement; timer: number; origin: OverlayShown['origin'] }>();
+const shown = new Map<string, { element: HTMLElement; timer: number; origin: OverlayShown['origin']; poll: PollView | null }>();
 
 function hide(broadcastId: string): void {
   const entry = shown.get(broadcastId);
   if (!entry) return;
   clearTimeout(entry.timer);
+  entry.poll?.close();
   entry.element.remove();
   shown.delete(broadcastId);
 }
@@ -76,9 +78,15 @@ function onCta(request: CtaRequest): void {
 function show(overlay: BroadcastOverlay, broadcastId: string, origin: OverlayShown['origin'], seconds: number): void {
   hide(broadcastId);
   const element = renderOverlay(overlay, broadcastId, origin, onCta);
+  const pollId = pollIdOf(overlay);
+  const poll = pollId ? new PollView(pollId, channelId) : null;
+  if (poll) {
+    element.appendChild(poll.element);
+    if (client) poll.connect(client, token !== null);
+  }
   layer.appendChild(element);
   const timer = window.setTimeout(() => hide(broadcastId), Math.max(0, seconds) * 1000);
-  shown.set(broadcastId, { element, timer, origin });
+  shown.set(broadcastId, { element, timer, origin, poll });
   const detail: OverlayShown = { overlay, origin, broadcastId };
   window.dispatchEvent(new CustomEvent(OVERLAY_DOM_EVENT, { detail }));
 }
@@ -125,7 +133,11 @@ function subscribe(): void {
       closed: (event) => {
         state.connected = false;
         // A token the server refuses (expired, another site's): carry on as an anonymous viewer.
-        if ((event as CloseEvent).code === 4403 && token) token = null;
+        if ((event as CloseEvent).code === 4403 && token) {
+          token = null;
+          // Polls shown meanwhile read the results only (graphql-ws sends them again once reconnected).
+          for (const entry of shown.values()) entry.poll?.connect(next, false);
+        }
       },
     },
   });
@@ -144,6 +156,8 @@ function subscribe(): void {
       complete: () => undefined,
     },
   );
+  // Polls of overlays still shown (timecode ones survive a new token) follow to the new socket.
+  for (const entry of shown.values()) entry.poll?.connect(next, token !== null);
 }
 
 window.addEventListener('message', (message: MessageEvent) => {

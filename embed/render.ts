@@ -33,10 +33,13 @@ export interface CtaRequest {
   overlayId: string;
 }
 
-/** The CTA button of an overlay: `data-cta` is its type; a show_panel CTA names its panel in `data-panel-id`. */
+/**
+ * The CTA button of an overlay: `data-cta` is its type; a show_panel CTA names its panel in `data-panel-id`.
+ * A poll CTA has none: the poll itself is shown instead (polls.ts).
+ */
 function ctaButton(overlay: BroadcastOverlay, onCta: (request: CtaRequest) => void): HTMLButtonElement | null {
   const cta = overlay.cta;
-  if (!cta || typeof cta.type !== 'string' || cta.type === '') return null;
+  if (!cta || typeof cta.type !== 'string' || cta.type === '' || cta.type === 'poll') return null;
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'sg-cta';

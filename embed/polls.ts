@@ -1,0 +1,208 @@
+/**
+ * A poll inside an overlay (DESIGN "Viewers in the browser"): an overlay whose `cta` is `{type: 'poll',
+ * data: <poll ID>}` (or whose `contents` name a `pollId`) shows the poll's live results, subscribed to
+ * `pollResults(pollId)` on the embed's socket while the overlay is shown; a viewer with a token also gets
+ * the answers as buttons and answers with `answerPoll` on the same socket. Everything the server sends is
+ * set as text, never parsed as markup.
+ */
+import type { Client, ExecutionResult } from 'graphql-ws';
+import type { BroadcastOverlay } from '../shared/viewerProtocol';
+
+const RESULTS_FIELDS = 'pollId type open total answers { id text count } correctAnswerId mine { answerId correct }';
+const RESULTS_SUBSCRIPTION = /* GraphQL */ `subscription EmbedPollResults($pollId: ID!) { pollResults(pollId: $pollId) { ${RESULTS_FIELDS} } }`;
+const RESULTS_QUERY = /* GraphQL */ `query EmbedPollResults($pollId: ID!) { pollResults(pollId: $pollId) { ${RESULTS_FIELDS} } }`;
+const ANSWER_MUTATION = /* GraphQL */ `mutation EmbedAnswerPoll($pollId: ID!, $answerId: ID!, $channelId: ID) {
+  answerPoll(pollId: $pollId, answerId: $answerId, channelId: $channelId) { success pollId answerId }
+}`;
+
+/** `pollResults` as the server sends it. */
+export interface PollResults {
+  pollId: string;
+  type: string;
+  open: boolean;
+  total: number;
+  answers: { id: string; text: string; count: number }[];
+  correctAnswerId: string | null;
+  mine: { answerId: string; correct: boolean | null } | null;
+}
+
+const POLL_ID = /^[\w-]{1,128}$/;
+
+/** The poll an overlay carries: its poll CTA's data, else a `pollId` in its contents; null when none. */
+export function pollIdOf(overlay: BroadcastOverlay): string | null {
+  const fromCta = overlay.cta?.type === 'poll' ? overlay.cta.data : undefined;
+  const fromContents = (overlay.contents as { pollId?: unknown } | null | undefined)?.pollId;
+  const id = fromCta ?? fromContents;
+  return typeof id === 'string' && POLL_ID.test(id) ? id : null;
+}
+
+/** The `extensions.code` of the first error of a result, or of what a sink's `error` received. */
+function errorCode(failure: unknown): string | null {
+  const errors = Array.isArray(failure) ? failure : (failure as ExecutionResult | null)?.errors;
+  const code = (errors?.[0] as { extensions?: { code?: unknown } } | undefined)?.extensions?.code;
+  return typeof code === 'string' ? code : errors?.length ? 'ERROR' : null;
+}
+
+/** One query or mutation on the socket: its single result (graphql-ws sends it like a subscription's). */
+function request<T>(client: Client, query: string, variables: Record<string, unknown>): Promise<ExecutionResult<T>> {
+  return new Promise((resolve, reject) => {
+    let result: ExecutionResult<T> | null = null;
+    client.subscribe<T>({ query, variables }, {
+      next: (value) => {
+        result = value as ExecutionResult<T>;
+      },
+      error: reject,
+      complete: () => (result ? resolve(result) : reject(new Error('no result'))),
+    });
+  });
+}
+
+function element<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** The poll of one shown overlay: its element, kept current while connected. */
+export class PollView {
+  /** `[data-poll-id]`: the answer buttons (signed-in viewers) and the results. */
+  readonly element: HTMLElement;
+  private readonly buttons = element('div', 'sg-poll-answers');
+  private readonly results = element('ol', 'sg-poll-results');
+  private readonly totalLine = element('p', 'sg-poll-total');
+  /** The answer IDs the buttons were made for. */
+  private buttonsFor = '';
+  private latest: PollResults | null = null;
+  /** The viewer's answer as this page knows it (sent, or learnt from the results). */
+  private mine: string | null = null;
+  private sending = false;
+  private client: Client | null = null;
+  private signedIn = false;
+  private unsubscribe: (() => void) | null = null;
+  /** Bumped on each connect and on close, so callbacks of an earlier socket change nothing. */
+  private generation = 0;
+
+  constructor(
+    readonly pollId: string,
+    private readonly channelId: string | null,
+  ) {
+    this.element = element('div', 'sg-poll');
+    this.element.dataset.pollId = pollId;
+    this.results.dataset.pollResults = '';
+    this.buttons.hidden = true;
+    this.element.append(this.buttons, this.results, this.totalLine);
+  }
+
+  /** (Re)subscribes on `client`, e.g. after a new token; with `signedIn`, the viewer may answer. */
+  connect(client: Client, signedIn: boolean): void {
+    this.unsubscribe?.();
+    const generation = ++this.generation;
+    this.client = client;
+    this.signedIn = signedIn;
+    // An answer in flight on the earlier socket is dropped with it; the results will say if it was stored.
+    this.sending = false;
+    if (!signedIn) this.mine = null;
+    this.unsubscribe = client.subscribe<{ pollResults: PollResults }>({ query: RESULTS_SUBSCRIPTION, variables: { pollId: this.pollId } }, {
+      next: (result) => {
+        if (generation === this.generation && result.data?.pollResults) this.update(result.data.pollResults);
+      },
+      // An unknown poll or another site's: nothing to show.
+      error: () => {
+        if (generation === this.generation) this.element.hidden = true;
+      },
+      complete: () => undefined,
+    });
+  }
+
+  /** Stops listening: the overlay is gone. */
+  close(): void {
+    this.generation += 1;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  private async answer(answerId: string): Promise<void> {
+    const client = this.client;
+    if (!client || this.sending || this.mine) return;
+    const generation = this.generation;
+    this.sending = true;
+    this.render();
+    let code: string | null;
+    try {
+      code = errorCode(await request(client, ANSWER_MUTATION, { pollId: this.pollId, answerId, channelId: this.channelId }));
+    } catch (failure) {
+      code = errorCode(failure) ?? 'ERROR';
+    }
+    if (generation !== this.generation) return;
+    this.sending = false;
+    if (code === null) this.mine = answerId;
+    // The server refused the token after all: this viewer reads the results only.
+    if (code === 'UNAUTHENTICATED') this.signedIn = false;
+    this.element.dataset.answerError = code ?? '';
+    // Already answered (another tab) or closed meanwhile: the results say which answer is the viewer's.
+    if (code === 'CONFLICT') await this.refresh(client, generation);
+    this.render();
+  }
+
+  private async refresh(client: Client, generation: number): Promise<void> {
+    const reply = await request<{ pollResults: PollResults }>(client, RESULTS_QUERY, { pollId: this.pollId }).catch(() => null);
+    if (generation === this.generation && reply?.data?.pollResults) this.update(reply.data.pollResults);
+  }
+
+  private update(results: PollResults): void {
+    this.latest = results;
+    this.element.hidden = false;
+    if (results.mine) this.mine = results.mine.answerId;
+    this.render();
+  }
+
+  private render(): void {
+    const results = this.latest;
+    if (!results) return;
+    this.element.dataset.open = String(results.open);
+    this.renderButtons(results);
+    const correct = results.correctAnswerId;
+    const rows = results.answers.map((answer) => {
+      const row = element('li', 'sg-poll-result');
+      row.dataset.answerId = answer.id;
+      if (answer.id === this.mine) row.dataset.mine = '';
+      if (answer.id === correct) row.dataset.correct = '';
+      const share = results.total > 0 ? Math.round((answer.count / results.total) * 100) : 0;
+      const bar = element('span', 'sg-poll-bar');
+      bar.style.width = `${share}%`;
+      const count = element('span', 'sg-poll-count', String(answer.count));
+      count.dataset.count = String(answer.count);
+      row.append(bar, element('span', 'sg-poll-text', answer.text), count);
+      return row;
+    });
+    this.results.replaceChildren(...rows);
+    this.results.dataset.total = String(results.total);
+    this.totalLine.textContent = `${results.total} ${results.total === 1 ? 'vote' : 'votes'}${results.open ? '' : ' · closed'}`;
+  }
+
+  /** Buttons for a signed-in viewer, made once per set of answers; disabled once answered or closed. */
+  private renderButtons(results: PollResults): void {
+    this.buttons.hidden = !this.signedIn;
+    if (!this.signedIn) {
+      this.buttons.replaceChildren();
+      return;
+    }
+    const ids = JSON.stringify(results.answers.map((answer) => answer.id));
+    if (this.buttonsFor !== ids) {
+      this.buttonsFor = ids;
+      this.buttons.replaceChildren(...results.answers.map((answer) => {
+        const button = element('button', 'sg-poll-answer', answer.text);
+        button.type = 'button';
+        button.dataset.answerId = answer.id;
+        button.addEventListener('click', () => void this.answer(answer.id));
+        return button;
+      }));
+    }
+    const locked = this.mine !== null || this.sending || !results.open;
+    for (const button of this.buttons.querySelectorAll('button')) {
+      button.disabled = locked;
+      button.setAttribute('aria-pressed', String(button.dataset.answerId === this.mine));
+    }
+  }
+}
