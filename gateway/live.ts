@@ -53,6 +53,25 @@ export interface LiveFeed {
   authorize(identity: Identity, args: Record<string, unknown>): void;
   /** Whether an event goes to a subscriber that gave these arguments. */
   matches(event: unknown, args: Record<string, unknown>): boolean;
+  /**
+   * Which audience of its site a subscriber belongs to (its account, for a viewer's own progress): a
+   * message entry with an `audience` reaches only that audience's subscribers, found in one lookup.
+   */
+  audienceOf?(identity: Identity): string;
+}
+
+/** A feed's bus message: one event for the site (or an audience), or a batch of them. */
+interface FeedMessage {
+  siteId: string;
+  event?: unknown;
+  audience?: string;
+  events?: { audience?: string; event: unknown }[];
+}
+
+/** Told when a signed-in account's overlayBroadcasts subscription to a channel starts and stops (quests' watch time, gateway/watchTime.ts). */
+export interface WatchTimeHooks {
+  watch(siteId: string, accountId: string, channelId: string): void;
+  unwatch(siteId: string, accountId: string, channelId: string): void;
 }
 
 export interface LiveServerOptions {
@@ -86,6 +105,8 @@ export interface LiveServerOptions {
   keepAliveMs?: number;
   /** Milliseconds between viewer-presence reports on the bus, for insights (default 5000). */
   presenceIntervalMs?: number;
+  /** Counts signed-in viewers' watch time for quests; O(1) per subscription start and stop. */
+  watchTime?: WatchTimeHooks;
 }
 
 /** Live viewers of one channel (`channelId` '' = site-wide viewers) on one instance. */
@@ -187,7 +208,7 @@ export class LiveServer {
     this.unsubscribeBus = [
       options.bus.subscribe(Topics.overlayBroadcasts, (message, delivery) => this.onBusMessage(message as OverlayBroadcastMessage, delivery)),
       ...Object.entries(options.feeds ?? {}).map(([field, feed]) =>
-        options.bus.subscribe(feed.topic, (message) => this.onFeedMessage(field, feed, message as { siteId: string; event: unknown })),
+        options.bus.subscribe(feed.topic, (message) => this.onFeedMessage(field, feed, message as FeedMessage)),
       ),
     ];
     this.keepAlive = setInterval(() => this.sweep(), options.keepAliveMs ?? 30_000);
@@ -470,6 +491,7 @@ export class LiveServer {
     connection.subscribers.set(id, subscriber);
     room.size += 1;
     this.countViewer(room.siteId, channelKey, 1);
+    if (identity.account && channelKey !== SITE_WIDE) this.options.watchTime?.watch(room.siteId, identity.account.id, channelKey);
     // A late joiner gets what is live now, with the time left.
     for (const event of room.active.values()) {
       if (this.reaches(event, channelKey, connection)) this.sendFrame(subscriber, this.payloadFor(group, withRemaining(event)));
@@ -492,7 +514,9 @@ export class LiveServer {
       this.sendErrors(connection, id, [error instanceof GraphQLError ? error : new GraphQLError('Forbidden')]);
       return;
     }
-    const siteId = identity.siteId as string;
+    // Subscribers of a feed with audiences are filed under their audience too, so a message for one
+    // account is one lookup, however many viewers the site has.
+    const siteId = feed.audienceOf ? `${identity.siteId}\u0000${feed.audienceOf(identity)}` : (identity.siteId as string);
     const subscriber: FeedSubscriber = { connection, framePrefix: framePrefixOf(id), field, siteId, document, variables, args };
     let sites = this.feedSubscribers.get(field);
     if (!sites) this.feedSubscribers.set(field, (sites = new Map()));
@@ -511,12 +535,17 @@ export class LiveServer {
     if (set.size === 0) sites?.delete(subscriber.siteId);
   }
 
-  private onFeedMessage(field: string, feed: LiveFeed, message: { siteId: string; event: unknown }): void {
-    const set = this.feedSubscribers.get(field)?.get(message?.siteId);
-    if (!set || message.event === undefined) return;
-    for (const subscriber of set) {
-      if (!feed.matches(message.event, subscriber.args)) continue;
-      this.sendFrame(subscriber, this.execute(subscriber.document, subscriber.variables, { [field]: message.event }));
+  private onFeedMessage(field: string, feed: LiveFeed, message: FeedMessage): void {
+    const sites = this.feedSubscribers.get(field);
+    if (!sites || typeof message?.siteId !== 'string') return;
+    const entries = Array.isArray(message.events) ? message.events : [{ audience: message.audience, event: message.event }];
+    for (const { audience, event } of entries) {
+      const set = sites.get(audience === undefined ? message.siteId : `${message.siteId}\u0000${audience}`);
+      if (!set || event === undefined) continue;
+      for (const subscriber of set) {
+        if (!feed.matches(event, subscriber.args)) continue;
+        this.sendFrame(subscriber, this.execute(subscriber.document, subscriber.variables, { [field]: event }));
+      }
     }
   }
 
@@ -532,6 +561,8 @@ export class LiveServer {
     const { room } = group;
     room.size -= 1;
     this.countViewer(room.siteId, group.channelKey, -1);
+    const account = subscriber.connection.identity?.account;
+    if (account && group.channelKey !== SITE_WIDE) this.options.watchTime?.unwatch(room.siteId, account.id, group.channelKey);
     if (group.subscribers.size === 0) {
       const channel = room.channels.get(group.channelKey);
       channel?.delete(group.key);

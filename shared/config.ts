@@ -35,6 +35,12 @@ export interface Config {
   gatewayUrl: string;
   /** Milliseconds between each instance's live-viewer counts for insights (`PRESENCE_INTERVAL_MS`, default 5000). */
   presenceIntervalMs: number;
+  /**
+   * Milliseconds between two writes of the watch time live viewers earned for quests (`WATCH_FLUSH_MS`,
+   * default 10000): each instance writes what it counted in one batch per interval, so database writes
+   * grow with time, not viewers × seconds, and a crashed instance loses at most this much watch time.
+   */
+  watchFlushMs: number;
   /** Largest accepted request body in bytes (`BODY_LIMIT_BYTES`, default 1 MiB). */
   bodyLimitBytes: number;
   /** pino level (`LOG_LEVEL`, default info; `silent` turns logs off). */
@@ -216,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
     encryptionKey: secret('ENCRYPTION_KEY', 'encryptionKey'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     presenceIntervalMs: integer(env, 'PRESENCE_INTERVAL_MS', 5000, 50, 600_000),
+    watchFlushMs: integer(env, 'WATCH_FLUSH_MS', 10_000, 50, 600_000),
     logLevel: env.LOG_LEVEL || 'info',
     dataDir,
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

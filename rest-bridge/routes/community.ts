@@ -129,7 +129,7 @@ export const communitySchemas: Record<string, JsonSchema> = {
     modified: epochMs,
     tags: arrayOf(string),
   }),
-  ClaimStatus: object({ _id: string, questId: string, productId: string, accountId: string, status: { type: 'string', description: 'PENDING, FULFILLED, REJECTED' }, siteId: string, created: epochMs, modified: epochMs }),
+  ClaimStatus: object({ _id: string, questId: string, productId: string, accountId: string, status: { type: 'string', description: 'PENDING, APPROVED (drawn in a raffle), FULFILLED, REJECTED' }, siteId: string, created: epochMs, modified: epochMs }),
   CommunityAccountItem: object({
     accountId: string,
     userId: nullableString,

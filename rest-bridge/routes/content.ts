@@ -261,7 +261,7 @@ const questAction: JsonSchema = {
   additionalProperties: false,
   properties: {
     arrayId: nullableStr, body: nullableStr, callToAction: nullableStr, channelId: nullableStr,
-    kind: { type: 'string', enum: ['answer:polls:any', 'answer:polls:specific', 'watch:any:video'] },
+    kind: { type: 'string', minLength: 1, maxLength: 100, description: 'answer:polls:any, answer:polls:specific, watch:any:video; another kind is kept and shown, never done by itself' },
     timeMaximum: nullableNum, timeMinimum: nullableNum, validationValue: nullableStr, valueRequired: nullableNum,
   },
 };
@@ -338,7 +338,7 @@ const calendarInput = {
 
 const webhookFields: Record<string, JsonSchema> = {
   url: { type: 'string', minLength: 1, maxLength: 2048, description: 'http(s) URL that receives signed POSTs' },
-  events: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string' }, description: 'admin.channelUpdated, or *' },
+  events: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string' }, description: 'admin.channelUpdated, quest.completed, or *' },
   description: { type: 'string', maxLength: 500 },
   active: { type: 'boolean' },
 };

@@ -7,8 +7,9 @@ import { communityRoutes, communitySchemas } from './community';
 import { contentRoutes, contentSchemas } from './content';
 import { integrationRoutes, integrationSchemas } from './integrations';
 import { overlayRoutes, overlaySchemas } from './overlays';
+import { questProgressRoutes, questProgressSchemas } from './questProgress';
 
-export const routes: readonly RouteSpec[] = [...overlayRoutes, ...contentRoutes, ...communityRoutes, ...integrationRoutes];
+export const routes: readonly RouteSpec[] = [...overlayRoutes, ...contentRoutes, ...questProgressRoutes, ...communityRoutes, ...integrationRoutes];
 
 /** What each tag of the OpenAPI document groups, for the people who read it. */
 export const tagDescriptions: Record<string, string> = {
@@ -47,6 +48,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   },
   ...overlaySchemas,
   ...contentSchemas,
+  ...questProgressSchemas,
   ...communitySchemas,
   ...integrationSchemas,
 };

@@ -57,4 +57,6 @@ export const Topics = {
   viewerReadsChanged: 'viewer-reads-changed',
   /** { siteId, event }: a stream's state changed (admins' streamStateChanged subscriptions). */
   streamStates: 'stream-states',
+  /** { siteId, events: [{ audience: accountId, event }] }: accounts' quest progress changed (viewers' questProgress subscriptions). */
+  questProgress: 'quest-progress',
 } as const;

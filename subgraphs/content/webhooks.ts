@@ -18,7 +18,7 @@ import type { Page, Prisma } from '../../shared/db/generated/sqlite';
 import { checkOutboundUrl, type OutboundPolicy } from '../../shared/outbound';
 import { checkListSize, checkOptionalText, checkUrl, found, isRecord, stringList } from './checks';
 
-export const WebhookEvents = { channelUpdated: 'admin.channelUpdated' } as const;
+export const WebhookEvents = { channelUpdated: 'admin.channelUpdated', questCompleted: 'quest.completed' } as const;
 const KNOWN_EVENTS: readonly string[] = Object.values(WebhookEvents);
 
 export type ChannelChange = 'created' | 'updated' | 'deleted';
