@@ -2,7 +2,7 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
- * fanout2, soak, browser; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * fanout2, answers, soak, browser; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the join, data-event and metrics-cost
  * sections.
@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureAccessCodes } from './accesscodes';
+import { measureAnswers, type AnswerFigures } from './answers';
 import { measureBrowser } from './browser';
 import { measureDataEvents, type DataEventFigures } from './dataevents';
 import { measureFanout } from './fanout';
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
   if (section('join')) await joinSection(figures, viewers);
   if (section('dataevents')) await dataEventsSection(figures);
   if (section('fanout2')) await twoInstancesSection(figures, viewers);
+  if (section('answers')) await answersSection(figures);
   if (section('soak')) await soakSection(figures);
   if (section('browser')) await browserSection(figures);
 
@@ -176,6 +178,44 @@ async function twoInstancesSection(figures: Figures, viewers: number): Promise<v
     figures.fanoutTwoInstances = 'not measured: redis-server is not installed here';
     console.log('\nfan-out across two instances: not measured (redis-server is not installed here)');
   }
+}
+
+/**
+ * Answers: BENCH_ANSWERS_VIEWERS (default BENCH_VIEWERS) signed-in viewers each answer one poll within
+ * 10 s on their own socket, on SQLite with one instance, and on PostgreSQL + Redis with two instances.
+ */
+async function answersSection(figures: Figures): Promise<void> {
+  const viewers = Number(process.env.BENCH_ANSWERS_VIEWERS ?? process.env.BENCH_VIEWERS ?? 15000);
+  const results: Record<string, AnswerFigures> = {};
+  results['SQLite, one instance'] = await measureAnswers(viewers);
+  const postgres = await startPostgres();
+  const redis = postgres && (await startRedis());
+  if (postgres && redis) {
+    const env = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'bench-answers' };
+    const first = await startInstance({ env });
+    const second = await startInstance({ shareWith: first, env });
+    try {
+      results['PostgreSQL + Redis, two instances'] = await measureAnswers(viewers, [first, second]);
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  }
+  await redis?.stop();
+  await postgres?.stop();
+  figures.answers = results;
+  console.log(`\nanswers: ${viewers} signed-in viewers subscribed to a poll's results each answer it on their socket within 10 s`);
+  console.table(Object.fromEntries(Object.entries(results).map(([label, result]) => [label, {
+    viewers: result.viewers, answered: result.answered, refused: result.refused, 'ack p50 ms': result.ackP50Ms, 'ack p99 ms': result.ackP99Ms,
+    'final count exact': result.finalCountExact ? 'yes' : 'no', 'final results at every viewer (ms after last answer)': result.finalResultsAtEveryViewerMs,
+    'max pushes/s per viewer': result.maxPushesPerSecondPerViewer,
+  }])));
+  for (const [label, result] of Object.entries(results)) {
+    console.log(`${label}: ack p99 ${result.ackP99Ms} ms (target ≤ 250 ms: ${(result.ackP99Ms / 250).toFixed(2)}× of target); final count exact: ${result.finalCountExact ? 'yes' : 'no'} ` +
+      `(${result.storedAnswers} stored, results ${result.resultsTotal}, ${result.answered} acknowledged); final results at every viewer ${result.finalResultsAtEveryViewerMs} ms after the last answer ` +
+      `(target ≤ 1000 ms; ${result.viewersWithFinalCount} of ${result.viewers} viewers); at most ${result.maxPushesPerSecondPerViewer} pushes/s per viewer (target ≤ 2)`);
+    if (result.firstRefusal) console.log(`  first refusal: ${result.firstRefusal}`);
+  }
+  if (!postgres) console.log('PostgreSQL + Redis: not measured (postgres binaries or redis-server not installed here)');
 }
 
 async function soakSection(figures: Figures): Promise<void> {

@@ -44,6 +44,7 @@ import { ErrorCode } from '../shared/errors';
 import { jsonValueProblem } from '../shared/jsonInput';
 import type { Logger } from '../shared/logger';
 import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from './documentLimits';
+import type { LiveStream } from './liveStream';
 import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
 
 /** A subscription field fed by one bus topic of `{ siteId, event }` messages. */
@@ -99,6 +100,8 @@ export interface LiveServerOptions {
   logger: Logger;
   /** Subscription fields besides overlayBroadcasts, by field name. */
   feeds?: Record<string, LiveFeed>;
+  /** Subscription fields a module of their own serves (gateway/liveStream.ts), by field name. */
+  streams?: Record<string, LiveStream>;
   /** Milliseconds a socket may take to send connection_init (default 3000). */
   connectionInitWaitTimeoutMs?: number;
   /** Milliseconds between keep-alive pings; a socket that misses one is dropped (default 30000). */
@@ -135,6 +138,8 @@ interface Connection {
   subscribers: Map<string, Subscriber | null>;
   /** Feed subscriptions by operation id. */
   feeds: Map<string, FeedSubscriber>;
+  /** Stream subscriptions by operation id: what stops each. */
+  streams: Map<string, () => void>;
   alive: boolean;
 }
 
@@ -239,6 +244,7 @@ export class LiveServer {
   /** Closes every socket with 1001 (going away) so clients reconnect elsewhere. */
   async close(): Promise<void> {
     for (const unsubscribe of this.unsubscribeBus) unsubscribe();
+    for (const stream of Object.values(this.options.streams ?? {})) stream.close?.();
     clearInterval(this.keepAlive);
     clearInterval(this.presenceTimer);
     for (const connection of this.connections) connection.socket.close(1001, 'Server shutting down');
@@ -263,7 +269,7 @@ export class LiveServer {
       socket.close(CloseCode.SubprotocolNotAcceptable, 'Subprotocol not acceptable');
       return;
     }
-    const connection: Connection = { socket, identity: null, state: 'new', tags: null, subscribers: new Map(), feeds: new Map(), alive: true };
+    const connection: Connection = { socket, identity: null, state: 'new', tags: null, subscribers: new Map(), feeds: new Map(), streams: new Map(), alive: true };
     this.connections.add(connection);
     const initTimer = setTimeout(() => {
       if (connection.state !== 'ready') socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
@@ -284,6 +290,8 @@ export class LiveServer {
       connection.subscribers.clear();
       for (const subscriber of connection.feeds.values()) this.removeFeedSubscriber(subscriber);
       connection.feeds.clear();
+      for (const stop of connection.streams.values()) stop();
+      connection.streams.clear();
     });
     socket.on('error', () => socket.terminate());
   }
@@ -329,7 +337,7 @@ export class LiveServer {
           socket.close(CloseCode.Unauthorized, 'Unauthorized');
           return;
         }
-        if (connection.subscribers.has(message.id) || connection.feeds.has(message.id)) {
+        if (connection.subscribers.has(message.id) || connection.feeds.has(message.id) || connection.streams.has(message.id)) {
           socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${message.id} already exists`);
           return;
         }
@@ -342,6 +350,8 @@ export class LiveServer {
         const feedSubscriber = connection.feeds.get(message.id);
         connection.feeds.delete(message.id);
         if (feedSubscriber) this.removeFeedSubscriber(feedSubscriber);
+        connection.streams.get(message.id)?.();
+        connection.streams.delete(message.id);
         return;
       }
       default:
@@ -437,7 +447,7 @@ export class LiveServer {
       return;
     }
     const cap = this.options.maxSubscriptionsPerSocket ?? 10;
-    if (connection.subscribers.size + connection.feeds.size >= cap) {
+    if (connection.subscribers.size + connection.feeds.size + connection.streams.size >= cap) {
       this.sendErrors(connection, id, [
         new GraphQLError(`a connection may hold at most ${cap} subscriptions; complete one first`, { extensions: { code: ErrorCode.RATE_LIMITED } }),
       ]);
@@ -453,11 +463,18 @@ export class LiveServer {
     const subscriptionType = schema.getSubscriptionType();
     const fieldDef = field?.kind === 'Field' ? subscriptionType?.getFields()[field.name.value] : undefined;
     const feed = fieldDef ? this.options.feeds?.[fieldDef.name] : undefined;
-    if (!fieldDef || field.kind !== 'Field' || (fieldDef.name !== 'overlayBroadcasts' && !feed)) {
-      this.sendErrors(connection, id, [new GraphQLError(`Only ${['overlayBroadcasts', ...Object.keys(this.options.feeds ?? {})].join(', ')} can be subscribed to`)]);
+    const stream = fieldDef ? this.options.streams?.[fieldDef.name] : undefined;
+    if (!fieldDef || field.kind !== 'Field' || (fieldDef.name !== 'overlayBroadcasts' && !feed && !stream)) {
+      const fields = ['overlayBroadcasts', ...Object.keys(this.options.feeds ?? {}), ...Object.keys(this.options.streams ?? {})];
+      this.sendErrors(connection, id, [new GraphQLError(`Only ${fields.join(', ')} can be subscribed to`)]);
       return;
     }
     const args = getArgumentValues(fieldDef, field, coerced.coerced);
+    if (stream) {
+      const documentKey = `${payload.operationName ?? ''}\u0000${payload.query}\u0000${JSON.stringify(coerced.coerced)}`;
+      this.subscribeStream(connection, id, stream, prepared.document, coerced.coerced, args, documentKey);
+      return;
+    }
     if (feed) {
       this.subscribeFeed(connection, id, fieldDef.name, feed, prepared.document, coerced.coerced, args);
       return;
@@ -525,6 +542,40 @@ export class LiveServer {
     set.add(subscriber);
     connection.feeds.set(id, subscriber);
     this.feedCount += 1;
+  }
+
+  private subscribeStream(
+    connection: Connection,
+    id: string,
+    stream: LiveStream,
+    document: DocumentNode,
+    variables: Record<string, unknown>,
+    args: Record<string, unknown>,
+    documentKey: string,
+  ): void {
+    const target = { connection, framePrefix: framePrefixOf(id) };
+    let ended = false;
+    const stop = stream.subscribe({
+      identity: connection.identity as Identity,
+      args,
+      documentKey,
+      render: (rootValue) => this.execute(document, variables, rootValue),
+      send: (payload) => {
+        if (!ended) this.sendFrame(target, payload);
+      },
+      fail: (errors) => {
+        if (ended) return;
+        ended = true;
+        connection.streams.delete(id);
+        this.sendErrors(connection, id, errors);
+      },
+    });
+    if (!ended) {
+      connection.streams.set(id, () => {
+        ended = true;
+        stop();
+      });
+    }
   }
 
   private removeFeedSubscriber(subscriber: FeedSubscriber): void {
@@ -696,7 +747,7 @@ export class LiveServer {
     return Buffer.from(`${JSON.stringify(result)}}`);
   }
 
-  private sendFrame(subscriber: Subscriber | FeedSubscriber, payload: Buffer): void {
+  private sendFrame(subscriber: { connection: Connection; framePrefix: Buffer }, payload: Buffer): void {
     const { socket } = subscriber.connection;
     if (socket.readyState !== WebSocket.OPEN) return;
     if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {

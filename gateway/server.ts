@@ -29,6 +29,7 @@ import type { GatewayContext } from './context';
 import { DocumentLimits, seesSchemaHints, withoutSuggestions } from './documentLimits';
 import { LiveServer } from './live';
 import { WatchTimeTracker } from './watchTime';
+import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
 
 export interface GatewayOptions {
   config: Config;
@@ -132,7 +133,7 @@ const ACTIVE_BROADCASTS = /* GraphQL */ `
   }
 `;
 const VIEWER_TAGS = /* GraphQL */ `query LiveViewerTags { me { tags } }`;
-registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS]);
+registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS]);
 
 // Unless told not to, @apollo/gateway probes cloud metadata endpoints (169.254.169.254) when built and
 // sends usage metrics to Apollo every hour. This service sends telemetry only where its operator says
@@ -215,6 +216,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     bus: options.bus,
     feeds: { streamStateChanged: streamStateFeed, questProgress: questProgressFeed },
+    streams: { pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })) },
     watchTime: watchTime ?? undefined,
     logger: logger.child({ component: 'live' }),
     presenceIntervalMs: config.presenceIntervalMs,

@@ -338,7 +338,7 @@ const calendarInput = {
 
 const webhookFields: Record<string, JsonSchema> = {
   url: { type: 'string', minLength: 1, maxLength: 2048, description: 'http(s) URL that receives signed POSTs' },
-  events: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string' }, description: 'admin.channelUpdated, quest.completed, or *' },
+  events: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string' }, description: 'event names: admin.channelUpdated, poll.closed, poll.resolved, quest.completed; or * for every event' },
   description: { type: 'string', maxLength: 500 },
   active: { type: 'boolean' },
 };

@@ -6,10 +6,12 @@ import type { JsonSchema, RouteSpec } from '../table';
 import { communityRoutes, communitySchemas } from './community';
 import { contentRoutes, contentSchemas } from './content';
 import { integrationRoutes, integrationSchemas } from './integrations';
+import { leaderboardRoutes, leaderboardSchemas } from './leaderboard';
 import { overlayRoutes, overlaySchemas } from './overlays';
+import { pollAnswerRoutes, pollAnswerSchemas } from './pollAnswers';
 import { questProgressRoutes, questProgressSchemas } from './questProgress';
 
-export const routes: readonly RouteSpec[] = [...overlayRoutes, ...contentRoutes, ...questProgressRoutes, ...communityRoutes, ...integrationRoutes];
+export const routes: readonly RouteSpec[] = [...overlayRoutes, ...contentRoutes, ...pollAnswerRoutes, ...leaderboardRoutes, ...questProgressRoutes, ...communityRoutes, ...integrationRoutes];
 
 /** What each tag of the OpenAPI document groups, for the people who read it. */
 export const tagDescriptions: Record<string, string> = {
@@ -28,11 +30,12 @@ export const tagDescriptions: Record<string, string> = {
   Entitlements: 'What an account may watch: entitlements granted by purchases, codes or admins, with their validity.',
   Insights: 'Live viewers per site and channel across all instances (super API key).',
   Invites: 'Magic-link invitations to a site: created by admins, consumed once by the invited person.',
+  Leaderboard: 'Points viewers earn (correct trivia answers, correct predictions, completed quests) and their ranking on the site.',
   Overlays: 'Contextual graphics shown over the video: templates and instances, and their broadcasts to channels, the whole site or tagged viewers.',
   'Pages and channels': 'Pages (channels and landing pages) of a site: configuration, content check (canIPlay), cloning.',
   Panels: 'Interactive panels beside the video (chat, polls, shop…), each with its renderer configuration.',
   Playlists: 'Ordered lists of videos, managed by hand or imported from the external video platform.',
-  Polls: 'Polls on a page: questions, answers, votes; the correct answer stays hidden while a poll is open.',
+  Polls: 'Polls on a page: questions, answers, votes; viewers answer once and read live results; the correct answer stays hidden while a poll is open.',
   Quests: 'Quests viewers complete for rewards: their steps and progress.',
   Site: 'The site itself: its settings and theme.',
   'Streaming providers': 'Partner contract of streaming providers: registration, contract updates (Bearer token from registration), VOD delivery and test triggers.',
@@ -48,6 +51,8 @@ export const componentSchemas: Record<string, JsonSchema> = {
   },
   ...overlaySchemas,
   ...contentSchemas,
+  ...pollAnswerSchemas,
+  ...leaderboardSchemas,
   ...questProgressSchemas,
   ...communitySchemas,
   ...integrationSchemas,

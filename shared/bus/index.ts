@@ -57,6 +57,8 @@ export const Topics = {
   viewerReadsChanged: 'viewer-reads-changed',
   /** { siteId, event }: a stream's state changed (admins' streamStateChanged subscriptions). */
   streamStates: 'stream-states',
+  /** { v, siteId, pollId, answered? | changed? }: answers were stored or the poll changed (content → live poll results). */
+  pollResults: 'poll-results',
   /** { siteId, events: [{ audience: accountId, event }] }: accounts' quest progress changed (viewers' questProgress subscriptions). */
   questProgress: 'quest-progress',
 } as const;

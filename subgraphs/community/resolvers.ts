@@ -8,6 +8,7 @@ import { claimResolvers } from './resolvers/claims';
 import { communityResolvers } from './resolvers/community';
 import { entitlementResolvers } from './resolvers/entitlements';
 import { inviteResolvers } from './resolvers/invites';
+import { leaderboardResolvers } from './resolvers/leaderboard';
 import { receiptResolvers } from './resolvers/receipts';
 
 /** Every area's resolvers merged into one map, bound to the server's runtime. */
@@ -20,5 +21,6 @@ export function createResolvers(runtime: CommunityRuntime): Resolvers {
     communityResolvers(runtime),
     receiptResolvers(),
     claimResolvers(),
+    leaderboardResolvers(),
   );
 }

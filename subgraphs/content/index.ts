@@ -7,7 +7,7 @@ import { runWebhookDelivery } from './webhookDispatcher';
 import { runQuestOutbox } from './questProgress';
 
 runService('content', async (deps) => {
-  const service = await listenSubgraph('content', createContentSubgraph(deps.logger), deps, subgraphPort(deps.config, 'content'));
+  const service = await listenSubgraph('content', createContentSubgraph(deps.logger, deps), deps, subgraphPort(deps.config, 'content'));
   const delivery = runWebhookDelivery(deps);
   const quests = runQuestOutbox(deps);
   return { close: async () => (await delivery.close(), await quests.close(), service.close()) };

@@ -4,7 +4,9 @@
  * the rows that insert, in the same statement sequence, so a repeated close, a second instance or a
  * retried quest can never count twice.
  */
+import type { Db } from '../../shared/db/client';
 import { Prisma } from '../../shared/db/generated/sqlite';
+import { badInput } from '../../shared/errors';
 import { newIds } from '../../shared/ids';
 
 export const AWARD_REASONS = ['trivia', 'prediction', 'quest'] as const;
@@ -76,4 +78,49 @@ async function bumpEntries(db: RawClient, awards: PointAwardInput[]): Promise<vo
     Prisma.sql`INSERT INTO "LeaderboardEntry" ("siteId", "accountId", "points", "reachedAt") VALUES ${values}
       ON CONFLICT ("siteId", "accountId") DO UPDATE SET "points" = "LeaderboardEntry"."points" + excluded."points", "reachedAt" = excluded."reachedAt"`,
   );
+}
+
+// ------------------------------------------------------------------ reading the leaderboard
+
+/** One place on the leaderboard; the community subgraph adds the account's name. */
+export interface LeaderboardEntryModel {
+  rank: number | null;
+  accountId: string;
+  points: number;
+}
+
+/** Most points first; ties to whoever reached the score first (then by account, so the order is total). */
+const ORDER = [{ points: 'desc' as const }, { reachedAt: 'asc' as const }, { accountId: 'asc' as const }];
+
+/** A page of the site's leaderboard with the number of accounts on it. */
+export async function leaderboardPage(db: Db, siteId: string, limitInput: number | null | undefined, offsetInput: number | null | undefined) {
+  const limit = limitInput ?? 10;
+  const offset = offsetInput ?? 0;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badInput('limit must be between 1 and 100', 'limit');
+  if (!Number.isInteger(offset) || offset < 0) throw badInput('offset must not be negative', 'offset');
+  const [entries, totalCount] = await Promise.all([
+    db.leaderboardEntry.findMany({ where: { siteId }, orderBy: ORDER, skip: offset, take: limit, select: { accountId: true, points: true } }),
+    db.leaderboardEntry.count({ where: { siteId } }),
+  ]);
+  return {
+    pagination: { limit, offset, totalCount },
+    results: entries.map((entry, index): LeaderboardEntryModel => ({ rank: offset + index + 1, accountId: entry.accountId, points: entry.points })),
+  };
+}
+
+/** One account's place: 1 + the entries ahead of it (an index range count); rank null and 0 points before any point. */
+export async function leaderboardEntryOf(db: Db, siteId: string, accountId: string): Promise<LeaderboardEntryModel> {
+  const entry = await db.leaderboardEntry.findUnique({ where: { siteId_accountId: { siteId, accountId } } });
+  if (!entry) return { rank: null, accountId, points: 0 };
+  const ahead = await db.leaderboardEntry.count({
+    where: {
+      siteId,
+      OR: [
+        { points: { gt: entry.points } },
+        { points: entry.points, reachedAt: { lt: entry.reachedAt } },
+        { points: entry.points, reachedAt: entry.reachedAt, accountId: { lt: accountId } },
+      ],
+    },
+  });
+  return { rank: ahead + 1, accountId, points: entry.points };
 }

@@ -3,6 +3,7 @@ import { calendarResolvers } from './resolvers/calendar';
 import { pageResolvers } from './resolvers/pages';
 import { panelResolvers } from './resolvers/panels';
 import { playlistResolvers } from './resolvers/playlists';
+import { pollAnswerResolvers } from './resolvers/pollAnswers';
 import { pollResolvers } from './resolvers/polls';
 import { questResolvers } from './resolvers/quests';
 import { siteResolvers } from './resolvers/site';
@@ -18,6 +19,7 @@ export const resolvers: Resolvers = mergeResolvers<Resolvers>(
   panelResolvers,
   playlistResolvers,
   pollResolvers,
+  pollAnswerResolvers,
   questResolvers,
   calendarResolvers,
   webhookResolvers,

@@ -13,6 +13,8 @@ import type {
   WebhookEndpoint,
 } from '../../shared/db/generated/sqlite';
 import type { ContentCheckModel } from './contentCheck';
+import type { LeaderboardEntryModel } from './leaderboard';
+import type { PollResultsModel } from './pollAnswers';
 import type { PageConfigurationModel } from './configuration';
 import type { PlaylistMemberModel } from './playlists';
 import type { ThemeModel } from './theme';
@@ -29,4 +31,5 @@ export type CalendarEventModel = CalendarEvent;
 /** An endpoint; right after it is made (or its secret replaced) it carries the secret in clear, once. */
 export type WebhookEndpointModel = WebhookEndpoint & { secret?: string };
 export type WebhookDeliveryModel = WebhookDelivery;
+export type { LeaderboardEntryModel, PollResultsModel };
 export type { ContentCheckModel, PageConfigurationModel, PlaylistMemberModel, ThemeModel };

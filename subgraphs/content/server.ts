@@ -3,7 +3,9 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { subgraphTypeDefs } from '..';
 import type { Db } from '../../shared/db/client';
 import type { Logger } from '../../shared/logger';
-import { buildSubgraphServer, type SubgraphContext } from '../../shared/subgraph';
+import { buildSubgraphServer, type ServiceDeps, type SubgraphContext } from '../../shared/subgraph';
+import { startPollAnswers } from './pollAnswers';
+import { questDepsOf, recordQuestActivityForAnswers } from './questProgress';
 import { resolvers } from './resolvers';
 import { announceContentChanges } from './viewerReads';
 import { stopWebhookDispatcher, webhookDispatcher } from './webhookDispatcher';
@@ -33,6 +35,18 @@ function webhookDelivery(logger: Logger): ApolloServerPlugin<SubgraphContext> {
   };
 }
 
-export function createContentSubgraph(logger: Logger) {
-  return buildSubgraphServer(typeDefs, resolvers, logger, [webhookDelivery(logger), announceContentChanges()]);
+/** The answers runtime (batching writer, rate limit, bus subscription) lives as long as the server. */
+function pollAnswerRuntime(deps: ServiceDeps): ApolloServerPlugin<SubgraphContext> {
+  const quests = questDepsOf(deps);
+  // Quest progress hook: every batch of stored answers (the quests' own batching evaluates them).
+  const runtime = startPollAnswers(deps, (rows) => void recordQuestActivityForAnswers(quests, rows.map((row) => ({ ...row, answeredAt: Date.now() }))));
+  return {
+    async serverWillStart() {
+      return { serverWillStop: () => runtime.stop() };
+    },
+  };
+}
+
+export function createContentSubgraph(logger: Logger, deps: ServiceDeps) {
+  return buildSubgraphServer(typeDefs, resolvers, logger, [webhookDelivery(logger), announceContentChanges(), pollAnswerRuntime(deps)]);
 }

@@ -1,11 +1,11 @@
 /**
- * Webhooks a site receives (admin.channelUpdated): the endpoints it registers, the deliveries written
+ * Webhooks a site receives (admin.channelUpdated, poll.closed, poll.resolved, quest.completed): the endpoints it registers, the deliveries written
  * with the change they report (an outbox, so a change is never reported without having happened, nor
  * lost once it has), and the signature receivers verify.
  *
  * What a receiver gets: a POST with the JSON body { id, deliveryId, event, siteId, created, change,
  * eventData } and the headers
- *   x-stagegraph-event: admin.channelUpdated
+ *   x-stagegraph-event: admin.channelUpdated (or the event's name)
  *   x-stagegraph-delivery: <deliveryId>           (the same on every retry: drop duplicates by it)
  *   x-stagegraph-signature: t=<unix ms>,v1=<hex>  (HMAC-SHA256 with the endpoint secret over `${t}.${body}`)
  * Any 2xx answer acknowledges it; anything else (or no answer in time) is retried with exponential backoff.
@@ -18,7 +18,15 @@ import type { Page, Prisma } from '../../shared/db/generated/sqlite';
 import { checkOutboundUrl, type OutboundPolicy } from '../../shared/outbound';
 import { checkListSize, checkOptionalText, checkUrl, found, isRecord, stringList } from './checks';
 
-export const WebhookEvents = { channelUpdated: 'admin.channelUpdated', questCompleted: 'quest.completed' } as const;
+export const WebhookEvents = {
+  channelUpdated: 'admin.channelUpdated',
+  /** A poll closed; eventData is its final results. */
+  pollClosed: 'poll.closed',
+  /** A prediction got its right answer (at or after close); eventData is its final results. */
+  pollResolved: 'poll.resolved',
+  /** An account completed a quest. */
+  questCompleted: 'quest.completed',
+} as const;
 const KNOWN_EVENTS: readonly string[] = Object.values(WebhookEvents);
 
 export type ChannelChange = 'created' | 'updated' | 'deleted';

@@ -4,6 +4,7 @@
  * event is stored (durable before the answer) and the cached rules of the provider are evaluated.
  */
 import { RateLimiterRes } from 'rate-limiter-flexible';
+import { MicroBatcher } from '../../shared/db/batches';
 import type { Database, Db } from '../../shared/db/client';
 import type { Prisma } from '../../shared/db/generated/sqlite';
 import { GraphQLError } from 'graphql';
@@ -189,44 +190,18 @@ function rowStore(database: Database): StoreRows {
  * cost of a commit per event.
  */
 export class DataEventWriter {
-  private queue: { row: DataEventRow; done: (error?: Error) => void }[] = [];
-  private writing = false;
-  private scheduled = false;
-  private readonly store: StoreRows;
+  private readonly batches: MicroBatcher<DataEventRow, undefined>;
 
-  constructor(database: Database, private readonly maxBatch = 500) {
-    this.store = rowStore(database);
+  constructor(database: Database, maxBatch = 500) {
+    const store = rowStore(database);
+    this.batches = new MicroBatcher(async (rows) => {
+      await store(rows);
+      return rows.map(() => undefined);
+    }, maxBatch);
   }
 
-  write(row: DataEventRow): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ row, done: (error) => (error ? reject(error) : resolve()) });
-      this.schedule();
-    });
-  }
-
-  private schedule(): void {
-    if (this.scheduled || this.writing) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    if (this.writing || this.queue.length === 0) return;
-    this.writing = true;
-    const batch = this.queue.splice(0, this.maxBatch);
-    try {
-      await this.store(batch.map((entry) => entry.row));
-      for (const entry of batch) entry.done();
-    } catch (error) {
-      for (const entry of batch) entry.done(error as Error);
-    } finally {
-      this.writing = false;
-      if (this.queue.length > 0) this.schedule();
-    }
+  async write(row: DataEventRow): Promise<void> {
+    await this.batches.submit(row);
   }
 }
 

@@ -3,6 +3,7 @@ import { hasAdminAccess, requireAdmin, requireReader, requireSite } from '../../
 import type { Prisma } from '../../../shared/db/generated/sqlite';
 import { newId } from '../../../shared/ids';
 import { listQuery, searchFilter, type ListSpec } from '../listing';
+import { deletePollWithAnswers, savePollChange } from '../pollOutcomes';
 import { findPoll, pollAnswers, pollFields, pollFilter } from '../polls';
 import { referencesTo } from '../references';
 import type { PollType, Resolvers } from '../resolvers.generated';
@@ -34,12 +35,14 @@ export const pollResolvers: Resolvers = {
       const now = new Date();
       return db.poll.create({ data: { ...stored(pollFields(input, siteId)), id: newId(), siteId, createdAt: now, updatedAt: now } });
     },
-    replacePoll: async (_root, { id, input }, { identity, db }) => {
+    replacePoll: async (_root, { id, input }, ctx) => {
+      const { identity, db } = ctx;
       const siteId = requireAdmin(identity, Scopes.polls, { write: true });
       const current = await findPoll(db, siteId, id);
-      return db.poll.update({ where: { id: current.id }, data: { ...stored(pollFields(input, siteId)), updatedAt: new Date() } });
+      return savePollChange(ctx, current, stored(pollFields(input, siteId)));
     },
-    updatePoll: async (_root, { id, input }, { identity, db }) => {
+    updatePoll: async (_root, { id, input }, ctx) => {
+      const { identity, db } = ctx;
       const siteId = requireAdmin(identity, Scopes.polls, { write: true });
       const current = await findPoll(db, siteId, id);
       // The change over the stored poll, checked whole (a new type may need or forbid a right answer).
@@ -52,11 +55,11 @@ export const pollResolvers: Resolvers = {
         open: input.open ?? current.open,
         siteId: input.siteId,
       };
-      return db.poll.update({ where: { id: current.id }, data: { ...stored(pollFields(merged, siteId)), updatedAt: new Date() } });
+      return savePollChange(ctx, current, stored(pollFields(merged, siteId)));
     },
-    deletePoll: async (_root, { id }, { identity, db }) => {
-      const poll = await findPoll(db, requireAdmin(identity, Scopes.polls, { write: true }), id);
-      await db.poll.delete({ where: { id: poll.id } });
+    deletePoll: async (_root, { id }, ctx) => {
+      const poll = await findPoll(ctx.db, requireAdmin(ctx.identity, Scopes.polls, { write: true }), id);
+      await deletePollWithAnswers(ctx, poll);
       return { id: poll.id, success: true };
     },
   },

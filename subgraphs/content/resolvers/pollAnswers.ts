@@ -1,0 +1,38 @@
+/** Resolvers of what viewers do with polls: answering (C + J), results (C), the leaderboard (C; own entry C + J). */
+import { hasAdminAccess, requireAdmin, requireSite } from '../../../shared/auth/access';
+import { unauthenticated } from '../../../shared/errors';
+import { leaderboardEntryOf, leaderboardPage } from '../leaderboard';
+import { answerPoll, answersOfAccounts, pollResultsOf } from '../pollAnswers';
+import { findPoll } from '../polls';
+import type { PollType, Resolvers } from '../resolvers.generated';
+import { Scopes } from './access';
+
+export const pollAnswerResolvers: Resolvers = {
+  Query: {
+    pollResults: async (_root, { pollId }, { identity, db }) => {
+      const poll = await findPoll(db, requireSite(identity), pollId);
+      // Admins of polls see the right answer early, as they do on the poll itself; viewers only once it is revealed.
+      return pollResultsOf(db, poll, identity.account?.id ?? null, hasAdminAccess(identity, Scopes.polls, { write: false }));
+    },
+    pollAnswersOf: async (_root, { pollId, accountIds }, { identity, db }) => {
+      const poll = await findPoll(db, requireAdmin(identity, Scopes.polls, { write: false }), pollId);
+      return answersOfAccounts(db, poll.id, accountIds);
+    },
+    leaderboard: (_root, { limit, offset }, { identity, db }) => leaderboardPage(db, requireSite(identity), limit, offset),
+    myLeaderboardEntry: (_root, _args, { identity, db }) => {
+      const siteId = requireSite(identity);
+      if (!identity.account) throw unauthenticated('Authorization: Bearer <JWT> is required');
+      return leaderboardEntryOf(db, siteId, identity.account.id);
+    },
+  },
+  Mutation: {
+    answerPoll: (_root, args, ctx) => answerPoll(ctx, args),
+  },
+  PollResults: {
+    type: (results) => results.type as PollType,
+  },
+  LeaderboardEntry: {
+    // The gateway asks only for entries it got from this subgraph; read again, on the caller's site.
+    __resolveReference: (reference, { identity, db }) => (identity.siteId ? leaderboardEntryOf(db, identity.siteId, reference.accountId) : null),
+  },
+};
