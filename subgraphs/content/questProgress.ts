@@ -26,6 +26,7 @@ import { awardPoints } from './leaderboard';
 import { findQuest, questActions } from './quests';
 import { Scopes } from './resolvers/access';
 import { webhookDispatcher } from './webhookDispatcher';
+import { viewerRead } from './viewerReads';
 import { enqueueWebhook, WebhookEvents } from './webhooks';
 
 /** What quest progress needs from its surroundings: a resolver context, or a service's deps. */
@@ -371,21 +372,12 @@ export function runQuestOutbox(serviceDeps: ServiceDeps, intervalMs = 5_000): { 
 
 // ------------------------------------------------------------------ activity: answers
 
-/** Quests of a site, kept a moment: a burst of answers reads them once, and an edit shows within 2 s. */
-const QUEST_CACHE_MS = 2_000;
-const questCaches = new WeakMap<Db, Map<string, { at: number; quests: Promise<Quest[]> }>>();
-
-export function questsOfSite(db: Db, siteId: string): Promise<Quest[]> {
-  let cache = questCaches.get(db);
-  if (!cache) questCaches.set(db, (cache = new Map()));
-  const now = Date.now();
-  const hit = cache.get(siteId);
-  if (hit && now - hit.at < QUEST_CACHE_MS) return hit.quests;
-  const quests = db.quest.findMany({ where: { siteId } });
-  cache.set(siteId, { at: now, quests });
-  quests.catch(() => cache.delete(siteId));
-  if (cache.size > 10_000) cache.delete(cache.keys().next().value as string);
-  return quests;
+/**
+ * Quests of a site, kept per instance with the viewer reads (shared/viewerReads.ts): a burst of answers
+ * or a watch-time batch reads them once, and any content change on any instance drops them at once.
+ */
+export function questsOfSite(deps: Pick<QuestDeps, 'db' | 'bus'>, siteId: string): Promise<Quest[]> {
+  return viewerRead(deps, siteId, 'quests', () => deps.db.quest.findMany({ where: { siteId } }));
 }
 
 /** What the answer path tells quests: an answer stored, by whom and where. */
@@ -432,7 +424,7 @@ export function recordQuestActivityForAnswers(deps: QuestDeps, answers: readonly
 
 async function evaluateAnswerBatch(deps: QuestDeps, sites: Map<string, Set<string>>): Promise<void> {
   for (const [siteId, accounts] of sites) {
-    const quests = (await questsOfSite(deps.db, siteId)).filter((quest) => actionRules(quest).some((rule) => ANSWER_KINDS.has(rule.kind)));
+    const quests = (await questsOfSite(deps, siteId)).filter((quest) => actionRules(quest).some((rule) => ANSWER_KINDS.has(rule.kind)));
     const views: QuestProgressView[] = [];
     for (const quest of quests) views.push(...(await evaluateQuest(deps, quest, [...accounts])));
     await publishProgress(deps, siteId, views);

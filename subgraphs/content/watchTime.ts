@@ -140,7 +140,7 @@ export async function recordWatchTime(deps: QuestDeps & { provider: DbProvider }
   if (batch.length === 0) return { rows: 0, statements: 0, counters: 0 };
   const rulesBySite = new Map<string, WatchRule[]>();
   for (const siteId of new Set(batch.map((row) => row.siteId))) {
-    const quests = await questsOfSite(deps.db, siteId);
+    const quests = await questsOfSite(deps, siteId);
     rulesBySite.set(
       siteId,
       quests.flatMap((quest) => actionRules(quest).filter((rule) => rule.kind === WATCH_KIND).map((rule) => ({ quest, rule }))),
