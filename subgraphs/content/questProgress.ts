@@ -97,8 +97,8 @@ export function actionRules(quest: Quest): ActionRule[] {
   }));
 }
 
-/** IN lists stay far below both databases' parameter limits. */
-const CHUNK = 500;
+/** IN lists of 1,000 stay far below both databases' parameter limits. */
+const CHUNK = 1000;
 function chunks<T>(list: readonly T[], size = CHUNK): T[][] {
   const out: T[][] = [];
   for (let start = 0; start < list.length; start += size) out.push(list.slice(start, start + size));

@@ -13,6 +13,7 @@
 import { Prisma } from '../../shared/db/client';
 import type { DbProvider } from '../../shared/db/providers';
 import type { Quest } from '../../shared/db/generated/sqlite';
+import { recordWatchTimeBatch } from '../../shared/metrics';
 import { actionRules, evaluateQuest, publishProgress, questsOfSite, WATCH_KIND, type ActionRule, type QuestDeps, type QuestProgressView } from './questProgress';
 
 /** Seconds one account watched one channel during one minute. */
@@ -54,7 +55,7 @@ function windowMask(minute: number, from: number | null, to: number | null): big
  * (FOR UPDATE, so a concurrent instance's write is seen whole) and updated from the locked value.
  * SQLite: one writer at a time, so the old masks are read and the rows upserted.
  */
-async function orMasks(tx: Prisma.TransactionClient, provider: DbProvider, rows: WatchedMinute[]): Promise<Map<string, bigint>> {
+async function orMasks(tx: Prisma.TransactionClient, provider: DbProvider, rows: WatchedMinute[]): Promise<{ fresh: Map<string, bigint>; statements: number }> {
   const fresh = new Map<string, bigint>();
   if (provider === 'postgresql') {
     const values = Prisma.join(rows.map((row) => Prisma.sql`(${row.siteId}::text, ${row.accountId}::text, ${row.channelId}::text, ${row.minute}::int, ${row.mask}::bigint)`));
@@ -81,7 +82,7 @@ async function orMasks(tx: Prisma.TransactionClient, provider: DbProvider, rows:
       );
       for (const row of updated) fresh.set(key(row), BigInt(row.mask) & ~BigInt(row.old));
     }
-    return fresh;
+    return { fresh, statements: rest.length > 0 ? 2 : 1 };
   }
   const keys = Prisma.join(rows.map((row) => Prisma.sql`(${row.siteId}, ${row.accountId}, ${row.channelId}, ${row.minute})`));
   const existing = await tx.$queryRaw<{ siteId: string; accountId: string; channelId: string; minute: number; mask: bigint | number }[]>(
@@ -97,7 +98,7 @@ async function orMasks(tx: Prisma.TransactionClient, provider: DbProvider, rows:
     const added = row.mask & ~(old.get(key(row)) ?? 0n);
     if (added !== 0n) fresh.set(key(row), added);
   }
-  return fresh;
+  return { fresh, statements: 2 };
 }
 
 interface WatchRule {
@@ -146,8 +147,11 @@ export async function recordWatchTime(deps: QuestDeps & { provider: DbProvider }
       quests.flatMap((quest) => actionRules(quest).filter((rule) => rule.kind === WATCH_KIND).map((rule) => ({ quest, rule }))),
     );
   }
-  // Rows sorted by key: every instance locks in the same order.
-  const rows = [...batch].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  // Rows sorted by key (each key made once): every instance locks in the same order.
+  const rows = batch
+    .map((row) => ({ id: key(row), row }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((entry) => entry.row);
   let statements = 0;
   const now = new Date();
   const counters = await deps.db.$transaction(
@@ -155,8 +159,8 @@ export async function recordWatchTime(deps: QuestDeps & { provider: DbProvider }
       const all: ReturnType<typeof countForRules> = [];
       for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
         const part = rows.slice(start, start + ROWS_PER_STATEMENT);
-        const fresh = await orMasks(tx, deps.provider, part);
-        statements += 2;
+        const { fresh, statements: sent } = await orMasks(tx, deps.provider, part);
+        statements += sent;
         all.push(...countForRules(part, fresh, rulesBySite));
       }
       const merged = new Map<string, (typeof all)[number]>();
@@ -181,6 +185,7 @@ export async function recordWatchTime(deps: QuestDeps & { provider: DbProvider }
     },
     { timeout: 30_000 },
   );
+  recordWatchTimeBatch(rows.length, statements);
   // Progress of the accounts whose counters grew, per quest, then pushed to their subscriptions.
   const byQuest = new Map<string, { quest: Quest; accounts: Set<string> }>();
   for (const count of counters) {
