@@ -147,7 +147,8 @@ interface FeedSubscriber {
   connection: Connection;
   framePrefix: Buffer;
   field: string;
-  siteId: string;
+  /** Where it is filed: its site, or site and audience (see LiveFeed.audienceOf). */
+  key: string;
   document: DocumentNode;
   variables: Record<string, unknown>;
   args: Record<string, unknown>;
@@ -533,12 +534,12 @@ export class LiveServer {
     }
     // Subscribers of a feed with audiences are filed under their audience too, so a message for one
     // account is one lookup, however many viewers the site has.
-    const siteId = feed.audienceOf ? `${identity.siteId}\u0000${feed.audienceOf(identity)}` : (identity.siteId as string);
-    const subscriber: FeedSubscriber = { connection, framePrefix: framePrefixOf(id), field, siteId, document, variables, args };
+    const key = feed.audienceOf ? `${identity.siteId}\u0000${feed.audienceOf(identity)}` : (identity.siteId as string);
+    const subscriber: FeedSubscriber = { connection, framePrefix: framePrefixOf(id), field, key, document, variables, args };
     let sites = this.feedSubscribers.get(field);
     if (!sites) this.feedSubscribers.set(field, (sites = new Map()));
-    let set = sites.get(siteId);
-    if (!set) sites.set(siteId, (set = new Set()));
+    let set = sites.get(key);
+    if (!set) sites.set(key, (set = new Set()));
     set.add(subscriber);
     connection.feeds.set(id, subscriber);
     this.feedCount += 1;
@@ -580,10 +581,10 @@ export class LiveServer {
 
   private removeFeedSubscriber(subscriber: FeedSubscriber): void {
     const sites = this.feedSubscribers.get(subscriber.field);
-    const set = sites?.get(subscriber.siteId);
+    const set = sites?.get(subscriber.key);
     if (!set?.delete(subscriber)) return;
     this.feedCount -= 1;
-    if (set.size === 0) sites?.delete(subscriber.siteId);
+    if (set.size === 0) sites?.delete(subscriber.key);
   }
 
   private onFeedMessage(field: string, feed: LiveFeed, message: FeedMessage): void {

@@ -222,12 +222,24 @@ async function completeQuest(deps: QuestDeps, quest: Quest, accountIds: string[]
   });
   if (inserted.length === 0) return [];
   const completions = await deps.db.questCompletion.findMany({ where: { questId: quest.id, claimId: { in: inserted.map((row) => row.claimId) } } });
-  for (const completion of completions) {
-    await recordClaim(deps, completion).catch((error: Error) =>
-      deps.logger.warn({ err: error.message, questId: completion.questId }, 'quest claim not recorded yet; the outbox retries it'),
-    );
-  }
+  // The claims follow without holding up the caller (a watch-time batch may complete thousands at once):
+  // their IDs are fixed already, and what does not get through is the outbox's.
+  void recordClaims(deps, completions);
   return completions;
+}
+
+/** Claims recorded a few at a time; a failure is left to the outbox. */
+async function recordClaims(deps: QuestDeps, completions: QuestCompletion[], concurrency = 8): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < completions.length) {
+      const completion = completions[next++];
+      await recordClaim(deps, completion).catch((error: Error) =>
+        deps.logger.warn({ err: error.message, questId: completion.questId }, 'quest claim not recorded yet; the outbox retries it'),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, completions.length) }, worker));
 }
 
 const RECORD_CLAIM = /* GraphQL */ `
@@ -422,9 +434,15 @@ export function recordQuestActivityForAnswers(deps: QuestDeps, answers: readonly
   return batch.done;
 }
 
+/** Slack for answers stored a moment before they are looked at. */
+const ANSWER_WINDOW_SLACK_MS = 60_000;
+
 async function evaluateAnswerBatch(deps: QuestDeps, sites: Map<string, Set<string>>): Promise<void> {
+  const now = Date.now();
+  // Only quests with an answer step whose window is open now: answers just stored change no other.
+  const counts = (rule: ActionRule) => ANSWER_KINDS.has(rule.kind) && (rule.from === null || rule.from <= now) && (rule.to === null || rule.to >= now - ANSWER_WINDOW_SLACK_MS);
   for (const [siteId, accounts] of sites) {
-    const quests = (await questsOfSite(deps, siteId)).filter((quest) => actionRules(quest).some((rule) => ANSWER_KINDS.has(rule.kind)));
+    const quests = (await questsOfSite(deps, siteId)).filter((quest) => actionRules(quest).some(counts));
     const views: QuestProgressView[] = [];
     for (const quest of quests) views.push(...(await evaluateQuest(deps, quest, [...accounts])));
     await publishProgress(deps, siteId, views);
