@@ -9,7 +9,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from 'graphql-ws';
 import { createMemoryBus } from '../shared/bus/memory';
-import type { Stack } from '../stack';
+import { listenSubgraph } from '../shared/subgraph';
+import { SUBGRAPH_FACTORIES, type Stack } from '../stack';
 import { verifyWebhookSignature } from '../subgraphs/content/webhooks';
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
@@ -206,6 +207,37 @@ describe('progress from answers', () => {
   });
 });
 
+describe('the questProgress subscription', () => {
+  it('pushes an account its own progress on every quest of the site, and nobody else’s', async () => {
+    const pollId = await createPoll(site);
+    const questId = await createQuest(site, { actions: [{ arrayId: 'p', kind: 'answer:polls:specific', validationValue: pollId }] });
+    const subscribe = (token?: string) => {
+      const events: any[] = [];
+      const errors: unknown[] = [];
+      const client = connectClient(stack, token ? { 'x-service-client-id': site.siteId, Authorization: `Bearer ${token}` } : { 'x-service-client-id': site.siteId });
+      clients.push(client);
+      client.subscribe<{ questProgress: any }>(
+        { query: /* GraphQL */ `subscription { questProgress { questId accountId completed claimId actions { arrayId value done } } }` },
+        { next: (result) => (result.errors ? errors.push(result.errors) : events.push(result.data?.questProgress)), error: (error) => errors.push(error), complete: () => undefined },
+      );
+      return { events, errors };
+    };
+    const ana = await site.signIn([]);
+    const bob = await site.signIn([]);
+    const anas = subscribe(ana.token);
+    const bobs = subscribe(bob.token);
+    const nobody = subscribe();
+    await sleep(300);
+    expect((await answer(site, ana.token, pollId)).status).toBe(200);
+    const event = (await until(async () => anas.events, (events) => events.some((one) => one.questId === questId && one.completed))).find((one) => one.questId === questId && one.completed);
+    expect(event).toMatchObject({ accountId: ana.accountId, completed: true, claimId: expect.any(String), actions: [{ arrayId: 'p', value: 1, done: true }] });
+    await sleep(300);
+    expect(bobs.events).toEqual([]);
+    expect(nobody.events).toEqual([]);
+    expect(JSON.stringify(nobody.errors)).toContain('UNAUTHENTICATED');
+  });
+});
+
 describe('progress from watch time', () => {
   it('counts seconds a signed-in viewer holds the channel once however many sockets; not other channels, not a closed window', async () => {
     const questId = await createQuest(site, { channelIds: ['arena'], actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 3 }] });
@@ -302,6 +334,38 @@ describe('raffle', () => {
     for (let i = 0; i < 3000; i += 1) for (const pick of drawUniformly([0, 1, 2], 1)) counts.set(pick, (counts.get(pick) ?? 0) + 1);
     for (const value of [0, 1, 2]) expect(counts.get(value)).toBeGreaterThan(800);
     expect(drawUniformly([1, 2], 5).sort()).toEqual([1, 2]);
+  });
+});
+
+describe('a completion interrupted between its steps', () => {
+  it('keeps the completion and point, and the outbox records the claim and sends the webhook once community is back', async () => {
+    const own = await startTestStack({ env });
+    const owner = await createTestSite(own, 'Outbox site');
+    const receiver = await startReceiver();
+    expect((await rest(own, 'POST', '/webhook/v1/', { headers: owner.admin, body: { url: receiver.url, events: ['quest.completed'] } })).status).toBe(201);
+    const pollId = await createPoll(owner, own);
+    const questId = await createQuest(owner, { actions: [{ kind: 'answer:polls:specific', validationValue: pollId }] }, own);
+    const { accountId, token } = await owner.signIn([]);
+
+    // The community subgraph (which owns claims) stops: the completion cannot record its claim.
+    const port = own.subgraphs.community.port;
+    await own.subgraphs.community.close();
+    expect((await answer(owner, token, pollId, undefined, own)).status).toBe(200);
+    await until(() => progress(owner, token, questId, own), (reply) => reply.body.completed === true);
+    const db = own.database.prisma;
+    expect(await db.pointAward.count({ where: { accountId, reason: 'quest', sourceId: questId } })).toBe(1);
+    await sleep(500);
+    expect(await db.claimStatus.count({ where: { questId } })).toBe(0);
+    expect(receiver.received).toHaveLength(0);
+
+    own.subgraphs.community = await listenSubgraph('community', SUBGRAPH_FACTORIES.community(own.deps.logger, own.deps), own.deps, port);
+    const completion = await db.questCompletion.findUniqueOrThrow({ where: { questId_accountId: { questId, accountId } } });
+    await until(() => db.claimStatus.findMany({ where: { questId } }), (claims) => claims.length === 1, 20_000);
+    expect((await db.claimStatus.findFirstOrThrow({ where: { questId } })).id).toBe(completion.claimId);
+    await until(async () => receiver.received.length, (count) => count === 1, 10_000);
+    await sleep(500);
+    expect(receiver.received).toHaveLength(1);
+    expect(JSON.parse(receiver.received[0].body).eventData).toMatchObject({ questId, accountId, claimId: completion.claimId });
   });
 });
 
