@@ -10,6 +10,7 @@ import { createClient, type Client } from 'graphql-ws';
 import {
   isSetTokenMessage,
   isShowOverlayMessage,
+  overlayOf,
   OVERLAY_DOM_EVENT,
   SDK_MESSAGE_SOURCE,
   type BroadcastOverlay,
@@ -147,8 +148,8 @@ function subscribe(): void {
 
 window.addEventListener('message', (message: MessageEvent) => {
   // Any origin: the player helper runs on the site's own page (seed 001); the shape is what is checked.
-  if (isShowOverlayMessage(message.data)) {
-    const overlay = message.data.data;
+  const overlay = isShowOverlayMessage(message.data) ? overlayOf(message.data.data) : null;
+  if (overlay) {
     show(overlay, `timecode:${overlay.id}`, 'timecode', overlay.duration);
   } else if (isSetTokenMessage(message.data) && message.data.data !== token) {
     token = message.data.data;

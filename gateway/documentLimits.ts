@@ -9,7 +9,21 @@
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
-import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  BREAK,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  visit,
+  type ASTNode,
+  type ASTVisitor,
+  type DirectiveNode,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import type { Identity } from '../shared/auth/identity';
 import type { GraphQLLimits } from '../shared/config';
 
@@ -17,6 +31,15 @@ import type { GraphQLLimits } from '../shared/config';
 const ACCEPTED_CACHE_LIMIT = 1000;
 /** Longer documents are checked every time, so the cache cannot be made to hold much memory. */
 const CACHED_DOCUMENT_MAX_LENGTH = 16 * 1024;
+
+/**
+ * The most errors a refused document is answered with (graphql-js adds one "Too many validation
+ * errors" after them and stops validating): a document of a thousand mistakes costs as little to
+ * refuse, and to answer, as one of three.
+ */
+export const MAX_VALIDATION_ERRORS = 2;
+/** For graphql-js `validate` and Apollo Server's `validationOptions`. */
+export const VALIDATION_OPTIONS = { maxErrors: MAX_VALIDATION_ERRORS } as const;
 
 /** A document that broke a limit, as the error a GraphQL client expects (HTTP 400 at the edge). */
 function limitError(message: string, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED'): GraphQLError {
@@ -37,8 +60,10 @@ export class DocumentLimits {
     this.rules = limits
       ? [
           maxDepthRule({ n: limits.maxDepth, ...armor }),
-          maxAliasesRule({ n: limits.maxAliases, ...armor }),
+          // Armor leaves `__typename` out of the count by default: 101 `__typename` aliases would pass.
+          maxAliasesRule({ n: limits.maxAliases, allowList: [], ...armor }),
           maxDirectivesRule({ n: limits.maxDirectives, ...armor }),
+          knownDirectivesOnce,
         ]
       : [];
   }
@@ -55,8 +80,13 @@ export class DocumentLimits {
       return { errors: [error instanceof GraphQLError ? limitError(error.message, 'GRAPHQL_PARSE_FAILED') : limitError('invalid document', 'GRAPHQL_PARSE_FAILED')] };
     }
     if (this.rules.length === 0) return { document };
-    const errors = validate(this.schema(), document, this.rules);
+    const errors = validate(this.schema(), document, this.rules, VALIDATION_OPTIONS);
     return errors.length > 0 ? { errors } : { document };
+  }
+
+  /** graphql-js's full validation of a document within the limits, its errors capped like Apollo Server's. */
+  validate(document: DocumentNode): readonly GraphQLError[] {
+    return validate(this.schema(), document, specifiedRules, VALIDATION_OPTIONS);
   }
 
   /**
@@ -75,7 +105,10 @@ export class DocumentLimits {
   }
 }
 
-/** Whether a caller may see the schema's names in errors: a developer key or a signed-in account (D or J). */
+/**
+ * Whether a caller may learn the schema: introspection and names suggested in errors. A developer key or
+ * a signed-in account (D or J) may (admin front ends generate their clients); the site ID alone may not.
+ */
 export function seesSchemaHints(identity: Identity | null | undefined): boolean {
   return Boolean(identity && (identity.developerKey || identity.account));
 }
@@ -86,4 +119,53 @@ export function seesSchemaHints(identity: Identity | null | undefined): boolean 
  */
 export function withoutSuggestions(message: string): string {
   return message.replace(/ ?Did you mean .+?\?$/, '');
+}
+
+/**
+ * Unknown directives and a directive repeated where it may appear once, refused with one error for the
+ * whole document: graphql-js reports each occurrence, so `__typename @aa@aa…@aa` made one error per
+ * directive (the "directive overloading" an auditor looks for).
+ */
+function knownDirectivesOnce(context: ValidationContext): ASTVisitor {
+  const schema = context.getSchema();
+  const problemOf = (directives: readonly DirectiveNode[]): string | null => {
+    const seen = new Set<string>();
+    for (const directive of directives) {
+      const name = directive.name.value;
+      const known = schema.getDirective(name);
+      if (!known) return `Unknown directive "@${name}".`;
+      if (seen.has(name) && !known.isRepeatable) return `The directive "@${name}" can only be used once at this location.`;
+      seen.add(name);
+    }
+    return null;
+  };
+  return {
+    enter(node: ASTNode) {
+      const directives = 'directives' in node ? node.directives : undefined;
+      const problem = directives?.length ? problemOf(directives) : null;
+      if (!problem) return undefined;
+      context.reportError(limitError(problem, 'GRAPHQL_VALIDATION_FAILED'));
+      return BREAK;
+    },
+  };
+}
+
+/** Whether a document asks for the schema (`__schema` or `__type`; `__typename` is not introspection). */
+export function usesIntrospection(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.name.value !== '__schema' && node.name.value !== '__type') return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
+}
+
+/** The answer to introspection from a caller without D or J. */
+export function introspectionRefused(): GraphQLError {
+  return new GraphQLError('introspection needs a developer key or a signed-in account', {
+    extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+  });
 }

@@ -3,19 +3,16 @@
  * @apollo/gateway cannot execute subscriptions, so this server executes `overlayBroadcasts` itself
  * against the supergraph's API schema, fed by the event bus.
  *
- * Fan-out is built for many thousands of viewers per channel: viewers that sent the same operation
- * with the same variables share a group; an event is executed once per group, its payload serialized
- * once, and each viewer only gets its own frame prefix. Per-viewer state is a few small fields.
- * Queries and mutations sent over the socket are executed through the gateway like HTTP ones.
- * Other subscription fields (for admins, with few subscribers each) are feeds: a bus topic per field,
- * each event executed for each subscriber whose arguments it matches.
+ * This file is the socket protocol: connection_init and authentication, ping and keep-alive, message
+ * dispatch, and subscribe (validated like /graphql over HTTP). Queries and mutations sent over the socket
+ * are executed through the gateway like HTTP ones. Where events go from there: liveGroups.ts (the
+ * fan-out groups that execute and serialize an event once for many viewers, and feeds), liveRooms.ts
+ * (per site, the live broadcasts late joiners get) and livePresence.ts (viewer counts for insights).
  */
 import {
-  execute,
   getArgumentValues,
   getOperationAST,
   getVariableValues,
-  validate,
   GraphQLError,
   type DocumentNode,
   type ExecutionResult,
@@ -35,17 +32,21 @@ import {
 import type { IncomingMessage, Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
-import { Topics, type BusDelivery, type EventBus } from '../shared/bus';
-import { recordFanout, recordViewerDropped } from '../shared/metrics';
-import { withLinkedSpan } from '../shared/tracing';
+import { Topics, type EventBus } from '../shared/bus';
+import { recordViewerDropped } from '../shared/metrics';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import type { Identity } from '../shared/auth/identity';
 import { ErrorCode } from '../shared/errors';
 import { jsonValueProblem } from '../shared/jsonInput';
 import type { Logger } from '../shared/logger';
 import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from './documentLimits';
-import type { LiveStream } from './liveStream';
-import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
+import type { OverlayBroadcastEvent, OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
+import { Feeds, SITE_WIDE, fanOut, framePrefixOf, joinGroup, leaveGroup, payloadFor, type Connection, type FeedMessage, type FeedSubscriber, type Subscriber } from './liveGroups';
+import { Rooms } from './liveRooms';
+import { ViewerPresence } from './livePresence';
+import { Streams, type LiveStream } from './liveStreams';
+
+export type { PresenceEntry, PresenceReport } from './livePresence';
 
 /** A subscription field fed by one bus topic of `{ siteId, event }` messages. */
 export interface LiveFeed {
@@ -59,14 +60,6 @@ export interface LiveFeed {
    * message entry with an `audience` reaches only that audience's subscribers, found in one lookup.
    */
   audienceOf?(identity: Identity): string;
-}
-
-/** A feed's bus message: one event for the site (or an audience), or a batch of them. */
-interface FeedMessage {
-  siteId: string;
-  event?: unknown;
-  audience?: string;
-  events?: { audience?: string; event: unknown }[];
 }
 
 /** Told when a signed-in account's overlayBroadcasts subscription to a channel starts and stops (quests' watch time, gateway/watchTime.ts). */
@@ -100,7 +93,7 @@ export interface LiveServerOptions {
   logger: Logger;
   /** Subscription fields besides overlayBroadcasts, by field name. */
   feeds?: Record<string, LiveFeed>;
-  /** Subscription fields a module of their own serves (gateway/liveStream.ts), by field name. */
+  /** Subscription fields a module of their own serves (gateway/liveStreams.ts), by field name. */
   streams?: Record<string, LiveStream>;
   /** Milliseconds a socket may take to send connection_init (default 3000). */
   connectionInitWaitTimeoutMs?: number;
@@ -112,82 +105,6 @@ export interface LiveServerOptions {
   watchTime?: WatchTimeHooks;
 }
 
-/** Live viewers of one channel (`channelId` '' = site-wide viewers) on one instance. */
-export interface PresenceEntry {
-  siteId: string;
-  channelId: string;
-  /** Viewers subscribed now. */
-  concurrents: number;
-  /** Subscriptions started since this instance started. */
-  views: number;
-}
-
-/** What each instance reports on the bus every few seconds. */
-export interface PresenceReport {
-  instanceId: string;
-  at: number;
-  entries: PresenceEntry[];
-}
-
-interface Connection {
-  socket: WebSocket;
-  identity: Identity | null;
-  state: 'new' | 'initialising' | 'ready';
-  tags: Set<string> | null;
-  /** By operation id; null while the subscription waits for its site's live broadcasts. */
-  subscribers: Map<string, Subscriber | null>;
-  /** Feed subscriptions by operation id. */
-  feeds: Map<string, FeedSubscriber>;
-  /** Stream subscriptions by operation id: what stops each. */
-  streams: Map<string, () => void>;
-  alive: boolean;
-}
-
-interface FeedSubscriber {
-  connection: Connection;
-  framePrefix: Buffer;
-  field: string;
-  /** Where it is filed: its site, or site and audience (see LiveFeed.audienceOf). */
-  key: string;
-  document: DocumentNode;
-  variables: Record<string, unknown>;
-  args: Record<string, unknown>;
-}
-
-interface Subscriber {
-  connection: Connection;
-  /** `{"id":"…","type":"next","payload":` — the only per-viewer part of a frame, encoded once. */
-  framePrefix: Buffer;
-  group: Group;
-}
-
-interface Group {
-  key: string;
-  room: Room;
-  channelKey: string;
-  document: DocumentNode;
-  variables: Record<string, unknown>;
-  subscribers: Set<Subscriber>;
-}
-
-/** The viewers of one site, by channel (`''` = site-wide viewers), and the site's live broadcasts. */
-interface Room {
-  siteId: string;
-  channels: Map<string, Map<string, Group>>;
-  active: Map<string, OverlayBroadcastEvent>;
-  clearedDuringLoad: Set<string>;
-  expiries: Map<string, NodeJS.Timeout>;
-  loaded: Promise<void>;
-  /** Subscribers registered, and subscriptions still waiting for `loaded`. */
-  size: number;
-  pending: number;
-}
-
-const SITE_WIDE = '';
-
-/** `{"id":"…","type":"next","payload":` — the only per-subscriber part of a frame, encoded once. */
-const framePrefixOf = (id: string) => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
-const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const DOCUMENT_CACHE_LIMIT = 1000;
 const CACHED_DOCUMENT_MAX_LENGTH = 16 * 1024;
 
@@ -195,30 +112,36 @@ type Prepared = { document: DocumentNode; operation: OperationDefinitionNode } |
 
 export class LiveServer {
   private readonly wss: WebSocketServer;
-  private readonly rooms = new Map<string, Room>();
   private readonly documents = new Map<string, Prepared>();
   private readonly connections = new Set<Connection>();
-  /** Viewer counts by site and channel, kept across rooms so views accumulate for the instance's life. */
-  private readonly presence = new Map<string, PresenceEntry & { reported: string }>();
   private readonly presenceTimer: NodeJS.Timeout;
   readonly instanceId = randomUUID();
+  private readonly presence: ViewerPresence;
+  private readonly rooms: Rooms;
+  private readonly feeds = new Feeds(() => this.schema());
+  private readonly streams = new Streams(() => this.schema());
   private readonly unsubscribeBus: (() => void)[];
-  /** Feed subscribers by field, then by site. */
-  private readonly feedSubscribers = new Map<string, Map<string, Set<FeedSubscriber>>>();
-  private feedCount = 0;
   private readonly keepAlive: NodeJS.Timeout;
   private cachedSchema: GraphQLSchema | null = null;
 
   constructor(private readonly options: LiveServerOptions) {
+    const schema = () => this.schema();
+    this.presence = new ViewerPresence(this.instanceId, options.bus, options.logger);
+    this.rooms = new Rooms({
+      loadActiveBroadcasts: (siteId) => options.loadActiveBroadcasts(siteId),
+      logger: options.logger,
+      fanOut: (room, event) => fanOut(schema, room, event),
+      payloadFor: (group, event) => payloadFor(schema, group, event),
+    });
     this.wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024, handleProtocols, clientTracking: false });
     this.unsubscribeBus = [
-      options.bus.subscribe(Topics.overlayBroadcasts, (message, delivery) => this.onBusMessage(message as OverlayBroadcastMessage, delivery)),
+      options.bus.subscribe(Topics.overlayBroadcasts, (message, delivery) => this.rooms.onBusMessage(message as OverlayBroadcastMessage, delivery)),
       ...Object.entries(options.feeds ?? {}).map(([field, feed]) =>
-        options.bus.subscribe(feed.topic, (message) => this.onFeedMessage(field, feed, message as FeedMessage)),
+        options.bus.subscribe(feed.topic, (message) => this.feeds.onMessage(field, feed, message as FeedMessage)),
       ),
     ];
     this.keepAlive = setInterval(() => this.sweep(), options.keepAliveMs ?? 30_000);
-    this.presenceTimer = setInterval(() => this.reportPresence(), options.presenceIntervalMs ?? 5000);
+    this.presenceTimer = setInterval(() => this.presence.report(), options.presenceIntervalMs ?? 5000);
     this.presenceTimer.unref();
     this.keepAlive.unref();
   }
@@ -237,9 +160,7 @@ export class LiveServer {
 
   /** Number of open viewer connections and subscriptions (for insights and tests). */
   stats(): { connections: number; subscriptions: number } {
-    let subscriptions = 0;
-    for (const room of this.rooms.values()) subscriptions += room.size;
-    return { connections: this.connections.size, subscriptions: subscriptions + this.feedCount };
+    return { connections: this.connections.size, subscriptions: this.rooms.subscriptions() + this.feeds.count + this.streams.count };
   }
 
   /** Closes every socket with 1001 (going away) so clients reconnect elsewhere. */
@@ -249,8 +170,7 @@ export class LiveServer {
     clearInterval(this.keepAlive);
     clearInterval(this.presenceTimer);
     for (const connection of this.connections) connection.socket.close(1001, 'Server shutting down');
-    for (const room of this.rooms.values()) for (const timer of room.expiries.values()) clearTimeout(timer);
-    this.rooms.clear();
+    this.rooms.close();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 
@@ -289,10 +209,9 @@ export class LiveServer {
       this.connections.delete(connection);
       for (const subscriber of connection.subscribers.values()) if (subscriber) this.removeSubscriber(subscriber);
       connection.subscribers.clear();
-      for (const subscriber of connection.feeds.values()) this.removeFeedSubscriber(subscriber);
+      for (const subscriber of connection.feeds.values()) this.feeds.remove(subscriber);
       connection.feeds.clear();
-      for (const stop of connection.streams.values()) stop();
-      connection.streams.clear();
+      this.streams.stopAll(connection);
     });
     socket.on('error', () => socket.terminate());
   }
@@ -350,9 +269,8 @@ export class LiveServer {
         if (subscriber) this.removeSubscriber(subscriber);
         const feedSubscriber = connection.feeds.get(message.id);
         connection.feeds.delete(message.id);
-        if (feedSubscriber) this.removeFeedSubscriber(feedSubscriber);
-        connection.streams.get(message.id)?.();
-        connection.streams.delete(message.id);
+        if (feedSubscriber) this.feeds.remove(feedSubscriber);
+        this.streams.stop(connection, message.id);
         return;
       }
       default:
@@ -391,13 +309,14 @@ export class LiveServer {
     const key = `${operationName ?? ''}\u0000${query}`;
     let prepared = this.documents.get(key);
     if (prepared) return prepared;
-    const schema = this.schema();
+    // A new schema empties the document cache.
+    this.schema();
     try {
       const limited = this.options.limits.parse(query);
       if ('errors' in limited) prepared = limited;
       else {
         const { document } = limited;
-        const errors = validate(schema, document);
+        const errors = this.options.limits.validate(document);
         const operation = getOperationAST(document, operationName);
         if (errors.length > 0) prepared = { errors };
         else if (!operation) prepared = { errors: [new GraphQLError('Could not determine the operation to execute')] };
@@ -473,7 +392,8 @@ export class LiveServer {
     const args = getArgumentValues(fieldDef, field, coerced.coerced);
     if (stream) {
       const documentKey = `${payload.operationName ?? ''}\u0000${payload.query}\u0000${JSON.stringify(coerced.coerced)}`;
-      this.subscribeStream(connection, id, stream, prepared.document, coerced.coerced, args, documentKey);
+      const request = { document: prepared.document, variables: coerced.coerced, args, documentKey };
+      this.streams.start(connection, id, stream, request, (errors) => this.sendErrors(connection, id, errors));
       return;
     }
     if (feed) {
@@ -484,7 +404,7 @@ export class LiveServer {
 
     // Wait for the site's live broadcasts before registering: events that arrive meanwhile update
     // room.active, so the snapshot below holds them and nothing is missed or sent twice.
-    const room = this.roomOf(identity.siteId as string);
+    const room = this.rooms.of(identity.siteId as string);
     connection.subscribers.set(id, null);
     room.pending += 1;
     try {
@@ -493,27 +413,16 @@ export class LiveServer {
       room.pending -= 1;
     }
     if (connection.socket.readyState !== WebSocket.OPEN || connection.subscribers.get(id) !== null) {
-      this.dropRoomIfEmpty(room);
+      this.rooms.dropIfEmpty(room);
       return;
     }
     const groupKey = `${channelKey}\u0000${payload.operationName ?? ''}\u0000${payload.query}\u0000${JSON.stringify(coerced.coerced)}`;
-    let channel = room.channels.get(channelKey);
-    if (!channel) room.channels.set(channelKey, (channel = new Map()));
-    let group = channel.get(groupKey);
-    if (!group) {
-      group = { key: groupKey, room, channelKey, document: prepared.document, variables: coerced.coerced, subscribers: new Set() };
-      channel.set(groupKey, group);
-    }
-    const subscriber: Subscriber = { connection, framePrefix: framePrefixOf(id), group };
-    group.subscribers.add(subscriber);
+    const subscriber = joinGroup(room, channelKey, groupKey, prepared.document, coerced.coerced, connection, framePrefixOf(id));
     connection.subscribers.set(id, subscriber);
     room.size += 1;
-    this.countViewer(room.siteId, channelKey, 1);
+    this.presence.count(room.siteId, channelKey, 1);
     if (identity.account && channelKey !== SITE_WIDE) this.options.watchTime?.watch(room.siteId, identity.account.id, channelKey);
-    // A late joiner gets what is live now, with the time left.
-    for (const event of room.active.values()) {
-      if (this.reaches(event, channelKey, connection)) this.sendFrame(subscriber, this.payloadFor(group, withRemaining(event)));
-    }
+    this.rooms.catchUp(room, subscriber);
   }
 
   private subscribeFeed(
@@ -532,232 +441,19 @@ export class LiveServer {
       this.sendErrors(connection, id, [error instanceof GraphQLError ? error : new GraphQLError('Forbidden')]);
       return;
     }
-    // Subscribers of a feed with audiences are filed under their audience too, so a message for one
-    // account is one lookup, however many viewers the site has.
-    const key = feed.audienceOf ? `${identity.siteId}\u0000${feed.audienceOf(identity)}` : (identity.siteId as string);
-    const subscriber: FeedSubscriber = { connection, framePrefix: framePrefixOf(id), field, key, document, variables, args };
-    let sites = this.feedSubscribers.get(field);
-    if (!sites) this.feedSubscribers.set(field, (sites = new Map()));
-    let set = sites.get(key);
-    if (!set) sites.set(key, (set = new Set()));
-    set.add(subscriber);
+    const subscriber: FeedSubscriber = { connection, framePrefix: framePrefixOf(id), field, key: Feeds.keyOf(feed, identity), document, variables, args };
+    this.feeds.add(subscriber);
     connection.feeds.set(id, subscriber);
-    this.feedCount += 1;
-  }
-
-  private subscribeStream(
-    connection: Connection,
-    id: string,
-    stream: LiveStream,
-    document: DocumentNode,
-    variables: Record<string, unknown>,
-    args: Record<string, unknown>,
-    documentKey: string,
-  ): void {
-    const target = { connection, framePrefix: framePrefixOf(id) };
-    let ended = false;
-    const stop = stream.subscribe({
-      identity: connection.identity as Identity,
-      args,
-      documentKey,
-      render: (rootValue) => this.execute(document, variables, rootValue),
-      send: (payload) => {
-        if (!ended) this.sendFrame(target, payload);
-      },
-      fail: (errors) => {
-        if (ended) return;
-        ended = true;
-        connection.streams.delete(id);
-        this.sendErrors(connection, id, errors);
-      },
-    });
-    if (!ended) {
-      connection.streams.set(id, () => {
-        ended = true;
-        stop();
-      });
-    }
-  }
-
-  private removeFeedSubscriber(subscriber: FeedSubscriber): void {
-    const sites = this.feedSubscribers.get(subscriber.field);
-    const set = sites?.get(subscriber.key);
-    if (!set?.delete(subscriber)) return;
-    this.feedCount -= 1;
-    if (set.size === 0) sites?.delete(subscriber.key);
-  }
-
-  private onFeedMessage(field: string, feed: LiveFeed, message: FeedMessage): void {
-    const sites = this.feedSubscribers.get(field);
-    if (!sites || typeof message?.siteId !== 'string') return;
-    const entries = Array.isArray(message.events) ? message.events : [{ audience: message.audience, event: message.event }];
-    for (const { audience, event } of entries) {
-      const set = sites.get(audience === undefined ? message.siteId : `${message.siteId}\u0000${audience}`);
-      if (!set || event === undefined) continue;
-      for (const subscriber of set) {
-        if (!feed.matches(event, subscriber.args)) continue;
-        this.sendFrame(subscriber, this.execute(subscriber.document, subscriber.variables, { [field]: event }));
-      }
-    }
-  }
-
-  private dropRoomIfEmpty(room: Room): void {
-    if (room.size > 0 || room.pending > 0 || this.rooms.get(room.siteId) !== room) return;
-    for (const timer of room.expiries.values()) clearTimeout(timer);
-    this.rooms.delete(room.siteId);
   }
 
   private removeSubscriber(subscriber: Subscriber): void {
+    if (!leaveGroup(subscriber)) return;
     const { group } = subscriber;
-    if (!group.subscribers.delete(subscriber)) return;
     const { room } = group;
     room.size -= 1;
-    this.countViewer(room.siteId, group.channelKey, -1);
+    this.presence.count(room.siteId, group.channelKey, -1);
     const account = subscriber.connection.identity?.account;
     if (account && group.channelKey !== SITE_WIDE) this.options.watchTime?.unwatch(room.siteId, account.id, group.channelKey);
-    if (group.subscribers.size === 0) {
-      const channel = room.channels.get(group.channelKey);
-      channel?.delete(group.key);
-      if (channel?.size === 0) room.channels.delete(group.channelKey);
-    }
-    this.dropRoomIfEmpty(room);
-  }
-
-  // ------------------------------------------------------------------ presence (insights)
-
-  private countViewer(siteId: string, channelId: string, change: 1 | -1): void {
-    const key = `${siteId}\u0000${channelId}`;
-    let entry = this.presence.get(key);
-    if (!entry) this.presence.set(key, (entry = { siteId, channelId, concurrents: 0, views: 0, reported: '' }));
-    entry.concurrents += change;
-    if (change > 0) entry.views += 1;
-  }
-
-  /** Publishes the counts that changed, and every live count again so its freshness shows. */
-  private reportPresence(): void {
-    const entries: PresenceEntry[] = [];
-    for (const entry of this.presence.values()) {
-      const state = `${entry.concurrents}/${entry.views}`;
-      if (entry.concurrents === 0 && state === entry.reported) continue;
-      entry.reported = state;
-      entries.push({ siteId: entry.siteId, channelId: entry.channelId, concurrents: entry.concurrents, views: entry.views });
-    }
-    if (entries.length === 0) return;
-    const report: PresenceReport = { instanceId: this.instanceId, at: Date.now(), entries };
-    this.options.bus.publish(Topics.viewerPresence, report).catch((error: Error) => this.options.logger.warn({ err: error.message }, 'presence report not sent'));
-  }
-
-  // ------------------------------------------------------------------ broadcasts
-
-  private roomOf(siteId: string): Room {
-    let room = this.rooms.get(siteId);
-    if (room) return room;
-    const created: Room = {
-      siteId,
-      channels: new Map(),
-      active: new Map(),
-      clearedDuringLoad: new Set(),
-      expiries: new Map(),
-      loaded: Promise.resolve(),
-      size: 0,
-      pending: 0,
-    };
-    created.loaded = this.options
-      .loadActiveBroadcasts(siteId)
-      .then((events) => {
-        for (const event of events) {
-          if (!created.clearedDuringLoad.has(event.broadcastId) && !created.active.has(event.broadcastId)) this.remember(created, event);
-        }
-      })
-      .catch((error: Error) => this.options.logger.warn({ err: error.message, siteId }, 'could not load live broadcasts'))
-      .finally(() => created.clearedDuringLoad.clear());
-    this.rooms.set(siteId, created);
-    return created;
-  }
-
-  private remember(room: Room, event: OverlayBroadcastEvent): void {
-    const left = event.expiresAt - Date.now();
-    if (left <= 0) return;
-    room.active.set(event.broadcastId, event);
-    const timer = setTimeout(() => {
-      room.expiries.delete(event.broadcastId);
-      if (room.active.delete(event.broadcastId)) this.fanOut(room, clearEventOf(event));
-    }, left);
-    timer.unref();
-    room.expiries.set(event.broadcastId, timer);
-  }
-
-  private forget(room: Room, broadcastId: string): void {
-    room.active.delete(broadcastId);
-    room.clearedDuringLoad.add(broadcastId);
-    const timer = room.expiries.get(broadcastId);
-    if (timer) clearTimeout(timer);
-    room.expiries.delete(broadcastId);
-  }
-
-  private onBusMessage(message: OverlayBroadcastMessage, delivery?: BusDelivery): void {
-    const room = this.rooms.get(message?.siteId);
-    if (!room || !message.event) return;
-    const { event } = message;
-    if (event.kind === 'SHOW') this.remember(room, event);
-    else this.forget(room, event.broadcastId);
-    // The delivery is a trace of its own, linked to the call that published the broadcast.
-    withLinkedSpan('overlay broadcast fan-out', delivery?.traceparent, { 'stagegraph.broadcast.kind': event.kind }, () => {
-      recordFanout(event.kind, delivery?.publishedAt, this.fanOut(room, event));
-    });
-  }
-
-  /** Whether an event is for viewers of `channelKey` on this connection. */
-  private reaches(event: OverlayBroadcastEvent, channelKey: string, connection: Connection): boolean {
-    if (event.channelId !== null && event.channelId !== channelKey) return false;
-    return inAudience(event, connection.tags);
-  }
-
-  /** Sends an event to the viewers it reaches; returns the number of frames sent. */
-  private fanOut(room: Room, event: OverlayBroadcastEvent): number {
-    let frames = 0;
-    const targets: Map<string, Group>[] = [];
-    if (event.channelId === null) targets.push(...room.channels.values());
-    else {
-      const channel = room.channels.get(event.channelId);
-      if (channel) targets.push(channel);
-    }
-    const timed = withRemaining(event);
-    for (const channel of targets) {
-      for (const group of channel.values()) {
-        let payload: Buffer | null = null;
-        for (const subscriber of group.subscribers) {
-          if (!inAudience(event, subscriber.connection.tags)) continue;
-          payload ??= this.payloadFor(group, timed);
-          this.sendFrame(subscriber, payload);
-          frames += 1;
-        }
-      }
-    }
-    return frames;
-  }
-
-  /** Executes the group's selection on the event once, and serializes and encodes the result once. */
-  private payloadFor(group: Group, event: OverlayBroadcastEvent): Buffer {
-    return this.execute(group.document, group.variables, { overlayBroadcasts: event });
-  }
-
-  /** A selection executed on an event, as the encoded rest of a `next` frame after its prefix. */
-  private execute(document: DocumentNode, variableValues: Record<string, unknown>, rootValue: Record<string, unknown>): Buffer {
-    const result = execute({ schema: this.schema(), document, rootValue, variableValues }) as ExecutionResult;
-    return Buffer.from(`${JSON.stringify(result)}}`);
-  }
-
-  private sendFrame(subscriber: { connection: Connection; framePrefix: Buffer }, payload: Buffer): void {
-    const { socket } = subscriber.connection;
-    if (socket.readyState !== WebSocket.OPEN) return;
-    if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-      // A viewer that does not read is dropped rather than buffered without bound.
-      recordViewerDropped('slow_reader');
-      socket.terminate();
-      return;
-    }
-    // One buffer per viewer (its prefix and the shared payload), sent as one text frame.
-    socket.send(Buffer.concat([subscriber.framePrefix, payload], subscriber.framePrefix.length + payload.length), { binary: false });
+    this.rooms.dropIfEmpty(room);
   }
 }

@@ -18,7 +18,7 @@ import { Topics, type EventBus } from '../shared/bus';
 import type { Logger } from '../shared/logger';
 import { ErrorCode } from '../shared/errors';
 import type { PollResultsMessage, PollResultsModel } from '../subgraphs/content/pollAnswers';
-import type { LiveStream, LiveStreamSubscription } from './liveStream';
+import type { LiveStream, LiveStreamSubscription } from './liveStreams';
 
 /** Shortest time between two pushes of a poll, and between two pushes to one viewer. */
 export const PUSH_INTERVAL_MS = 500;
@@ -275,7 +275,6 @@ export class PollResultsFeed implements LiveStream {
         }
       }
       const now = Date.now();
-      state.lastPushAt = now;
       const results = state.results;
       const rendered = new Map<string, Buffer>();
       let deferred = false;
@@ -291,6 +290,8 @@ export class PollResultsFeed implements LiveStream {
         if (!payload) rendered.set(key, (payload = viewer.subscription.render({ pollResults: { ...results, mine: mineOf(results, viewer.mine) } })));
         this.sendTo(viewer, state.version, payload);
       }
+      // The next round waits from the end of this one: no viewer, early or late in it, gets two within 500 ms.
+      state.lastPushAt = Date.now();
       if (deferred) this.schedule(state, PUSH_INTERVAL_MS);
     } finally {
       state.running = false;

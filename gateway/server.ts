@@ -8,6 +8,7 @@ import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import type { RunningService } from '../shared/subgraph';
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import type { Fetcher } from '@apollo/utils.fetcher';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { RequestHandler } from 'express';
@@ -18,7 +19,7 @@ import type { Config, SubgraphName } from '../shared/config';
 import { ErrorCode, withHttpStatus } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
-import { graphqlMetricsPlugin, measuredDataSource, registerOperationNames } from '../shared/metrics';
+import { graphqlMetricsPlugin, measuredDataSource, measuredSubgraphOperation, registerOperationNames } from '../shared/metrics';
 import { injectTraceHeaders } from '../shared/tracing';
 import type { OverlayBroadcastEvent } from '../subgraphs/overlays/broadcasts';
 import { streamStateFeed } from '../subgraphs/integrations/streamStates';
@@ -26,9 +27,10 @@ import { questProgressFeed } from '../subgraphs/content/questProgress';
 import type { WatchedMinute } from '../subgraphs/content/watchTime';
 import { composeSupergraphSdl } from './compose';
 import type { GatewayContext } from './context';
-import { DocumentLimits, seesSchemaHints, withoutSuggestions } from './documentLimits';
+import { DocumentLimits, introspectionRefused, seesSchemaHints, usesIntrospection, VALIDATION_OPTIONS, withoutSuggestions } from './documentLimits';
 import { LiveServer } from './live';
 import { WatchTimeTracker } from './watchTime';
+import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
 
 export interface GatewayOptions {
@@ -83,11 +85,17 @@ function formatGatewayError(logger: Logger) {
   };
 }
 
-/** Cuts "Did you mean …?" from the errors of callers without D or J (admins keep the hints). */
-const hideSuggestionsPlugin: ApolloServerPlugin<GatewayContext> = {
+/**
+ * For callers without D or J (no credential, or the site ID alone): no introspection, and "Did you mean
+ * …?" cut from errors. Admins keep both. Queries sent on the graphql-ws socket run through here too.
+ */
+const schemaHintsPlugin: ApolloServerPlugin<GatewayContext> = {
   async requestDidStart({ contextValue }) {
     if (seesSchemaHints(contextValue.identity)) return;
     return {
+      async didResolveOperation({ document }) {
+        if (usesIntrospection(document)) throw introspectionRefused();
+      },
       async didEncounterErrors({ errors }) {
         for (const error of errors) error.message = withoutSuggestions(error.message);
       },
@@ -143,6 +151,7 @@ process.env.APOLLO_TELEMETRY_DISABLED = 'true';
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, authenticator } = options;
   const supergraphSdl = composeSupergraphSdl(options.subgraphUrl);
+  const singleSubgraph = new SingleSubgraphPlanner(supergraphSdl);
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
@@ -173,9 +182,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // Signals are handled once, by the process that runs the services.
     stopOnTerminationSignals: false,
     formatError: formatGatewayError(logger),
+    // Per caller, in schemaHintsPlugin.
     introspection: true,
+    validationOptions: VALIDATION_OPTIONS,
     logger,
-    plugins: [graphqlMetricsPlugin(), hideSuggestionsPlugin],
+    // No IDE page at GET /graphql (Apollo's landing page embeds Sandbox outside production).
+    plugins: [graphqlMetricsPlugin(), schemaHintsPlugin, ApolloServerPluginLandingPageDisabled()],
   });
   await apollo.start();
 
@@ -204,7 +216,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     limits,
     maxSubscriptionsPerSocket: config.liveMaxSubscriptionsPerSocket,
     authenticate: (headers) => authenticator.authenticate(headers),
-    executeOperation: (request, identity) => execute({ ...request, operationName: request.operationName ?? undefined }, identity),
+    executeOperation: (request, identity) => {
+      // A viewer's operation that one subgraph running here answers whole (the embed's answerPoll) skips the planner.
+      const name = options.localSubgraph ? (singleSubgraph.subgraphOf(request.query, request.operationName) as SubgraphName | null) : null;
+      const local = name ? options.localSubgraph?.(name) : undefined;
+      const operation = { ...request, operationName: request.operationName ?? undefined };
+      return local && name ? measuredSubgraphOperation(name, operation.operationName, () => local.execute(operation, identity)) : execute(operation, identity);
+    },
     loadActiveBroadcasts: async (siteId) => {
       const result = await execute({ query: ACTIVE_BROADCASTS }, authenticator.serviceIdentity(siteId));
       if (result.errors?.length) throw new Error(result.errors[0].message);
@@ -216,8 +234,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     bus: options.bus,
     feeds: { streamStateChanged: streamStateFeed, questProgress: questProgressFeed },
-    streams: { pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })) },
     watchTime: watchTime ?? undefined,
+    streams: { pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })) },
     logger: logger.child({ component: 'live' }),
     presenceIntervalMs: config.presenceIntervalMs,
   });

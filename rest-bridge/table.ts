@@ -137,6 +137,21 @@ export const ADMIN = [['C', 'D'], ['C', 'J']] as const satisfies readonly (reado
 /** Fields every resource answers and no client sets: its ID and timestamps. */
 export const READ_ONLY = ['_id', 'created', 'modified'] as const;
 
+/**
+ * The site ID alone: what every viewer's browser holds. Only for the reads the seeds give to C alone
+ * (DESIGN.md "Authentication"); test/seed-auth.e2e.ts holds every route to its seed row.
+ */
+export const SITE_ID = [['C']] as const satisfies readonly (readonly AuthCode[])[];
+
+/** A signed-in account of the site: the site ID with its sign-in JWT. */
+export const SIGNED_IN = [['C', 'J']] as const satisfies readonly (readonly AuthCode[])[];
+
+/** The site ID with its developer key only (partner registration, bulk codes, …). */
+export const SITE_ADMIN = [['C', 'D']] as const satisfies readonly (readonly AuthCode[])[];
+
+/** A partner's own credential (a Bearer token, a signature) that the operation verifies: no C, D or J. */
+export const PARTNER = [] as const satisfies readonly (readonly AuthCode[])[];
+
 /** Overlay callers: as ADMIN, or a sign-in JWT alone (the sports workflow; the site is the token's). */
 export const ADMIN_OR_TOKEN = [['C', 'D'], ['C', 'J'], ['J']] as const satisfies readonly (readonly AuthCode[])[];
 

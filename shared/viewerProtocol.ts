@@ -11,7 +11,10 @@ export const SDK_MESSAGE_SOURCE = 'service:iframe:sdk:v1';
 
 /** The `action`s the embed understands. */
 export const SdkAction = {
-  /** `data` is an overlay (as in a timeline entry): show it now, for its duration. */
+  /**
+   * `data` is an overlay: a timeline entry's, or the REST resource (`GET /overlay/v1/{id}`, its ID in
+   * `_id`), its contents filled in. Show it now, for its duration.
+   */
   showOverlay: 'show:overlay',
   /** `data` is a viewer's sign-in JWT: reconnect as that viewer (tag-targeted broadcasts). */
   setToken: 'set:token',
@@ -44,10 +47,16 @@ export interface OverlayShown {
   broadcastId: string;
 }
 
+/**
+ * An overlay as a page may send it in `show:overlay`: ours (`id`, as the timeline and broadcasts carry
+ * it) or the REST resource of seed 001 (`_id`); other fields of the resource ride along unused.
+ */
+export type MessageOverlay = Omit<BroadcastOverlay, 'id'> & { id?: string; _id?: string };
+
 export interface ShowOverlayMessage {
   source: typeof SDK_MESSAGE_SOURCE;
   action: typeof SdkAction.showOverlay;
-  data: BroadcastOverlay;
+  data: MessageOverlay;
 }
 
 export interface SetTokenMessage {
@@ -58,18 +67,28 @@ export interface SetTokenMessage {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Whether `value` has the shape of an overlay; the embed shows nothing else (messages may come from any origin). */
-export function isBroadcastOverlay(value: unknown): value is BroadcastOverlay {
-  if (!isObject(value)) return false;
-  const { id, name, type, contents, cta, duration } = value;
+const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/**
+ * The overlay in `value` when it has an overlay's shape, as the embed shows it (only the fields it
+ * uses); null otherwise: the embed shows nothing else (messages may come from any origin). Its ID is
+ * `id` or, in the REST resource's form, `_id`; when both are given they must agree.
+ */
+export function overlayOf(value: unknown): BroadcastOverlay | null {
+  if (!isObject(value)) return null;
+  const { id, _id, name, type, contents, cta, duration } = value;
+  if (id !== undefined && _id !== undefined && id !== _id) return null;
+  const overlayId = id ?? _id;
   const ctaOk = cta === null || cta === undefined || (isObject(cta) && typeof cta.type === 'string');
-  return typeof id === 'string' && id !== '' && typeof name === 'string' && typeof type === 'string' && (contents === undefined || contents === null || isObject(contents))
+  const ok = nonEmpty(overlayId) && typeof name === 'string' && typeof type === 'string' && (contents === undefined || contents === null || isObject(contents))
     && ctaOk && typeof duration === 'number' && Number.isFinite(duration) && duration > 0;
+  if (!ok) return null;
+  return { id: overlayId, name, type, contents, cta: (cta ?? null) as BroadcastOverlay['cta'], duration };
 }
 
-/** The seed's timecode message, shape checked. */
+/** The seed's timecode message, shape checked (its overlay in either form, see {@link overlayOf}). */
 export function isShowOverlayMessage(value: unknown): value is ShowOverlayMessage {
-  return isObject(value) && value.source === SDK_MESSAGE_SOURCE && value.action === SdkAction.showOverlay && isBroadcastOverlay(value.data);
+  return isObject(value) && value.source === SDK_MESSAGE_SOURCE && value.action === SdkAction.showOverlay && overlayOf(value.data) !== null;
 }
 
 /** A viewer token handed to the embed by the site's page. */

@@ -200,6 +200,55 @@ describe('live overlays in the embed', () => {
     expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
   });
 
+  describe('the overlay in the REST form of seed 001 (GET /overlay/v1/{id}, its ID in _id)', () => {
+    let customer: StaticSite;
+    let resource: Record<string, unknown>;
+    let overlayId: string;
+    beforeAll(async () => {
+      overlayId = await createOverlay({ name: 'REST form', duration: 5, contents: { html: '<p class="rest">filled in</p>' }, cta: { type: 'login', data: '/login' } });
+      const reply = await rest(stack, 'GET', `/overlay/v1/${overlayId}`, { headers: site.admin });
+      expect(reply.status).toBe(200);
+      resource = reply.body;
+      expect(resource).toMatchObject({ _id: overlayId, siteId: site.siteId, name: 'REST form' });
+      expect(resource.id).toBeUndefined();
+      // The site's own page on another origin, framing the embed in each mode.
+      const frameOf = (mode: string) => `<!doctype html><body><iframe id="frame" src="${stack.url}/embed/v1/overlays?siteId=${site.siteId}&channelId=${channel}&mode=${mode}"></iframe></body>`;
+      customer = await startStaticSite({ '/live.html': { type: 'text/html', body: frameOf('live') }, '/timecode.html': { type: 'text/html', body: frameOf('timecode') } });
+    });
+    afterAll(async () => {
+      await customer?.close();
+    });
+
+    /** Posts the seed's message with `data` from `from` to `to`, and waits for the embed to show it. */
+    async function postAndWait(from: Page | Frame, embed: Page | Frame, data: unknown) {
+      await from.evaluate((overlay) => {
+        const target = document.getElementById('frame')?.contentWindow ?? window;
+        target.postMessage({ source: 'service:iframe:sdk:v1', action: 'show:overlay', data: overlay }, '*');
+      }, data);
+      await embed.waitForSelector(`[data-origin="timecode"][data-overlay-id="${overlayId}"] .rest`);
+      expect(await embed.$(`[data-overlay-id="${overlayId}"] button[data-cta="login"]`)).not.toBeNull();
+      // Live broadcasts of earlier tests may be on the channel still: the message's event is the only timecode one.
+      const events = await embed.evaluate(() => ((window as any).__shown as { origin: string }[]).filter((shown) => shown.origin === 'timecode'));
+      expect(events).toEqual([{ origin: 'timecode', broadcastId: `timecode:${overlayId}`, overlay: { id: overlayId, name: 'REST form', type: 'template', contents: { html: '<p class="rest">filled in</p>' }, cta: { type: 'login', data: '/login' }, duration: 5 } }]);
+    }
+
+    it.each(['live', 'timecode'])('is shown in %s mode, posted from the same origin', async (mode) => {
+      const page = await openEmbed({ siteId: site.siteId, channelId: channel, mode });
+      // Its ID twice and disagreeing: not an overlay.
+      await page.evaluate((overlay) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'show:overlay', data: { ...overlay, id: 'another' } }, '*'), resource);
+      await postAndWait(page, page, resource);
+      expect(await page.$$eval('[data-origin="timecode"][data-overlay-id]', (nodes) => nodes.map((node) => (node as HTMLElement).dataset.overlayId))).toEqual([overlayId]);
+    });
+
+    it.each(['live', 'timecode'])('is shown in %s mode, posted by a parent page of another origin', async (mode) => {
+      const page = await newPage();
+      await page.goto(`${customer.url}/${mode}.html`);
+      const frame = (await (await page.$('#frame'))!.contentFrame()) as Frame;
+      await frame.waitForFunction(() => (window as any).stagegraphEmbed?.connected === true);
+      await postAndWait(page, frame, resource);
+    });
+  });
+
   it('takes an overlay down on CLEAR and when it expires', async () => {
     const page = await openEmbed({ siteId: site.siteId, channelId: channel });
     const cleared = await broadcast(await createOverlay({ name: 'Cleared', contents: { html: '<p>until cleared</p>' } }), { channelId: channel });
@@ -340,8 +389,8 @@ describe('timecode: from a recording stream to the player helper on the site’s
     expect(byBroadcast.status).toBe(200);
     expect(byBroadcast.headers.get('access-control-allow-origin')).toBe('*');
     expect(byBroadcast.body).toEqual([
-      { second: 2, overlay: expect.objectContaining({ id: overlayId, name: 'Odds', duration: 2, contents: expect.objectContaining({ html: '<p class="odds">Lions 2.5</p>' }) }) },
-      { second: expect.any(Number), overlay: expect.objectContaining({ id: laterOverlayId, contents: expect.objectContaining({ html: '<p class="later">Later 9</p>' }) }) },
+      { second: 2, overlay: expect.objectContaining({ _id: overlayId, id: overlayId, name: 'Odds', duration: 2, contents: expect.objectContaining({ html: '<p class="odds">Lions 2.5</p>' }) }) },
+      { second: expect.any(Number), overlay: expect.objectContaining({ _id: laterOverlayId, id: laterOverlayId, contents: expect.objectContaining({ html: '<p class="later">Later 9</p>' }) }) },
     ]);
     const byVideo = await rest(stack, 'GET', `/overlay/v1/timeline?videoId=${delivered.body.videoId}`, { headers: { 'x-service-client-id': site.siteId } });
     expect(byVideo.body).toEqual(byBroadcast.body);

@@ -11,7 +11,7 @@ import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { Client } from 'graphql-ws';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { graphql, rest, type Reply } from './helpers/http';
-import { connectClient, VIEWER_SUBSCRIPTION } from './helpers/viewer';
+import { connectedClient, VIEWER_SUBSCRIPTION } from './helpers/viewer';
 import type { Stack } from '../stack';
 
 let stack: Stack;
@@ -160,15 +160,7 @@ afterAll(async () => {
   await Promise.all(clients.map((client) => client.dispose()));
 });
 
-async function connected(params: Record<string, unknown>): Promise<Client> {
-  const client = connectClient(stack, params);
-  clients.push(client);
-  await new Promise<void>((resolve, reject) => {
-    client.on('connected', () => resolve());
-    client.on('closed', () => reject(new Error('closed before ack')));
-  });
-  return client;
-}
+const connected = (params: Record<string, unknown>) => connectedClient(stack, params, clients);
 
 /** Subscribes and resolves with what ends it first: its errors, or 'next' when data arrives / 'open' after a pause. */
 function outcome(client: Client, query: string, waitMs = 300): Promise<{ errors?: { message: string; extensions?: { code?: string } }[]; state: 'error' | 'next' | 'open' | 'complete' }> {

@@ -319,7 +319,7 @@ describe('GraphQL over HTTP and graphql-ws: the same rules', () => {
       expect(reply.status).toBe(401);
       expect(reply.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
     }
-    for (const query of ['{ site { name } }', '{ panels { results { id } } }', '{ polls { id correctAnswerId } }', '{ quests { results { id } } }', '{ playlists { results { id } } }', '{ pages { id } }', '{ entitlements { id } }', '{ calendarFilters { title } }']) {
+    for (const query of ['{ site { name } }', '{ panels { results { id } } }', '{ polls { id correctAnswerId } }', '{ quests { results { id } } }', '{ playlists { results { id } } }', '{ entitlements { id } }', '{ calendarFilters { title } }']) {
       const reply = await post(JSON.stringify({ query }));
       expect({ query, code: reply.body.errors?.[0]?.extensions?.code }).toEqual({ query, code: 'UNAUTHENTICATED' });
       expect(Object.values(reply.body.data ?? {}).every((value) => value === null)).toBe(true);

@@ -108,6 +108,8 @@ it('awards points once when trivia closes and a prediction resolves, ranks them,
   expect((await rest(stack, 'PATCH', `/poll/v3/${trivia}`, { headers: site.admin, body: { open: false } })).status).toBe(200);
   // Closing again (a replace that keeps it closed) gives nothing twice.
   expect((await rest(stack, 'PATCH', `/poll/v3/${trivia}`, { headers: site.admin, body: { name: 'trivia, renamed', open: false } })).status).toBe(200);
+  // The revealed answer is final: its points are given.
+  expect((await rest(stack, 'PATCH', `/poll/v3/${trivia}`, { headers: site.admin, body: { correctAnswerId: 'no' } })).status).toBe(409);
   let page = await board();
   expect(page.pagination).toEqual({ limit: 10, offset: 0, totalCount: 2 });
   expect(page.results.map((entry: { name: string; points: number }) => [entry.name, entry.points]).sort()).toEqual([['Ada', 1], ['Bob', 1]]);

@@ -292,6 +292,19 @@ describe('the pollResults subscription', () => {
     expect(JSON.stringify(watcher.errors)).toContain('NOT_FOUND');
     expect(watcher.events).toEqual([]);
   });
+
+  it('ends with NOT_FOUND when the poll is deleted, and the live server forgets the subscription', async () => {
+    const pollId = await createPoll(site, 'poll');
+    const before = stack.gateway.live.stats().subscriptions;
+    const watcher = await subscribeResults(stack, site, pollId);
+    await watcher.until((results) => results.total === 0);
+    expect(stack.gateway.live.stats().subscriptions).toBe(before + 1);
+    expect((await rest(stack, 'DELETE', `/poll/v3/${pollId}`, { headers: site.admin })).status).toBe(200);
+    const deadline = Date.now() + 5000;
+    while (watcher.errors.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(JSON.stringify(watcher.errors)).toContain('NOT_FOUND');
+    expect(stack.gateway.live.stats().subscriptions).toBe(before);
+  });
 });
 
 describe('two instances sharing one database', () => {

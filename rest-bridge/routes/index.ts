@@ -1,17 +1,71 @@
 /**
- * THE route table: every REST path stagegraph serves, as data, one file per answering subgraph, and the
- * OpenAPI components those routes refer to.
+ * THE route table: every REST path stagegraph serves, as data, one file per family of the seeds' Endpoints
+ * headings (and ours where the seeds have none), and the OpenAPI components those routes refer to.
  */
 import type { JsonSchema, RouteSpec } from '../table';
-import { communityRoutes, communitySchemas } from './community';
-import { contentRoutes, contentSchemas } from './content';
-import { integrationRoutes, integrationSchemas } from './integrations';
-import { leaderboardRoutes, leaderboardSchemas } from './leaderboard';
+import { insightsRoutes, insightsSchemas } from './insights';
 import { overlayRoutes, overlaySchemas } from './overlays';
+import { automationRuleRoutes, automationRuleSchemas } from './automationRules';
+import { channelTemplateRoutes, channelTemplateSchemas } from './channelTemplates';
+import { pageRoutes, pageSchemas } from './pages';
+import { panelRoutes, panelSchemas } from './panels';
+import { playlistRoutes, playlistSchemas } from './playlists';
+import { pollRoutes, pollSchemas } from './polls';
 import { pollAnswerRoutes, pollAnswerSchemas } from './pollAnswers';
+import { leaderboardRoutes, leaderboardSchemas } from './leaderboard';
+import { questRoutes, questSchemas } from './quests';
 import { questProgressRoutes, questProgressSchemas } from './questProgress';
+import { calendarRoutes, calendarSchemas } from './calendar';
+import { siteRoutes, siteSchemas } from './site';
+import { webhookRoutes, webhookSchemas } from './webhooks';
+import { accountRoutes, accountSchemas } from './accounts';
+import { billingRoutes, billingSchemas } from './billing';
+import { accessCodeRoutes, accessCodeSchemas } from './accessCodes';
+import { bundleRoutes, bundleSchemas } from './bundles';
+import { entitlementRoutes } from './entitlements';
+import { claimStatusRoutes, claimStatusSchemas } from './claimStatuses';
+import { communityRoutes, communitySchemas } from './community';
+import { customEmailRoutes, customEmailSchemas } from './customEmail';
+import { inviteRoutes, inviteSchemas } from './invites';
+import { streamProviderRoutes, streamProviderSchemas } from './streamProvider';
+import { streamRoutes, streamSchemas } from './streams';
+import { dataProviderRoutes, dataProviderSchemas } from './dataProvider';
+import { sharedSchemas } from './shared';
 
-export const routes: readonly RouteSpec[] = [...overlayRoutes, ...contentRoutes, ...pollAnswerRoutes, ...leaderboardRoutes, ...questProgressRoutes, ...communityRoutes, ...integrationRoutes];
+/**
+ * Order matters: it is the order of the OpenAPI document, and where paths overlap the fixed path comes first
+ * (/page/v2/template and the other fixed page paths before /page/v2/{id}; PUT /account/v3/password before
+ * PUT /account/v3/{id}).
+ */
+export const routes: readonly RouteSpec[] = [
+  ...insightsRoutes,
+  ...overlayRoutes,
+  ...automationRuleRoutes,
+  ...channelTemplateRoutes,
+  ...pageRoutes,
+  ...panelRoutes,
+  ...playlistRoutes,
+  ...pollRoutes,
+  ...pollAnswerRoutes,
+  ...leaderboardRoutes,
+  ...questRoutes,
+  ...questProgressRoutes,
+  ...calendarRoutes,
+  ...siteRoutes,
+  ...webhookRoutes,
+  ...accountRoutes,
+  ...billingRoutes,
+  ...accessCodeRoutes,
+  ...bundleRoutes,
+  ...entitlementRoutes,
+  ...claimStatusRoutes,
+  ...communityRoutes,
+  ...customEmailRoutes,
+  ...inviteRoutes,
+  ...streamProviderRoutes,
+  ...streamRoutes,
+  ...dataProviderRoutes,
+];
 
 /** What each tag of the OpenAPI document groups, for the people who read it. */
 export const tagDescriptions: Record<string, string> = {
@@ -49,11 +103,31 @@ export const componentSchemas: Record<string, JsonSchema> = {
     required: ['success', 'message'],
     properties: { success: { type: 'boolean', enum: [false] }, message: { type: 'string' }, requestId: { type: 'string' } },
   },
+  ...sharedSchemas,
+  ...insightsSchemas,
   ...overlaySchemas,
-  ...contentSchemas,
+  ...automationRuleSchemas,
+  ...channelTemplateSchemas,
+  ...pageSchemas,
+  ...panelSchemas,
+  ...playlistSchemas,
+  ...pollSchemas,
   ...pollAnswerSchemas,
   ...leaderboardSchemas,
+  ...questSchemas,
   ...questProgressSchemas,
+  ...calendarSchemas,
+  ...siteSchemas,
+  ...webhookSchemas,
+  ...accountSchemas,
+  ...billingSchemas,
+  ...accessCodeSchemas,
+  ...bundleSchemas,
+  ...claimStatusSchemas,
   ...communitySchemas,
-  ...integrationSchemas,
+  ...customEmailSchemas,
+  ...inviteSchemas,
+  ...streamProviderSchemas,
+  ...streamSchemas,
+  ...dataProviderSchemas,
 };

@@ -2,7 +2,7 @@
  * REST routes of the site's leaderboard (DESIGN.md "Points and leaderboard"): the ranking with the site
  * ID alone, the caller's own place with a JWT. Names come from the community subgraph; never an e-mail.
  */
-import { arrayOf, ref } from '../table';
+import { arrayOf, ref, SIGNED_IN, SITE_ID } from '../table';
 import type { JsonSchema, RouteSpec } from '../table';
 
 const ENTRY = /* GraphQL */ `rank accountId name points`;
@@ -41,7 +41,7 @@ export const leaderboardRoutes: RouteSpec[] = [
     path: '/leaderboard/v1/',
     summary: 'The site’s leaderboard, most points first (the site ID alone is enough)',
     tag: 'Leaderboard',
-    auth: [['C']],
+    auth: SITE_ID,
     params: [
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 }, description: 'at most this many entries' },
       { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 }, description: 'entries to skip first' },
@@ -56,7 +56,7 @@ export const leaderboardRoutes: RouteSpec[] = [
     path: '/leaderboard/v1/me',
     summary: 'The signed-in viewer’s place on the leaderboard',
     tag: 'Leaderboard',
-    auth: [['C', 'J']],
+    auth: SIGNED_IN,
     document: /* GraphQL */ `query MyLeaderboardEntry { result: myLeaderboardEntry { ${ENTRY} } }`,
     response: ref('LeaderboardEntry'),
   },

@@ -2,12 +2,9 @@
  * REST routes of viewers taking part in polls (DESIGN.md "Viewers take part"): answering as the
  * signed-in viewer (C + J) and reading the results with the site ID alone (C; with J also `mine`).
  */
-import { arrayOf, pathId as id, ref } from '../table';
+import { arrayOf, pathId as id, ref, SIGNED_IN, SITE_ID } from '../table';
 import type { JsonSchema, RouteSpec } from '../table';
-
-const str: JsonSchema = { type: 'string' };
-const nullableStr: JsonSchema = { type: ['string', 'null'] };
-const obj = (properties: Record<string, JsonSchema>, required: string[] = Object.keys(properties)): JsonSchema => ({ type: 'object', required, properties });
+import { nullableStr, obj, str } from './shared';
 
 const RESULTS = /* GraphQL */ `pollId type open total answers { id text count } correctAnswerId mine { answerId correct }`;
 
@@ -34,7 +31,7 @@ export const pollAnswerRoutes: RouteSpec[] = [
     path: '/poll/v3/{id}/answer',
     summary: 'Answer a poll as the signed-in viewer: one final answer per account, stored before the answer (409 when closed or already answered)',
     tag: 'Polls',
-    auth: [['C', 'J']],
+    auth: SIGNED_IN,
     rateLimited: true,
     params: [id('id', 'poll ID')],
     body: {
@@ -61,7 +58,7 @@ export const pollAnswerRoutes: RouteSpec[] = [
     path: '/poll/v3/{id}/results',
     summary: 'A poll’s results: counts per answer, the right answer once revealed, and (with a JWT) the caller’s own answer',
     tag: 'Polls',
-    auth: [['C']],
+    auth: SITE_ID,
     params: [id('id', 'poll ID')],
     document: /* GraphQL */ `query PollResults($pollId: ID!) { result: pollResults(pollId: $pollId) { ${RESULTS} } }`,
     variables: { pollId: 'path.id' },

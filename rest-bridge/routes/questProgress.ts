@@ -3,14 +3,11 @@
  * us), answered by the content subgraph: a viewer's own progress on a quest (C + J) and the draw of a
  * raffle quest's winners (C + D, or C + J with the Quests scope and write).
  */
-import { ADMIN, arrayOf, epochMs, pathId as id, ref } from '../table';
-import type { AuthCode, JsonSchema, RouteSpec } from '../table';
-
-const SIGNED_IN = [['C', 'J']] as const satisfies readonly (readonly AuthCode[])[];
+import { ADMIN, SIGNED_IN, arrayOf, epochMs, pathId as id, ref } from '../table';
+import type { JsonSchema, RouteSpec } from '../table';
+import { str } from './shared';
 
 const PROGRESS = /* GraphQL */ `questId completed completedAt actions { arrayId kind value valueRequired done }`;
-
-const str: JsonSchema = { type: 'string' };
 
 export const questProgressSchemas: Record<string, JsonSchema> = {
   QuestActionProgress: {

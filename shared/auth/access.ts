@@ -13,10 +13,10 @@ export function requireSite(identity: Identity): string {
 }
 
 /**
- * A read beyond what a viewer needs: every list and admin read. The site ID alone (what every viewer's
- * browser holds) reads only the content check, page configuration, a poll by id, bundles and the live
- * subscription (DESIGN.md "Authentication"); anything else needs a developer key or a signed-in
- * account of the site. Returns the site ID.
+ * A read the seeds do not give to the site ID alone. The site ID (what every viewer's browser holds)
+ * reads exactly what a seed row gives to C alone (DESIGN.md "Authentication": pages and channels, a
+ * poll, bundle or playlist by id, the availability listing, …: those use `requireSite`); anything else
+ * needs a developer key or a signed-in account of the site. Returns the site ID.
  */
 export function requireReader(identity: Identity): string {
   const siteId = requireSite(identity);

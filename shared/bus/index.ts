@@ -47,7 +47,7 @@ export async function waitForBus(bus: EventBus, timeoutMs = 5000): Promise<boole
 /** Topic names, in one place. */
 export const Topics = {
   overlayBroadcasts: 'overlay-broadcasts',
-  /** Live viewer counts each instance reports (gateway/live.ts → overlays insights). */
+  /** Live viewer counts each instance reports (gateway/livePresence.ts → overlays insights). */
   viewerPresence: 'viewer-presence',
   /** { siteId, dataProviderIds }: automation rules of these providers changed (caches drop them). */
   automationRulesChanged: 'automation-rules-changed',

@@ -29,14 +29,15 @@ import { pollAnswers } from './polls';
 export const POLL_RESULTS_MESSAGE_VERSION = 1;
 
 /**
- * What goes over Topics.pollResults: `answered` after a batch of answers was stored (account and answer
- * ID pairs), or `changed` after an admin changed the poll (closed, resolved, edited, deleted).
+ * What goes over Topics.pollResults: `answered` after a batch of answers was stored (account, answer and
+ * channel of each: what live results and quest progress need), or `changed` after an admin changed the
+ * poll (closed, resolved, edited, deleted).
  */
 export interface PollResultsMessage {
   v: number;
   siteId: string;
   pollId: string;
-  answered?: [accountId: string, answerId: string][];
+  answered?: [accountId: string, answerId: string, channelId: string | null][];
   changed?: boolean;
 }
 
@@ -215,7 +216,7 @@ export class PollAnswerRuntime {
       const key = `${row.siteId}\u0000${row.pollId}`;
       let message = byPoll.get(key);
       if (!message) byPoll.set(key, (message = { v: POLL_RESULTS_MESSAGE_VERSION, siteId: row.siteId, pollId: row.pollId, answered: [] }));
-      message.answered?.push([row.accountId, row.answerId]);
+      message.answered?.push([row.accountId, row.answerId, row.channelId]);
     }
     for (const message of byPoll.values()) publishPollResults(this.deps.bus, this.deps.logger, message);
     if (rows.length > 0) this.onStored?.(rows);

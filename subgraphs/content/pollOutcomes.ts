@@ -41,14 +41,14 @@ async function awardRightAnswers(tx: Prisma.TransactionClient, poll: Poll, at: D
 
 /**
  * Stores an admin's change of a poll and what follows from it. CONFLICT when the poll changed since it
- * was read, when a closed poll with answers would reopen, or when a resolved prediction's right answer
- * would change (its points are given).
+ * was read, when a closed poll with answers would reopen, or when a revealed right answer (closed trivia,
+ * resolved prediction) or the poll's type would change (its points are given).
  */
 export async function savePollChange(ctx: SubgraphContext, current: Poll, data: PollData): Promise<Poll> {
   const { db } = ctx;
   const wasRevealed = revealed(current);
-  if (wasRevealed && current.type === 'prediction' && data.type === 'prediction' && data.correctAnswerId !== current.correctAnswerId) {
-    throw conflict('a resolved prediction keeps its right answer (its points are given)');
+  if (wasRevealed && (data.correctAnswerId !== current.correctAnswerId || data.type !== current.type)) {
+    throw conflict('a revealed right answer stays as it is (its points are given)');
   }
   if (!current.open && data.open && (await db.pollAnswer.count({ where: { pollId: current.id } })) > 0) {
     throw conflict('a closed poll that has answers cannot be reopened');

@@ -40,6 +40,17 @@ export function connectClient(stack: Stack, connectionParams: Record<string, unk
   });
 }
 
+/** A client connected and acknowledged (rejects if the server closes first); `clients` keeps it for disposal. */
+export async function connectedClient(stack: Stack, connectionParams: Record<string, unknown>, clients: Client[]): Promise<Client> {
+  const client = connectClient(stack, connectionParams);
+  clients.push(client);
+  await new Promise<void>((resolve, reject) => {
+    client.on('connected', () => resolve());
+    client.on('closed', () => reject(new Error('closed before ack')));
+  });
+  return client;
+}
+
 export async function watch(
   stack: Stack,
   options: { siteId: string; channelId?: string | null; token?: string },

@@ -1,5 +1,5 @@
 /** Resolvers of pages: reads (C), writes (D or a Pages role), configuration and the content check. */
-import { requireAdmin, requireReader, requireSite } from '../../../shared/auth/access';
+import { requireAdmin, requireSite } from '../../../shared/auth/access';
 import { stringList } from '../../../shared/json';
 import { checkContent } from '../contentCheck';
 import { findConfiguredPage, pageConfiguration } from '../configuration';
@@ -11,10 +11,11 @@ import { Scopes, timestamps, wakeWebhooks } from './access';
 
 export const pageResolvers: Resolvers = {
   Query: {
-    page: (_root, { id }, { identity, db }) => findPage(db, requireReader(identity), id),
-    pageBySlug: async (_root, { slug }, { identity, db }) => found(await db.page.findUnique({ where: { siteId_slug: { siteId: requireReader(identity), slug } } }), `page ${slug}`),
+    // Every read of "Pages and channels" is the seed's C: the site ID alone reads it (legacy clients, the embedded SDK).
+    page: (_root, { id }, { identity, db }) => findPage(db, requireSite(identity), id),
+    pageBySlug: async (_root, { slug }, { identity, db }) => found(await db.page.findUnique({ where: { siteId_slug: { siteId: requireSite(identity), slug } } }), `page ${slug}`),
     pages: (_root, { type, types, ...query }, { identity, db }) =>
-      listPages(db, requireReader(identity), { ...query, types: types ?? (type ? [type] : null) }),
+      listPages(db, requireSite(identity), { ...query, types: types ?? (type ? [type] : null) }),
     pageConfiguration: (_root, { pageId, metadata }, ctx) => {
       const siteId = requireSite(ctx.identity);
       // The same for every viewer of the site: kept until the site's content changes.

@@ -25,16 +25,18 @@ export const playlistResolvers: Resolvers = {
     playlists: async (_root, { ids, ...args }, { identity, db }) => {
       if (ids && ids.length > 500) throw badInput('ids must name at most 500 playlists', 'ids');
       const list = listQuery(args, PLAYLIST_LIST);
-      const where = { siteId: requireReader(identity), ...list.where, ...(ids ? { id: { in: [...ids] } } : {}) };
+      // Playlists by ID (`/playlist/v1/list`, "D optional") need only the site ID; the site's whole list needs D or J.
+      const siteId = ids ? requireSite(identity) : requireReader(identity);
+      const where = { siteId, ...list.where, ...(ids ? { id: { in: [...ids] } } : {}) };
       const [results, totalCount] = await db.$transaction([
         db.playlist.findMany({ where, orderBy: list.orderBy, ...list.page }),
         db.playlist.count({ where }),
       ]);
       return { pagination: list.paginate(results, totalCount), results };
     },
-    playlist: (_root, { id }, { identity, db }) => findPlaylist(db, requireReader(identity), id),
+    playlist: (_root, { id }, { identity, db }) => findPlaylist(db, requireSite(identity), id),
     playlistReferences: async (_root, { id }, { identity, db }) => {
-      const playlist = await findPlaylist(db, requireReader(identity), id);
+      const playlist = await findPlaylist(db, requireSite(identity), id);
       return referencesTo(db, playlist.siteId, { collection: 'playlists', id: playlist.id });
     },
   },

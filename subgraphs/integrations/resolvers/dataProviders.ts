@@ -1,5 +1,5 @@
 /** Resolvers of data providers (registration, the provider's signed calls, availability) and their events. */
-import { requireAdmin, requireReader } from '../../../shared/auth/access';
+import { requireAdmin, requireReader, requireSite } from '../../../shared/auth/access';
 import { notFound } from '../../../shared/errors';
 import { stringList } from '../../../shared/json';
 import type { Resolvers } from '../resolvers.generated';
@@ -18,8 +18,9 @@ export function dataProviderResolvers(runtime: IntegrationsRuntime): Resolvers {
         const siteId = requireAdmin(identity, SCOPE, { write: false });
         return db.dataProvider.findMany({ where: activeOf(siteId), orderBy: { createdAt: 'asc' } });
       },
+      // Seed 000, Authentication 4: the availability listing uses only the site ID.
       availableDataProviders: (_root, _args, { identity, db }) =>
-        db.dataProvider.findMany({ where: activeOf(requireReader(identity)), orderBy: { createdAt: 'asc' } }),
+        db.dataProvider.findMany({ where: activeOf(requireSite(identity)), orderBy: { createdAt: 'asc' } }),
       dataProvider: async (_root, { id }, { identity, db }) => {
         const provider = await db.dataProvider.findFirst({ where: { id, ...activeOf(requireReader(identity)) } });
         if (!provider) throw notFound(`data provider ${id}`);

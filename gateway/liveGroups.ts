@@ -1,0 +1,199 @@
+/**
+ * Fan-out of live subscriptions, built for many thousands of viewers per channel: viewers that sent the
+ * same operation with the same variables share a group; an event is executed once per group, its payload
+ * serialized once, and each viewer only gets its own frame prefix. Per-viewer state is a few small fields.
+ * Feeds (the other subscription fields, for admins, with few subscribers each) get each event executed
+ * for each subscriber whose arguments it matches.
+ */
+import { execute, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { WebSocket } from 'ws';
+import { recordViewerDropped } from '../shared/metrics';
+import type { Identity } from '../shared/auth/identity';
+import { withRemaining, inAudience, type OverlayBroadcastEvent } from '../subgraphs/overlays/broadcasts';
+import type { LiveFeed } from './live';
+import type { Room } from './liveRooms';
+
+/** One viewer socket. */
+export interface Connection {
+  socket: WebSocket;
+  identity: Identity | null;
+  state: 'new' | 'initialising' | 'ready';
+  tags: Set<string> | null;
+  /** By operation id; null while the subscription waits for its site's live broadcasts. */
+  subscribers: Map<string, Subscriber | null>;
+  /** Feed subscriptions by operation id. */
+  feeds: Map<string, FeedSubscriber>;
+  /** Stream subscriptions (liveStreams.ts) by operation id: what stops each. */
+  streams: Map<string, () => void>;
+  alive: boolean;
+}
+
+/** A feed's bus message: one event for the site (or for one audience of it), or a batch of them. */
+export interface FeedMessage {
+  siteId: string;
+  event?: unknown;
+  audience?: string;
+  events?: { audience?: string; event: unknown }[];
+}
+
+export interface FeedSubscriber {
+  connection: Connection;
+  framePrefix: Buffer;
+  field: string;
+  /** Where it is filed: its site, or its site and audience when the feed has audiences (LiveFeed.audienceOf). */
+  key: string;
+  document: DocumentNode;
+  variables: Record<string, unknown>;
+  args: Record<string, unknown>;
+}
+
+export interface Subscriber {
+  connection: Connection;
+  /** `{"id":"…","type":"next","payload":` — the only per-viewer part of a frame, encoded once. */
+  framePrefix: Buffer;
+  group: Group;
+}
+
+export interface Group {
+  key: string;
+  room: Room;
+  channelKey: string;
+  document: DocumentNode;
+  variables: Record<string, unknown>;
+  subscribers: Set<Subscriber>;
+}
+
+export const SITE_WIDE = '';
+
+/** `{"id":"…","type":"next","payload":` — the only per-subscriber part of a frame, encoded once. */
+export const framePrefixOf = (id: string) => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/** Adds a viewer to the group of its channel, operation and variables, making the group on first use. */
+export function joinGroup(
+  room: Room,
+  channelKey: string,
+  groupKey: string,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  connection: Connection,
+  framePrefix: Buffer,
+): Subscriber {
+  let channel = room.channels.get(channelKey);
+  if (!channel) room.channels.set(channelKey, (channel = new Map()));
+  let group = channel.get(groupKey);
+  if (!group) {
+    group = { key: groupKey, room, channelKey, document, variables, subscribers: new Set() };
+    channel.set(groupKey, group);
+  }
+  const subscriber: Subscriber = { connection, framePrefix, group };
+  group.subscribers.add(subscriber);
+  return subscriber;
+}
+
+/** Takes a viewer out of its group, and the group out of its room when it was the last; false when it was not in it. */
+export function leaveGroup(subscriber: Subscriber): boolean {
+  const { group } = subscriber;
+  if (!group.subscribers.delete(subscriber)) return false;
+  if (group.subscribers.size === 0) {
+    const channel = group.room.channels.get(group.channelKey);
+    channel?.delete(group.key);
+    if (channel?.size === 0) group.room.channels.delete(group.channelKey);
+  }
+  return true;
+}
+
+/** Sends an event to the viewers of a room it reaches; returns the number of frames sent. */
+export function fanOut(schema: () => GraphQLSchema, room: Room, event: OverlayBroadcastEvent): number {
+  let frames = 0;
+  const targets: Map<string, Group>[] = [];
+  if (event.channelId === null) targets.push(...room.channels.values());
+  else {
+    const channel = room.channels.get(event.channelId);
+    if (channel) targets.push(channel);
+  }
+  const timed = withRemaining(event);
+  for (const channel of targets) {
+    for (const group of channel.values()) {
+      let payload: Buffer | null = null;
+      for (const subscriber of group.subscribers) {
+        if (!inAudience(event, subscriber.connection.tags)) continue;
+        payload ??= payloadFor(schema, group, timed);
+        sendFrame(subscriber, payload);
+        frames += 1;
+      }
+    }
+  }
+  return frames;
+}
+
+/** Executes the group's selection on the event once, and serializes and encodes the result once. */
+export function payloadFor(schema: () => GraphQLSchema, group: Group, event: OverlayBroadcastEvent): Buffer {
+  return executeFrame(schema, group.document, group.variables, { overlayBroadcasts: event });
+}
+
+/** A selection executed on an event, as the encoded rest of a `next` frame after its prefix. */
+export function executeFrame(schema: () => GraphQLSchema, document: DocumentNode, variableValues: Record<string, unknown>, rootValue: Record<string, unknown>): Buffer {
+  const result = execute({ schema: schema(), document, rootValue, variableValues }) as ExecutionResult;
+  return Buffer.from(`${JSON.stringify(result)}}`);
+}
+
+export function sendFrame(subscriber: { connection: Connection; framePrefix: Buffer }, payload: Buffer): void {
+  const { socket } = subscriber.connection;
+  if (socket.readyState !== WebSocket.OPEN) return;
+  if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+    // A viewer that does not read is dropped rather than buffered without bound.
+    recordViewerDropped('slow_reader');
+    socket.terminate();
+    return;
+  }
+  // One buffer per viewer (its prefix and the shared payload), sent as one text frame.
+  socket.send(Buffer.concat([subscriber.framePrefix, payload], subscriber.framePrefix.length + payload.length), { binary: false });
+}
+
+/** Feed subscribers by field, then by site. */
+export class Feeds {
+  private readonly subscribers = new Map<string, Map<string, Set<FeedSubscriber>>>();
+  /** Feed subscriptions held now (for stats). */
+  count = 0;
+
+  constructor(private readonly schema: () => GraphQLSchema) {}
+
+  add(subscriber: FeedSubscriber): void {
+    const { field, key } = subscriber;
+    let sites = this.subscribers.get(field);
+    if (!sites) this.subscribers.set(field, (sites = new Map()));
+    let set = sites.get(key);
+    if (!set) sites.set(key, (set = new Set()));
+    set.add(subscriber);
+    this.count += 1;
+  }
+
+  remove(subscriber: FeedSubscriber): void {
+    const sites = this.subscribers.get(subscriber.field);
+    const set = sites?.get(subscriber.key);
+    if (!set?.delete(subscriber)) return;
+    this.count -= 1;
+    if (set.size === 0) sites?.delete(subscriber.key);
+  }
+
+  /** The key a subscriber of `feed` is filed under: its site, and its audience when the feed has audiences. */
+  static keyOf(feed: LiveFeed, identity: Identity): string {
+    return feed.audienceOf ? `${identity.siteId}\u0000${feed.audienceOf(identity)}` : (identity.siteId as string);
+  }
+
+  /** One event for the site (or one audience of it), or a batch of them: a message for one account is one lookup. */
+  onMessage(field: string, feed: LiveFeed, message: FeedMessage): void {
+    const sites = this.subscribers.get(field);
+    if (!sites || typeof message?.siteId !== 'string') return;
+    const entries = Array.isArray(message.events) ? message.events : [{ audience: message.audience, event: message.event }];
+    for (const { audience, event } of entries) {
+      const set = sites.get(audience === undefined ? message.siteId : `${message.siteId}\u0000${audience}`);
+      if (!set || event === undefined) continue;
+      for (const subscriber of set) {
+        if (!feed.matches(event, subscriber.args)) continue;
+        sendFrame(subscriber, executeFrame(this.schema, subscriber.document, subscriber.variables, { [field]: event }));
+      }
+    }
+  }
+}

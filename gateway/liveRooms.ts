@@ -1,0 +1,131 @@
+/**
+ * Rooms: per site, the viewers' groups by channel and the site's live broadcasts, which late joiners get
+ * (with the time left) when they subscribe. A room loads the live broadcasts once, when its first viewer
+ * subscribes, follows SHOW and CLEAR events from the bus meanwhile, and goes when its last viewer leaves.
+ */
+import { type BusDelivery } from '../shared/bus';
+import { recordFanout } from '../shared/metrics';
+import { withLinkedSpan } from '../shared/tracing';
+import type { Logger } from '../shared/logger';
+import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
+import { sendFrame, type Connection, type Group, type Subscriber } from './liveGroups';
+
+/** The viewers of one site, by channel (`''` = site-wide viewers), and the site's live broadcasts. */
+export interface Room {
+  siteId: string;
+  channels: Map<string, Map<string, Group>>;
+  active: Map<string, OverlayBroadcastEvent>;
+  clearedDuringLoad: Set<string>;
+  expiries: Map<string, NodeJS.Timeout>;
+  loaded: Promise<void>;
+  /** Subscribers registered, and subscriptions still waiting for `loaded`. */
+  size: number;
+  pending: number;
+}
+
+export interface RoomsOptions {
+  /** Broadcasts of a site that are live now (what late joiners get). */
+  loadActiveBroadcasts(siteId: string): Promise<OverlayBroadcastEvent[]>;
+  logger: Logger;
+  /** Sends an event to the viewers of a room it reaches; returns the number of frames sent. */
+  fanOut(room: Room, event: OverlayBroadcastEvent): number;
+  /** The group's selection executed on an event, as the rest of a `next` frame. */
+  payloadFor(group: Group, event: OverlayBroadcastEvent): Buffer;
+}
+
+export class Rooms {
+  private readonly rooms = new Map<string, Room>();
+
+  constructor(private readonly options: RoomsOptions) {}
+
+  /** Subscribers registered in every room. */
+  subscriptions(): number {
+    let subscriptions = 0;
+    for (const room of this.rooms.values()) subscriptions += room.size;
+    return subscriptions;
+  }
+
+  close(): void {
+    for (const room of this.rooms.values()) for (const timer of room.expiries.values()) clearTimeout(timer);
+    this.rooms.clear();
+  }
+
+  /** The room of a site, made (and its live broadcasts loading) on first use. */
+  of(siteId: string): Room {
+    let room = this.rooms.get(siteId);
+    if (room) return room;
+    const created: Room = {
+      siteId,
+      channels: new Map(),
+      active: new Map(),
+      clearedDuringLoad: new Set(),
+      expiries: new Map(),
+      loaded: Promise.resolve(),
+      size: 0,
+      pending: 0,
+    };
+    created.loaded = this.options
+      .loadActiveBroadcasts(siteId)
+      .then((events) => {
+        for (const event of events) {
+          if (!created.clearedDuringLoad.has(event.broadcastId) && !created.active.has(event.broadcastId)) this.remember(created, event);
+        }
+      })
+      .catch((error: Error) => this.options.logger.warn({ err: error.message, siteId }, 'could not load live broadcasts'))
+      .finally(() => created.clearedDuringLoad.clear());
+    this.rooms.set(siteId, created);
+    return created;
+  }
+
+  dropIfEmpty(room: Room): void {
+    if (room.size > 0 || room.pending > 0 || this.rooms.get(room.siteId) !== room) return;
+    for (const timer of room.expiries.values()) clearTimeout(timer);
+    this.rooms.delete(room.siteId);
+  }
+
+  /** A late joiner gets what is live now, with the time left. */
+  catchUp(room: Room, subscriber: Subscriber): void {
+    const { group } = subscriber;
+    for (const event of room.active.values()) {
+      if (reaches(event, group.channelKey, subscriber.connection)) sendFrame(subscriber, this.options.payloadFor(group, withRemaining(event)));
+    }
+  }
+
+  onBusMessage(message: OverlayBroadcastMessage, delivery?: BusDelivery): void {
+    const room = this.rooms.get(message?.siteId);
+    if (!room || !message.event) return;
+    const { event } = message;
+    if (event.kind === 'SHOW') this.remember(room, event);
+    else this.forget(room, event.broadcastId);
+    // The delivery is a trace of its own, linked to the call that published the broadcast.
+    withLinkedSpan('overlay broadcast fan-out', delivery?.traceparent, { 'stagegraph.broadcast.kind': event.kind }, () => {
+      recordFanout(event.kind, delivery?.publishedAt, this.options.fanOut(room, event));
+    });
+  }
+
+  private remember(room: Room, event: OverlayBroadcastEvent): void {
+    const left = event.expiresAt - Date.now();
+    if (left <= 0) return;
+    room.active.set(event.broadcastId, event);
+    const timer = setTimeout(() => {
+      room.expiries.delete(event.broadcastId);
+      if (room.active.delete(event.broadcastId)) this.options.fanOut(room, clearEventOf(event));
+    }, left);
+    timer.unref();
+    room.expiries.set(event.broadcastId, timer);
+  }
+
+  private forget(room: Room, broadcastId: string): void {
+    room.active.delete(broadcastId);
+    room.clearedDuringLoad.add(broadcastId);
+    const timer = room.expiries.get(broadcastId);
+    if (timer) clearTimeout(timer);
+    room.expiries.delete(broadcastId);
+  }
+}
+
+/** Whether an event is for viewers of `channelKey` on this connection. */
+function reaches(event: OverlayBroadcastEvent, channelKey: string, connection: Connection): boolean {
+  if (event.channelId !== null && event.channelId !== channelKey) return false;
+  return inAudience(event, connection.tags);
+}

@@ -1,0 +1,86 @@
+/**
+ * Subscription fields the live server hands to a module of their own (gateway/pollResultsFeed.ts): the
+ * module decides when to push and what; the live server keeps the socket side (framing, slow readers,
+ * the per-socket cap, complete and close) through the Streams below.
+ */
+import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
+import type { Identity } from '../shared/auth/identity';
+import { executeFrame, framePrefixOf, sendFrame, type Connection } from './liveGroups';
+
+export interface LiveStreamSubscription {
+  /** The socket's identity (site ID, and the viewer's account when a JWT was given). */
+  identity: Identity;
+  /** The field's arguments, coerced. */
+  args: Record<string, unknown>;
+  /** Equal for subscriptions whose selection and variables are equal: they render a root value alike, so one rendering serves them all. */
+  documentKey: string;
+  /** The subscription's selection executed on `rootValue`, encoded as the rest of a `next` frame (the costly part: share it). */
+  render(rootValue: Record<string, unknown>): Buffer;
+  /** Sends a rendered payload to this subscriber. */
+  send(payload: Buffer): void;
+  /** Ends the subscription with errors (an `error` message); the stream forgets it itself. */
+  fail(errors: readonly GraphQLError[]): void;
+}
+
+export interface LiveStream {
+  /** Starts one subscription; returns what stops it (complete, or the socket closed). */
+  subscribe(subscription: LiveStreamSubscription): () => void;
+  /** Called once when the live server closes. */
+  close?(): void;
+}
+
+/** The stream subscriptions of one live server: started, stopped, counted. */
+export class Streams {
+  count = 0;
+
+  constructor(private readonly schema: () => GraphQLSchema) {}
+
+  /** Starts a subscription of `connection` under operation `id`; `sendErrors` answers its failure. */
+  start(
+    connection: Connection,
+    id: string,
+    stream: LiveStream,
+    request: { document: DocumentNode; variables: Record<string, unknown>; args: Record<string, unknown>; documentKey: string },
+    sendErrors: (errors: readonly GraphQLError[]) => void,
+  ): void {
+    const target = { connection, framePrefix: framePrefixOf(id) };
+    let ended = false;
+    const end = () => {
+      ended = true;
+      this.count -= 1;
+    };
+    this.count += 1;
+    const stop = stream.subscribe({
+      identity: connection.identity as Identity,
+      args: request.args,
+      documentKey: request.documentKey,
+      render: (rootValue) => executeFrame(this.schema, request.document, request.variables, rootValue),
+      send: (payload) => {
+        if (!ended) sendFrame(target, payload);
+      },
+      fail: (errors) => {
+        if (ended) return;
+        end();
+        connection.streams.delete(id);
+        sendErrors(errors);
+      },
+    });
+    if (ended) return;
+    connection.streams.set(id, () => {
+      end();
+      stop();
+    });
+  }
+
+  /** Stops one subscription (complete). */
+  stop(connection: Connection, id: string): void {
+    connection.streams.get(id)?.();
+    connection.streams.delete(id);
+  }
+
+  /** Stops every subscription of a closed socket. */
+  stopAll(connection: Connection): void {
+    for (const stop of connection.streams.values()) stop();
+    connection.streams.clear();
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * Streams (seed 000): the service-side stream control, the provider's webhooks and VOD delivery; answered by the
+ * integrations subgraph.
+ */
+import { ADMIN, arrayOf, epochMs, pathId as id, ref, PARTNER, SITE_ADMIN } from '../table';
+import type { JsonSchema, RouteSpec } from '../table';
+import { STATE, STREAM, bearer, httpUrl, stringMap } from './shared';
+
+const nullableEpochMs: JsonSchema = { type: ['number', 'null'], description: 'Unix time in milliseconds' };
+
+const streamState: JsonSchema = {
+  type: 'object',
+  required: ['ingestEnabled', 'ingestConnected', 'playbackLive', 'recording'],
+  properties: {
+    ingestEnabled: { type: 'boolean', description: 'false after deleteStream until activateStream' },
+    ingestConnected: { type: 'boolean', description: 'connected / disconnected' },
+    playbackLive: { type: 'boolean', description: 'active / idle' },
+    recording: { type: 'boolean', description: 'between startStream and stopStream' },
+    ingestChangedAt: nullableEpochMs,
+    playbackChangedAt: nullableEpochMs,
+  },
+};
+
+/** Components of the OpenAPI document these routes refer to. */
+export const streamSchemas: Record<string, JsonSchema> = {
+  StreamState: streamState,
+  Stream: {
+    type: 'object',
+    required: ['_id', 'siteId', 'pageId', 'contractId', 'title', 'ingestUrl', 'streamKey', 'playbackUrl', 'providerStreamId', 'state', 'created', 'modified'],
+    properties: {
+      _id: { type: 'string' },
+      siteId: { type: 'string' },
+      pageId: { type: 'string', description: 'the channel' },
+      contractId: { type: 'string' },
+      title: { type: 'string', description: 'the unique title sent to the provider' },
+      fallbackImageUrl: { type: 'string' },
+      ingestUrl: { type: 'string', description: 'RTMP URL the encoder connects to' },
+      streamKey: { type: 'string' },
+      playbackUrl: { type: 'string', description: 'live HLS manifest' },
+      providerStreamId: { type: 'string' },
+      liveBroadcastId: { type: ['string', 'null'], description: 'the broadcast being recorded, or the last one' },
+      state: ref('StreamState'),
+      broadcasts: arrayOf({
+        type: 'object',
+        properties: {
+          liveBroadcastId: { type: 'string' },
+          started: epochMs,
+          stopped: nullableEpochMs,
+          vodId: { type: ['string', 'null'] },
+          vodUrl: { type: ['string', 'null'] },
+          durationSeconds: { type: ['number', 'null'] },
+          videoId: { type: ['string', 'null'], description: 'the Video the VOD became' },
+          vodDeleted: { type: 'boolean' },
+        },
+      }),
+      created: epochMs,
+      modified: epochMs,
+    },
+  },
+};
+
+const createStreamBody: JsonSchema = {
+  type: 'object',
+  required: ['pageId', 'contractId'],
+  additionalProperties: false,
+  properties: {
+    pageId: { type: 'string', minLength: 1, description: 'the channel to stream' },
+    contractId: { type: 'string', minLength: 1 },
+    accountCredentials: { ...stringMap, description: 'for a contract with useAccount' },
+    fallbackImageUrl: { ...httpUrl, description: 'default: STREAM_FALLBACK_IMAGE_URL' },
+  },
+};
+
+const webhookBody: JsonSchema = {
+  type: 'object',
+  required: ['type', 'id', 'time'],
+  additionalProperties: false,
+  properties: {
+    type: { type: 'string', enum: ['connected', 'active', 'disconnected', 'idle'] },
+    id: { type: 'string', minLength: 1, description: 'the providerStreamId' },
+    time: { type: 'number', minimum: 0, description: 'Unix time in milliseconds' },
+  },
+};
+
+const vodBody: JsonSchema = {
+  type: 'object',
+  required: ['liveBroadcastId', 'vodId', 'streamId', 'url'],
+  additionalProperties: false,
+  properties: {
+    durationSeconds: { type: 'number', minimum: 0 },
+    liveBroadcastId: { type: 'string', minLength: 1, description: 'from the startStream request that began the recording' },
+    vodId: { type: 'string', minLength: 1 },
+    streamId: { type: 'string', minLength: 1, description: 'the providerStreamId' },
+    url: { ...httpUrl, description: 'playback URL of the recording' },
+  },
+};
+
+const streamControl = (action: 'start' | 'stop' | 'activate', summary: string): RouteSpec => ({
+  operationId: `${action}Stream`,
+  callsOut: true,
+  method: 'post',
+  path: `/stream/v1/{id}/${action}`,
+  summary,
+  tag: 'Streams',
+  auth: SITE_ADMIN,
+  params: [id('id', 'stream ID')],
+  document: /* GraphQL */ `mutation ${action[0].toUpperCase()}${action.slice(1)}Stream($id: ID!) { result: ${action}Stream(id: $id) { ${STREAM} } }`,
+  variables: { id: 'path.id' },
+  response: ref('Stream'),
+});
+
+export const streamRoutes: RouteSpec[] = [
+  {
+    operationId: 'createStream',
+    callsOut: true,
+    method: 'post',
+    path: '/stream/v1/',
+    summary: 'Create a stream for a channel at a contract’s provider (createStream)',
+    tag: 'Streams',
+    auth: SITE_ADMIN,
+    body: { schema: createStreamBody, required: true },
+    document: /* GraphQL */ `mutation CreateStream($input: CreateStreamInput!) { result: createStream(input: $input) { ${STREAM} } }`,
+    variables: { input: 'body' },
+    status: 201,
+    response: ref('Stream'),
+  },
+  {
+    operationId: 'listStreams',
+    method: 'get',
+    path: '/stream/v1/',
+    summary: 'List the streams of the site, or of one channel',
+    tag: 'Streams',
+    auth: ADMIN,
+    params: [{ name: 'pageId', in: 'query', schema: { type: 'string' }, description: 'only this channel' }],
+    document: /* GraphQL */ `query ListStreams($pageId: ID) { result: streams(pageId: $pageId) { ${STREAM} } }`,
+    variables: { pageId: 'query.pageId' },
+    envelope: 'results',
+    response: { type: 'object', required: ['success', 'results'], properties: { success: { type: 'boolean' }, results: arrayOf(ref('Stream')) } },
+  },
+  {
+    operationId: 'receiveStreamWebhook',
+    method: 'post',
+    path: '/stream/v1/webhook',
+    summary: 'The provider reports a stream state change (Bearer of the contract); repeats and older deliveries change nothing',
+    tag: 'Streams',
+    auth: PARTNER,
+    params: [bearer],
+    body: { schema: webhookBody, required: true },
+    document: /* GraphQL */ `mutation ReceiveStreamWebhook($authorization: String, $input: StreamWebhookInput!) {
+      result: receiveStreamWebhook(authorization: $authorization, input: $input) { success changed ${STATE} } }`,
+    variables: { authorization: 'header.Authorization', input: 'body' },
+    response: {
+      type: 'object',
+      required: ['success', 'changed', 'state'],
+      properties: { success: { type: 'boolean' }, changed: { type: 'boolean', description: 'false for a repeated or older delivery' }, state: ref('StreamState') },
+    },
+  },
+  {
+    operationId: 'getStream',
+    method: 'get',
+    path: '/stream/v1/{id}',
+    summary: 'A stream with its current state',
+    tag: 'Streams',
+    auth: ADMIN,
+    params: [id('id', 'stream ID')],
+    document: /* GraphQL */ `query GetStream($id: ID!) { result: stream(id: $id) { ${STREAM} } }`,
+    variables: { id: 'path.id' },
+    response: ref('Stream'),
+  },
+  streamControl('start', 'Start VOD recording (startStream with a new liveBroadcastId)'),
+  streamControl('stop', 'Stop VOD recording (stopStream); the provider then delivers the VOD'),
+  streamControl('activate', 'Enable the stream’s ingest again (activateStream)'),
+  {
+    operationId: 'deliverVod',
+    method: 'post',
+    path: '/video/v3/vod',
+    summary: 'The provider delivers a finished recording (Bearer of the contract); it becomes a Video of the channel',
+    tag: 'Streams',
+    auth: PARTNER,
+    params: [bearer],
+    body: { schema: vodBody, required: true },
+    document: /* GraphQL */ `mutation DeliverVod($authorization: String, $input: VodDeliveryInput!) {
+      result: deliverVod(authorization: $authorization, input: $input) { success vodId liveBroadcastId videoId } }`,
+    variables: { authorization: 'header.Authorization', input: 'body' },
+    response: {
+      type: 'object',
+      required: ['success', 'vodId', 'liveBroadcastId', 'videoId'],
+      properties: { success: { type: 'boolean' }, vodId: { type: 'string' }, liveBroadcastId: { type: 'string' }, videoId: { type: 'string' } },
+    },
+  },
+];
