@@ -299,7 +299,10 @@ export async function questProgressOf(deps: QuestDeps, identity: Identity, quest
   if (!identity.siteId) throw unauthenticated('x-service-client-id header is required');
   if (!identity.account) throw unauthenticated('Authorization: Bearer <JWT> of a signed-in account is required');
   const quest = await findQuest(deps.db, identity.siteId, questId);
+  const started = Date.now();
   const [view] = await evaluateQuest(deps, quest, [identity.account.id]);
+  // This look completed the quest (a completion a crash had interrupted): the subscriptions hear it too.
+  if (view.completedAt !== null && view.completedAt >= started) await publishProgress(deps, quest.siteId, [view]);
   return view;
 }
 
