@@ -286,6 +286,18 @@ describe('progress from watch time', () => {
   });
 });
 
+describe('progress of many accounts at once', () => {
+  it('evaluates a batch of 1,200 accounts (more than one statement may name on SQLite) in one look', async () => {
+    const { evaluateQuest, questDepsOf } = await import('../subgraphs/content/questProgress');
+    const questId = await createQuest(site, { actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 5 }, { arrayId: 'a', kind: 'answer:polls:any' }] });
+    const quest = await stack.database.prisma.quest.findUniqueOrThrow({ where: { id: questId } });
+    const accountIds = Array.from({ length: 1200 }, (_, index) => `batch-account-${index}`);
+    const views = await evaluateQuest(questDepsOf(stack.deps), quest, accountIds);
+    expect(views).toHaveLength(1200);
+    expect(views.every((view) => !view.completed && view.actions.every((action) => action.value === 0))).toBe(true);
+  });
+});
+
 describe('raffle', () => {
   it('draws winners once among those who completed it; the others are rejected', async () => {
     const pollId = await createPoll(site);

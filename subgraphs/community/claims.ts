@@ -65,9 +65,13 @@ export async function recordQuestClaim(
  */
 export async function settleQuestRaffle(db: Db, siteId: string, questId: string, winnerClaimIds: readonly string[]): Promise<ClaimStatus[]> {
   const now = new Date();
+  // Everyone rejected, then the winners approved, in one transaction; winners in lists of 500 (Prisma
+  // allows a SQLite statement at most 999 parameters).
+  const winners: string[][] = [];
+  for (let start = 0; start < winnerClaimIds.length; start += 500) winners.push(winnerClaimIds.slice(start, start + 500));
   await db.$transaction([
-    db.claimStatus.updateMany({ where: { siteId, questId, id: { in: [...winnerClaimIds] } }, data: { status: 'APPROVED', updatedAt: now } }),
-    db.claimStatus.updateMany({ where: { siteId, questId, id: { notIn: [...winnerClaimIds] } }, data: { status: 'REJECTED', updatedAt: now } }),
+    db.claimStatus.updateMany({ where: { siteId, questId }, data: { status: 'REJECTED', updatedAt: now } }),
+    ...winners.map((part) => db.claimStatus.updateMany({ where: { siteId, questId, id: { in: part } }, data: { status: 'APPROVED', updatedAt: now } })),
   ]);
   return db.claimStatus.findMany({ where: { siteId, questId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
 }

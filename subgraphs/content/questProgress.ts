@@ -97,8 +97,8 @@ export function actionRules(quest: Quest): ActionRule[] {
   }));
 }
 
-/** IN lists of 1,000 stay far below both databases' parameter limits. */
-const CHUNK = 1000;
+/** Accounts per IN list: Prisma allows a SQLite statement at most 999 parameters. */
+const CHUNK = 500;
 function chunks<T>(list: readonly T[], size = CHUNK): T[][] {
   const out: T[][] = [];
   for (let start = 0; start < list.length; start += size) out.push(list.slice(start, start + size));
@@ -221,7 +221,9 @@ async function completeQuest(deps: QuestDeps, quest: Quest, accountIds: string[]
     return rows;
   });
   if (inserted.length === 0) return [];
-  const completions = await deps.db.questCompletion.findMany({ where: { questId: quest.id, claimId: { in: inserted.map((row) => row.claimId) } } });
+  const completions = (
+    await Promise.all(chunks(inserted).map((part) => deps.db.questCompletion.findMany({ where: { questId: quest.id, claimId: { in: part.map((row) => row.claimId) } } })))
+  ).flat();
   // The claims follow without holding up the caller (a watch-time batch may complete thousands at once):
   // their IDs are fixed already, and what does not get through is the outbox's.
   void recordClaims(deps, completions);
