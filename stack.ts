@@ -92,7 +92,7 @@ export async function serveGateway(
   const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret);
   // Watch time is counted where the viewers' sockets are, and written with content's own code (its tables).
   const quests = { ...questDepsOf(deps), provider: database.provider };
-  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph, recordWatchTime: (batch) => recordWatchTime(quests, batch) });
+  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph, recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined });
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   registerOperationNames(routes.map((route) => route.document));

@@ -24,6 +24,8 @@ export interface FanoutResult {
 export interface FanoutOptions {
   /** Viewers sign in (a JWT each): their watch time is counted for a watch quest of the site. */
   signedIn?: boolean;
+  /** Extra environment of the instance the run starts (e.g. WATCH_TIME=false for the baseline). */
+  env?: Record<string, string>;
 }
 
 /** A counter's value in an instance's /metrics (0 when absent). */
@@ -39,7 +41,7 @@ async function gcAndSettle(): Promise<void> {
 
 export async function measureFanout(viewers: number, instances: Instance[] = [], options: FanoutOptions = {}): Promise<FanoutResult> {
   const own = instances.length === 0;
-  if (own) instances.push(await startInstance());
+  if (own) instances.push(await startInstance({ env: options.env }));
   const [first] = instances;
   const site = createSite(first);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };

@@ -41,6 +41,11 @@ export interface Config {
    * grow with time, not viewers × seconds, and a crashed instance loses at most this much watch time.
    */
   watchFlushMs: number;
+  /**
+   * Whether signed-in viewers' watch time is counted for quests (`WATCH_TIME`, true or false, default
+   * true). false exists for the bench's side-by-side measurement of what counting costs the fan-out.
+   */
+  watchTimeEnabled: boolean;
   /** Largest accepted request body in bytes (`BODY_LIMIT_BYTES`, default 1 MiB). */
   bodyLimitBytes: number;
   /** pino level (`LOG_LEVEL`, default info; `silent` turns logs off). */
@@ -223,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     presenceIntervalMs: integer(env, 'PRESENCE_INTERVAL_MS', 5000, 50, 600_000),
     watchFlushMs: integer(env, 'WATCH_FLUSH_MS', 10_000, 50, 600_000),
+    watchTimeEnabled: flag(env, 'WATCH_TIME', true),
     logLevel: env.LOG_LEVEL || 'info',
     dataDir,
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
