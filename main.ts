@@ -9,12 +9,15 @@ async function main(): Promise<void> {
   const stack = await startStack(config, { logger });
   logger.info({ port: stack.port, database: stack.database.provider, bus: config.redisUrl ? 'redis' : 'in-process' }, `stagegraph listening on ${stack.url}`);
   let stopping = false;
+  // SIGTERM (a deploy, the fleet script, an orchestrator) drains; SIGINT (Ctrl-C at a terminal) and a
+  // second signal during a drain stop at once.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      if (stopping) return;
+      const drain = signal === 'SIGTERM' && !stopping;
+      if (stopping && signal === 'SIGTERM') return;
       stopping = true;
-      logger.info({ signal }, 'shutting down');
-      stack.close().then(
+      logger.info({ signal }, drain ? 'draining' : 'shutting down');
+      (drain ? stack.drain() : stack.close()).then(
         () => process.exit(0),
         (error: Error) => {
           logger.error({ err: error }, 'shutdown failed');

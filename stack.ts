@@ -17,6 +17,7 @@ import { flushTracing, startTracing } from './shared/tracing';
 import { lateBoundSupergraph } from './shared/supergraph';
 import { listenSubgraph, type RunningService, type ServiceDeps, type SubgraphContext } from './shared/subgraph';
 import { createPublicApp } from './gateway/app';
+import { Drain, DRAIN_CLOSE_CODE } from './gateway/drain';
 import { createGateway, type Gateway } from './gateway/server';
 import type { Executor } from './rest-bridge/router';
 import { createRestBridge, routes } from './rest-bridge/server';
@@ -43,6 +44,11 @@ export interface Stack {
   httpServer: Server;
   /** Graceful stop: refuse new work, close viewers with 1001, let in-flight requests finish. */
   close(): Promise<void>;
+  /**
+   * The drain of SIGTERM (gateway/drain.ts): /ready 503 at once, answers go on for `config.shutdownGraceMs`
+   * (with `Connection: close`), then the port closes, in-flight requests finish and viewers get 1012.
+   */
+  drain(): Promise<void>;
 }
 
 /** How each subgraph is built, by name, from its logger and the deployment's dependencies (also used to restart one). */
@@ -96,7 +102,8 @@ export async function serveGateway(
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   registerOperationNames(routes.map((route) => route.document));
-  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, metricsToken: config.metricsToken, internalSecret: config.internalSecret });
+  const drain = new Drain();
+  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, metricsToken: config.metricsToken, internalSecret: config.internalSecret, drain });
 
   if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');
   const httpServer = createExpressServer(app);
@@ -112,13 +119,16 @@ export async function serveGateway(
     authenticator,
     httpServer,
     port,
-    /** Refuses new work, closes viewers with 1001 and lets in-flight requests finish. */
+    drain,
+    /** Starts the drain: /ready 503, answers with Connection: close (a separate gateway process's SIGTERM). */
+    beginDrain: () => drain.start(),
+    /** Refuses new work, closes viewers with 1001 (1012 after a drain) and lets in-flight requests finish. */
     async close() {
       const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       // Keep-alive connections go as soon as their in-flight request is answered; stragglers after 10 s.
       const idle = setInterval(() => httpServer.closeIdleConnections(), 50);
       const force = setTimeout(() => httpServer.closeAllConnections(), 10_000);
-      await gateway.live.close();
+      await gateway.live.close(drain.draining ? DRAIN_CLOSE_CODE : 1001);
       await stopped;
       clearInterval(idle);
       clearTimeout(force);
@@ -132,8 +142,8 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   // Before the database opens: with tracing on, its queries get spans.
   startTracing(config.otlpEndpoint);
   configureMetrics(config.metricsEnabled);
-  const database = await openDatabase(config.databaseUrl);
-  const bus = options.bus ?? createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
+  const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const bus = options.bus ?? createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, maxLength: config.busStreamMaxLength });
   const supergraph = lateBoundSupergraph();
   const deps: ServiceDeps = { config, database, bus, logger, supergraph };
 
@@ -157,7 +167,17 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
       await flushTracing();
     })());
 
+  let draining: Promise<void> | null = null;
+  const drain = () =>
+    (draining ??= (async () => {
+      served.drain.start();
+      logger.info({ graceMs: config.shutdownGraceMs }, 'draining: /ready answers 503, serving until the grace period ends');
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownGraceMs));
+      await close();
+    })());
+
   return {
+    drain,
     url: `http://127.0.0.1:${served.port}`,
     port: served.port,
     config,

@@ -42,42 +42,63 @@ let pollId = '';
 let failures = 0;
 let subscribed = 0;
 
+/** Connections given up on, and retries made: a viewer whose socket closes before its first results reconnects, as graphql-ws clients do. */
+const ATTEMPTS = 5;
+let retries = 0;
+
 function openViewer(start: Start, token: string, answerId: string): Promise<void> {
+  const viewer: Viewer = { socket: null as unknown as WebSocket, answerId, sentAt: 0, ackAt: 0, ackError: null, pushes: [] };
+  viewers.push(viewer);
   return new Promise((resolve) => {
-    const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
-    const viewer: Viewer = { socket, answerId, sentAt: 0, ackAt: 0, ackError: null, pushes: [] };
-    viewers.push(viewer);
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } })));
-    socket.on('message', (data) => {
-      const at = now();
-      const message = JSON.parse(data.toString()) as { type: string; id?: string; payload?: any };
-      if (message.type === 'connection_ack') {
-        socket.send(JSON.stringify({ id: 'results', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { pollId: start.pollId } } }));
-        return;
-      }
-      if (message.id === 'results' && message.type === 'next') {
-        const results = message.payload?.data?.pollResults;
-        if (results) {
-          if (viewer.pushes.length === 0) {
-            subscribed += 1;
-            resolve();
-          }
-          viewer.pushes.push([at, results.total]);
+    const connect = (attempt: number) => {
+      const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
+      viewer.socket = socket;
+      let settled = false;
+      const giveUpOrRetry = () => {
+        if (settled || viewer.pushes.length > 0) return;
+        settled = true;
+        if (attempt + 1 >= ATTEMPTS) {
+          failures += 1;
+          resolve();
+          return;
         }
-      } else if (message.id === 'answer' && message.type === 'next') {
-        viewer.ackAt = at;
-        const error = message.payload?.errors?.[0];
-        if (error) viewer.ackError = `${error.extensions?.code ?? ''} ${error.message}`;
-      } else if (message.type === 'error') {
-        failures += 1;
-        resolve();
-      }
-    });
-    socket.on('error', () => {
-      failures += 1;
-      resolve();
-    });
-    socket.on('close', () => resolve());
+        retries += 1;
+        setTimeout(() => connect(attempt + 1), 200 + Math.random() * 800);
+      };
+      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } })));
+      socket.on('message', (data) => {
+        const at = now();
+        const text = data.toString();
+        // Results pushes are most of the traffic: read their total without parsing the whole frame.
+        if (text.startsWith('{"id":"results","type":"next"')) {
+          const total = /"total":(\d+)/.exec(text);
+          if (total) {
+            if (viewer.pushes.length === 0) {
+              subscribed += 1;
+              resolve();
+            }
+            viewer.pushes.push([at, Number(total[1])]);
+            return;
+          }
+        }
+        const message = JSON.parse(text) as { type: string; id?: string; payload?: any };
+        if (message.type === 'connection_ack') {
+          socket.send(JSON.stringify({ id: 'results', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { pollId: start.pollId } } }));
+          return;
+        }
+        if (message.id === 'answer' && message.type === 'next') {
+          viewer.ackAt = at;
+          const error = message.payload?.errors?.[0];
+          if (error) viewer.ackError = `${error.extensions?.code ?? ''} ${error.message}`;
+        } else if (message.type === 'error') {
+          socket.close();
+          giveUpOrRetry();
+        }
+      });
+      socket.on('error', giveUpOrRetry);
+      socket.on('close', giveUpOrRetry);
+    };
+    connect(0);
   });
 }
 
@@ -88,7 +109,7 @@ process.on('message', async (message: Start | Answer | { type: 'report' } | { ty
       const batch = message.tokens.slice(opened, opened + message.concurrency);
       await Promise.all(batch.map((token, index) => openViewer(message, token, message.answerIds[opened + index])));
     }
-    process.send?.({ type: 'ready', subscribed, failures });
+    process.send?.({ type: 'ready', subscribed, failures, retries });
   } else if (message.type === 'answer') {
     for (const viewer of viewers) {
       const delay = message.startAt + Math.random() * message.windowMs - now();

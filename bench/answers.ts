@@ -14,6 +14,8 @@ export interface AnswerFigures {
   instances: number;
   viewers: number;
   subscribed: number;
+  /** Connections made again after the server closed one before its first results (graphql-ws clients retry). */
+  reconnects: number;
   answered: number;
   refused: number;
   firstRefusal: string | null;
@@ -95,6 +97,7 @@ export async function measureAnswers(viewers: number, instances: Instance[] = []
       }),
     );
     const subscribed = ready.reduce((sum, reply) => sum + reply.subscribed, 0);
+    const reconnects = ready.reduce((sum, reply) => sum + reply.retries, 0);
     const startAt = now() + 500;
     await Promise.all(workers.map((worker) => request(worker, { type: 'answer', startAt, windowMs }, 'scheduled')));
     // The window, then time for the last acknowledgements and the final pushes (which must come within 1 s).
@@ -117,6 +120,7 @@ export async function measureAnswers(viewers: number, instances: Instance[] = []
       instances: instances.length,
       viewers,
       subscribed,
+      reconnects,
       answered: acked.length,
       refused: refused.length,
       firstRefusal: refused[0]?.ackError ?? null,

@@ -39,11 +39,15 @@ async function gcAndSettle(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
 }
 
-export async function measureFanout(viewers: number, instances: Instance[] = [], options: FanoutOptions = {}): Promise<FanoutResult> {
+/**
+ * `instances`: those to measure (default one started here); viewers are spread over them, or all go to
+ * `entry` (a balancer in front of them) when given, and so does the broadcast call.
+ */
+export async function measureFanout(viewers: number, instances: Instance[] = [], entry?: string, options: FanoutOptions = {}): Promise<FanoutResult> {
   const own = instances.length === 0;
   if (own) instances.push(await startInstance({ env: options.env }));
-  const [first] = instances;
-  const site = createSite(first);
+  const first = { url: entry ?? instances[0].url };
+  const site = createSite(instances[0]);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   const overlay = await (await fetch(`${first.url}/overlay/v1`, {
     method: 'POST',
@@ -54,7 +58,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const signedIn = options.signedIn === true;
   let tokens: string[] | null = null;
   if (signedIn) {
-    tokens = await viewerAccounts(first, site.siteId, viewers);
+    tokens = await viewerAccounts(instances[0], site.siteId, viewers);
     // A quest that counts the channel's watch time: each batch then also adds to its counters.
     await fetch(`${first.url}/quest/v2`, {
       method: 'POST',
@@ -77,9 +81,9 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
     workers.map((worker, index) => {
       const count = Math.min(perWorker, viewers - assigned);
       assigned += count;
-      const instance = instances[index % instances.length];
+      const url = entry ?? instances[index % instances.length].url;
       const slice = tokens ? tokens.slice(assigned - count, assigned) : undefined;
-      return request(worker, { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: 'main', count, concurrency: 200, tokens: slice }, 'ready');
+      return request(worker, { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: 'main', count, concurrency: 200, tokens: slice }, 'ready');
     }),
   );
   const open = ready.reduce((sum, reply) => sum + reply.open, 0);

@@ -22,7 +22,7 @@ export interface JoinFigures {
   reconnect: StormFigures;
 }
 
-async function call(instance: Instance, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+async function call(instance: Pick<Instance, 'url'>, method: string, path: string, headers: Record<string, string>, body?: unknown) {
   const reply = await fetch(`${instance.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
   const json = (await reply.json()) as any;
   if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(json)}`);
@@ -30,18 +30,27 @@ async function call(instance: Instance, method: string, path: string, headers: R
 }
 
 /** Statements the instance has sent to its database so far (GET /internal/v1/database-queries). */
-export async function databaseQueries(instance: Instance): Promise<number> {
+export async function databaseQueries(instance: Pick<Instance, 'url' | 'env'>): Promise<number> {
   const reply = await fetch(`${instance.url}/internal/v1/database-queries`, { headers: { 'x-internal-secret': instance.env.INTERNAL_SECRET } });
   return ((await reply.json()) as { queries: number }).queries;
 }
 
 const now = () => performance.timeOrigin + performance.now();
 
-/** `dist`: another build to measure (see InstanceOptions.dist). */
-export async function measureJoinStorms(viewers: number, env: Record<string, string> = {}, dist?: string): Promise<JoinFigures> {
-  const instance = await startInstance({ env, dist });
+/** Instances already running behind one entry (a balancer): the storms go to `url`, statements are summed over `instances`. */
+export interface JoinTarget {
+  url: string;
+  instances: Instance[];
+}
+
+/** `dist`: another build to measure (see InstanceOptions.dist); `through`: a fleet to measure instead of a new instance. */
+export async function measureJoinStorms(viewers: number, env: Record<string, string> = {}, dist?: string, through?: JoinTarget): Promise<JoinFigures> {
+  const started = through ? null : await startInstance({ env, dist });
+  const counted = through?.instances ?? [started as Instance];
+  const instance = { url: through?.url ?? counted[0].url };
+  const statements = async () => (await Promise.all(counted.map(databaseQueries))).reduce((sum, count) => sum + count, 0);
   try {
-    const site = createSite(instance);
+    const site = createSite(counted[0]);
     const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
     const panels = await Promise.all(
       ['chat', 'store'].map((type) => call(instance, 'POST', '/panel/v3/', admin, { siteId: site.siteId, renderer: { panel_type: type, panel_name: type } })),
@@ -63,7 +72,7 @@ export async function measureJoinStorms(viewers: number, env: Record<string, str
     await new Promise((resolve) => setTimeout(resolve, 2000));
 
     const storm = async (start: (worker: (typeof workers)[number], index: number, count: number) => Promise<any>): Promise<StormFigures> => {
-      const queriesBefore = await databaseQueries(instance);
+      const queriesBefore = await statements();
       const startedAt = now();
       let assigned = 0;
       const replies = await Promise.all(
@@ -74,7 +83,7 @@ export async function measureJoinStorms(viewers: number, env: Record<string, str
         }),
       );
       const seconds = (Math.max(...replies.map((reply) => reply.at as number)) - startedAt) / 1000;
-      const queries = (await databaseQueries(instance)) - queriesBefore;
+      const queries = (await statements()) - queriesBefore;
       return {
         viewers,
         failures: replies.reduce((sum, reply) => sum + reply.failures, 0),
@@ -95,6 +104,6 @@ export async function measureJoinStorms(viewers: number, env: Record<string, str
     for (const worker of workers) worker.send({ type: 'close' });
     return { join, reconnect };
   } finally {
-    await instance.stop();
+    await started?.stop();
   }
 }

@@ -2,7 +2,7 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
- * fanout2, answers, soak, browser; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * fanout2, answers, fleet, costs, soak, browser; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the join, data-event and metrics-cost
  * sections.
@@ -14,7 +14,9 @@ import { measureAccessCodes } from './accesscodes';
 import { measureAnswers, type AnswerFigures } from './answers';
 import { measureBrowser } from './browser';
 import { measureDataEvents, type DataEventFigures } from './dataevents';
+import { measureCosts } from './costs';
 import { measureFanout } from './fanout';
+import { measureFleet } from './fleet';
 import { measureGateway } from './gateway';
 import { measureGraphQLLimits } from './limits';
 import { measureObservability } from './observability';
@@ -42,6 +44,8 @@ async function main(): Promise<void> {
   if (section('dataevents')) await dataEventsSection(figures);
   if (section('fanout2')) await twoInstancesSection(figures, viewers);
   if (section('answers')) await answersSection(figures);
+  if (section('fleet')) await fleetSection(figures, viewers);
+  if (section('costs')) await costsSection(figures);
   if (section('soak')) await soakSection(figures);
   if (section('browser')) await browserSection(figures);
 
@@ -140,8 +144,8 @@ async function fanoutSection(figures: Figures, viewers: number): Promise<void> {
   // measurable), with the watch-time rows and statements written while the viewers watched.
   const signedIn: Record<string, Awaited<ReturnType<typeof measureFanout>>[]> = { 'watch time off': [], 'watch time on': [] };
   for (let run = 0; run < Number(process.env.BENCH_FANOUT_RUNS ?? 3); run += 1) {
-    signedIn['watch time off'].push(await measureFanout(viewers, [], { signedIn: true, env: { WATCH_TIME: 'false' } }));
-    signedIn['watch time on'].push(await measureFanout(viewers, [], { signedIn: true }));
+    signedIn['watch time off'].push(await measureFanout(viewers, [], undefined, { signedIn: true, env: { WATCH_TIME: 'false' } }));
+    signedIn['watch time on'].push(await measureFanout(viewers, [], undefined, { signedIn: true }));
   }
   figures.fanoutSignedIn = signedIn;
   console.log(`\nfan-out with signed-in viewers, watch time for quests off and on (WATCH_FLUSH_MS default), ${signedIn['watch time on'].length} runs each`);
@@ -222,7 +226,7 @@ async function answersSection(figures: Figures): Promise<void> {
   figures.answers = results;
   console.log(`\nanswers: ${viewers} signed-in viewers subscribed to a poll's results each answer it on their socket within 10 s`);
   console.table(Object.fromEntries(Object.entries(results).map(([label, result]) => [label, {
-    viewers: result.viewers, answered: result.answered, refused: result.refused, 'ack p50 ms': result.ackP50Ms, 'ack p99 ms': result.ackP99Ms,
+    viewers: result.viewers, subscribed: result.subscribed, reconnects: result.reconnects, answered: result.answered, refused: result.refused, 'ack p50 ms': result.ackP50Ms, 'ack p99 ms': result.ackP99Ms,
     'final count exact': result.finalCountExact ? 'yes' : 'no', 'final results at every viewer (ms after last answer)': result.finalResultsAtEveryViewerMs,
     'max pushes/s per viewer': result.maxPushesPerSecondPerViewer,
   }])));
@@ -233,6 +237,61 @@ async function answersSection(figures: Figures): Promise<void> {
     if (result.firstRefusal) console.log(`  first refusal: ${result.firstRefusal}`);
   }
   if (!postgres) console.log('PostgreSQL + Redis: not measured (postgres binaries or redis-server not installed here)');
+}
+
+/** Instances behind HAProxy beside one instance direct, both on a private PostgreSQL + Redis (bench/fleet.ts). */
+async function fleetSection(figures: Figures, viewers: number): Promise<void> {
+  const fleet = await measureFleet(viewers, Number(process.env.BENCH_FLEET_INSTANCES ?? 3));
+  if (!fleet) {
+    figures.fleet = 'not measured: haproxy, redis-server or the PostgreSQL server binaries are not installed here';
+    console.log('\nfleet: not measured (haproxy, redis-server or the PostgreSQL server binaries are not installed here)');
+    return;
+  }
+  figures.fleet = fleet;
+  console.log(`\nfleet: ${fleet.fleet.instances} instances behind HAProxy beside one instance direct, PostgreSQL + Redis (HAProxy takes ${fleet.balancerMaxconn} connections here)`);
+  const row = (side: typeof fleet.fleet) => ({
+    viewers: side.viewers,
+    'join s': side.storms.join.seconds,
+    'joins/s': side.storms.join.perSecond,
+    'join failures': side.storms.join.failures,
+    'reconnect s': side.storms.reconnect.seconds,
+    'join db statements': side.storms.join.databaseQueries,
+    'fan-out p50 ms': side.fanout.p50Ms,
+    'fan-out p99 ms': side.fanout.p99Ms,
+    received: side.fanout.received,
+    'KB per idle viewer': side.fanout.memoryPerViewerKB,
+  });
+  console.table({ 'one instance, direct': row(fleet.oneInstance), [`${fleet.fleet.instances} instances, HAProxy`]: row(fleet.fleet) });
+  console.log(`fleet / one instance: joins/s ${(fleet.fleet.storms.join.perSecond / fleet.oneInstance.storms.join.perSecond).toFixed(2)}×, ` +
+    `fan-out p99 ${(fleet.fleet.fanout.p99Ms / fleet.oneInstance.fanout.p99Ms).toFixed(2)}× (all on the same cores: a figure to watch, not a target)`);
+}
+
+/** What a broadcast and a data event cost PostgreSQL and Redis (bench/costs.ts), for docs/capacity.md. */
+async function costsSection(figures: Figures): Promise<void> {
+  const postgres = await startPostgres();
+  const redis = postgres && (await startRedis());
+  if (!postgres || !redis) {
+    await postgres?.stop();
+    figures.costs = 'not measured: the PostgreSQL server binaries or redis-server are not installed here';
+    console.log('\ncosts: not measured (PostgreSQL server binaries or redis-server not installed here)');
+    return;
+  }
+  const instance = await startInstance({ env: { DATABASE_URL: postgres.url, REDIS_URL: redis.url, DATA_EVENT_RATE_LIMIT: '10000000' } });
+  try {
+    const costs = await measureCosts(instance, redis.url);
+    figures.costs = costs;
+    console.log('\ncosts per operation on one instance, PostgreSQL + Redis: SQL statements sent, Redis commands and bytes (in: to Redis, out: from Redis)');
+    console.table(Object.fromEntries(Object.entries(costs).map(([name, cost]) => [name, {
+      'SQL statements': cost.sqlStatements,
+      'Redis commands': Object.entries(cost.redisCommands).map(([command, calls]) => `${command} ${calls}`).join(', '),
+      'Redis bytes in': cost.redisBytesIn,
+      'Redis bytes out': cost.redisBytesOut,
+    }])));
+  } finally {
+    await instance.stop();
+    await redis.stop();
+    await postgres.stop();
+  }
 }
 
 async function soakSection(figures: Figures): Promise<void> {

@@ -24,6 +24,8 @@ const sockets: WebSocket[] = [];
 /** broadcastId → receipt times (ms, wall clock). */
 const receipts = new Map<string, number[]>();
 let failures = 0;
+/** Set when the parent ends the run: closes then are ours, not the server's. */
+let closing = false;
 
 function openViewer(start: Start, token?: string): Promise<void> {
   return new Promise((resolve) => {
@@ -50,6 +52,15 @@ function openViewer(start: Start, token?: string): Promise<void> {
       failures += 1;
       resolve();
     });
+    // An instance draining (1012) or stopping (1001): back through the balancer after a jittered wait, as
+    // the embed does, resubscribing (the live overlays come again). The socket's slot is taken by the new one.
+    socket.on('close', (code) => {
+      if (closing || (code !== 1012 && code !== 1001)) return;
+      setTimeout(() => {
+        sockets.splice(sockets.indexOf(socket), 1);
+        void openViewer(start);
+      }, 250 + Math.random() * 1000);
+    });
   });
 }
 
@@ -63,6 +74,7 @@ process.on('message', async (message: Start | { type: 'report'; broadcastId: str
   } else if (message.type === 'report') {
     process.send?.({ type: 'receipts', broadcastId: message.broadcastId, times: receipts.get(message.broadcastId) ?? [] });
   } else if (message.type === 'close') {
+    closing = true;
     for (const socket of sockets) socket.terminate();
     process.exit(0);
   }

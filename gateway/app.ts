@@ -14,6 +14,7 @@ import type { Logger } from '../shared/logger';
 import { countHttpRequests, instanceRegistry, metricsHandler, routeTemplate } from '../shared/metrics';
 import { currentTraceId, traceRequests } from '../shared/tracing';
 import type { RestBridge } from '../rest-bridge/server';
+import type { Drain } from './drain';
 import { createEmbedRouter } from './embed';
 import type { Gateway } from './server';
 
@@ -28,6 +29,8 @@ export interface PublicAppOptions {
   metricsToken: string | null;
   /** The deployment's internal secret: it opens the internal counters to the bench. */
   internalSecret: string;
+  /** This instance's drain (SIGTERM): /ready turns 503 and answers close their connections. */
+  drain: Drain;
 }
 
 /** Gives every request an id (or keeps the caller's x-request-id) and logs it when it ends. */
@@ -80,10 +83,11 @@ const checkGraphqlInput: RequestHandler = (req, res, next) => {
   res.status(400).json({ errors: [{ message: problem, extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
 };
 
-export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken, internalSecret }: PublicAppOptions): Express {
+export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken, internalSecret, drain }: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(drain.closeConnections);
   // The trace first, so the request log and everything after it carry its id.
   app.use(traceRequests());
   app.use(requestLog(logger));
@@ -91,14 +95,18 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
   // The REST paths first: they are most of the traffic, and one lookup in the route tree passes the rest on.
   app.use(rest.router);
 
-  app.get('/metrics', routeTemplate('/metrics'), metricsHandler(metricsToken, instanceRegistry(gateway.live)));
+  app.get('/metrics', routeTemplate('/metrics'), metricsHandler(metricsToken, instanceRegistry(gateway.live, bus)));
+  // The process is up; the details say what works (an outage of the shared Redis shows here, not in /ready).
   app.get('/health', routeTemplate('/health'), (_req, res) => {
-    res.json({ status: 'ok' });
+    res.json({ status: 'ok', draining: drain.draining, bus: { connected: bus.connected() } });
   });
+  // Whether THIS instance should get traffic: not draining and its database answers. The shared Redis is
+  // left out on purpose: its outage would take every instance out of the balancer at once, and the whole
+  // site down, while everything that needs no bus still works.
   app.get('/ready', routeTemplate('/ready'), async (_req, res) => {
-    const [databaseReady, busReady] = await Promise.all([database.ping(), bus.ready()]);
-    const ready = databaseReady && busReady;
-    res.status(ready ? 200 : 503).json({ ready, database: databaseReady, bus: busReady });
+    const databaseReady = drain.draining ? null : await database.ping();
+    const ready = !drain.draining && databaseReady === true;
+    res.status(ready ? 200 : 503).json({ ready, draining: drain.draining, database: databaseReady });
   });
   // Statements sent to the database by this process, for the bench's storms; only with the internal secret.
   app.get('/internal/v1/database-queries', routeTemplate('/internal/v1/database-queries'), (req, res) => {

@@ -163,13 +163,13 @@ export class LiveServer {
     return { connections: this.connections.size, subscriptions: this.rooms.subscriptions() + this.feeds.count + this.streams.count };
   }
 
-  /** Closes every socket with 1001 (going away) so clients reconnect elsewhere. */
-  async close(): Promise<void> {
+  /** Closes every socket with `code` (1001 going away; a drain's 1012 service restart) so clients reconnect elsewhere. */
+  async close(code = 1001): Promise<void> {
     for (const unsubscribe of this.unsubscribeBus) unsubscribe();
     for (const stream of Object.values(this.options.streams ?? {})) stream.close?.();
     clearInterval(this.keepAlive);
     clearInterval(this.presenceTimer);
-    for (const connection of this.connections) connection.socket.close(1001, 'Server shutting down');
+    for (const connection of this.connections) connection.socket.close(code, 'Server shutting down');
     this.rooms.close();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }

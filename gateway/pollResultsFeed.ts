@@ -24,6 +24,8 @@ import type { LiveStream, LiveStreamSubscription } from './liveStreams';
 export const PUSH_INTERVAL_MS = 500;
 /** Accounts whose own answer one read asks for. */
 const MINE_BATCH = 1000;
+/** Viewers sent to before a push yields to other work (answers keep flowing while thousands get results). */
+const SEND_SLICE = 1000;
 
 /** A poll's results as every viewer sees them (no `mine`). */
 export type SharedPollResults = Omit<PollResultsModel, 'mine'>;
@@ -275,20 +277,28 @@ export class PollResultsFeed implements LiveStream {
         }
       }
       const now = Date.now();
-      const results = state.results;
-      const rendered = new Map<string, Buffer>();
+      const { results, version } = state;
+      // One rendering per document and own answer (a handful per poll), whatever the number of viewers.
+      const rendered = new Map<string, Map<string, Buffer>>();
       let deferred = false;
-      for (const viewer of state.viewers) {
-        if (!viewer.started || (viewer.sentVersion === state.version && viewer.sentMine === viewer.mine)) continue;
+      const viewers = [...state.viewers];
+      for (let index = 0; index < viewers.length; index += 1) {
+        if (index > 0 && index % SEND_SLICE === 0) {
+          await new Promise((resolve) => setImmediate(resolve));
+          if (state.closed) return;
+        }
+        const viewer = viewers[index];
+        if (!viewer.started || !state.viewers.has(viewer) || (viewer.sentVersion === version && viewer.sentMine === viewer.mine)) continue;
         // A viewer whose first event went out moments ago waits for the next round: never 2 pushes in 500 ms.
         if (now - viewer.lastSentAt < PUSH_INTERVAL_MS) {
           deferred = true;
           continue;
         }
-        const key = `${viewer.subscription.documentKey}\u0000${viewer.mine}`;
-        let payload = rendered.get(key);
-        if (!payload) rendered.set(key, (payload = viewer.subscription.render({ pollResults: { ...results, mine: mineOf(results, viewer.mine) } })));
-        this.sendTo(viewer, state.version, payload);
+        let byMine = rendered.get(viewer.subscription.documentKey);
+        if (!byMine) rendered.set(viewer.subscription.documentKey, (byMine = new Map()));
+        let payload = byMine.get(viewer.mine ?? '');
+        if (!payload) byMine.set(viewer.mine ?? '', (payload = viewer.subscription.render({ pollResults: { ...results, mine: mineOf(results, viewer.mine) } })));
+        this.sendTo(viewer, version, payload);
       }
       // The next round waits from the end of this one: no viewer, early or late in it, gets two within 500 ms.
       state.lastPushAt = Date.now();

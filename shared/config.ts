@@ -17,6 +17,11 @@ export interface Config {
   subgraphHost: string;
   /** `file:…` for SQLite or `postgresql://…` (`DATABASE_URL`, default file:./data/stagegraph.db). */
   databaseUrl: string;
+  /**
+   * PostgreSQL connections each process keeps at most (`DATABASE_POOL_SIZE`, default 10). A fleet opens
+   * instances × this many: keep it under the server's max_connections (docs/capacity.md).
+   */
+  databasePoolSize: number;
   /** Redis for the cross-instance event bus (`REDIS_URL`); unset = in-process bus, one instance. */
   redisUrl: string | null;
   /** Prefix of every Redis channel, so several deployments can share one Redis (`REDIS_PREFIX`). */
@@ -46,6 +51,19 @@ export interface Config {
    * true). false exists for the bench's side-by-side measurement of what counting costs the fan-out.
    */
   watchTimeEnabled: boolean;
+  /**
+   * How long a draining instance (after SIGTERM) goes on answering before it closes (`SHUTDOWN_GRACE_MS`,
+   * default 3000). /ready answers 503 from the first moment, so this must outlast the balancer's health-check
+   * fall time (deploy/haproxy.cfg: fall 2 × inter 500 ms = 1 s) plus a request's usual time, or the balancer
+   * still sends requests to a closed port.
+   */
+  shutdownGraceMs: number;
+  /**
+   * Messages the Redis bus keeps in its stream (`BUS_STREAM_MAX_LENGTH`, default 10000, trimmed roughly):
+   * what an instance whose connection dropped can still read when it is back. 10,000 covers minutes of
+   * broadcasts and cache announcements at their usual rates, at ~1-2 KB each (about 10-20 MB of Redis memory).
+   */
+  busStreamMaxLength: number;
   /** Largest accepted request body in bytes (`BODY_LIMIT_BYTES`, default 1 MiB). */
   bodyLimitBytes: number;
   /** pino level (`LOG_LEVEL`, default info; `silent` turns logs off). */
@@ -219,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
     subgraphPortBase: integer(env, 'SUBGRAPH_PORT_BASE', 4100),
     subgraphHost: env.SUBGRAPH_HOST || '127.0.0.1',
     databaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     redisUrl,
     redisPrefix: env.REDIS_PREFIX || 'stagegraph',
     jwtSecret: secret('JWT_SECRET', 'jwtSecret'),
@@ -229,6 +248,8 @@ export function loadConfig(env: Env = process.env): Config {
     presenceIntervalMs: integer(env, 'PRESENCE_INTERVAL_MS', 5000, 50, 600_000),
     watchFlushMs: integer(env, 'WATCH_FLUSH_MS', 10_000, 50, 600_000),
     watchTimeEnabled: flag(env, 'WATCH_TIME', true),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 3000, 0, 600_000),
+    busStreamMaxLength: integer(env, 'BUS_STREAM_MAX_LENGTH', 10_000, 100, 10_000_000),
     logLevel: env.LOG_LEVEL || 'info',
     dataDir,
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

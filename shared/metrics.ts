@@ -332,9 +332,19 @@ export interface LiveStats {
   stats(): { connections: number; subscriptions: number };
 }
 
-/** The registry of one instance's own gauges (its live viewers), read when scraped. */
-export function instanceRegistry(live: LiveStats): Registry {
+/** The registry of one instance's own gauges (its live viewers, its bus), read when scraped. */
+export function instanceRegistry(live: LiveStats, bus?: { connected(): boolean }): Registry {
   const registry = new Registry();
+  if (bus) {
+    new Gauge({
+      name: 'stagegraph_bus_connected',
+      help: 'Whether this instance is connected to its event bus (Redis) now: 1 yes, 0 no. Broadcasts answer 503 while it is 0.',
+      registers: [registry],
+      collect() {
+        this.set(bus.connected() ? 1 : 0);
+      },
+    });
+  }
   new Gauge({
     name: 'stagegraph_live_viewers',
     help: 'Live viewer sockets (graphql-ws) open on this instance now.',

@@ -13,6 +13,8 @@ import { httpSupergraph } from './supergraph';
 
 export interface Closable {
   close(): Promise<void>;
+  /** A service behind a balancer (the gateway): SIGTERM first drains for `shutdownGraceMs` (gateway/drain.ts). */
+  beginDrain?(): void;
 }
 
 export function runService(name: string, start: (deps: ServiceDeps) => Promise<Closable>): void {
@@ -22,8 +24,8 @@ export function runService(name: string, start: (deps: ServiceDeps) => Promise<C
   startTracing(config.otlpEndpoint, `stagegraph-${name}`);
   configureMetrics(config.metricsEnabled);
   (async () => {
-    const database = await openDatabase(config.databaseUrl);
-    const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger });
+    const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+    const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, maxLength: config.busStreamMaxLength });
     const supergraph = httpSupergraph(config.gatewayUrl, config.internalSecret);
     const service = await start({ config, database, bus, logger, supergraph });
     logger.info({ service: name }, `${name} started`);
@@ -31,9 +33,11 @@ export function runService(name: string, start: (deps: ServiceDeps) => Promise<C
     const stop = (signal: string) => {
       if (stopping) return;
       stopping = true;
-      logger.info({ signal }, `${name} shutting down`);
-      service
-        .close()
+      const drain = signal === 'SIGTERM' && service.beginDrain ? config.shutdownGraceMs : 0;
+      logger.info({ signal, drainMs: drain }, `${name} shutting down`);
+      if (drain > 0) service.beginDrain?.();
+      new Promise((resolve) => setTimeout(resolve, drain))
+        .then(() => service.close())
         .then(() => bus.close())
         .then(() => database.close())
         .then(() => process.exit(0), () => process.exit(1));

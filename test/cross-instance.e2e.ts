@@ -2,6 +2,8 @@
  * Two instances of one deployment (same database; Redis when REDIS_URL is set, otherwise one shared
  * in-process bus): a broadcast accepted by one instance reaches a viewer connected to the other.
  */
+import Redis from 'ioredis';
+import { Topics } from '../shared/bus';
 import { createMemoryBus } from '../shared/bus/memory';
 import { usingRedis } from './helpers/database';
 import { createTestSite, startTestStack, stopAll } from './helpers/stack';
@@ -50,3 +52,38 @@ it(`counts failed sign-ins of all instances together (${usingRedis ? 'in Redis' 
   expect(eleventh.status).toBe(usingRedis ? 429 : 200);
   if (usingRedis) expect(Number(eleventh.headers.get('retry-after'))).toBeGreaterThan(0);
 });
+
+if (usingRedis) {
+  it('reads the previous release\'s bus messages (format 1, pub/sub), and publishes a copy that release reads, during a rolling deploy', async () => {
+    const stack = await startTestStack();
+    const site = await createTestSite(stack);
+    const viewer = await watch(stack, { siteId: site.siteId, channelId: 'pitch' });
+    const channel = `${stack.config.redisPrefix}:${Topics.overlayBroadcasts}`;
+    const oldRelease = new Redis(process.env.REDIS_URL as string);
+    const listener = new Redis(process.env.REDIS_URL as string);
+    try {
+      // What an instance of the previous release publishes: `{at, tp?, m}` on the topic's channel, no version.
+      const now = Date.now();
+      const event = {
+        kind: 'SHOW', broadcastId: 'from-version-1', channelId: 'pitch', tagId: null, tags: [], variables: {}, startedAt: now, expiresAt: now + 30_000, remainingSeconds: 30,
+        overlay: { id: 'overlay-1', name: 'Old', type: 'instance', contents: { text: 'v1' }, cta: null, duration: 30 },
+      };
+      await oldRelease.publish(channel, JSON.stringify({ at: now, m: { siteId: site.siteId, event } }));
+      expect(await viewer.next()).toMatchObject({ kind: 'SHOW', broadcastId: 'from-version-1', overlay: { contents: { text: 'v1' } } });
+
+      // What the previous release reads: its channel gets `{at, m}` (with the version beside them) for each message.
+      const copies: { v?: number; at: number; m: { event: { broadcastId: string } } }[] = [];
+      await listener.subscribe(channel);
+      listener.on('message', (_name: string, raw: string) => copies.push(JSON.parse(raw)));
+      const overlay = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'New', type: 'instance', contents: {}, duration: 30 } });
+      const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId: 'pitch' } });
+      expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
+      await viewer.none(200); // delivered once, from the stream, not again from the copy
+      expect(copies).toEqual([expect.objectContaining({ v: 2, at: expect.any(Number), m: expect.objectContaining({ siteId: site.siteId, event: expect.objectContaining({ broadcastId: sent.body.broadcastId }) }) })]);
+    } finally {
+      oldRelease.disconnect();
+      listener.disconnect();
+      await viewer.close();
+    }
+  });
+}

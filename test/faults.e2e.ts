@@ -74,7 +74,7 @@ if (usingPostgres) {
 }
 
 if (usingRedis) {
-  it('Redis restarted under connected viewers: the bus reconnects and later broadcasts arrive', async () => {
+  it('Redis cut off under connected viewers: /ready stays 200, /health and the gauge show it, broadcasts answer 503, the rest goes on; then it recovers', async () => {
     const redis = new URL(process.env.REDIS_URL as string);
     const proxy: TcpProxy = await startTcpProxy(redis.hostname, Number(redis.port || 6379));
     cleanups.push(() => proxy.close());
@@ -87,18 +87,77 @@ if (usingRedis) {
     const overlay = (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'x', type: 'instance', contents: {}, duration: 30 } })).body;
     const viewer = await watch(stack, { siteId: site.siteId, channelId: 'stage' });
     cleanups.push(() => viewer.close());
+    expect((await rest(stack, 'GET', '/health')).body).toMatchObject({ status: 'ok', draining: false, bus: { connected: true } });
 
     await proxy.cut();
-    await eventually(async () => (await rest(stack, 'GET', '/ready')).status === 503);
-    expect((await rest(stack, 'GET', '/ready')).body).toMatchObject({ ready: false, bus: false });
+    await eventually(async () => (await rest(stack, 'GET', '/health')).body.bus.connected === false);
+    // This instance still serves: a balancer keeps it (and every other instance) in.
+    const ready = await rest(stack, 'GET', '/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ ready: true, draining: false, database: true });
+    expect(await (await fetch(`${stack.url}/metrics`)).text()).toMatch(/^stagegraph_bus_connected 0$/m);
+    const refused = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: 'stage' } });
+    expect(refused.status).toBe(503);
+    expect(refused.body).toEqual({ success: false, message: expect.stringMatching(/live delivery is unavailable/) });
+    // Nothing half written: the refused broadcast is not live for a late joiner.
+    expect((await stack.database.prisma.overlayBroadcast.findMany({ where: { siteId: site.siteId, clearedAt: null } })).length).toBe(0);
+    // Everything that needs no bus goes on.
+    expect((await rest(stack, 'GET', '/overlay/v1', { headers: site.admin })).status).toBe(200);
+    expect((await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'y', type: 'instance', contents: {}, duration: 5 } })).status).toBe(200);
 
     await proxy.restore();
-    await eventually(async () => (await rest(stack, 'GET', '/ready')).status === 200);
+    await eventually(async () => (await rest(stack, 'GET', '/health')).body.bus.connected === true);
+    expect(await (await fetch(`${stack.url}/metrics`)).text()).toMatch(/^stagegraph_bus_connected 1$/m);
     const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: 'stage' } });
     expect(sent.status).toBe(200);
     expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
   });
+
+  it('a broadcast accepted while another instance is cut off from Redis reaches that instance\'s viewers when it is back', async () => {
+    const redis = new URL(process.env.REDIS_URL as string);
+    const proxy: TcpProxy = await startTcpProxy(redis.hostname, Number(redis.port || 6379));
+    cleanups.push(() => proxy.close());
+    const first = await startTestStack();
+    const cutOff = await startStack({ ...testConfig(first.config.databaseUrl), redisPrefix: first.config.redisPrefix, redisUrl: `redis://127.0.0.1:${proxy.port}` }, { logger: createLogger('silent') });
+    cleanups.push(() => cutOff.close());
+    const site = await createTestSite(first);
+    const overlay = (await rest(first, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'x', type: 'instance', contents: {}, duration: 60 } })).body;
+    const viewer = await watch(cutOff, { siteId: site.siteId, channelId: 'stage' });
+    cleanups.push(() => viewer.close());
+
+    await proxy.cut();
+    await eventually(async () => (await rest(cutOff, 'GET', '/health')).body.bus.connected === false);
+    const sent = await rest(first, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: 'stage' } });
+    expect(sent.status).toBe(200);
+    await viewer.none(300);
+
+    // Back on Redis, the instance reads on from the last stream entry it saw: the broadcast arrives.
+    await proxy.restore();
+    expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
+  });
 }
+
+it('SIGTERM drains: /ready 503 at once, answers go on with Connection: close for the grace period, then viewers get 1012 and the port closes', async () => {
+  const stack = await startTestStack({ env: { SHUTDOWN_GRACE_MS: '1500' } });
+  const site = await createTestSite(stack);
+  const viewer = await watch(stack, { siteId: site.siteId, channelId: 'stage' });
+  expect((await rest(stack, 'GET', '/ready')).status).toBe(200);
+
+  const drained = stack.drain();
+  const ready = await fetch(`${stack.url}/ready`);
+  expect(ready.status).toBe(503);
+  expect(await ready.json()).toEqual({ ready: false, draining: true, database: null });
+  expect((await rest(stack, 'GET', '/health')).body).toMatchObject({ status: 'ok', draining: true });
+  // Still serving, and telling keep-alive clients (the balancer's pool) to move on.
+  const answered = await fetch(`${stack.url}/overlay/v1`, { headers: site.admin });
+  expect(answered.status).toBe(200);
+  expect(answered.headers.get('connection')).toBe('close');
+  await viewer.none(200);
+
+  await drained;
+  expect(await viewer.closed).toBe(1012);
+  await expect(fetch(`${stack.url}/health`)).rejects.toThrow();
+});
 
 it('loads its configuration only from the environment it is given', () => {
   expect(() => loadConfig({ DATABASE_URL: 'mysql://nope', JWT_SECRET: 'x'.repeat(32), INTERNAL_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'x'.repeat(32) })).toThrow(/DATABASE_URL/);

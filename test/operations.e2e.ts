@@ -8,10 +8,10 @@ afterAll(stopAll);
 
 it('serves /health and /ready with the dependencies it checked', async () => {
   const stack = await startTestStack();
-  expect((await rest(stack, 'GET', '/health')).body).toEqual({ status: 'ok' });
+  expect((await rest(stack, 'GET', '/health')).body).toEqual({ status: 'ok', draining: false, bus: { connected: true } });
   const ready = await rest(stack, 'GET', '/ready');
   expect(ready.status).toBe(200);
-  expect(ready.body).toEqual({ ready: true, database: true, bus: true });
+  expect(ready.body).toEqual({ ready: true, draining: false, database: true });
 });
 
 it('gives every answer a request id, keeping a well-formed one the caller sent', async () => {

@@ -1,8 +1,9 @@
 /**
  * The event bus carries what one instance must tell all others (overlay broadcasts and clears).
- * Unset REDIS_URL: an in-process bus, one instance. Set: Redis pub/sub, so any number of instances
- * behind a load balancer serve the same sites.
+ * Unset REDIS_URL: an in-process bus, one instance. Set: a Redis Stream (redis.ts says why not plain
+ * pub/sub), so any number of instances behind a load balancer serve the same sites.
  */
+import { ErrorCode } from '../errors';
 import type { Logger } from '../logger';
 import { createMemoryBus } from './memory';
 import { createRedisBus } from './redis';
@@ -22,13 +23,25 @@ export interface EventBus {
   publish(topic: string, message: unknown): Promise<void>;
   /** Returns the function that unsubscribes. Handlers run after publish returns, never inside it. */
   subscribe(topic: string, handler: BusHandler): () => void;
-  /** True while the bus can deliver (for /ready). */
+  /** True while the bus can deliver (a round trip to Redis; waited for at start). */
   ready(): Promise<boolean>;
+  /** Whether the bus's connections are up now, without a round trip (/health details, a gauge). */
+  connected(): boolean;
   close(): Promise<void>;
 }
 
-export function createEventBus(options: { redisUrl: string | null; prefix: string; logger: Logger }): EventBus {
-  return options.redisUrl ? createRedisBus(options.redisUrl, options.prefix, options.logger) : createMemoryBus();
+/** Thrown by `publish` while the bus cannot carry a message (Redis away); callers answer 503 or go on without it. */
+export class BusUnavailableError extends Error {
+  readonly code = ErrorCode.SERVICE_UNAVAILABLE;
+  constructor(detail?: string) {
+    super(detail ? `the event bus is unavailable: ${detail}` : 'the event bus is unavailable');
+  }
+}
+
+export function createEventBus(options: { redisUrl: string | null; prefix: string; logger: Logger; maxLength?: number }): EventBus {
+  return options.redisUrl
+    ? createRedisBus({ url: options.redisUrl, prefix: options.prefix, logger: options.logger, maxLength: options.maxLength })
+    : createMemoryBus();
 }
 
 /**

@@ -26,6 +26,7 @@ export function createMemoryBus(): EventBus {
     async ready() {
       return true;
     },
+    connected: () => true,
     async close() {
       handlers.clear();
     },

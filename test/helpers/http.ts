@@ -12,7 +12,7 @@ export interface Reply<T = any> {
 }
 
 export async function rest<T = any>(
-  stack: Stack,
+  stack: Pick<Stack, 'url'>,
   method: string,
   path: string,
   options: { headers?: Record<string, string>; body?: unknown; rawBody?: string; contentType?: string } = {},
@@ -33,7 +33,7 @@ export async function rest<T = any>(
 }
 
 export async function graphql<T = any>(
-  stack: Stack,
+  stack: Pick<Stack, 'url'>,
   query: string,
   variables: Record<string, unknown> = {},
   headers: Record<string, string> = {},
