@@ -27,6 +27,8 @@ import { createIntegrationsSubgraph } from './subgraphs/integrations/server';
 import { createOverlaysSubgraph } from './subgraphs/overlays/server';
 import { recordViewerPresence } from './subgraphs/overlays/presence';
 import { runWebhookDelivery } from './subgraphs/content/webhookDispatcher';
+import { questDepsOf, runQuestOutbox } from './subgraphs/content/questProgress';
+import { recordWatchTime } from './subgraphs/content/watchTime';
 
 export interface Stack {
   url: string;
@@ -94,7 +96,9 @@ export async function serveGateway(
 ) {
   const { config, database, bus, logger } = deps;
   const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret);
-  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph });
+  // Watch time is counted where the viewers' sockets are, and written with content's own code (its tables).
+  const quests = { ...questDepsOf(deps), provider: database.provider };
+  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph, recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined });
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   registerOperationNames(routes.map((route) => route.document));
@@ -147,7 +151,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
     subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name }), deps), deps, subgraphPort(config, name));
   }
-  const workers = [recordViewerPresence(deps), runWebhookDelivery(deps)];
+  const workers = [recordViewerPresence(deps), runWebhookDelivery(deps), runQuestOutbox(deps)];
   // The subgraphs run in this process: the gateway executes their parts of a plan in-process.
   const served = await serveGateway(deps, (name) => subgraphs[name].url, options.subgraphsOverHttp ? undefined : (name) => subgraphs[name]);
   supergraph.bind((request, identity) => served.gateway.execute(request, identity));

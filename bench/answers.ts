@@ -43,7 +43,7 @@ async function call(instance: Instance, method: string, path: string, headers: R
 }
 
 /** `count` viewer accounts of the site, written straight to the database, and a sign-in JWT for each. */
-async function viewerAccounts(instance: Instance, siteId: string, count: number): Promise<string[]> {
+export async function viewerAccounts(instance: Instance, siteId: string, count: number): Promise<string[]> {
   const database = await openDatabase(instance.env.DATABASE_URL, { migrate: false });
   const tokens: string[] = [];
   try {

@@ -2,6 +2,7 @@
  * Fan-out: N live viewers on one channel of one instance (clients spread over worker processes), one
  * broadcast; latency from the broadcast call to each viewer's receipt, and server memory per idle viewer.
  */
+import { viewerAccounts } from './answers';
 import { createSite, percentile, request, rssOf, startInstance, startWorker, type Instance } from './harness';
 
 export interface FanoutResult {
@@ -11,6 +12,27 @@ export interface FanoutResult {
   p99Ms: number;
   maxMs: number;
   memoryPerViewerKB: number;
+  /** Viewers signed in (their watch time counted for a quest of the site) or with the site ID alone. */
+  signedIn: boolean;
+  /** Watch time written during the run, from the instances' metrics: minute masks and SQL statements. */
+  watchTimeRows: number;
+  watchTimeStatements: number;
+  /** How long the viewers were connected (ms), for reading the two figures above. */
+  watchedMs: number;
+}
+
+export interface FanoutOptions {
+  /** Viewers sign in (a JWT each): their watch time is counted for a watch quest of the site. */
+  signedIn?: boolean;
+  /** Extra environment of the instance the run starts (e.g. WATCH_TIME=false for the baseline). */
+  env?: Record<string, string>;
+}
+
+/** A counter's value in an instance's /metrics (0 when absent). */
+async function metricOf(instance: Instance, name: string): Promise<number> {
+  const text = await (await fetch(`${instance.url}/metrics`)).text();
+  const line = text.split('\n').find((row) => row.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : 0;
 }
 
 async function gcAndSettle(): Promise<void> {
@@ -21,9 +43,9 @@ async function gcAndSettle(): Promise<void> {
  * `instances`: those to measure (default one started here); viewers are spread over them, or all go to
  * `entry` (a balancer in front of them) when given, and so does the broadcast call.
  */
-export async function measureFanout(viewers: number, instances: Instance[] = [], entry?: string): Promise<FanoutResult> {
+export async function measureFanout(viewers: number, instances: Instance[] = [], entry?: string, options: FanoutOptions = {}): Promise<FanoutResult> {
   const own = instances.length === 0;
-  if (own) instances.push(await startInstance());
+  if (own) instances.push(await startInstance({ env: options.env }));
   const first = { url: entry ?? instances[0].url };
   const site = createSite(instances[0]);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
@@ -32,6 +54,20 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
     headers,
     body: JSON.stringify({ name: 'Bench', type: 'template', contents: { html: '<b>${score}</b>' }, duration: 60 }),
   })).json() as { _id: string };
+
+  const signedIn = options.signedIn === true;
+  let tokens: string[] | null = null;
+  if (signedIn) {
+    tokens = await viewerAccounts(instances[0], site.siteId, viewers);
+    // A quest that counts the channel's watch time: each batch then also adds to its counters.
+    await fetch(`${first.url}/quest/v2`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ title: 'Watch', description: 'Watch the match', rewardDescription: 'A scarf', rewardType: 'prize', claimedMessage: 'Yours', siteId: site.siteId, actions: [{ kind: 'watch:any:video', valueRequired: 3600, channelId: 'main' }] }),
+    });
+  }
+  const watchedBefore = await Promise.all(instances.map(async (instance) => [await metricOf(instance, 'stagegraph_watch_time_rows_total'), await metricOf(instance, 'stagegraph_watch_time_statements_total')]));
+  const connectedAt = Date.now();
 
   // Warm the path once (document caches, query plans) before measuring.
   await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: 'warmup', duration: 1 }) });
@@ -46,7 +82,8 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
       const count = Math.min(perWorker, viewers - assigned);
       assigned += count;
       const url = entry ?? instances[index % instances.length].url;
-      return request(worker, { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: 'main', count, concurrency: 200 }, 'ready');
+      const slice = tokens ? tokens.slice(assigned - count, assigned) : undefined;
+      return request(worker, { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: 'main', count, concurrency: 200, tokens: slice }, 'ready');
     }),
   );
   const open = ready.reduce((sum, reply) => sum + reply.open, 0);
@@ -60,8 +97,13 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const receipts = await Promise.all(workers.map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')));
   const latencies = receipts.flatMap((receipt) => receipt.times as number[]).map((at) => at - sentAt).sort((a, b) => a - b);
+  // Signed-in viewers stay a little longer, so at least one watch-time batch (WATCH_FLUSH_MS, default 10 s) is written and counted.
+  if (signedIn) await new Promise((resolve) => setTimeout(resolve, Number(process.env.BENCH_WATCH_HOLD_MS ?? 11_000)));
+  const watchedAfter = await Promise.all(instances.map(async (instance) => [await metricOf(instance, 'stagegraph_watch_time_rows_total'), await metricOf(instance, 'stagegraph_watch_time_statements_total')]));
+  const watchedMs = Date.now() - connectedAt;
   for (const worker of workers) worker.send({ type: 'close' });
   if (own) await Promise.all(instances.map((instance) => instance.stop()));
+  const written = (index: number) => watchedAfter.reduce((sum, after, at) => sum + after[index] - watchedBefore[at][index], 0);
   return {
     viewers: open,
     received: latencies.length,
@@ -69,5 +111,9 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
     p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
     maxMs: Math.round((latencies[latencies.length - 1] ?? NaN) * 10) / 10,
     memoryPerViewerKB: Math.round(memoryPerViewerKB * 10) / 10,
+    signedIn,
+    watchTimeRows: written(0),
+    watchTimeStatements: written(1),
+    watchedMs,
   };
 }

@@ -139,6 +139,23 @@ async function fanoutSection(figures: Figures, viewers: number): Promise<void> {
   const worst = Math.max(...p99s);
   console.log(`p99 spread ${Math.min(...p99s)}–${worst} ms; targets: p99 ≤ 350 ms (worst run ${(worst / 350).toFixed(2)}× of target), ` +
     `≤ 15 KB per idle viewer (worst run ${(Math.max(...runs.map((fanout) => fanout.memoryPerViewerKB)) / 15).toFixed(2)}× of target)`);
+  // The same with every viewer signed in, watch time counted for a quest (WATCH_TIME on, the default)
+  // and not (WATCH_TIME=false), side by side: what counting costs the fan-out (DESIGN.md: nothing
+  // measurable), with the watch-time rows and statements written while the viewers watched.
+  const signedIn: Record<string, Awaited<ReturnType<typeof measureFanout>>[]> = { 'watch time off': [], 'watch time on': [] };
+  for (let run = 0; run < Number(process.env.BENCH_FANOUT_RUNS ?? 3); run += 1) {
+    signedIn['watch time off'].push(await measureFanout(viewers, [], undefined, { signedIn: true, env: { WATCH_TIME: 'false' } }));
+    signedIn['watch time on'].push(await measureFanout(viewers, [], undefined, { signedIn: true }));
+  }
+  figures.fanoutSignedIn = signedIn;
+  console.log(`\nfan-out with signed-in viewers, watch time for quests off and on (WATCH_FLUSH_MS default), ${signedIn['watch time on'].length} runs each`);
+  console.table(Object.entries(signedIn).flatMap(([mode, list]) => list.map((fanout) => ({
+    mode, viewers: fanout.viewers, received: fanout.received, 'p50 ms': fanout.p50Ms, 'p99 ms': fanout.p99Ms, 'max ms': fanout.maxMs, 'KB per idle viewer': fanout.memoryPerViewerKB,
+    'watched s': Math.round(fanout.watchedMs / 1000), 'watch-time rows': fanout.watchTimeRows, 'watch-time statements': fanout.watchTimeStatements,
+  }))));
+  const median = (list: { p99Ms: number }[]) => [...list].map((fanout) => fanout.p99Ms).sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const on = signedIn['watch time on'];
+  console.log(`p99 watch time on / off (median runs) = ${(median(on) / median(signedIn['watch time off'])).toFixed(2)}×; target p99 ≤ 350 ms (worst run with watch time ${(Math.max(...on.map((fanout) => fanout.p99Ms)) / 350).toFixed(2)}× of target)`);
 }
 
 async function dataEventsSection(figures: Figures): Promise<void> {

@@ -13,6 +13,8 @@ interface Start {
   count: number;
   /** Sockets opened at once. */
   concurrency: number;
+  /** Sign-in JWTs, one per viewer (signed-in viewers: their watch time counts for quests); absent = the site ID alone. */
+  tokens?: string[];
 }
 
 const SUBSCRIPTION = 'subscription($channelId: ID) { overlayBroadcasts(channelId: $channelId) { kind broadcastId overlay { id contents } expiresAt } }';
@@ -25,11 +27,12 @@ let failures = 0;
 /** Set when the parent ends the run: closes then are ours, not the server's. */
 let closing = false;
 
-function openViewer(start: Start): Promise<void> {
+function openViewer(start: Start, token?: string): Promise<void> {
   return new Promise((resolve) => {
     const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
     sockets.push(socket);
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
+    const payload = token ? { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } : { 'x-service-client-id': start.siteId };
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload })));
     socket.on('message', (data) => {
       const text = data.toString();
       if (text.startsWith('{"type":"connection_ack"')) {
@@ -65,7 +68,7 @@ process.on('message', async (message: Start | { type: 'report'; broadcastId: str
   if (message.type === 'start') {
     for (let opened = 0; opened < message.count; opened += message.concurrency) {
       const batch = Math.min(message.concurrency, message.count - opened);
-      await Promise.all(Array.from({ length: batch }, () => openViewer(message)));
+      await Promise.all(Array.from({ length: batch }, (_, index) => openViewer(message, message.tokens?.[opened + index])));
     }
     process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures });
   } else if (message.type === 'report') {

@@ -41,7 +41,7 @@ import { jsonValueProblem } from '../shared/jsonInput';
 import type { Logger } from '../shared/logger';
 import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from './documentLimits';
 import type { OverlayBroadcastEvent, OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
-import { Feeds, SITE_WIDE, fanOut, framePrefixOf, joinGroup, leaveGroup, payloadFor, type Connection, type FeedSubscriber, type Subscriber } from './liveGroups';
+import { Feeds, SITE_WIDE, fanOut, framePrefixOf, joinGroup, leaveGroup, payloadFor, type Connection, type FeedMessage, type FeedSubscriber, type Subscriber } from './liveGroups';
 import { Rooms } from './liveRooms';
 import { ViewerPresence } from './livePresence';
 import { Streams, type LiveStream } from './liveStreams';
@@ -55,6 +55,17 @@ export interface LiveFeed {
   authorize(identity: Identity, args: Record<string, unknown>): void;
   /** Whether an event goes to a subscriber that gave these arguments. */
   matches(event: unknown, args: Record<string, unknown>): boolean;
+  /**
+   * Which audience of its site a subscriber belongs to (its account, for a viewer's own progress): a
+   * message entry with an `audience` reaches only that audience's subscribers, found in one lookup.
+   */
+  audienceOf?(identity: Identity): string;
+}
+
+/** Told when a signed-in account's overlayBroadcasts subscription to a channel starts and stops (quests' watch time, gateway/watchTime.ts). */
+export interface WatchTimeHooks {
+  watch(siteId: string, accountId: string, channelId: string): void;
+  unwatch(siteId: string, accountId: string, channelId: string): void;
 }
 
 export interface LiveServerOptions {
@@ -90,6 +101,8 @@ export interface LiveServerOptions {
   keepAliveMs?: number;
   /** Milliseconds between viewer-presence reports on the bus, for insights (default 5000). */
   presenceIntervalMs?: number;
+  /** Counts signed-in viewers' watch time for quests; O(1) per subscription start and stop. */
+  watchTime?: WatchTimeHooks;
 }
 
 const DOCUMENT_CACHE_LIMIT = 1000;
@@ -124,7 +137,7 @@ export class LiveServer {
     this.unsubscribeBus = [
       options.bus.subscribe(Topics.overlayBroadcasts, (message, delivery) => this.rooms.onBusMessage(message as OverlayBroadcastMessage, delivery)),
       ...Object.entries(options.feeds ?? {}).map(([field, feed]) =>
-        options.bus.subscribe(feed.topic, (message) => this.feeds.onMessage(field, feed, message as { siteId: string; event: unknown })),
+        options.bus.subscribe(feed.topic, (message) => this.feeds.onMessage(field, feed, message as FeedMessage)),
       ),
     ];
     this.keepAlive = setInterval(() => this.sweep(), options.keepAliveMs ?? 30_000);
@@ -408,6 +421,7 @@ export class LiveServer {
     connection.subscribers.set(id, subscriber);
     room.size += 1;
     this.presence.count(room.siteId, channelKey, 1);
+    if (identity.account && channelKey !== SITE_WIDE) this.options.watchTime?.watch(room.siteId, identity.account.id, channelKey);
     this.rooms.catchUp(room, subscriber);
   }
 
@@ -427,8 +441,7 @@ export class LiveServer {
       this.sendErrors(connection, id, [error instanceof GraphQLError ? error : new GraphQLError('Forbidden')]);
       return;
     }
-    const siteId = identity.siteId as string;
-    const subscriber: FeedSubscriber = { connection, framePrefix: framePrefixOf(id), field, siteId, document, variables, args };
+    const subscriber: FeedSubscriber = { connection, framePrefix: framePrefixOf(id), field, key: Feeds.keyOf(feed, identity), document, variables, args };
     this.feeds.add(subscriber);
     connection.feeds.set(id, subscriber);
   }
@@ -439,6 +452,8 @@ export class LiveServer {
     const { room } = group;
     room.size -= 1;
     this.presence.count(room.siteId, group.channelKey, -1);
+    const account = subscriber.connection.identity?.account;
+    if (account && group.channelKey !== SITE_WIDE) this.options.watchTime?.unwatch(room.siteId, account.id, group.channelKey);
     this.rooms.dropIfEmpty(room);
   }
 }

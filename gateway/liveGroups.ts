@@ -28,11 +28,20 @@ export interface Connection {
   alive: boolean;
 }
 
+/** A feed's bus message: one event for the site (or for one audience of it), or a batch of them. */
+export interface FeedMessage {
+  siteId: string;
+  event?: unknown;
+  audience?: string;
+  events?: { audience?: string; event: unknown }[];
+}
+
 export interface FeedSubscriber {
   connection: Connection;
   framePrefix: Buffer;
   field: string;
-  siteId: string;
+  /** Where it is filed: its site, or its site and audience when the feed has audiences (LiveFeed.audienceOf). */
+  key: string;
   document: DocumentNode;
   variables: Record<string, unknown>;
   args: Record<string, unknown>;
@@ -151,29 +160,40 @@ export class Feeds {
   constructor(private readonly schema: () => GraphQLSchema) {}
 
   add(subscriber: FeedSubscriber): void {
-    const { field, siteId } = subscriber;
+    const { field, key } = subscriber;
     let sites = this.subscribers.get(field);
     if (!sites) this.subscribers.set(field, (sites = new Map()));
-    let set = sites.get(siteId);
-    if (!set) sites.set(siteId, (set = new Set()));
+    let set = sites.get(key);
+    if (!set) sites.set(key, (set = new Set()));
     set.add(subscriber);
     this.count += 1;
   }
 
   remove(subscriber: FeedSubscriber): void {
     const sites = this.subscribers.get(subscriber.field);
-    const set = sites?.get(subscriber.siteId);
+    const set = sites?.get(subscriber.key);
     if (!set?.delete(subscriber)) return;
     this.count -= 1;
-    if (set.size === 0) sites?.delete(subscriber.siteId);
+    if (set.size === 0) sites?.delete(subscriber.key);
   }
 
-  onMessage(field: string, feed: LiveFeed, message: { siteId: string; event: unknown }): void {
-    const set = this.subscribers.get(field)?.get(message?.siteId);
-    if (!set || message.event === undefined) return;
-    for (const subscriber of set) {
-      if (!feed.matches(message.event, subscriber.args)) continue;
-      sendFrame(subscriber, executeFrame(this.schema, subscriber.document, subscriber.variables, { [field]: message.event }));
+  /** The key a subscriber of `feed` is filed under: its site, and its audience when the feed has audiences. */
+  static keyOf(feed: LiveFeed, identity: Identity): string {
+    return feed.audienceOf ? `${identity.siteId}\u0000${feed.audienceOf(identity)}` : (identity.siteId as string);
+  }
+
+  /** One event for the site (or one audience of it), or a batch of them: a message for one account is one lookup. */
+  onMessage(field: string, feed: LiveFeed, message: FeedMessage): void {
+    const sites = this.subscribers.get(field);
+    if (!sites || typeof message?.siteId !== 'string') return;
+    const entries = Array.isArray(message.events) ? message.events : [{ audience: message.audience, event: message.event }];
+    for (const { audience, event } of entries) {
+      const set = sites.get(audience === undefined ? message.siteId : `${message.siteId}\u0000${audience}`);
+      if (!set || event === undefined) continue;
+      for (const subscriber of set) {
+        if (!feed.matches(event, subscriber.args)) continue;
+        sendFrame(subscriber, executeFrame(this.schema, subscriber.document, subscriber.variables, { [field]: event }));
+      }
     }
   }
 }

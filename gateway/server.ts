@@ -23,10 +23,13 @@ import { graphqlMetricsPlugin, measuredDataSource, measuredSubgraphOperation, re
 import { injectTraceHeaders } from '../shared/tracing';
 import type { OverlayBroadcastEvent } from '../subgraphs/overlays/broadcasts';
 import { streamStateFeed } from '../subgraphs/integrations/streamStates';
+import { questProgressFeed } from '../subgraphs/content/questProgress';
+import type { WatchedMinute } from '../subgraphs/content/watchTime';
 import { composeSupergraphSdl } from './compose';
 import type { GatewayContext } from './context';
 import { DocumentLimits, introspectionRefused, seesSchemaHints, usesIntrospection, VALIDATION_OPTIONS, withoutSuggestions } from './documentLimits';
 import { LiveServer } from './live';
+import { WatchTimeTracker } from './watchTime';
 import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
 
@@ -42,6 +45,8 @@ export interface GatewayOptions {
    * gateway executes their part of a plan in-process instead of over HTTP.
    */
   localSubgraph?(name: SubgraphName): RunningService | undefined;
+  /** Writes a batch of signed-in viewers' watch time (quests); unset = watch time is not counted. */
+  recordWatchTime?(batch: WatchedMinute[]): Promise<unknown>;
 }
 
 /** Executes a subgraph's part of a query plan in this process (see RunningService.execute). */
@@ -63,6 +68,8 @@ export interface Gateway {
   /** Runs an operation in-process, as the REST bridge and live viewers do. */
   execute(request: GraphQLRequest, identity: Identity): Promise<ExecutionResult>;
   live: LiveServer;
+  /** Signed-in viewers' watch time being counted (null when not counted). */
+  watchTime: WatchTimeTracker | null;
   stop(): Promise<void>;
 }
 
@@ -197,6 +204,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     return response.body.singleResult as ExecutionResult;
   };
 
+  const watchTime = options.recordWatchTime
+    ? new WatchTimeTracker({ flushMs: config.watchFlushMs, write: options.recordWatchTime, logger: logger.child({ component: 'watch-time' }) })
+    : null;
   const live = new LiveServer({
     path: '/graphql',
     schema: () => {
@@ -223,7 +233,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return (result.data as { me: { tags: string[] } | null } | null)?.me?.tags ?? [];
     },
     bus: options.bus,
-    feeds: { streamStateChanged: streamStateFeed },
+    feeds: { streamStateChanged: streamStateFeed, questProgress: questProgressFeed },
+    watchTime: watchTime ?? undefined,
     streams: { pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })) },
     logger: logger.child({ component: 'live' }),
     presenceIntervalMs: config.presenceIntervalMs,
@@ -255,8 +266,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     middleware,
     execute,
     live,
+    watchTime,
     async stop() {
       await live.close();
+      await watchTime?.close();
       await apollo.stop();
     },
   };

@@ -41,6 +41,17 @@ export interface Config {
   /** Milliseconds between each instance's live-viewer counts for insights (`PRESENCE_INTERVAL_MS`, default 5000). */
   presenceIntervalMs: number;
   /**
+   * Milliseconds between two writes of the watch time live viewers earned for quests (`WATCH_FLUSH_MS`,
+   * default 10000): each instance writes what it counted in one batch per interval, so database writes
+   * grow with time, not viewers × seconds, and a crashed instance loses at most this much watch time.
+   */
+  watchFlushMs: number;
+  /**
+   * Whether signed-in viewers' watch time is counted for quests (`WATCH_TIME`, true or false, default
+   * true). false exists for the bench's side-by-side measurement of what counting costs the fan-out.
+   */
+  watchTimeEnabled: boolean;
+  /**
    * How long a draining instance (after SIGTERM) goes on answering before it closes (`SHUTDOWN_GRACE_MS`,
    * default 3000). /ready answers 503 from the first moment, so this must outlast the balancer's health-check
    * fall time (deploy/haproxy.cfg: fall 2 × inter 500 ms = 1 s) plus a request's usual time, or the balancer
@@ -235,6 +246,8 @@ export function loadConfig(env: Env = process.env): Config {
     encryptionKey: secret('ENCRYPTION_KEY', 'encryptionKey'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     presenceIntervalMs: integer(env, 'PRESENCE_INTERVAL_MS', 5000, 50, 600_000),
+    watchFlushMs: integer(env, 'WATCH_FLUSH_MS', 10_000, 50, 600_000),
+    watchTimeEnabled: flag(env, 'WATCH_TIME', true),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 3000, 0, 600_000),
     busStreamMaxLength: integer(env, 'BUS_STREAM_MAX_LENGTH', 10_000, 100, 10_000_000),
     logLevel: env.LOG_LEVEL || 'info',

@@ -110,6 +110,16 @@ const webhookDeliveries = new Counter({
   labelNames: ['outcome'] as const,
   registers: [processRegistry],
 });
+const watchTimeRows = new Counter({
+  name: 'stagegraph_watch_time_rows_total',
+  help: 'Minute masks of signed-in viewers\' watch time written for quests (one per account, channel and minute in each batch).',
+  registers: [processRegistry],
+});
+const watchTimeStatements = new Counter({
+  name: 'stagegraph_watch_time_statements_total',
+  help: 'SQL statements the watch-time batches wrote (masks and quest counters): they grow with minutes, not viewers × seconds.',
+  registers: [processRegistry],
+});
 const webhookDuration = new Histogram({
   name: 'stagegraph_webhook_delivery_duration_seconds',
   help: 'Time a webhook receiver took to answer one delivery attempt (or the attempt to fail).',
@@ -306,6 +316,13 @@ export function recordWebhookDelivery(outcome: WebhookOutcome, seconds: number |
   if (!enabled) return;
   webhookDeliveries.inc({ outcome });
   if (seconds !== null) webhookDuration.observe(seconds);
+}
+
+/** One batch of watch time written: its minute masks and the statements it took. */
+export function recordWatchTimeBatch(rows: number, statements: number): void {
+  if (!enabled) return;
+  watchTimeRows.inc(rows);
+  watchTimeStatements.inc(statements);
 }
 
 // ------------------------------------------------------------------ exposition

@@ -14,6 +14,7 @@ import { pollRoutes, pollSchemas } from './polls';
 import { pollAnswerRoutes, pollAnswerSchemas } from './pollAnswers';
 import { leaderboardRoutes, leaderboardSchemas } from './leaderboard';
 import { questRoutes, questSchemas } from './quests';
+import { questProgressRoutes, questProgressSchemas } from './questProgress';
 import { calendarRoutes, calendarSchemas } from './calendar';
 import { siteRoutes, siteSchemas } from './site';
 import { webhookRoutes, webhookSchemas } from './webhooks';
@@ -48,6 +49,7 @@ export const routes: readonly RouteSpec[] = [
   ...pollAnswerRoutes,
   ...leaderboardRoutes,
   ...questRoutes,
+  ...questProgressRoutes,
   ...calendarRoutes,
   ...siteRoutes,
   ...webhookRoutes,
@@ -113,6 +115,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   ...pollAnswerSchemas,
   ...leaderboardSchemas,
   ...questSchemas,
+  ...questProgressSchemas,
   ...calendarSchemas,
   ...siteSchemas,
   ...webhookSchemas,

@@ -23,7 +23,7 @@ const questAction: JsonSchema = {
   additionalProperties: false,
   properties: {
     arrayId: nullableStr, body: nullableStr, callToAction: nullableStr, channelId: nullableStr,
-    kind: { type: 'string', enum: ['answer:polls:any', 'answer:polls:specific', 'watch:any:video'] },
+    kind: { type: 'string', minLength: 1, maxLength: 100, description: 'answer:polls:any, answer:polls:specific, watch:any:video; another kind is kept and shown, never done by itself' },
     timeMaximum: nullableNum, timeMinimum: nullableNum, validationValue: nullableStr, valueRequired: nullableNum,
   },
 };

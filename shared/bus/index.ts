@@ -72,4 +72,6 @@ export const Topics = {
   streamStates: 'stream-states',
   /** { v, siteId, pollId, answered? | changed? }: answers were stored or the poll changed (content → live poll results). */
   pollResults: 'poll-results',
+  /** { siteId, events: [{ audience: accountId, event }] }: accounts' quest progress changed (viewers' questProgress subscriptions). */
+  questProgress: 'quest-progress',
 } as const;

@@ -13,7 +13,7 @@ import { findAccount } from './accounts';
 import { Scope } from './scopes';
 import { checkText } from './validation';
 
-export type ClaimState = 'PENDING' | 'FULFILLED' | 'REJECTED';
+export type ClaimState = 'PENDING' | 'APPROVED' | 'FULFILLED' | 'REJECTED';
 
 /** Whose claims the caller may read: all of the site's (admin) or only its own. */
 function readerScope(identity: Identity): Prisma.ClaimStatusWhereInput {
@@ -37,17 +37,43 @@ export function listClaimStatuses(db: Db, identity: Identity, siteId: string, fi
   });
 }
 
-/** A player's claim of a quest's reward, PENDING; recording it again returns the same claim. */
-export async function recordQuestClaim(db: Db, siteId: string, input: { questId: string; accountId: string; productId: string }): Promise<ClaimStatus> {
+/**
+ * A player's claim of a quest's reward (PENDING unless told otherwise); recording it again returns the
+ * same claim. The content subgraph passes the claim's ID it decided at completion, so a retry after a
+ * crash finds the claim it made (the unique key (site, quest, account) makes it one either way).
+ */
+export async function recordQuestClaim(
+  db: Db,
+  siteId: string,
+  input: { questId: string; accountId: string; productId: string; id?: string | null; status?: ClaimState | null },
+): Promise<ClaimStatus> {
   const questId = checkText(input.questId, 'questId', 128);
   const productId = checkText(input.productId, 'productId', 200);
+  const id = input.id ? checkText(input.id, 'id', 64) : newId();
   await findAccount(db, siteId, input.accountId);
   const now = new Date();
   return db.claimStatus.upsert({
     where: { siteId_questId_accountId: { siteId, questId, accountId: input.accountId } },
-    create: { id: newId(), siteId, questId, productId, accountId: input.accountId, status: 'PENDING', createdAt: now, updatedAt: now },
+    create: { id, siteId, questId, productId, accountId: input.accountId, status: input.status ?? 'PENDING', createdAt: now, updatedAt: now },
     update: {},
   });
+}
+
+/**
+ * A quest raffle's outcome: the winners' claims APPROVED, the quest's other claims REJECTED, in one
+ * transaction; repeating it writes the same states. Answers the quest's claims.
+ */
+export async function settleQuestRaffle(db: Db, siteId: string, questId: string, winnerClaimIds: readonly string[]): Promise<ClaimStatus[]> {
+  const now = new Date();
+  // Everyone rejected, then the winners approved, in one transaction; winners in lists of 500 (Prisma
+  // allows a SQLite statement at most 999 parameters).
+  const winners: string[][] = [];
+  for (let start = 0; start < winnerClaimIds.length; start += 500) winners.push(winnerClaimIds.slice(start, start + 500));
+  await db.$transaction([
+    db.claimStatus.updateMany({ where: { siteId, questId }, data: { status: 'REJECTED', updatedAt: now } }),
+    ...winners.map((part) => db.claimStatus.updateMany({ where: { siteId, questId, id: { in: part } }, data: { status: 'APPROVED', updatedAt: now } })),
+  ]);
+  return db.claimStatus.findMany({ where: { siteId, questId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
 }
 
 /** An admin's decision on a claim: PENDING, FULFILLED or REJECTED. */

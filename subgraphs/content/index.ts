@@ -4,9 +4,11 @@ import { subgraphPort } from '../../shared/config';
 import { listenSubgraph } from '../../shared/subgraph';
 import { createContentSubgraph } from './server';
 import { runWebhookDelivery } from './webhookDispatcher';
+import { runQuestOutbox } from './questProgress';
 
 runService('content', async (deps) => {
   const service = await listenSubgraph('content', createContentSubgraph(deps.logger, deps), deps, subgraphPort(deps.config, 'content'));
   const delivery = runWebhookDelivery(deps);
-  return { close: async () => (await delivery.close(), service.close()) };
+  const quests = runQuestOutbox(deps);
+  return { close: async () => (await delivery.close(), await quests.close(), service.close()) };
 });

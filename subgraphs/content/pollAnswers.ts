@@ -49,7 +49,7 @@ const POLL_CACHE_MAX = 10_000;
 /** How long a batch waits for a SQLite write lock another connection holds before it fails. */
 const LOCKED_WAIT_MS = 5000;
 
-interface AnswerRow {
+export interface AnswerRow {
   id: string;
   siteId: string;
   pollId: string;
@@ -165,7 +165,11 @@ export class PollAnswerRuntime {
   private readonly polls = new Map<string, PollSummary>();
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>) {
+  constructor(
+    private readonly deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>,
+    /** Told the answers of each batch that went in, once committed (quest progress). */
+    private readonly onStored?: (rows: readonly AnswerRow[]) => void,
+  ) {
     const { config, database, bus, logger } = deps;
     this.writer = new PollAnswerWriter(database, (rows) => this.announceAnswers(rows));
     const memory = new RateLimiterMemory(ANSWER_LIMIT);
@@ -215,6 +219,7 @@ export class PollAnswerRuntime {
       message.answered?.push([row.accountId, row.answerId, row.channelId]);
     }
     for (const message of byPoll.values()) publishPollResults(this.deps.bus, this.deps.logger, message);
+    if (rows.length > 0) this.onStored?.(rows);
   }
 
   async stop(): Promise<void> {
@@ -231,8 +236,8 @@ export function publishPollResults(bus: EventBus, logger: Logger, message: PollR
 const runtimes = new WeakMap<Db, PollAnswerRuntime>();
 
 /** Creates the runtime of a content subgraph; resolvers find it by their database. */
-export function startPollAnswers(deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>): PollAnswerRuntime {
-  const runtime = new PollAnswerRuntime(deps);
+export function startPollAnswers(deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>, onStored?: (rows: readonly AnswerRow[]) => void): PollAnswerRuntime {
+  const runtime = new PollAnswerRuntime(deps, onStored);
   runtimes.set(deps.database.prisma, runtime);
   return runtime;
 }

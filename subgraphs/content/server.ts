@@ -5,6 +5,7 @@ import type { Db } from '../../shared/db/client';
 import type { Logger } from '../../shared/logger';
 import { buildSubgraphServer, type ServiceDeps, type SubgraphContext } from '../../shared/subgraph';
 import { startPollAnswers } from './pollAnswers';
+import { questDepsOf, recordQuestActivityForAnswers } from './questProgress';
 import { resolvers } from './resolvers';
 import { announceContentChanges } from './viewerReads';
 import { stopWebhookDispatcher, webhookDispatcher } from './webhookDispatcher';
@@ -36,7 +37,9 @@ function webhookDelivery(logger: Logger): ApolloServerPlugin<SubgraphContext> {
 
 /** The answers runtime (batching writer, rate limit, bus subscription) lives as long as the server. */
 function pollAnswerRuntime(deps: ServiceDeps): ApolloServerPlugin<SubgraphContext> {
-  const runtime = startPollAnswers(deps);
+  const quests = questDepsOf(deps);
+  // Quest progress hook: every batch of stored answers (the quests' own batching evaluates them).
+  const runtime = startPollAnswers(deps, (rows) => void recordQuestActivityForAnswers(quests, rows.map((row) => ({ ...row, answeredAt: Date.now() }))));
   return {
     async serverWillStart() {
       return { serverWillStop: () => runtime.stop() };

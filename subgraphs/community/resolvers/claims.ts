@@ -1,6 +1,6 @@
 /** Resolvers of quest reward claims, and the claims joined onto the content subgraph's Quest. */
 import { requireAdmin, requireSite } from '../../../shared/auth/access';
-import { findClaimStatus, listClaimStatuses, recordQuestClaim, setClaimStatus } from '../claims';
+import { findClaimStatus, listClaimStatuses, recordQuestClaim, setClaimStatus, settleQuestRaffle } from '../claims';
 import { Scope } from '../scopes';
 import type { Resolvers } from '../resolvers.generated';
 
@@ -14,6 +14,8 @@ export function claimResolvers(): Resolvers {
     Mutation: {
       recordQuestClaim: (_root, { input }, { identity, db }) => recordQuestClaim(db, requireAdmin(identity, Scope.claimStatuses, { write: true }), input),
       setClaimStatus: (_root, { id, status }, { identity, db }) => setClaimStatus(db, requireAdmin(identity, Scope.claimStatuses, { write: true }), id, status),
+      settleQuestRaffle: (_root, { questId, winnerClaimIds }, { identity, db }) =>
+        settleQuestRaffle(db, requireAdmin(identity, Scope.claimStatuses, { write: true }), questId, winnerClaimIds),
     },
     ClaimStatus: {
       quest: (claim) => ({ id: claim.questId }),

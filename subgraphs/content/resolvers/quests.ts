@@ -6,6 +6,7 @@ import { newId } from '../../../shared/ids';
 import { stringList } from '../../../shared/json';
 import { listQuery, searchFilter, type ListSpec } from '../listing';
 import { findQuest, QUEST_PROPERTIES, questActions, questFields } from '../quests';
+import { drawQuestRaffle, questProgressOf } from '../questProgress';
 import { referencesOfQuest, replaceReferences } from '../references';
 import type { QuestInput, Resolvers } from '../resolvers.generated';
 import { Scopes, timestamps } from './access';
@@ -42,8 +43,10 @@ export const questResolvers: Resolvers = {
       return { pagination: list.paginate(results, totalCount), results };
     },
     quest: (_root, { id }, { identity, db }) => findQuest(db, requireReader(identity), id),
+    questProgress: (_root, { questId }, ctx) => questProgressOf(ctx, ctx.identity, questId),
   },
   Mutation: {
+    drawQuestRaffle: (_root, { questId, winners }, ctx) => drawQuestRaffle(ctx, ctx.identity, questId, winners),
     createQuest: (_root, { input }, { identity, db }) => saveQuest(db, requireAdmin(identity, Scopes.quests, { write: true }), input, null),
     replaceQuest: async (_root, { id, input }, { identity, db }) => {
       const siteId = requireAdmin(identity, Scopes.quests, { write: true });
