@@ -274,9 +274,11 @@ describe('the pollResults subscription', () => {
     const final = await watcher.until((results) => results.open === false);
     expect(final.total).toBe(60);
     const times = watcher.events.map((event) => event.at);
-    // Coalesced: fewer pushes than answers, never two within 500 ms (a little slack for timers).
+    // Coalesced: fewer pushes than answers, and while answers arrive the server sends one per 500 ms at
+    // most (timestamps here are the client's, so a delayed push may land up to ~100 ms late); the event of
+    // the close goes out at once.
     expect(watcher.events.length).toBeLessThan(20);
-    for (let index = 1; index < times.length; index += 1) expect(times[index] - times[index - 1]).toBeGreaterThanOrEqual(480);
+    for (let index = 1; index < times.length - 1; index += 1) expect(times[index] - times[index - 1]).toBeGreaterThanOrEqual(400);
     // Counts only grow, and the last event is the final one.
     const totals = watcher.events.map((event) => event.results.total);
     expect([...totals].sort((a, b) => a - b)).toEqual(totals);
