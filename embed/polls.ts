@@ -6,7 +6,7 @@
  * set as text, never parsed as markup.
  */
 import type { Client, ExecutionResult } from 'graphql-ws';
-import type { BroadcastOverlay } from '../shared/viewerProtocol';
+import type { BroadcastOverlay, PollResults } from '../shared/viewerProtocol';
 
 const RESULTS_FIELDS = 'pollId type open total answers { id text count } correctAnswerId mine { answerId correct }';
 const RESULTS_SUBSCRIPTION = /* GraphQL */ `subscription EmbedPollResults($pollId: ID!) { pollResults(pollId: $pollId) { ${RESULTS_FIELDS} } }`;
@@ -14,17 +14,6 @@ const RESULTS_QUERY = /* GraphQL */ `query EmbedPollResults($pollId: ID!) { poll
 const ANSWER_MUTATION = /* GraphQL */ `mutation EmbedAnswerPoll($pollId: ID!, $answerId: ID!, $channelId: ID) {
   answerPoll(pollId: $pollId, answerId: $answerId, channelId: $channelId) { success pollId answerId }
 }`;
-
-/** `pollResults` as the server sends it. */
-export interface PollResults {
-  pollId: string;
-  type: string;
-  open: boolean;
-  total: number;
-  answers: { id: string; text: string; count: number }[];
-  correctAnswerId: string | null;
-  mine: { answerId: string; correct: boolean | null } | null;
-}
 
 const POLL_ID = /^[\w-]{1,128}$/;
 

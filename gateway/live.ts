@@ -40,7 +40,7 @@ import { ErrorCode } from '../shared/errors';
 import { jsonValueProblem } from '../shared/jsonInput';
 import type { Logger } from '../shared/logger';
 import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from './documentLimits';
-import type { OverlayBroadcastEvent, OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
+import { type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../shared/liveEvents';
 import { Feeds, SITE_WIDE, fanOut, framePrefixOf, joinGroup, leaveGroup, payloadFor, type Connection, type FeedMessage, type FeedSubscriber, type Subscriber } from './liveGroups';
 import { Rooms } from './liveRooms';
 import { ViewerPresence } from './livePresence';

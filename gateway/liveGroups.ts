@@ -9,7 +9,7 @@ import { execute, type DocumentNode, type ExecutionResult, type GraphQLSchema } 
 import { WebSocket } from 'ws';
 import { recordViewerDropped } from '../shared/metrics';
 import type { Identity } from '../shared/auth/identity';
-import { withRemaining, inAudience, type OverlayBroadcastEvent } from '../subgraphs/overlays/broadcasts';
+import { withRemaining, inAudience, type OverlayBroadcastEvent } from '../shared/liveEvents';
 import type { LiveFeed } from './live';
 import type { Room } from './liveRooms';
 

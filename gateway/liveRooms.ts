@@ -7,7 +7,7 @@ import { type BusDelivery } from '../shared/bus';
 import { recordFanout } from '../shared/metrics';
 import { withLinkedSpan } from '../shared/tracing';
 import type { Logger } from '../shared/logger';
-import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../subgraphs/overlays/broadcasts';
+import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../shared/liveEvents';
 import { sendFrame, type Connection, type Group, type Subscriber } from './liveGroups';
 
 /** The viewers of one site, by channel (`''` = site-wide viewers), and the site's live broadcasts. */

@@ -17,7 +17,7 @@ import { newId } from '../shared/ids';
 import { Topics, type EventBus } from '../shared/bus';
 import type { Logger } from '../shared/logger';
 import { ErrorCode } from '../shared/errors';
-import type { PollResultsMessage, PollResultsModel } from '../subgraphs/content/pollAnswers';
+import type { PollResultsMessage, PollResultsModel } from '../shared/viewerActivity';
 import type { LiveStream, LiveStreamSubscription } from './liveStreams';
 
 /** Shortest time between two pushes of a poll, and between two pushes to one viewer. */

@@ -109,3 +109,14 @@ export interface ChannelRecording {
 export function streamSecondAt(recording: ChannelRecording, at: number): number {
   return Math.max(0, Math.floor((at - recording.startedAt) / 1000));
 }
+
+/** The live results of a poll, as `pollResults` answers and pushes them (the embed reads them). */
+export interface PollResults {
+  pollId: string;
+  type: string;
+  open: boolean;
+  total: number;
+  answers: { id: string; text: string; count: number }[];
+  correctAnswerId: string | null;
+  mine: { answerId: string; correct: boolean | null } | null;
+}

@@ -24,22 +24,9 @@ import type { ServiceDeps, SubgraphContext } from '../../shared/subgraph';
 import { requireSite } from '../../shared/auth/access';
 import type { Identity } from '../../shared/auth/identity';
 import { pollAnswers } from './polls';
+import { POLL_RESULTS_MESSAGE_VERSION, type PollResultsMessage, type PollResultsModel } from '../../shared/viewerActivity';
 
-/** Format version of the bus messages below: an instance reads this and the versions before it. */
-export const POLL_RESULTS_MESSAGE_VERSION = 1;
 
-/**
- * What goes over Topics.pollResults: `answered` after a batch of answers was stored (account, answer and
- * channel of each: what live results and quest progress need), or `changed` after an admin changed the
- * poll (closed, resolved, edited, deleted).
- */
-export interface PollResultsMessage {
-  v: number;
-  siteId: string;
-  pollId: string;
-  answered?: [accountId: string, answerId: string, channelId: string | null][];
-  changed?: boolean;
-}
 
 /** Answers per account: 30 a minute is far beyond a viewer clicking, and stops a script hammering. */
 const ANSWER_LIMIT = { keyPrefix: 'poll-answer', points: 30, duration: 60 };
@@ -287,15 +274,6 @@ export async function answerPoll(ctx: SubgraphContext, input: AnswerInput) {
 
 // ------------------------------------------------------------------ results
 
-export interface PollResultsModel {
-  pollId: string;
-  type: string;
-  open: boolean;
-  total: number;
-  answers: { id: string; text: string; count: number }[];
-  correctAnswerId: string | null;
-  mine: { answerId: string; correct: boolean | null } | null;
-}
 
 /** Whether everyone may know the right answer: a closed trivia question, a closed prediction that names it. */
 export function revealed(poll: Pick<Poll, 'type' | 'open' | 'correctAnswerId'>): boolean {

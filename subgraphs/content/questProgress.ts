@@ -26,6 +26,7 @@ import { awardPoints } from './leaderboard';
 import { findQuest, questActions } from './quests';
 import { Scopes } from './resolvers/access';
 import { webhookDispatcher } from './webhookDispatcher';
+import type { QuestProgressView } from '../../shared/viewerActivity';
 import { viewerRead } from './viewerReads';
 import { enqueueWebhook, WebhookEvents } from './webhooks';
 
@@ -58,23 +59,6 @@ export interface ActionRule {
   pollId: string | null;
 }
 
-export interface ActionProgressView {
-  arrayId: string;
-  kind: string;
-  value: number;
-  valueRequired: number;
-  done: boolean;
-}
-
-/** What questProgress answers and pushes. */
-export interface QuestProgressView {
-  questId: string;
-  accountId: string;
-  completed: boolean;
-  completedAt: number | null;
-  claimId: string | null;
-  actions: ActionProgressView[];
-}
 
 export const ANSWER_KINDS = new Set(['answer:polls:any', 'answer:polls:specific']);
 export const WATCH_KIND = 'watch:any:video';
@@ -456,16 +440,3 @@ async function evaluateAnswerBatch(deps: QuestDeps, sites: Map<string, Set<strin
 
 // ------------------------------------------------------------------ the live feed
 
-/** The gateway's live feed of `questProgress`: a signed-in account's own progress, of one quest or all. */
-export const questProgressFeed = {
-  topic: Topics.questProgress,
-  authorize(identity: Identity): void {
-    if (!identity.account) throw unauthenticated('questProgress needs the viewer’s JWT in connectionParams');
-  },
-  audienceOf(identity: Identity): string {
-    return identity.account?.id ?? '';
-  },
-  matches(event: unknown, args: Record<string, unknown>): boolean {
-    return typeof args.questId !== 'string' || (event as QuestProgressView).questId === args.questId;
-  },
-};

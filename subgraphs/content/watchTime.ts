@@ -14,18 +14,9 @@ import { Prisma } from '../../shared/db/client';
 import type { DbProvider } from '../../shared/db/providers';
 import type { Quest } from '../../shared/db/generated/sqlite';
 import { recordWatchTimeBatch } from '../../shared/metrics';
-import { actionRules, evaluateQuest, publishProgress, questsOfSite, WATCH_KIND, type ActionRule, type QuestDeps, type QuestProgressView } from './questProgress';
+import { actionRules, evaluateQuest, publishProgress, questsOfSite, WATCH_KIND, type ActionRule, type QuestDeps } from './questProgress';
+import type { QuestProgressView, WatchedMinute } from '../../shared/viewerActivity';
 
-/** Seconds one account watched one channel during one minute. */
-export interface WatchedMinute {
-  siteId: string;
-  accountId: string;
-  channelId: string;
-  /** Whole minutes since the epoch. */
-  minute: number;
-  /** Bit s (0–59) = second s of the minute was watched. */
-  mask: bigint;
-}
 
 const ROWS_PER_STATEMENT = 1000;
 const key = (row: { siteId: string; accountId: string; channelId: string; minute: number }) => `${row.siteId}\u0000${row.accountId}\u0000${row.channelId}\u0000${row.minute}`;

@@ -1,6 +1,6 @@
 /** GraphQL types of the integrations subgraph mapped to Prisma models. */
 import type { DataEvent, DataProvider, LiveBroadcast, Stream, StreamProviderContract } from '../../shared/db/generated/sqlite';
-import type { StreamStateEvent } from './streamStates';
+import { type StreamStateEvent } from '../../shared/liveEvents';
 
 export type DataProviderModel = DataProvider;
 export type DataEventModel = DataEvent;

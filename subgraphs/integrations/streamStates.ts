@@ -2,34 +2,12 @@
  * A stream's state as admins see it, the event of a change, and the live feed that brings those events
  * to admins' `streamStateChanged` subscriptions (served by the gateway's live server from the bus).
  */
-import type { Identity } from '../../shared/auth/identity';
-import { requireAdmin } from '../../shared/auth/access';
+import type { StreamChange, StreamState, StreamStateEvent } from '../../shared/liveEvents';
 import { Topics } from '../../shared/bus';
 import type { Stream } from '../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../shared/subgraph';
 
-export const STREAMS_SCOPE = 'Streams';
 
-export interface StreamState {
-  ingestEnabled: boolean;
-  ingestConnected: boolean;
-  playbackLive: boolean;
-  recording: boolean;
-  ingestChangedAt: number | null;
-  playbackChangedAt: number | null;
-}
-
-/** connected, active, disconnected, idle: the provider's webhooks; the rest: the service's own calls. */
-export type StreamChange = 'connected' | 'active' | 'disconnected' | 'idle' | 'created' | 'started' | 'stopped' | 'activated' | 'deleted';
-
-export interface StreamStateEvent {
-  streamId: string;
-  pageId: string;
-  change: StreamChange;
-  time: number;
-  liveBroadcastId: string | null;
-  state: StreamState;
-}
 
 export function stateOf(stream: Stream): StreamState {
   return {
@@ -52,13 +30,3 @@ export async function announceStreamState(ctx: SubgraphContext, stream: Stream, 
   }
 }
 
-/** The gateway's live feed of `streamStateChanged`: admins of the site, all streams or one. */
-export const streamStateFeed = {
-  topic: Topics.streamStates,
-  authorize(identity: Identity): void {
-    requireAdmin(identity, STREAMS_SCOPE, { write: false });
-  },
-  matches(event: unknown, args: Record<string, unknown>): boolean {
-    return typeof args.streamId !== 'string' || (event as StreamStateEvent).streamId === args.streamId;
-  },
-};

@@ -8,33 +8,10 @@ import type { Overlay, Prisma } from '../../shared/db/generated/sqlite';
 import { appError, ErrorCode } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { SubgraphContext } from '../../shared/subgraph';
-import { streamSecondAt, type BroadcastOverlay } from '../../shared/viewerProtocol';
+import { streamSecondAt } from '../../shared/viewerProtocol';
+import type { BroadcastOverlaySnapshot, OverlayBroadcastEvent, OverlayBroadcastMessage } from '../../shared/liveEvents';
 import { recordingOfChannel, timelineOf } from './timecode';
 
-/** The overlay as viewers receive it (one shape with the browser side, shared/viewerProtocol.ts). */
-export type BroadcastOverlaySnapshot = BroadcastOverlay;
-
-export interface OverlayBroadcastEvent {
-  kind: 'SHOW' | 'CLEAR';
-  broadcastId: string;
-  overlay: BroadcastOverlaySnapshot;
-  channelId: string | null;
-  tagId: string | null;
-  /** Only viewers whose account carries one of these tags get the event; empty = every viewer. */
-  tags: string[];
-  variables: Record<string, string>;
-  startedAt: number;
-  expiresAt: number;
-  remainingSeconds: number;
-  /** Whole seconds into the channel's recording when it was shown; null when not recording (or site-wide). */
-  streamSecond?: number | null;
-}
-
-/** What travels on the bus: the site it belongs to and the event. */
-export interface OverlayBroadcastMessage {
-  siteId: string;
-  event: OverlayBroadcastEvent;
-}
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]);
@@ -79,16 +56,6 @@ export function snapshotOverlay(overlay: Overlay, variables: Record<string, stri
   };
 }
 
-/** The tags an event is for (empty = everyone); events stored before `tags` existed name their one tag in `tagId`. */
-export function audienceTags(event: OverlayBroadcastEvent): string[] {
-  return event.tags ?? (event.tagId === null ? [] : [event.tagId]);
-}
-
-/** Whether a viewer whose account carries `viewerTags` (null = not signed in) is in the event's audience. */
-export function inAudience(event: OverlayBroadcastEvent, viewerTags: ReadonlySet<string> | null): boolean {
-  const tags = audienceTags(event);
-  return tags.length === 0 || (viewerTags !== null && tags.some((tag) => viewerTags.has(tag)));
-}
 
 /** Who a broadcast is for and for how long. */
 export interface BroadcastTarget {
@@ -155,11 +122,3 @@ export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay:
   return event;
 }
 
-/** The event with the seconds it has left at `now`. */
-export function withRemaining(event: OverlayBroadcastEvent, now = Date.now()): OverlayBroadcastEvent {
-  return { ...event, remainingSeconds: event.kind === 'CLEAR' ? 0 : Math.max(0, (event.expiresAt - now) / 1000) };
-}
-
-export function clearEventOf(show: OverlayBroadcastEvent): OverlayBroadcastEvent {
-  return { ...show, kind: 'CLEAR', remainingSeconds: 0 };
-}

@@ -5,7 +5,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { Stack } from '../../stack';
-import type { OverlayBroadcastEvent } from '../../subgraphs/overlays/broadcasts';
+import { type OverlayBroadcastEvent } from '../../shared/liveEvents';
 
 export const VIEWER_SUBSCRIPTION = /* GraphQL */ `
   subscription Viewer($channelId: ID) {

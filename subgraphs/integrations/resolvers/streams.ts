@@ -4,7 +4,8 @@ import type { ProviderOperation } from '../providerCalls';
 import type { Resolvers } from '../resolvers.generated';
 import { deliverVod, receiveStreamWebhook } from '../providerCallbacks';
 import { findContract, registerStreamProvider, updateStreamProvider } from '../streamProviders';
-import { STREAMS_SCOPE as SCOPE, stateOf } from '../streamStates';
+import { stateOf } from '../streamStates';
+import { STREAMS_SCOPE as SCOPE } from '../../../shared/liveEvents';
 import { channelRecording, recordingOfVideo } from '../recordings';
 import { activateStream, createStream, deleteProviderStream, deleteProviderVod, findStream, startStream, stopStream, verifyAccount } from '../streams';
 
