@@ -17,21 +17,30 @@ export interface Authenticator {
   serviceIdentity(siteId: string): Identity;
 }
 
+/**
+ * Values kept for `ttlMs`, each read once however many callers miss it at the same moment: a join storm
+ * of thousands of viewers of one site asks the database once when the entry expires, not once per viewer.
+ */
 class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expires: number }>();
+  private readonly loading = new Map<string, Promise<V>>();
   constructor(private readonly ttlMs: number, private readonly max: number) {}
-  get(key: string): V | undefined {
+
+  async load(key: string, read: () => Promise<V>): Promise<V> {
     const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expires < Date.now()) {
-      this.entries.delete(key);
-      return undefined;
+    if (entry && entry.expires >= Date.now()) return entry.value;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = read().then((value) => {
+        if (this.entries.size >= this.max && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value as string);
+        this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
+        return value;
+      });
+      const settled = () => this.loading.delete(key);
+      pending.then(settled, settled);
+      this.loading.set(key, pending);
     }
-    return entry.value;
-  }
-  set(key: string, value: V): void {
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
+    return pending;
   }
 }
 
@@ -54,24 +63,16 @@ export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: s
     }
   }
 
-  async function siteExists(siteId: string): Promise<boolean> {
-    let exists = sites.get(siteId);
-    if (exists === undefined) {
-      exists = (await lookup(() => db.site.findUnique({ where: { id: siteId }, select: { id: true } }))) !== null;
-      sites.set(siteId, exists);
-    }
-    return exists;
+  function siteExists(siteId: string): Promise<boolean> {
+    return sites.load(siteId, async () => (await lookup(() => db.site.findUnique({ where: { id: siteId }, select: { id: true } }))) !== null);
   }
 
   async function siteOfDeveloperKey(key: string): Promise<string | null> {
     const keyHash = hashToken(key);
-    let siteId = keys.get(keyHash);
-    if (siteId === undefined) {
+    return keys.load(keyHash, async () => {
       const row = await lookup(() => db.developerKey.findUnique({ where: { keyHash }, select: { siteId: true, revokedAt: true } }));
-      siteId = row && !row.revokedAt ? row.siteId : null;
-      keys.set(keyHash, siteId);
-    }
-    return siteId;
+      return row && !row.revokedAt ? row.siteId : null;
+    });
   }
 
   return {
