@@ -10,11 +10,9 @@ import { channelTemplateRoutes, channelTemplateSchemas } from './channelTemplate
 import { pageRoutes, pageSchemas } from './pages';
 import { panelRoutes, panelSchemas } from './panels';
 import { playlistRoutes, playlistSchemas } from './playlists';
-import { pollRoutes, pollSchemas } from './polls';
-import { pollAnswerRoutes, pollAnswerSchemas } from './pollAnswers';
+import { pollAnswerRoutes, pollAnswerSchemas, pollRoutes, pollSchemas } from './polls';
 import { leaderboardRoutes, leaderboardSchemas } from './leaderboard';
-import { questRoutes, questSchemas } from './quests';
-import { questProgressRoutes, questProgressSchemas } from './questProgress';
+import { questProgressRoutes, questProgressSchemas, questRoutes, questSchemas } from './quests';
 import { calendarRoutes, calendarSchemas } from './calendar';
 import { siteRoutes, siteSchemas } from './site';
 import { webhookRoutes, webhookSchemas } from './webhooks';
