@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { signSessionToken } from '../shared/auth/credentials';
 import { openDatabase } from '../shared/db/client';
-import { createSite, percentile, request, startInstance, startWorker, type Instance } from './harness';
+import { createSite, percentile, request, startInstance, startWorker, type Instance, callJson as call } from './harness';
 
 export interface AnswerFigures {
   instances: number;
@@ -34,13 +34,6 @@ export interface AnswerFigures {
 
 const now = () => performance.timeOrigin + performance.now();
 const round = (value: number) => Math.round(value * 10) / 10;
-
-async function call(instance: Instance, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const reply = await fetch(`${instance.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = (await reply.json()) as any;
-  if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** `count` viewer accounts of the site, written straight to the database, and a sign-in JWT for each. */
 export async function viewerAccounts(instance: Instance, siteId: string, count: number): Promise<string[]> {

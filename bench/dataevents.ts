@@ -5,7 +5,7 @@
  */
 import autocannon from 'autocannon';
 import { createHmac } from 'node:crypto';
-import { createSite, percentile, request, startWorker, type Instance } from './harness';
+import { createSite, percentile, request, startWorker, type Instance, callJson as call } from './harness';
 
 export interface DataEventFigures {
   /** Closed-loop load: connections, seconds, events answered 201 per second, anything else. */
@@ -21,13 +21,6 @@ export interface DataEventFigures {
 const sign = (secret: string, text: string) => createHmac('sha256', secret).update(text).digest('hex');
 const now = () => performance.timeOrigin + performance.now();
 const round = (value: number) => Math.round(value * 10) / 10;
-
-async function call(instance: Instance, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const reply = await fetch(`${instance.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = (await reply.json()) as any;
-  if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(json)}`);
-  return json;
-}
 
 /** Needs an instance whose DATA_EVENT_RATE_LIMIT does not stop the load (see bench/run.ts). */
 export async function measureDataEvents(instance: Instance, viewers = 100, ruleEvents = 200): Promise<DataEventFigures> {

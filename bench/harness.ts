@@ -102,6 +102,14 @@ export function startWorker(file = 'viewers.ts'): ChildProcess {
   return fork(join(__dirname, file), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
+/** A JSON call to an instance; anything but 2xx throws with the answer. */
+export async function callJson(instance: Instance, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const reply = await fetch(`${instance.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = (await reply.json()) as any;
+  if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
 export function request(worker: ChildProcess, message: object, replyType: string): Promise<any> {
   return new Promise((resolve) => {
     const onMessage = (reply: { type: string }) => {
