@@ -129,7 +129,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       live = shown.body.broadcastId;
       for (let index = 0; index < 30; index += 1) viewers.push(connectViewer());
       await eventually(() => viewers.every((viewer) => viewer.sinceConnect.has(live)), 'every viewer has the live overlay', 60_000);
-    }, 240_000);
+    }, 600_000);
 
     /** Whatever a test stopped is started again, and every viewer is back, before the next test. */
     afterEach(async () => {
