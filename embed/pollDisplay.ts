@@ -71,8 +71,14 @@ const ANSWERED: Record<string, string> = {
   prediction: 'Your prediction is in. The result is revealed once it is known.',
 };
 
+/**
+ * The right answer once revealed to every viewer: never while the poll is open (trivia reveals at close, a
+ * prediction resolves at or after it), even when the caller may read it sooner (an admin's own token).
+ */
+const revealedAnswer = (results: PollResults) => (results.open ? null : results.correctAnswerId);
+
 function stageOf(results: PollResults, mine: string | null): PollStage {
-  if (results.correctAnswerId !== null) return 'revealed';
+  if (revealedAnswer(results) !== null) return 'revealed';
   if (results.open) return mine ? 'answered' : 'open';
   return results.type === 'prediction' ? 'waiting' : 'closed';
 }
@@ -113,7 +119,7 @@ export function pollDisplay(results: PollResults, viewer: ViewerSide): PollDispl
   const revealed = stage === 'revealed';
   const lines = results.answers.map((answer): AnswerLine => {
     const isMine = answer.id === mine;
-    const correct = revealed && answer.id === results.correctAnswerId;
+    const correct = revealed && answer.id === revealedAnswer(results);
     const verdict: AnswerLine['verdict'] = revealed && isMine ? (correct ? 'right' : 'wrong') : null;
     const line = { id: answer.id, text: answer.text, count: answer.count, share: shareOf(answer.count, results.total), mine: isMine, correct, verdict };
     return { ...line, tag: tagOf(line) };
