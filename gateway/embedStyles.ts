@@ -17,7 +17,6 @@ html, body { margin: 0; height: 100%; background: transparent; overflow: hidden;
 .sg-overlay a { color: #ffd466; }
 .sg-overlay button:focus-visible, .sg-poll:focus-visible { outline: 3px solid #fff; outline-offset: 2px; }
 .sg-poll { width: 360px; max-width: 100%; margin-top: 8px; }
-.sg-poll:focus { outline: none; }
 .sg-poll-question { margin: 0 0 8px; font-size: 18px; font-weight: 700; line-height: 1.3; }
 .sg-poll-results { list-style: none; margin: 0; padding: 0; display: grid; gap: 6px; }
 .sg-poll-line { display: grid; grid-template-columns: minmax(0, 1fr) auto; grid-template-areas: "text figures" "tag tag" "track track";

@@ -242,7 +242,7 @@ it('is answered by keyboard alone: Tab reaches each answer with a visible focus 
   await page.keyboard.press('Enter');
   await page.waitForSelector(`${scope} [data-poll-id][data-state="answered"]`);
   // The button that had focus is gone with the answer taken: focus is on the poll, not back at the page's top.
-  expect(await focused()).toMatchObject({ pollId, answerId: null });
+  expect(await focused()).toMatchObject({ pollId, answerId: null, focusVisible: true, outline: { style: 'solid', width: '3px' } });
   const stored = await rest(scene.stack, 'GET', `/poll/v3/${pollId}/results`, { headers: viewer(scene.site, me.token) });
   expect(stored.body.mine).toEqual({ answerId: 'lyon', correct: null });
 });
