@@ -2,13 +2,16 @@
  * A poll inside an overlay (DESIGN "Viewers in the browser"): an overlay whose `cta` is `{type: 'poll',
  * data: <poll ID>}` (or whose `contents` name a `pollId`) shows the poll's live results, subscribed to
  * `pollResults(pollId)` on the embed's socket while the overlay is shown; a viewer with a token also gets
- * the answers as buttons and answers with `answerPoll` on the same socket. Everything the server sends is
- * set as text, never parsed as markup.
+ * the answers as buttons and answers with `answerPoll` on the same socket. What the viewer then sees is
+ * pollDisplay.ts (in words) drawn by pollCard.ts. Everything the server sends is set as text, never
+ * parsed as markup.
  */
 import type { Client, ExecutionResult } from 'graphql-ws';
 import type { BroadcastOverlay, PollResults } from '../shared/viewerProtocol';
+import { PollCard } from './pollCard';
+import { pollDisplay } from './pollDisplay';
 
-const RESULTS_FIELDS = 'pollId type open total answers { id text count } correctAnswerId mine { answerId correct }';
+const RESULTS_FIELDS = 'pollId type question open total answers { id text count } correctAnswerId mine { answerId correct }';
 const RESULTS_SUBSCRIPTION = /* GraphQL */ `subscription EmbedPollResults($pollId: ID!) { pollResults(pollId: $pollId) { ${RESULTS_FIELDS} } }`;
 const RESULTS_QUERY = /* GraphQL */ `query EmbedPollResults($pollId: ID!) { pollResults(pollId: $pollId) { ${RESULTS_FIELDS} } }`;
 const ANSWER_MUTATION = /* GraphQL */ `mutation EmbedAnswerPoll($pollId: ID!, $answerId: ID!, $channelId: ID) {
@@ -46,26 +49,14 @@ function request<T>(client: Client, query: string, variables: Record<string, unk
   });
 }
 
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
 /** The poll of one shown overlay: its element, kept current while connected. */
 export class PollView {
-  /** `[data-poll-id]`: the answer buttons (signed-in viewers) and the results. */
-  readonly element: HTMLElement;
-  private readonly buttons = element('div', 'sg-poll-answers');
-  private readonly results = element('ol', 'sg-poll-results');
-  private readonly totalLine = element('p', 'sg-poll-total');
-  /** The answer IDs the buttons were made for. */
-  private buttonsFor = '';
+  private readonly card: PollCard;
   private latest: PollResults | null = null;
   /** The viewer's answer as this page knows it (sent, or learnt from the results). */
   private mine: string | null = null;
   private sending = false;
+  private failed = false;
   private client: Client | null = null;
   private signedIn = false;
   private unsubscribe: (() => void) | null = null;
@@ -76,11 +67,12 @@ export class PollView {
     readonly pollId: string,
     private readonly channelId: string | null,
   ) {
-    this.element = element('div', 'sg-poll');
-    this.element.dataset.pollId = pollId;
-    this.results.dataset.pollResults = '';
-    this.buttons.hidden = true;
-    this.element.append(this.buttons, this.results, this.totalLine);
+    this.card = new PollCard(pollId, (answerId) => void this.answer(answerId));
+  }
+
+  /** `[data-poll-id]`: the question, the answers (buttons for a viewer who may answer) and the results. */
+  get element(): HTMLElement {
+    return this.card.element;
   }
 
   /** (Re)subscribes on `client`, e.g. after a new token; with `signedIn`, the viewer may answer. */
@@ -91,6 +83,7 @@ export class PollView {
     this.signedIn = signedIn;
     // An answer in flight on the earlier socket is dropped with it; the results will say if it was stored.
     this.sending = false;
+    this.failed = false;
     if (!signedIn) this.mine = null;
     this.unsubscribe = client.subscribe<{ pollResults: PollResults }>({ query: RESULTS_SUBSCRIPTION, variables: { pollId: this.pollId } }, {
       next: (result) => {
@@ -109,6 +102,7 @@ export class PollView {
     this.generation += 1;
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.card.close();
   }
 
   private async answer(answerId: string): Promise<void> {
@@ -128,8 +122,9 @@ export class PollView {
     if (code === null) this.mine = answerId;
     // The server refused the token after all: this viewer reads the results only.
     if (code === 'UNAUTHENTICATED') this.signedIn = false;
-    this.element.dataset.answerError = code ?? '';
     // Already answered (another tab) or closed meanwhile: the results say which answer is the viewer's.
+    this.failed = code !== null && code !== 'CONFLICT' && code !== 'UNAUTHENTICATED';
+    this.element.dataset.answerError = code ?? '';
     if (code === 'CONFLICT') await this.refresh(client, generation);
     this.render();
   }
@@ -141,57 +136,11 @@ export class PollView {
 
   private update(results: PollResults): void {
     this.latest = results;
-    this.element.hidden = false;
     if (results.mine) this.mine = results.mine.answerId;
     this.render();
   }
 
   private render(): void {
-    const results = this.latest;
-    if (!results) return;
-    this.element.dataset.open = String(results.open);
-    this.renderButtons(results);
-    const correct = results.correctAnswerId;
-    const rows = results.answers.map((answer) => {
-      const row = element('li', 'sg-poll-result');
-      row.dataset.answerId = answer.id;
-      if (answer.id === this.mine) row.dataset.mine = '';
-      if (answer.id === correct) row.dataset.correct = '';
-      const share = results.total > 0 ? Math.round((answer.count / results.total) * 100) : 0;
-      const bar = element('span', 'sg-poll-bar');
-      bar.style.width = `${share}%`;
-      const count = element('span', 'sg-poll-count', String(answer.count));
-      count.dataset.count = String(answer.count);
-      row.append(bar, element('span', 'sg-poll-text', answer.text), count);
-      return row;
-    });
-    this.results.replaceChildren(...rows);
-    this.results.dataset.total = String(results.total);
-    this.totalLine.textContent = `${results.total} ${results.total === 1 ? 'vote' : 'votes'}${results.open ? '' : ' · closed'}`;
-  }
-
-  /** Buttons for a signed-in viewer, made once per set of answers; disabled once answered or closed. */
-  private renderButtons(results: PollResults): void {
-    this.buttons.hidden = !this.signedIn;
-    if (!this.signedIn) {
-      this.buttons.replaceChildren();
-      return;
-    }
-    const ids = JSON.stringify(results.answers.map((answer) => answer.id));
-    if (this.buttonsFor !== ids) {
-      this.buttonsFor = ids;
-      this.buttons.replaceChildren(...results.answers.map((answer) => {
-        const button = element('button', 'sg-poll-answer', answer.text);
-        button.type = 'button';
-        button.dataset.answerId = answer.id;
-        button.addEventListener('click', () => void this.answer(answer.id));
-        return button;
-      }));
-    }
-    const locked = this.mine !== null || this.sending || !results.open;
-    for (const button of this.buttons.querySelectorAll('button')) {
-      button.disabled = locked;
-      button.setAttribute('aria-pressed', String(button.dataset.answerId === this.mine));
-    }
+    if (this.latest) this.card.show(pollDisplay(this.latest, { signedIn: this.signedIn, mine: this.mine, sending: this.sending, failed: this.failed }));
   }
 }

@@ -12,6 +12,7 @@ import express, { type Response, type Router } from 'express';
 import { restErrorBody } from '../shared/errors';
 import { sdkBuildDir } from '../shared/paths';
 import { routeTemplate } from '../shared/metrics';
+import { OVERLAY_STYLE } from './embedStyles';
 
 /** The bundles by the name they are served under. */
 const SCRIPTS = ['embed.js', 'player.js'] as const;
@@ -33,27 +34,6 @@ const PAGE_CSP = [
 ].join('; ');
 
 const ID = /^[\w-]{1,128}$/;
-
-const OVERLAY_STYLE = `
-html, body { margin: 0; height: 100%; background: transparent; overflow: hidden; font: 15px/1.4 system-ui, sans-serif; }
-#sg-overlays { position: fixed; inset: 0; pointer-events: none; display: flex; flex-direction: column; justify-content: flex-end;
-  align-items: flex-start; gap: 10px; padding: 5%; box-sizing: border-box; }
-.sg-overlay { pointer-events: auto; max-width: 70%; color: #fff; background: rgba(12, 16, 32, 0.86); border-left: 4px solid #ffb400;
-  border-radius: 10px; padding: 12px 16px; box-shadow: 0 6px 24px rgba(0, 0, 0, 0.35); animation: sg-in 0.25s ease-out; }
-.sg-overlay img { max-width: 100%; }
-.sg-overlay a { color: #ffd466; }
-.sg-poll-answers { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 10px; }
-.sg-poll-answer { font: inherit; color: #111; background: #ffd466; border: 0; border-radius: 6px; padding: 6px 12px; cursor: pointer; }
-.sg-poll-answer:disabled { cursor: default; opacity: 0.55; }
-.sg-poll-answer[aria-pressed="true"] { opacity: 1; outline: 2px solid #fff; }
-.sg-poll-results { list-style: none; margin: 10px 0 0; padding: 0; min-width: 240px; }
-.sg-poll-result { position: relative; isolation: isolate; display: flex; justify-content: space-between; gap: 12px; padding: 3px 8px; margin-top: 4px; border-radius: 4px; overflow: hidden; }
-.sg-poll-bar { position: absolute; inset: 0 auto 0 0; background: rgba(255, 180, 0, 0.3); z-index: -1; transition: width 0.3s; }
-.sg-poll-result[data-mine] .sg-poll-text::after { content: " ✓ you"; color: #ffd466; }
-.sg-poll-result[data-correct] { outline: 2px solid #3ccf6e; }
-.sg-poll-total { margin: 6px 0 0; font-size: 12px; color: #aab; }
-.sg-cta { margin-top: 10px; font: inherit; font-weight: 600; color: #111; background: #ffb400; border: 0; border-radius: 6px; padding: 6px 14px; cursor: pointer; }
-@keyframes sg-in { from { opacity: 0; transform: translateY(12px); } to { opacity: 1; transform: none; } }`;
 
 const OVERLAYS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -38,7 +38,7 @@ export interface PollResultsSource {
 }
 
 const LOAD_RESULTS = /* GraphQL */ `
-  query LivePollResults($pollId: ID!) { pollResults(pollId: $pollId) { pollId type open total answers { id text count } correctAnswerId } }
+  query LivePollResults($pollId: ID!) { pollResults(pollId: $pollId) { pollId type question open total answers { id text count } correctAnswerId } }
 `;
 const LOAD_ANSWERS = /* GraphQL */ `
   query LivePollAnswersOf($pollId: ID!, $accountIds: [ID!]!) { pollAnswersOf(pollId: $pollId, accountIds: $accountIds) { accountId answerId } }

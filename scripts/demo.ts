@@ -2,7 +2,7 @@
  * A demo of the viewer side, as a new user meets it: a stagegraph of its own (temp SQLite, free port),
  * a site, a channel and a template overlay made through the public REST paths, and Chromium (Debian's
  * package, driven by puppeteer-core) on `/embed/v1/demo`. Used by scripts/screenshot-demo.ts (the
- * README's picture) and bench/browser.ts (broadcast-to-DOM latency).
+ * README's pictures) and bench/browser.ts (broadcast-to-DOM latency).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,15 +31,21 @@ export interface Demo {
   demoUrl: string;
   /** POST /overlay/v1/broadcast/{overlayId} to the channel; the answer's broadcastId. */
   broadcast(variables: Record<string, string>): Promise<string>;
+  /** A REST call with the site's admin keys (C + D); its JSON answer, or an error naming the status. */
+  admin(method: 'POST' | 'PATCH', path: string, body: unknown): Promise<Record<string, unknown>>;
+  /** A viewer as a site's page makes one: sign-up (`POST /account/v3/`), then sign-in; the sign-in JWT. */
+  signUpViewer(name: string): Promise<string>;
   close(): Promise<void>;
 }
 
-async function post(stack: Stack, path: string, headers: Record<string, string>, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${stack.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function call(stack: Stack, method: string, path: string, headers: Record<string, string>, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${stack.url}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const answer = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(answer)}`);
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
   return answer;
 }
+
+const post = (stack: Stack, path: string, headers: Record<string, string>, body: unknown) => call(stack, 'POST', path, headers, body);
 
 export async function startDemo(): Promise<Demo> {
   const dataDir = mkdtempSync(join(tmpdir(), 'stagegraph-demo-'));
@@ -63,6 +69,13 @@ export async function startDemo(): Promise<Demo> {
     overlayId: overlay._id as string,
     demoUrl: `${stack.url}/embed/v1/demo?siteId=${site.siteId}&channelId=${channelId}`,
     broadcast: async (variables) => (await post(stack, `/overlay/v1/broadcast/${overlay._id as string}`, admin, { channelId, variables })).broadcastId as string,
+    admin: (method, path, body) => call(stack, method, path, admin, body),
+    signUpViewer: async (name) => {
+      const viewer = { 'x-service-client-id': site.siteId };
+      const account = { email: `${name.toLowerCase().replace(/\W+/g, '.')}@viewers.example`, password: 'correct horse battery staple' };
+      await post(stack, '/account/v3/', viewer, { ...account, name });
+      return (await post(stack, '/auth/v2/login', viewer, account)).jwt as string;
+    },
     close: async () => {
       await stack.close();
       rmSync(dataDir, { recursive: true, force: true });

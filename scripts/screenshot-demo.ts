@@ -1,26 +1,120 @@
 /**
- * `npx tsx scripts/screenshot-demo.ts [--out docs/demo.png] [--chromium /usr/bin/chromium]`: the
- * README's picture, taken from the real demo page after one real broadcast (scripts/demo.ts).
+ * `npx tsx scripts/screenshot-demo.ts [--dir docs] [--chromium /usr/bin/chromium]`: the README's pictures,
+ * taken from the real demo page (scripts/demo.ts) in Debian's Chromium:
+ * - demo.png: the page after one real broadcast;
+ * - poll-open.png, poll-answered.png, poll-right.png, poll-wrong.png: a trivia in an overlay as signed-in
+ *   viewers see it before answering, after answering, and once it closes, for a viewer who got it right
+ *   and one who got it wrong. Viewers sign up and sign in through the public REST paths, the crowd answers
+ *   over REST, the two viewers in the page by clicking.
+ * It prints the lowest text contrast of each poll picture (over a white and a black video, scripts/contrast.ts).
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import puppeteer from 'puppeteer-core';
-import { chromiumLaunchOptions, startDemo } from './demo';
+import puppeteer, { type Browser, type Frame, type Page } from 'puppeteer-core';
+import { lowestContrast, textSamples } from './contrast';
+import { chromiumLaunchOptions, startDemo, type Demo } from './demo';
+
+// Functions handed to evaluate run in the browser; its window is declared loosely, in this module only.
+declare const window: any;
+
+const TRIVIA = {
+  type: 'trivia',
+  name: 'First goal',
+  question: 'Who scored the first goal?',
+  answers: [{ id: 'rivera', text: 'Rivera' }, { id: 'okafor', text: 'Okafor' }, { id: 'chen', text: 'Chen' }],
+  correctAnswerId: 'okafor',
+};
+/** The poll pictures are of the player alone (`.stage`), at a size where the overlay reads as on a laptop. */
+const POLL_VIEWPORT = { width: 1000, height: 620 };
+/** What the crowd answers before the two viewers in the page do. */
+const CROWD = ['rivera', 'okafor', 'okafor', 'chen', 'okafor', 'rivera'];
+
+/** The demo page in a new tab, its embed connected (as the viewer of `token` when given); the embed's frame. */
+async function openDemo(browser: Browser, demo: Demo, options: { token?: string; width: number; height: number }): Promise<{ page: Page; frame: Frame }> {
+  const { token, width, height } = options;
+  const page = await browser.newPage();
+  await page.setViewport({ width, height, deviceScaleFactor: 1 });
+  // No entry animation or moving bars: each picture is taken of the state it waited for, not mid-way.
+  await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
+  await page.goto(demo.demoUrl);
+  const frame = (await (await page.waitForSelector('#overlays'))!.contentFrame())!;
+  await frame.waitForFunction('window.stagegraphEmbed && window.stagegraphEmbed.connected');
+  if (token) {
+    // What a site's page does once its viewer signs in (seed 001's set:token); the embed reconnects as them.
+    await frame.evaluate((jwt: string) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'set:token', data: jwt }, '*'), token);
+    await frame.waitForFunction('window.stagegraphEmbed.connected && window.stagegraphEmbed.connections >= 2');
+  }
+  return { page, frame };
+}
+
+async function shoot(page: Page, frame: Frame, path: string): Promise<void> {
+  await page.bringToFront();
+  await (await page.$('.stage'))!.screenshot({ path: path as `${string}.png` });
+  const lowest = lowestContrast(await textSamples(frame, '.sg-overlay'));
+  console.log(`wrote ${path}${lowest ? `: lowest text contrast ${lowest.ratio.toFixed(2)}:1 (${lowest.label}, over ${lowest.video})` : ''}`);
+}
+
+async function demoPicture(browser: Browser, demo: Demo, dir: string): Promise<void> {
+  const { page, frame } = await openDemo(browser, demo, { width: 1100, height: 720 });
+  const broadcastId = await demo.broadcast({ player: 'Ada Okafor', team: 'Lions', score: '2 – 1' });
+  await frame.waitForSelector(`[data-broadcast-id="${broadcastId}"]`);
+  await page.screenshot({ path: join(dir, 'demo.png') as `${string}.png` });
+  console.log(`wrote ${join(dir, 'demo.png')}`);
+  await page.close();
+  await demo.admin('POST', `/overlay/v1/clear-broadcast/${demo.channelId}`, {});
+}
+
+async function pollPictures(browser: Browser, demo: Demo, dir: string): Promise<void> {
+  const poll = await demo.admin('POST', '/poll/v3/', TRIVIA);
+  const overlay = await demo.admin('POST', '/overlay/v1', {
+    name: 'Match trivia',
+    type: 'template',
+    duration: 600,
+    contents: { html: '<strong>MATCH TRIVIA</strong> · answer before half-time' },
+    cta: { type: 'poll', data: poll._id },
+  });
+  const [wrongViewer, rightViewer, ...crowd] = await Promise.all(['Sam Rivers', 'Ada Brook', ...CROWD.map((_, index) => `Fan ${index + 1}`)].map((name) => demo.signUpViewer(name)));
+  for (const [index, answerId] of CROWD.entries()) {
+    const response = await fetch(`${demo.stack.url}/poll/v3/${poll._id as string}/answer`, {
+      method: 'POST',
+      headers: { 'x-service-client-id': demo.siteId, authorization: `Bearer ${crowd[index]}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ answerId, channelId: demo.channelId }),
+    });
+    if (!response.ok) throw new Error(`answer: ${response.status} ${await response.text()}`);
+  }
+  const wrong = await openDemo(browser, demo, { token: wrongViewer, ...POLL_VIEWPORT });
+  const right = await openDemo(browser, demo, { token: rightViewer, ...POLL_VIEWPORT });
+  await demo.admin('POST', `/overlay/v1/broadcast/${overlay._id as string}`, { channelId: demo.channelId });
+  const answer = async ({ page, frame }: { page: Page; frame: Frame }, answerId: string) => {
+    // A tab in the background draws no frames, and a click waits for one.
+    await page.bringToFront();
+    await (await frame.waitForSelector(`button[data-answer-id="${answerId}"]`))!.click();
+    await frame.waitForSelector('.sg-poll[data-state="answered"]');
+  };
+
+  await wrong.frame.waitForSelector('.sg-poll[data-state="open"] button[data-answer-id]');
+  await shoot(wrong.page, wrong.frame, join(dir, 'poll-open.png'));
+  await answer(wrong, 'rivera');
+  await answer(right, 'okafor');
+  await wrong.frame.waitForSelector(`[data-poll-results][data-total="${CROWD.length + 2}"]`);
+  await shoot(wrong.page, wrong.frame, join(dir, 'poll-answered.png'));
+
+  await demo.admin('PATCH', `/poll/v3/${poll._id as string}`, { open: false });
+  await right.frame.waitForSelector('.sg-poll[data-state="revealed"]');
+  await shoot(right.page, right.frame, join(dir, 'poll-right.png'));
+  await wrong.frame.waitForSelector('.sg-poll[data-state="revealed"]');
+  await shoot(wrong.page, wrong.frame, join(dir, 'poll-wrong.png'));
+}
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { out: { type: 'string', default: 'docs/demo.png' }, chromium: { type: 'string', default: '/usr/bin/chromium' } } });
+  const { values } = parseArgs({ options: { dir: { type: 'string', default: 'docs' }, chromium: { type: 'string', default: '/usr/bin/chromium' } } });
+  mkdirSync(values.dir as string, { recursive: true });
   const demo = await startDemo();
   const browser = await puppeteer.launch(chromiumLaunchOptions(values.chromium as string));
   try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1100, height: 720, deviceScaleFactor: 1 });
-    await page.goto(demo.demoUrl);
-    const frame = await (await page.waitForSelector('#overlays'))!.contentFrame();
-    await frame!.waitForFunction('window.stagegraphEmbed && window.stagegraphEmbed.connected');
-    const broadcastId = await demo.broadcast({ player: 'Ada Okafor', team: 'Lions', score: '2 – 1' });
-    await frame!.waitForSelector(`[data-broadcast-id="${broadcastId}"]`);
-    await new Promise((resolve) => setTimeout(resolve, 400)); // the overlay's entry animation
-    await page.screenshot({ path: values.out as `${string}.png` });
-    console.log(`wrote ${values.out}`);
+    await demoPicture(browser, demo, values.dir as string);
+    await pollPictures(browser, demo, values.dir as string);
   } finally {
     await browser.close();
     await demo.close();

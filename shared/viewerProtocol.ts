@@ -114,6 +114,8 @@ export function streamSecondAt(recording: ChannelRecording, at: number): number 
 export interface PollResults {
   pollId: string;
   type: string;
+  /** The poll's question, shown above its answers. */
+  question: string;
   open: boolean;
   total: number;
   answers: { id: string; text: string; count: number }[];

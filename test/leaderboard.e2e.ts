@@ -155,7 +155,7 @@ it('awards points once when trivia closes and a prediction resolves, ranks them,
   const triviaClosed = polls.received.find((entry) => entry.body.event === 'poll.closed' && entry.body.eventData.pollId === trivia);
   expect(triviaClosed?.headers['x-stagegraph-event']).toBe('poll.closed');
   expect(triviaClosed?.body.eventData).toEqual({
-    pollId: trivia, type: 'trivia', open: false, total: 3, correctAnswerId: 'yes', mine: null,
+    pollId: trivia, type: 'trivia', question: 'Will it?', open: false, total: 3, correctAnswerId: 'yes', mine: null,
     answers: [{ id: 'yes', text: 'Yes', count: 2 }, { id: 'no', text: 'No', count: 1 }],
   });
   const predictionResolved = polls.received.find((entry) => entry.body.event === 'poll.resolved');

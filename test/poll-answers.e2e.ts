@@ -120,7 +120,7 @@ describe('answering', () => {
     const results = await rest(stack, 'GET', `/poll/v3/${pollId}/results`, { headers: viewer(site, token) });
     expect(results.status).toBe(200);
     expect(results.body).toEqual({
-      pollId, type: 'poll', open: true, total: 1,
+      pollId, type: 'poll', question: 'Which colour?', open: true, total: 1,
       answers: [{ id: 'red', text: 'Red', count: 1 }, { id: 'blue', text: 'Blue', count: 0 }, { id: 'green', text: 'Green', count: 0 }],
       correctAnswerId: null, mine: { answerId: 'red', correct: null },
     });

@@ -141,13 +141,14 @@ export const pollRoutes: RouteSpec[] = [
 
 // ------------------------------------------------------------------ viewers answer and read live results (ours: DESIGN.md "Viewers take part")
 
-const RESULTS = /* GraphQL */ `pollId type open total answers { id text count } correctAnswerId mine { answerId correct }`;
+const RESULTS = /* GraphQL */ `pollId type question open total answers { id text count } correctAnswerId mine { answerId correct }`;
 
 export const pollAnswerSchemas: Record<string, JsonSchema> = {
   PollAnswerReceipt: obj({ success: { type: 'boolean', enum: [true] }, pollId: str, answerId: str }),
   PollResults: obj({
     pollId: str,
     type: { type: 'string', enum: ['poll', 'prediction', 'trivia'] },
+    question: { ...str, description: 'the question viewers see' },
     open: { type: 'boolean' },
     total: { type: 'integer', description: 'answers given in all' },
     answers: arrayOf(obj({ id: str, text: str, count: { type: 'integer' } })),

@@ -298,6 +298,7 @@ export async function pollResultsOf(db: AnswerReader, poll: Poll, accountId: str
   return {
     pollId: poll.id,
     type: poll.type,
+    question: poll.question,
     open: poll.open,
     total: answers.reduce((sum, answer) => sum + answer.count, 0),
     answers,
