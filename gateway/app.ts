@@ -31,6 +31,8 @@ export interface PublicAppOptions {
   internalSecret: string;
   /** This instance's drain (SIGTERM): /ready turns 503 and answers close their connections. */
   drain: Drain;
+  /** How long a drain answers before the port closes (config.shutdownGraceMs), reported in /metrics. */
+  shutdownGraceMs: number;
 }
 
 /** Gives every request an id (or keeps the caller's x-request-id) and logs it when it ends. */
@@ -83,7 +85,7 @@ const checkGraphqlInput: RequestHandler = (req, res, next) => {
   res.status(400).json({ errors: [{ message: problem, extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
 };
 
-export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken, internalSecret, drain }: PublicAppOptions): Express {
+export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken, internalSecret, drain, shutdownGraceMs }: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -95,7 +97,7 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
   // The REST paths first: they are most of the traffic, and one lookup in the route tree passes the rest on.
   app.use(rest.router);
 
-  app.get('/metrics', routeTemplate('/metrics'), metricsHandler(metricsToken, instanceRegistry(gateway.live, bus)));
+  app.get('/metrics', routeTemplate('/metrics'), metricsHandler(metricsToken, instanceRegistry(gateway.live, bus, { secondsDraining: () => drain.secondsDraining(), graceSeconds: shutdownGraceMs / 1000 })));
   // The process is up; the details say what works (an outage of the shared Redis shows here, not in /ready).
   app.get('/health', routeTemplate('/health'), (_req, res) => {
     res.json({ status: 'ok', draining: drain.draining, bus: { connected: bus.connected() } });

@@ -332,9 +332,31 @@ export interface LiveStats {
   stats(): { connections: number; subscriptions: number };
 }
 
-/** The registry of one instance's own gauges (its live viewers, its bus), read when scraped. */
-export function instanceRegistry(live: LiveStats, bus?: { connected(): boolean }): Registry {
+/** What an instance reports of its drain (gateway/drain.ts) and the grace period it was given. */
+export interface DrainStats {
+  secondsDraining(): number;
+  graceSeconds: number;
+}
+
+/** The registry of one instance's own gauges (its live viewers, its bus, its drain), read when scraped. */
+export function instanceRegistry(live: LiveStats, bus?: { connected(): boolean }, drain?: DrainStats): Registry {
   const registry = new Registry();
+  if (drain) {
+    // Both, so an alert can tell a drain that outlasts its grace period from one that is merely long.
+    new Gauge({
+      name: 'stagegraph_draining_seconds',
+      help: 'Seconds since this instance began draining (SIGTERM: /ready answers 503); 0 while it serves.',
+      registers: [registry],
+      collect() {
+        this.set(drain.secondsDraining());
+      },
+    });
+    new Gauge({
+      name: 'stagegraph_shutdown_grace_seconds',
+      help: 'How long a drain of this instance goes on answering before its port closes (SHUTDOWN_GRACE_MS).',
+      registers: [registry],
+    }).set(drain.graceSeconds);
+  }
   if (bus) {
     new Gauge({
       name: 'stagegraph_bus_connected',
