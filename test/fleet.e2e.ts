@@ -12,7 +12,6 @@
  * title says so.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,9 +19,10 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { openDatabase } from '../shared/db/client';
 import { provisionSite } from '../subgraphs/community/sites';
-import { fleetHaproxyConfig, startFleet, type Fleet } from '../scripts/fleet';
+import { fleetHaproxyConfig, type Fleet } from '../scripts/fleet';
 import { installed, startRedis, type LocalServer } from '../scripts/services';
 import { createTestDatabase, usingPostgres, usingRedis, type TestDatabase } from './helpers/database';
+import { startTestFleet } from './helpers/fleet';
 import { rest } from './helpers/http';
 import { VIEWER_SUBSCRIPTION } from './helpers/viewer';
 
@@ -92,15 +92,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
     beforeAll(async () => {
       database = await createTestDatabase();
       redis = (await startRedis()) as LocalServer;
-      fleet = await startFleet({
-        instances: 3,
-        port: 0,
-        databaseUrl: database.url,
-        redisUrl: redis.url,
-        from: 'source',
-        output: process.env.TEST_LOG_LEVEL ? 'inherit' : 'ignore',
-        env: { SHUTDOWN_GRACE_MS: '2000', REDIS_PREFIX: `sgfleet-${randomBytes(4).toString('hex')}`, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' },
-      });
+      fleet = await startTestFleet(database, redis, { instances: 3, shutdownGraceMs: 2000 });
       const db = await openDatabase(database.url, { migrate: false });
       site = await provisionSite(db.prisma, { name: 'Fleet' });
       await db.close();
