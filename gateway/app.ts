@@ -1,7 +1,7 @@
 /**
  * The public HTTP surface on one port: /graphql (gateway; graphql-ws upgrades are taken by the live
- * server), every REST path of the route table, /openapi.json, /health and /ready, and the viewer side
- * (/embed/v1/*, /sdk/v1/*.js).
+ * server), every REST path of the route table, /openapi.json, /health and /ready, the viewer side
+ * (/embed/v1/*, /sdk/v1/*.js) and GraphiQL (/graphiql).
  */
 import { timingSafeEqual } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
@@ -16,6 +16,7 @@ import { currentTraceId, traceRequests } from '../shared/tracing';
 import type { RestBridge } from '../rest-bridge/server';
 import type { Drain } from './drain';
 import { createEmbedRouter } from './embed';
+import { createGraphiqlRouter } from './graphiql';
 import type { Gateway } from './server';
 
 export interface PublicAppOptions {
@@ -33,6 +34,8 @@ export interface PublicAppOptions {
   drain: Drain;
   /** How long a drain answers before the port closes (config.shutdownGraceMs), reported in /metrics. */
   shutdownGraceMs: number;
+  /** Serves GraphiQL at /graphiql (config.graphiql). */
+  graphiql: boolean;
 }
 
 /** Gives every request an id (or keeps the caller's x-request-id) and logs it when it ends. */
@@ -85,7 +88,7 @@ const checkGraphqlInput: RequestHandler = (req, res, next) => {
   res.status(400).json({ errors: [{ message: problem, extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
 };
 
-export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken, internalSecret, drain, shutdownGraceMs }: PublicAppOptions): Express {
+export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken, internalSecret, drain, shutdownGraceMs, graphiql }: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -125,6 +128,7 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
   });
   app.use('/graphql', routeTemplate('/graphql'), express.json({ limit: bodyLimitBytes }), checkGraphqlInput, gateway.middleware);
   app.use(createEmbedRouter());
+  if (graphiql) app.use(createGraphiqlRouter());
 
   app.use((req, res) => {
     res.status(404).json(restErrorBody(`no route for ${req.method} ${req.path}`));
