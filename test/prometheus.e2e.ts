@@ -72,6 +72,8 @@ if (fleetHere) {
     }
 
     beforeAll(async () => {
+      // Missing is a failure, not a skip: .ci/run installs Debian's prometheus with the other services.
+      if (!installed('prometheus', '--version')) throw new Error('prometheus is not installed: apt-get install prometheus (Debian)');
       dir = mkdtempSync(join(tmpdir(), 'stagegraph-prometheus-'));
       database = await createTestDatabase();
       redis = (await startRedis()) as LocalServer;
