@@ -49,7 +49,7 @@ it('every alert has a summary, a runbook line into the README, a test that fires
 });
 
 it('the rules read only metric families stagegraph exports', () => {
-  const metricsSource = readFileSync(join(projectRoot, 'shared', 'metrics.ts'), 'utf8');
+  const metricsSource = ['metrics.ts', 'instanceMetrics.ts'].map((file) => readFileSync(join(projectRoot, 'shared', file), 'utf8')).join('\n');
   const families = new Set([...rules.matchAll(/\b(stagegraph_\w+)/g)].map((match) => match[1].replace(/_(bucket|count|sum)$/, '')));
   expect(families.size).toBeGreaterThanOrEqual(10);
   for (const family of families) expect({ family, exported: metricsSource.includes(`name: '${family}'`) }).toEqual({ family, exported: true });
