@@ -103,7 +103,7 @@ export async function serveGateway(
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   registerOperationNames(routes.map((route) => route.document));
   const drain = new Drain();
-  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, metricsToken: config.metricsToken, internalSecret: config.internalSecret, drain });
+  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, metricsToken: config.metricsToken, internalSecret: config.internalSecret, drain, shutdownGraceMs: config.shutdownGraceMs, graphiql: config.graphiql });
 
   if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');
   const httpServer = createExpressServer(app);

@@ -1,7 +1,7 @@
 /**
  * The public HTTP surface on one port: /graphql (gateway; graphql-ws upgrades are taken by the live
- * server), every REST path of the route table, /openapi.json, /health and /ready, and the viewer side
- * (/embed/v1/*, /sdk/v1/*.js).
+ * server), every REST path of the route table, /openapi.json, /health and /ready, the viewer side
+ * (/embed/v1/*, /sdk/v1/*.js) and GraphiQL (/graphiql).
  */
 import { timingSafeEqual } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
@@ -11,11 +11,13 @@ import { ErrorCode, restErrorBody } from '../shared/errors';
 import { jsonValueProblem, parseJsonInput, stringProblem } from '../shared/jsonInput';
 import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
-import { countHttpRequests, instanceRegistry, metricsHandler, routeTemplate } from '../shared/metrics';
+import { instanceRegistry } from '../shared/instanceMetrics';
+import { countHttpRequests, metricsHandler, routeTemplate } from '../shared/metrics';
 import { currentTraceId, traceRequests } from '../shared/tracing';
 import type { RestBridge } from '../rest-bridge/server';
 import type { Drain } from './drain';
 import { createEmbedRouter } from './embed';
+import { createGraphiqlRouter } from './graphiql';
 import type { Gateway } from './server';
 
 export interface PublicAppOptions {
@@ -31,6 +33,10 @@ export interface PublicAppOptions {
   internalSecret: string;
   /** This instance's drain (SIGTERM): /ready turns 503 and answers close their connections. */
   drain: Drain;
+  /** How long a drain answers before the port closes (config.shutdownGraceMs), reported in /metrics. */
+  shutdownGraceMs: number;
+  /** Serves GraphiQL at /graphiql (config.graphiql). */
+  graphiql: boolean;
 }
 
 /** Gives every request an id (or keeps the caller's x-request-id) and logs it when it ends. */
@@ -83,7 +89,7 @@ const checkGraphqlInput: RequestHandler = (req, res, next) => {
   res.status(400).json({ errors: [{ message: problem, extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
 };
 
-export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken, internalSecret, drain }: PublicAppOptions): Express {
+export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken, internalSecret, drain, shutdownGraceMs, graphiql }: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -95,7 +101,7 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
   // The REST paths first: they are most of the traffic, and one lookup in the route tree passes the rest on.
   app.use(rest.router);
 
-  app.get('/metrics', routeTemplate('/metrics'), metricsHandler(metricsToken, instanceRegistry(gateway.live, bus)));
+  app.get('/metrics', routeTemplate('/metrics'), metricsHandler(metricsToken, instanceRegistry(gateway.live, bus, { secondsDraining: () => drain.secondsDraining(), graceSeconds: shutdownGraceMs / 1000 })));
   // The process is up; the details say what works (an outage of the shared Redis shows here, not in /ready).
   app.get('/health', routeTemplate('/health'), (_req, res) => {
     res.json({ status: 'ok', draining: drain.draining, bus: { connected: bus.connected() } });
@@ -123,6 +129,7 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
   });
   app.use('/graphql', routeTemplate('/graphql'), express.json({ limit: bodyLimitBytes }), checkGraphqlInput, gateway.middleware);
   app.use(createEmbedRouter());
+  if (graphiql) app.use(createGraphiqlRouter());
 
   app.use((req, res) => {
     res.status(404).json(restErrorBody(`no route for ${req.method} ${req.path}`));

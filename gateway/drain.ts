@@ -19,6 +19,11 @@ export class Drain {
     return this.startedAt !== null;
   }
 
+  /** Seconds since the drain began; 0 while the instance serves (the gauge stagegraph_draining_seconds). */
+  secondsDraining(): number {
+    return this.startedAt === null ? 0 : (Date.now() - this.startedAt) / 1000;
+  }
+
   /** Begins the drain; later calls change nothing. */
   start(): void {
     this.startedAt ??= Date.now();

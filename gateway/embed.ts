@@ -5,13 +5,10 @@
  * The pages are static (their scripts read the query string), so nothing a caller sends is echoed into
  * HTML except the demo's, which is escaped. The scripts hold nothing secret: any origin may load them.
  */
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import express, { type Response, type Router } from 'express';
 import { restErrorBody } from '../shared/errors';
-import { sdkBuildDir } from '../shared/paths';
 import { routeTemplate } from '../shared/metrics';
+import { bundleServer } from './bundles';
 import { OVERLAY_STYLE } from './embedStyles';
 
 /** The bundles by the name they are served under. */
@@ -87,25 +84,10 @@ function readIds(query: Record<string, unknown>, res: Response): { siteId: strin
 
 const isHttpUrl = (value: unknown): value is string => typeof value === 'string' && /^https?:\/\//i.test(value) && value.length <= 2048;
 
-interface Bundle {
-  body: Buffer;
-  etag: string;
-}
-
 /** The router of the embed, the demo and the SDK scripts. */
 export function createEmbedRouter(): Router {
   const router = express.Router();
-  const bundles = new Map<string, Promise<Bundle>>();
-  const bundle = (name: string) => {
-    let loaded = bundles.get(name);
-    if (!loaded) {
-      loaded = readFile(join(sdkBuildDir, name)).then((body) => ({ body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }));
-      // A missing bundle is read again next time (after `npm run generate`), not remembered as missing.
-      loaded.catch(() => bundles.delete(name));
-      bundles.set(name, loaded);
-    }
-    return loaded;
-  };
+  const serveBundle = bundleServer();
 
   const page = (res: Response, html: string) => {
     res.setHeader('Content-Security-Policy', PAGE_CSP);
@@ -131,21 +113,7 @@ export function createEmbedRouter(): Router {
     router.get(`/sdk/v1/${name}`, routeTemplate(`/sdk/v1/${name}`), async (req, res) => {
       res.setHeader('Access-Control-Allow-Origin', '*');
       res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      let loaded: Bundle;
-      try {
-        loaded = await bundle(name);
-      } catch {
-        res.status(503).json(restErrorBody(`${name} is not built: run npm run generate`));
-        return;
-      }
-      res.setHeader('Cache-Control', 'public, max-age=300');
-      res.setHeader('ETag', loaded.etag);
-      if (req.headers['if-none-match'] === loaded.etag) {
-        res.status(304).end();
-        return;
-      }
-      res.type('application/javascript; charset=utf-8').send(loaded.body);
+      await serveBundle(req, res, name, 'application/javascript; charset=utf-8');
     });
   }
   return router;

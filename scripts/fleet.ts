@@ -8,10 +8,11 @@
  * their fleets with it, and drive its instances (kill -9, a drain, a restart on the same port).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config';
 import { exited, freePort, installed, spawnTracked, startPostgres, startRedis, stopChild, waitForPort, type LocalServer } from './services';
@@ -40,6 +41,13 @@ export interface FleetOptions {
   output?: 'inherit' | 'ignore';
   /** Where secrets are kept when a shared DATABASE_URL is given (default ./data, as `npm start`). */
   dataDir?: string;
+  /**
+   * A folder to write Prometheus's view of the fleet into (deploy/prometheus.yml reads deploy/fleet/):
+   * `targets.json`, the instances for file-based service discovery, and `metrics-token`, the bearer token
+   * of their /metrics (METRICS_TOKEN when given, else one made here and given to the instances). Both
+   * files are removed when the fleet stops. None: nothing is written.
+   */
+  prometheusDir?: string;
 }
 
 export interface FleetInstance {
@@ -130,6 +138,20 @@ function adminCommand(socketPath: string, command: string): Promise<string> {
   });
 }
 
+/**
+ * Prometheus's view of the fleet: its instances as file_sd target groups (labelled with their HAProxy
+ * names) and the token of their /metrics. Each file is written whole and renamed into place, since
+ * Prometheus reads the targets again as soon as the file changes.
+ */
+export function writePrometheusFiles(files: { targets: string; token: string }, instances: { name: string; port: number }[], token: string): void {
+  mkdirSync(dirname(files.targets), { recursive: true });
+  const groups = instances.map((instance) => ({ targets: [`127.0.0.1:${instance.port}`], labels: { server: instance.name } }));
+  for (const [path, body, mode] of [[files.token, token, 0o600], [files.targets, `${JSON.stringify(groups, null, 2)}\n`, 0o644]] as const) {
+    writeFileSync(`${path}.tmp`, body, { mode });
+    renameSync(`${path}.tmp`, path);
+  }
+}
+
 async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
@@ -150,11 +172,13 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const privateServers: LocalServer[] = [];
   const children = new Set<ChildProcess>();
   let haproxy: ChildProcess | null = null;
+  const prometheusFiles = options.prometheusDir ? { targets: join(options.prometheusDir, 'targets.json'), token: join(options.prometheusDir, 'metrics-token') } : null;
   const cleanup = async () => {
     await Promise.all([...children].map((child) => stopChild(child, 'SIGINT')));
     if (haproxy) await stopChild(haproxy, 'SIGTERM');
     for (const server of privateServers.reverse()) await server.stop();
     rmSync(temp, { recursive: true, force: true });
+    if (prometheusFiles) for (const file of Object.values(prometheusFiles)) rmSync(file, { force: true });
   };
 
   try {
@@ -178,6 +202,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     // folder (generated there once, as `npm start` does; the private database's in the temp folder).
     const dataDir = options.databaseUrl ? (options.dataDir ?? join(process.cwd(), 'data')) : join(temp, 'data');
     const kept = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...options.env });
+    // Prometheus scrapes with a bearer token, as it would off this host: the one given, or one for this fleet.
+    const metricsToken = kept.metricsToken ?? (prometheusFiles ? randomBytes(24).toString('base64url') : null);
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       LOG_LEVEL: 'warn',
@@ -189,6 +215,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       JWT_SECRET: kept.jwtSecret,
       INTERNAL_SECRET: kept.internalSecret,
       ENCRYPTION_KEY: kept.encryptionKey,
+      ...(metricsToken ? { METRICS_TOKEN: metricsToken } : {}),
     };
 
     const instances: FleetInstance[] = [];
@@ -239,6 +266,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     // One at a time: the first applies the migrations, the others find them done.
     await instances[0].start();
     await Promise.all(instances.slice(1).map((instance) => instance.start()));
+    if (prometheusFiles) writePrometheusFiles(prometheusFiles, instances, metricsToken as string);
 
     const port = options.port || (await freePort());
     const socketPath = join(temp, 'haproxy.sock');
@@ -296,7 +324,11 @@ async function main(): Promise<void> {
   if (!Number.isInteger(instances) || instances < 1 || instances > 32) throw new Error('--instances must be a whole number from 1 to 32');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a port number');
   // A tool like the bench: it reads the two URLs a user points it at and hands them to the instances.
-  const fleet = await startFleet({ instances, port, databaseUrl: process.env.DATABASE_URL || null, redisUrl: process.env.REDIS_URL || null });
+  const fleet = await startFleet({ instances, port, databaseUrl: process.env.DATABASE_URL || null, redisUrl: process.env.REDIS_URL || null,
+    // The instances read METRICS_TOKEN from the environment anyway: passed on here so Prometheus gets the same one.
+    env: process.env.METRICS_TOKEN ? { METRICS_TOKEN: process.env.METRICS_TOKEN } : undefined,
+    prometheusDir: join(root, 'deploy', 'fleet'),
+  });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -316,6 +348,7 @@ async function main(): Promise<void> {
     `  Redis      ${redacted(fleet.redisUrl)}${process.env.REDIS_URL ? '' : ' (private, removed on exit)'}`,
     'First credentials:',
     `  DATABASE_URL=${process.env.DATABASE_URL ? '$DATABASE_URL' : fleet.databaseUrl} DATA_DIR=${fleet.env.DATA_DIR} npm run --silent cli -- site create --name "My site"`,
+    'Prometheus (targets and token in deploy/fleet/): prometheus --config.file=deploy/prometheus.yml --storage.tsdb.path=data/prometheus',
     'Try a drain: kill -TERM <pid>; a crash: kill -9 <pid>. Ctrl-C (or SIGTERM to this process) stops everything.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

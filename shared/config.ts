@@ -120,6 +120,12 @@ export interface Config {
    */
   metricsEnabled: boolean;
   /**
+   * Whether `GET /graphiql` serves GraphiQL (`GRAPHIQL`, `on` or `off`, default on): an IDE bundled into
+   * stagegraph that holds no credential of its own; a developer enters their site ID and developer key in
+   * it. `off` leaves the path out (404).
+   */
+  graphiql: boolean;
+  /**
    * Base URL of an OpenTelemetry collector's OTLP/HTTP receiver (`OTEL_EXPORTER_OTLP_ENDPOINT`, e.g.
    * http://127.0.0.1:4318); spans go to `<endpoint>/v1/traces` as OTLP JSON. Unset = no tracing, and no
    * tracing SDK is loaded.
@@ -226,6 +232,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (otlpEndpoint && !/^https?:\/\/\S+$/.test(otlpEndpoint)) throw new Error('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL');
   const metrics = env.METRICS || 'on';
   if (metrics !== 'on' && metrics !== 'off') throw new Error('METRICS must be on or off');
+  const graphiql = env.GRAPHIQL || 'on';
+  if (graphiql !== 'on' && graphiql !== 'off') throw new Error('GRAPHIQL must be on or off');
   if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' && env.METRICS_TOKEN.length < 16) throw new Error('METRICS_TOKEN must be at least 16 characters');
 
   const port = integer(env, 'PORT', 4000);
@@ -269,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataEventRateWindowSeconds: integer(env, 'DATA_EVENT_RATE_WINDOW_SECONDS', 1, 1, 86_400),
     metricsToken: env.METRICS_TOKEN || null,
     metricsEnabled: metrics === 'on',
+    graphiql: graphiql === 'on',
     otlpEndpoint: otlpEndpoint?.replace(/\/+$/, '') ?? null,
     graphqlLimits: graphqlLimits(env),
     liveMaxSubscriptionsPerSocket: integer(env, 'LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET', 10, 1, 10_000),

@@ -4,9 +4,9 @@
  *
  * Label values come from fixed vocabularies only (route templates, subgraph and topic names, reasons,
  * outcomes, status codes, a bounded set of operation names), never from IDs a client sends, so the
- * number of series stays bounded whatever arrives. Process-wide families live in one registry; what
- * belongs to one instance's public port (its live viewers) in a registry per instance, so two
- * instances in one process (tests) each report their own.
+ * number of series stays bounded whatever arrives. Process-wide families live in one registry here; what
+ * belongs to one instance's public port (its live viewers, bus, drain) in a registry per instance
+ * (shared/instanceMetrics.ts), so two instances in one process (tests) each report their own.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
@@ -14,7 +14,7 @@ import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { ExecutionResult } from 'graphql';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 // Read at call time only: the bus records its deliveries here, so this import is circular.
 import { Topics } from './bus';
 import { ErrorCode, restErrorBody } from './errors';
@@ -326,43 +326,6 @@ export function recordWatchTimeBatch(rows: number, statements: number): void {
 }
 
 // ------------------------------------------------------------------ exposition
-
-/** What an instance's live server reports. */
-export interface LiveStats {
-  stats(): { connections: number; subscriptions: number };
-}
-
-/** The registry of one instance's own gauges (its live viewers, its bus), read when scraped. */
-export function instanceRegistry(live: LiveStats, bus?: { connected(): boolean }): Registry {
-  const registry = new Registry();
-  if (bus) {
-    new Gauge({
-      name: 'stagegraph_bus_connected',
-      help: 'Whether this instance is connected to its event bus (Redis) now: 1 yes, 0 no. Broadcasts answer 503 while it is 0.',
-      registers: [registry],
-      collect() {
-        this.set(bus.connected() ? 1 : 0);
-      },
-    });
-  }
-  new Gauge({
-    name: 'stagegraph_live_viewers',
-    help: 'Live viewer sockets (graphql-ws) open on this instance now.',
-    registers: [registry],
-    collect() {
-      this.set(live.stats().connections);
-    },
-  });
-  new Gauge({
-    name: 'stagegraph_live_subscriptions',
-    help: 'Subscriptions (overlay broadcasts and admin feeds) running on this instance now.',
-    registers: [registry],
-    collect() {
-      this.set(live.stats().subscriptions);
-    },
-  });
-  return registry;
-}
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 

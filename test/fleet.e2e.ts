@@ -18,7 +18,6 @@
  * title says so.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,9 +25,10 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { openDatabase, type Database } from '../shared/db/client';
 import { provisionSite } from '../subgraphs/community/sites';
-import { fleetHaproxyConfig, startFleet, type Fleet } from '../scripts/fleet';
+import { fleetHaproxyConfig, type Fleet } from '../scripts/fleet';
 import { installed, startRedis, type LocalServer } from '../scripts/services';
 import { createTestDatabase, usingPostgres, usingRedis, type TestDatabase } from './helpers/database';
+import { startTestFleet } from './helpers/fleet';
 import { rest } from './helpers/http';
 import { VIEWER_SUBSCRIPTION } from './helpers/viewer';
 import { eventually, pause, until } from './helpers/wait';
@@ -108,17 +108,9 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       database = await createTestDatabase();
       redis = (await startRedis()) as LocalServer;
       redisRunning = true;
-      fleet = await startFleet({
-        instances: 3,
-        port: 0,
-        databaseUrl: database.url,
-        redisUrl: redis.url,
-        from: 'source',
-        output: process.env.TEST_LOG_LEVEL ? 'inherit' : 'ignore',
-        // A drain longer than HAProxy's fall time (2 checks 500 ms apart), and long enough to be seen
-        // answering 503 by a test process that shares two loaded cores.
-        env: { SHUTDOWN_GRACE_MS: '3000', REDIS_PREFIX: `sgfleet-${randomBytes(4).toString('hex')}`, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' },
-      });
+      // A drain longer than HAProxy's fall time (2 checks 500 ms apart), and long enough to be seen
+      // answering 503 by a test process that shares two loaded cores.
+      fleet = await startTestFleet(database, redis, { instances: 3, shutdownGraceMs: 3000 });
       db = await openDatabase(database.url, { migrate: false });
       site = await provisionSite(db.prisma, { name: 'Fleet' });
       admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
