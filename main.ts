@@ -7,7 +7,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const stack = await startStack(config, { logger });
-  logger.info({ port: stack.port, database: stack.database.provider, bus: config.redisUrl ? 'redis' : 'in-process' }, `stagegraph listening on ${stack.url}`);
+  logger.info(
+    { port: stack.port, runtime: process.version, database: stack.database.provider, bus: config.redisUrl ? 'redis' : 'in-process' },
+    `stagegraph listening on ${stack.url} (Node.js ${process.version})`,
+  );
   let stopping = false;
   // SIGTERM (a deploy, the fleet script, an orchestrator) drains; SIGINT (Ctrl-C at a terminal) and a
   // second signal during a drain stop at once.

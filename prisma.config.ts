@@ -4,7 +4,7 @@
  * schemas into SQL migrations, never to apply them (see shared/db/migrate.ts).
  */
 import { defineConfig } from 'prisma/config';
-import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaSqlite } from './shared/db/sqliteClient';
 
 export default defineConfig({
   experimental: { adapter: true },
@@ -12,6 +12,6 @@ export default defineConfig({
   schema: 'prisma/schema',
   engine: 'js',
   async adapter() {
-    return new PrismaBetterSQLite3({ url: 'file::memory:' });
+    return new PrismaSqlite(':memory:');
   },
 });

@@ -39,6 +39,20 @@ export interface InstanceOptions {
   dist?: string;
 }
 
+/** The Node.js binary instances run on: this process's own unless a comparison set another (onRuntime). */
+let instanceRuntime = process.execPath;
+
+/** Runs `measure` with every instance it starts on the Node.js binary `node` (the same build). */
+export async function onRuntime<T>(node: string, measure: () => Promise<T>): Promise<T> {
+  const previous = instanceRuntime;
+  instanceRuntime = node;
+  try {
+    return await measure();
+  } finally {
+    instanceRuntime = previous;
+  }
+}
+
 /** Starts `node dist/main.js` (run `npm run build` first) on free ports. */
 export async function startInstance({ shareWith, env: extra = {}, dist = join(root, 'dist') }: InstanceOptions = {}): Promise<Instance> {
   const port = await freePort();
@@ -63,7 +77,7 @@ export async function startInstance({ shareWith, env: extra = {}, dist = join(ro
   // BENCH_NODE_ARGS adds flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // Tracked: a bench that fails half-way must not leave it behind.
-  const child = spawnTracked(process.execPath, ['--max-old-space-size=4096', ...nodeArgs, join(dist, 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawnTracked(instanceRuntime, ['--max-old-space-size=4096', ...nodeArgs, join(dist, 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries += 1) {
     try {

@@ -2,7 +2,7 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
- * fanout2, answers, fleet, costs, soak, browser; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * fanout2, answers, fleet, costs, soak, browser, runtimes; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the join, data-event and metrics-cost
  * sections.
@@ -24,6 +24,7 @@ import { measurePeerGateway } from './peer';
 import { root, startInstance, startPostgres, startRedis } from './harness';
 import { measureJoinStorms, type JoinFigures } from './join';
 import { measureSoak } from './soak';
+import { measureRuntimes } from './runtimes';
 
 const only = (process.env.BENCH_ONLY ?? process.argv[2] ?? '').split(',').map((name) => name.trim()).filter(Boolean);
 /** Whether a section runs in this bench run. */
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   if (section('costs')) await costsSection(figures);
   if (section('soak')) await soakSection(figures);
   if (section('browser')) await browserSection(figures);
+  if (section('runtimes')) await runtimesSection(figures, viewers);
 
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const name = only.length ? only.join('+') : 'latest';
@@ -82,6 +84,16 @@ async function browserSection(figures: Figures): Promise<void> {
   figures.browser = browser;
   console.log("\nviewers in the browser: from the broadcast call to the overlay in the embed's DOM (headless Chromium), and the SDK scripts");
   console.table([browser]);
+}
+
+/** The same build on the Node.js of `npm ci` beside the machine's (bench/runtimes.ts), as ratios. */
+async function runtimesSection(figures: Figures, viewers: number): Promise<void> {
+  const runtimes = await measureRuntimes(viewers, Number(process.env.BENCH_ANSWERS_VIEWERS ?? viewers));
+  figures.runtimes = runtimes;
+  if (typeof runtimes === 'string') return void console.log(`\nruntimes: ${runtimes}`);
+  const { baseline, current } = runtimes.runtimes;
+  console.log(`\nruntimes: the same build on Node.js ${current} and ${baseline}, on a private PostgreSQL + Redis (lower is better but for requests/s)`);
+  console.table(Object.fromEntries(Object.entries(runtimes.figures).map(([figure, value]) => [figure, { [baseline]: value.baseline, [current]: value.current, [`${current} / ${baseline}`]: value.ratio }])));
 }
 
 async function gatewaySection(figures: Figures): Promise<void> {

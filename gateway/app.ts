@@ -104,7 +104,7 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
   app.get('/metrics', routeTemplate('/metrics'), metricsHandler(metricsToken, instanceRegistry(gateway.live, bus, { secondsDraining: () => drain.secondsDraining(), graceSeconds: shutdownGraceMs / 1000 })));
   // The process is up; the details say what works (an outage of the shared Redis shows here, not in /ready).
   app.get('/health', routeTemplate('/health'), (_req, res) => {
-    res.json({ status: 'ok', draining: drain.draining, bus: { connected: bus.connected() } });
+    res.json({ status: 'ok', runtime: process.version, draining: drain.draining, bus: { connected: bus.connected() } });
   });
   // Whether THIS instance should get traffic: not draining and its database answers. The shared Redis is
   // left out on purpose: its outage would take every instance out of the balancer at once, and the whole

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 
 /** A server started here: where it is, and how to stop it and remove what it left. */
 export interface LocalServer {
@@ -161,4 +162,18 @@ export async function startPostgres(options: { detached?: boolean } = {}): Promi
   }
   await stop();
   throw new Error('PostgreSQL did not start');
+}
+
+/** Creates the database `name` on the PostgreSQL server of `adminUrl`; returns its URL. */
+export async function createPostgresDatabase(adminUrl: string, name: string): Promise<string> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }

@@ -142,7 +142,7 @@ export async function listenSubgraph(
   // A call from the gateway continues the gateway's trace (its traceparent header).
   app.use(traceRequests({ 'stagegraph.subgraph': name }));
   app.get('/health', (_req, res) => {
-    res.json({ status: 'ok', subgraph: name });
+    res.json({ status: 'ok', subgraph: name, runtime: process.version });
   });
   // This process's metrics, for a subgraph running as its own process.
   app.get('/metrics', metricsHandler(deps.config.metricsToken));

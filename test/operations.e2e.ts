@@ -8,7 +8,7 @@ afterAll(stopAll);
 
 it('serves /health and /ready with the dependencies it checked', async () => {
   const stack = await startTestStack();
-  expect((await rest(stack, 'GET', '/health')).body).toEqual({ status: 'ok', draining: false, bus: { connected: true } });
+  expect((await rest(stack, 'GET', '/health')).body).toEqual({ status: 'ok', runtime: process.version, draining: false, bus: { connected: true } });
   const ready = await rest(stack, 'GET', '/ready');
   expect(ready.status).toBe(200);
   expect(ready.body).toEqual({ ready: true, draining: false, database: true });

@@ -1,14 +1,14 @@
 /**
- * The database handle every service gets: a Prisma client on a driver adapter (better-sqlite3 or pg),
+ * The database handle every service gets: a Prisma client on a driver adapter (node:sqlite or pg),
  * chosen by the URL. Both generated clients have the same model API, so code is typed against one.
  */
-import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
-import BetterSqlite3 from 'better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient as SqlitePrismaClient, Prisma } from './generated/sqlite';
 import { migrateDatabase, sqliteFilePath } from './migrate';
 import { providerOf, type DbProvider } from './providers';
+import { SqliteConnection } from './sqlite';
+import { PrismaSqlite } from './sqliteClient';
 import { tracingEnabled, withSpan } from '../tracing';
 
 export type Db = SqlitePrismaClient;
@@ -21,7 +21,7 @@ export { Prisma };
  * open) retries later instead of blocking the event loop. `counted` adds statements to queryCount.
  */
 export type PlainDriver =
-  | { provider: 'sqlite'; connection: BetterSqlite3.Database; counted(statements: number): void }
+  | { provider: 'sqlite'; connection: SqliteConnection; counted(statements: number): void }
   | { provider: 'postgresql'; pool: Pool; counted(statements: number): void };
 
 export interface Database {
@@ -58,10 +58,9 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   let plain: PlainDriver | null = null;
   if (provider === 'sqlite') {
     const file = sqliteFilePath(databaseUrl);
-    const adapter = new PrismaBetterSQLite3({ url: file, timeout: 5000 });
-    prisma = new SqlitePrismaClient({ adapter, log: COUNT_QUERIES });
+    prisma = new SqlitePrismaClient({ adapter: new PrismaSqlite(file), log: COUNT_QUERIES });
     if (file !== ':memory:' && file !== '') {
-      const connection = new BetterSqlite3(file, { timeout: 0 });
+      const connection = new SqliteConnection(file, 0);
       plain = { provider, connection, counted };
       closeDriver = async () => {
         connection.close();

@@ -5,12 +5,12 @@
  * wrote is applied here with the plain drivers, the same way for both databases. On PostgreSQL an
  * advisory lock lets several instances start at once.
  */
-import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { migrationsDir } from '../paths';
 import { providerOf, type DbProvider } from './providers';
+import { LOCKED_WAIT_MS, SqliteConnection } from './sqlite';
 
 interface Migration {
   name: string;
@@ -36,12 +36,12 @@ export function sqliteFilePath(databaseUrl: string): string {
 function migrateSqlite(databaseUrl: string, migrations: Migration[]): string[] {
   const file = sqliteFilePath(databaseUrl);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+  // Start-up waits (blocking) for another process that is migrating the same file.
+  const db = new SqliteConnection(file, LOCKED_WAIT_MS);
   try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
+    db.exec('PRAGMA journal_mode = WAL');
     db.exec(LEDGER);
-    const done = new Set(db.prepare('SELECT name FROM "_stagegraph_migrations"').pluck().all() as string[]);
+    const done = new Set((db.prepare('SELECT name FROM "_stagegraph_migrations"').all() as { name: string }[]).map((row) => row.name));
     const applied: string[] = [];
     for (const migration of migrations) {
       if (done.has(migration.name)) continue;

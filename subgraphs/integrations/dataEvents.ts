@@ -6,6 +6,7 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { MicroBatcher } from '../../shared/db/batches';
 import type { Database, Db } from '../../shared/db/client';
+import { whenUnlocked } from '../../shared/db/sqlite';
 import type { Prisma } from '../../shared/db/generated/sqlite';
 import { GraphQLError } from 'graphql';
 import { appError, badInput, ErrorCode, forbidden } from '../../shared/errors';
@@ -120,13 +121,11 @@ export interface DataEventRow {
 
 type StoreRows = (rows: DataEventRow[]) => Promise<void>;
 
-/** How long a batch waits for a SQLite write lock another connection holds before it fails. */
-const LOCKED_WAIT_MS = 5000;
 
 /**
  * Writes the rows with one prepared INSERT in one transaction on the plain driver, stored exactly as
  * Prisma stores them (the listing reads them back through Prisma): on SQLite, dates as Prisma's
- * better-sqlite3 adapter writes them (ISO 8601 with +00:00) and JSON as text; on PostgreSQL, one
+ * SQLite adapter writes them (ISO 8601 with +00:00) and JSON as text; on PostgreSQL, one
  * statement over arrays, the UTC wall time in timestamp(3) and the payload as jsonb. Without the plain
  * driver (in-memory SQLite), Prisma's createMany.
  */
@@ -150,16 +149,8 @@ function rowStore(database: Database): StoreRows {
     return async (rows) => {
       // The connection never waits for a lock (it would stop the event loop, and with it the Prisma
       // transaction holding the lock): a batch that finds the database locked is retried shortly.
-      for (const giveUpAt = Date.now() + LOCKED_WAIT_MS; ; ) {
-        try {
-          insertAll.immediate(rows);
-          plain.counted(rows.length + 2);
-          return;
-        } catch (error) {
-          if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > giveUpAt) throw error;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
+      await whenUnlocked(() => insertAll.immediate(rows));
+      plain.counted(rows.length + 2);
     };
   }
   const { pool } = plain;

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
+import { createPostgresDatabase } from '../../scripts/services';
 
 export interface TestDatabase {
   url: string;
@@ -23,14 +24,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const adminUrl = process.env.DATABASE_URL as string;
   const name = `sg_test_${randomBytes(6).toString('hex')}`;
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: await createPostgresDatabase(adminUrl, name),
     drop: async () => {
       const client = new Client({ connectionString: adminUrl });
       await client.connect();
