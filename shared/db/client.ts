@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient as SqlitePrismaClient, Prisma } from './generated/sqlite';
+import { withLiteralLike } from './literalSearch';
 import { migrateDatabase, sqliteFilePath } from './migrate';
 import { providerOf, type DbProvider } from './providers';
 import { tracingEnabled, withSpan } from '../tracing';
@@ -58,7 +59,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   let plain: PlainDriver | null = null;
   if (provider === 'sqlite') {
     const file = sqliteFilePath(databaseUrl);
-    const adapter = new PrismaBetterSQLite3({ url: file, timeout: 5000 });
+    const adapter = withLiteralLike(new PrismaBetterSQLite3({ url: file, timeout: 5000 }));
     prisma = new SqlitePrismaClient({ adapter, log: COUNT_QUERIES });
     if (file !== ':memory:' && file !== '') {
       const connection = new BetterSqlite3(file, { timeout: 0 });
