@@ -8,7 +8,7 @@ import { componentSchemas } from '../rest-bridge/routes';
 import { exampleOf } from '../rest-bridge/examples';
 import { READ_ONLY, type JsonSchema, type RouteSpec } from '../rest-bridge/table';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
-import { rest } from './helpers/http';
+import { graphql, rest } from './helpers/http';
 import { databaseSnapshot } from './helpers/snapshot';
 import type { Stack } from '../stack';
 
@@ -111,4 +111,18 @@ it('walks every write route that takes a body with properties', () => {
   const undeclared = routes.filter((route) => route.method !== 'get' && route.body && !route.rawBody && !route.body.schema.properties);
   expect(undeclared.map((route) => `${route.method} ${route.path}`)).toEqual([]);
   expect(writeRoutes.length).toBeGreaterThan(50);
+});
+
+describe('GraphQL update mutations refuse null for a field their create input requires', () => {
+  it.each([
+    ['updateOverlay', 'UpdateOverlayInput', { name: null }, 'name', async () => (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'Bug', type: 'instance', contents: {}, duration: 5 } })).body._id],
+    ['updatePoll', 'PollUpdateInput', { question: null }, 'question', async () => (await rest(stack, 'POST', '/poll/v3/', { headers: site.admin, body: { type: 'poll', name: 'Mood', question: 'How?', answers: [{ text: 'A' }, { text: 'B' }] } })).body._id],
+    ['updateEntitlement', 'UpdateEntitlementInput', { prices: null }, 'prices', async () => (await rest(stack, 'POST', '/entitlement/v1/', { headers: site.admin, body: { sku: 'gql-null', name: 'Pass', prices: [{ currency: 'USD', default: true, value: 5 }] } })).body._id],
+  ] as const)('%s', async (mutation, inputType, input, field, create) => {
+    const id = (await create()) as string;
+    const before = await databaseSnapshot(stack);
+    const reply = await graphql(stack, `mutation Update($id: ID!, $input: ${inputType}!) { ${mutation}(id: $id, input: $input) { __typename } }`, { id, input }, site.admin);
+    expect(reply.body.errors?.[0]).toMatchObject({ message: expect.stringContaining(`${field} must not be null`), extensions: { code: 'BAD_USER_INPUT' } });
+    expect(await databaseSnapshot(stack)).toEqual(before);
+  });
 });

@@ -271,7 +271,7 @@ export const pageRoutes: RouteSpec[] = [
     operationId: 'updatePage',
     method: 'put',
     path: '/pages/v3/{id}',
-    summary: 'Change a page: the parts given (active_renderers, renderers, seo, style, data, metadata, slug, tags) replace the stored ones',
+    summary: 'Update what is given of a page: the parts given (active_renderers, renderers, seo, style, data, metadata, slug, tags) replace the stored ones, absent parts keep their value',
     tag: 'Pages and channels',
     auth: ADMIN,
     params: [id('id', 'page ID')],

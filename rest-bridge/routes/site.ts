@@ -25,7 +25,7 @@ export const siteRoutes: RouteSpec[] = [
     operationId: 'updateSite',
     method: 'put',
     path: '/site/v1/',
-    summary: 'Update what is given of the site: its name, device limit (0 = none) or settings (settings.theme is the theme; null removes the settings)',
+    summary: 'Update what is given of the site: its name, device limit (0 = none) or settings (settings.theme is the theme; null removes the settings); absent fields keep their value',
     tag: 'Site',
     auth: ADMIN,
     body: {
