@@ -491,7 +491,8 @@ function readInput({ spec, validateBody, params, readOnly }: CompiledRoute, req:
       if ('error' in parsed) throw new RequestError(400, parsed.error);
       input.body = parsed.value;
     }
-    input.body = withoutReadOnly(input.body, readOnly, req.headers as HeaderBag);
+    // A signed body is the partner's own document, taken as signed: nothing in it is a resource's read-only field.
+    if (!spec.rawBody) input.body = withoutReadOnly(input.body, readOnly, req.headers as HeaderBag);
     if (validateBody && !validateBody(input.body)) {
       throw new RequestError(400, describeSchemaError((validateBody.errors as ErrorObject[])[0], 'body'));
     }
