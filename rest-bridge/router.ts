@@ -18,7 +18,7 @@ import { jsonValueProblem, numberProblem, parseJsonInput, stringProblem } from '
 import { describeSchemaError } from '../shared/schemaErrors';
 import type { Logger } from '../shared/logger';
 import { project, readProjection, type Projection } from './projection';
-import type { AuthCode, JsonSchema, ParamSpec, RouteSpec, VariableSource } from './table';
+import { READ_ONLY, type AuthCode, type ParamSpec, type RouteSpec, type VariableSource } from './table';
 import { operationNameOf, routeTemplate } from '../shared/metrics';
 
 /**
@@ -167,6 +167,8 @@ interface CompiledRoute {
   identityHeaders(headers: HeaderBag): HeaderBag;
   validateBody: ValidateFunction | null;
   params: { spec: ParamSpec; validate: ValidateFunction }[];
+  /** The body fields a client may send back from a read and that are ignored (see withoutReadOnly). */
+  readOnly: ReadonlySet<string>;
   operationName: string | undefined;
 }
 
@@ -325,6 +327,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
       },
       validateBody: spec.body ? ajv.compile(spec.body.schema) : null,
       params: (spec.params ?? []).map((param) => ({ spec: param, validate: ajv.compile(param.schema) })),
+      readOnly: readOnlyFields(spec),
       operationName: operationNameOf(spec.document),
     };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
@@ -427,35 +430,40 @@ function sendFile(res: Response, status: number, file: FileResult): void {
   res.send(file.content);
 }
 
-const SITE_FIELDS = new Set(['siteId', 'site_id']);
+const SITE_FIELDS = ['siteId', 'site_id'] as const;
 
-const allowsNull = (schema: JsonSchema) =>
-  schema.type === undefined || schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null')) || schema.nullable === true;
+/** What a read answers for the fields every resource has: a body carrying them back carries these types. */
+const READ_ONLY_TYPES: Record<(typeof READ_ONLY)[number], 'string' | 'number'> = { _id: 'string', created: 'number', modified: 'number' };
 
 /**
- * The body without the read-only fields a client sent back from a read (legacy clients PUT what they
- * GET). A site field among them must still be the caller's site.
+ * The read-only fields of a body, the same on every route: `_id`, `created` and `modified` (and the route's
+ * own `body.readOnly` list) are what a read answers and no client sets, so a body may carry them back and
+ * they are ignored — dropped before the schema check, so unknown fields are still refused; `_id`, `created`
+ * and `modified` of another type than a read gives (a string, numbers) are refused. A site field
+ * (`siteId`, `site_id`) wherever it is sent must name the caller's site (x-service-client-id): 400
+ * otherwise. Nothing else is dropped: a `null` the schema does not allow is refused by the schema check
+ * like any other wrong type, so a replace or update never takes a null for a field it requires.
  */
-function withoutReadOnly(body: unknown, readOnly: readonly string[], schema: JsonSchema, headers: HeaderBag): unknown {
+function withoutReadOnly(body: unknown, readOnly: ReadonlySet<string>, headers: HeaderBag): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
   const kept = { ...(body as Record<string, unknown>) };
-  // A field read as null that the update does not take as null (an unset part) is sent back as absent.
-  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  for (const [field, value] of Object.entries(kept)) {
-    if (value === null && properties[field] && !allowsNull(properties[field])) delete kept[field];
+  for (const [field, type] of Object.entries(READ_ONLY_TYPES)) {
+    if (kept[field] !== undefined && typeof kept[field] !== type) throw new RequestError(400, `body.${field} must be a ${type} (it is read-only: sent back as read, it is ignored)`);
   }
   const site = headers['x-service-client-id'];
-  for (const field of readOnly) {
-    if (!Object.hasOwn(kept, field)) continue;
-    if (SITE_FIELDS.has(field) && typeof site === 'string' && kept[field] !== null && kept[field] !== site) {
+  for (const field of SITE_FIELDS) {
+    if (kept[field] !== undefined && typeof site === 'string' && kept[field] !== site) {
       throw new RequestError(400, `body.${field} must be the caller's site (x-service-client-id)`);
     }
-    delete kept[field];
   }
+  for (const field of readOnly) delete kept[field];
   return kept;
 }
 
-function readInput({ spec, validateBody, params }: CompiledRoute, req: Request): RouteInput {
+/** A route's read-only body fields: the ones every resource answers, and the route's own. */
+const readOnlyFields = (spec: RouteSpec): ReadonlySet<string> => new Set([...READ_ONLY, ...(spec.body?.readOnly ?? [])]);
+
+function readInput({ spec, validateBody, params, readOnly }: CompiledRoute, req: Request): RouteInput {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
   // Headers are readable as `header.<name>` sources whether declared or not; declared ones are checked below.
   const input: RouteInput = { path: {}, query: {}, header: { ...req.headers }, body: undefined, rawBody: raw };
@@ -483,7 +491,8 @@ function readInput({ spec, validateBody, params }: CompiledRoute, req: Request):
       if ('error' in parsed) throw new RequestError(400, parsed.error);
       input.body = parsed.value;
     }
-    if (spec.body.readOnly) input.body = withoutReadOnly(input.body, spec.body.readOnly, spec.body.schema, req.headers as HeaderBag);
+    // A signed body is the partner's own document, taken as signed: nothing in it is a resource's read-only field.
+    if (!spec.rawBody) input.body = withoutReadOnly(input.body, readOnly, req.headers as HeaderBag);
     if (validateBody && !validateBody(input.body)) {
       throw new RequestError(400, describeSchemaError((validateBody.errors as ErrorObject[])[0], 'body'));
     }

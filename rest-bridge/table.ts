@@ -67,10 +67,13 @@ export interface RouteSpec {
   auth: readonly (readonly AuthCode[])[];
   params?: readonly ParamSpec[];
   /**
-   * JSON Schema of the request body; validated before the operation runs. `readOnly` names top-level
-   * fields of the resource as it is read (`_id`, `created`, derived fields) that a client may send back
-   * unchanged: they are dropped before the schema check, so unknown fields are still refused. A
-   * read-only `siteId` / `site_id` must name the caller's site (x-service-client-id) when it is sent.
+   * JSON Schema of the request body; validated before the operation runs, and a `null` or a value of
+   * another type for a property is refused (400 naming it) unless the property's schema takes it. On
+   * every route with a JSON body (not a signed `rawBody`), `_id`, `created` and `modified` (READ_ONLY)
+   * may be sent back from a read and are ignored (of another type than a read gives, 400), and a `siteId`
+   * / `site_id` must name the caller's site (x-service-client-id). `readOnly` names the route's further
+   * fields of the resource as it is read (derived fields) that are ignored the same way: all are dropped
+   * before the schema check, so unknown fields are still refused.
    */
   body?: { schema: JsonSchema; required?: boolean; readOnly?: readonly string[] };
   /** Hand the exact request body to the operation (signature checks). */

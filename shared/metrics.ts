@@ -100,7 +100,7 @@ const busLag = new Histogram({
 });
 const dataEvents = new Counter({
   name: 'stagegraph_data_events_total',
-  help: 'Data events from partners, by outcome (accepted or rejected) and reason of a rejection (none when accepted).',
+  help: 'Data events from partners, by outcome (accepted, rejected, or replayed: answered as the first and not applied again) and reason (none when accepted).',
   labelNames: ['outcome', 'reason'] as const,
   registers: [processRegistry],
 });
@@ -307,6 +307,14 @@ export type DataEventRejection = 'too_large' | 'not_found' | 'signature' | 'rate
 export function recordDataEvent(rejection: DataEventRejection | null): void {
   if (!enabled) return;
   dataEvents.inc(rejection ? { outcome: 'rejected', reason: rejection } : { outcome: 'accepted', reason: 'none' });
+}
+
+/** Why a data event was a replay: `same_body` = the provider's exact signed body again within the replay window. */
+export type DataEventReplay = 'same_body';
+
+/** One replayed data event: answered as the first one was, not stored, counted or evaluated again. */
+export function recordDataEventReplay(reason: DataEventReplay): void {
+  if (enabled) dataEvents.inc({ outcome: 'replayed', reason });
 }
 
 export type WebhookOutcome = 'delivered' | 'retrying' | 'failed' | 'endpoint_gone';

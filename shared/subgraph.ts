@@ -7,6 +7,7 @@ import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apo
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema } from '@apollo/subgraph';
+import { refuseNullForRequiredUpdates } from './updateInputs';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
@@ -72,7 +73,7 @@ export function buildSubgraphServer(
   plugins: ApolloServerPlugin<SubgraphContext>[] = [],
 ): ApolloServer<SubgraphContext> {
   return new ApolloServer<SubgraphContext>({
-    schema: buildSubgraphSchema({ typeDefs, resolvers: resolvers as GraphQLResolverMap<unknown> }),
+    schema: refuseNullForRequiredUpdates(buildSubgraphSchema({ typeDefs, resolvers: resolvers as GraphQLResolverMap<unknown> })),
     includeStacktraceInErrorResponses: false,
     // Signals are handled once, by the process that runs the services.
     stopOnTerminationSignals: false,

@@ -142,7 +142,7 @@ export const automationRuleRoutes: RouteSpec[] = [
     operationId: 'updateAutomationRule',
     method: 'put',
     path: '/personalization/v1/{id}',
-    summary: 'Update any of an automation rule’s fields',
+    summary: 'Update what is given of an automation rule’s fields (absent fields keep their value)',
     tag: 'Automation rules',
     auth: ADMIN,
     params: [id('id', 'rule ID')],

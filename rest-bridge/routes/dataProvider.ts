@@ -85,7 +85,7 @@ export const dataProviderRoutes: RouteSpec[] = [
     operationId: 'updateDataProvider',
     method: 'put',
     path: '/dataprovider/v1/{id}',
-    summary: 'The provider updates its registration, signed over the exact body',
+    summary: 'The provider updates what is given of its registration, absent fields keep their value; signed over the exact body',
     tag: 'Data providers',
     auth: PARTNER,
     params: [id('id', 'data provider ID'), signature],

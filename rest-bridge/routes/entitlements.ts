@@ -58,7 +58,7 @@ export const entitlementRoutes: RouteSpec[] = [
     operationId: 'updateEntitlement',
     method: 'put',
     path: '/entitlement/v1/{id}',
-    summary: 'Update an entitlement’s name, prices, recurrence or tags',
+    summary: 'Update what is given of an entitlement: name, prices, recurrence or tags (absent fields keep their value)',
     tag: 'Entitlements',
     auth: ADMIN,
     params: [id()],

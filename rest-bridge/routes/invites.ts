@@ -84,7 +84,7 @@ export const inviteRoutes: RouteSpec[] = [
     operationId: 'updateInvite',
     method: 'put',
     path: '/invite/v1/{id}',
-    summary: 'Update an invite’s redirectUri or target roles',
+    summary: 'Update what is given of an invite: redirectUri or target roles (absent fields keep their value)',
     tag: 'Invites',
     auth: ADMIN,
     params: [id()],

@@ -174,7 +174,7 @@ export const overlayRoutes: RouteSpec[] = [
     operationId: 'updateOverlay',
     method: 'put',
     path: '/overlay/v1/{id}',
-    summary: 'Update any of an overlay’s fields',
+    summary: 'Update what is given of an overlay’s fields (absent fields keep their value)',
     tag: 'Overlays',
     auth: ADMIN_OR_TOKEN,
     params: [id()],

@@ -63,7 +63,8 @@ export const pageSchemas: Record<string, JsonSchema> = {
   }),
 };
 
-const json = (description: string): JsonSchema => ({ type: 'object', description });
+/** A part of the page document: null removes it (a read answers null for a part the page has not). */
+const json = (description: string): JsonSchema => ({ type: ['object', 'null'], description: `${description}; null removes it` });
 
 const pageBodyFields: Record<string, JsonSchema> = {
   slug: { type: 'string', minLength: 1, maxLength: 128 },
@@ -72,7 +73,8 @@ const pageBodyFields: Record<string, JsonSchema> = {
   site_id: { type: 'string' },
   collection: { type: 'string', enum: ['pages'] },
   active_renderers: {
-    type: 'object',
+    type: ['object', 'null'],
+    description: 'null removes it',
     additionalProperties: false,
     properties: { livestream: { type: 'boolean' }, sidebar: { type: 'boolean' } },
   },
@@ -81,7 +83,8 @@ const pageBodyFields: Record<string, JsonSchema> = {
   style: json('{ channel_background_color }'),
   data: json('name, gate { active, kind: none | password | login | subscription, gate { subscriptions, password }, preview_seconds }, schedule, content, theme, …'),
   metadata: {
-    type: 'object',
+    type: ['object', 'null'],
+    description: 'null removes it',
     additionalProperties: false,
     properties: Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`external_field_${n}`, { type: ['string', 'null'], maxLength: 200 }])),
   },
@@ -268,7 +271,7 @@ export const pageRoutes: RouteSpec[] = [
     operationId: 'updatePage',
     method: 'put',
     path: '/pages/v3/{id}',
-    summary: 'Change a page: the parts given (active_renderers, renderers, seo, style, data, metadata, slug, tags) replace the stored ones',
+    summary: 'Update what is given of a page: the parts given (active_renderers, renderers, seo, style, data, metadata, slug, tags) replace the stored ones, absent parts keep their value',
     tag: 'Pages and channels',
     auth: ADMIN,
     params: [id('id', 'page ID')],

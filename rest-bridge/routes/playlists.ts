@@ -136,7 +136,7 @@ export const playlistRoutes: RouteSpec[] = [
     operationId: 'updatePlaylist',
     method: 'post',
     path: '/playlist/v1/{id}',
-    summary: 'Change a playlist’s title, description, members or tags',
+    summary: 'Update what is given of a playlist: title, description, members or tags (absent fields keep their value)',
     tag: 'Playlists',
     auth: ADMIN,
     params: [id('id', 'playlist ID')],

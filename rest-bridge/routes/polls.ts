@@ -115,7 +115,7 @@ export const pollRoutes: RouteSpec[] = [
     operationId: 'updatePoll',
     method: 'patch',
     path: '/poll/v3/{id}',
-    summary: 'Change some of a poll’s fields',
+    summary: 'Update what is given of a poll’s fields (absent fields keep their value)',
     tag: 'Polls',
     auth: ADMIN,
     params: [id('id', 'poll ID')],

@@ -25,7 +25,7 @@ export const siteRoutes: RouteSpec[] = [
     operationId: 'updateSite',
     method: 'put',
     path: '/site/v1/',
-    summary: 'Change the site’s name, device limit (0 = none) or settings (settings.theme is the theme)',
+    summary: 'Update what is given of the site: its name, device limit (0 = none) or settings (settings.theme is the theme; null removes the settings); absent fields keep their value',
     tag: 'Site',
     auth: ADMIN,
     body: {
@@ -33,7 +33,7 @@ export const siteRoutes: RouteSpec[] = [
       schema: {
         type: 'object',
         additionalProperties: false,
-        properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, deviceLimit: { type: 'integer', minimum: 0, maximum: 1000 }, settings: { type: 'object' } },
+        properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, deviceLimit: { type: 'integer', minimum: 0, maximum: 1000 }, settings: { type: ['object', 'null'], description: 'null removes the settings (the default theme)' } },
       },
       required: true,
     },

@@ -81,7 +81,7 @@ export const streamProviderRoutes: RouteSpec[] = [
     operationId: 'updateStreamProvider',
     method: 'put',
     path: '/streamprovider/v1/{id}',
-    summary: 'The provider modifies its contract (Bearer of the contract)',
+    summary: 'The provider updates what is given of its contract, absent fields keep their value (Bearer of the contract)',
     tag: 'Streaming providers',
     auth: PARTNER,
     params: [id('id', 'contract ID'), bearer],

@@ -68,7 +68,7 @@ export const webhookRoutes: RouteSpec[] = [
     operationId: 'updateWebhookEndpoint',
     method: 'put',
     path: '/webhook/v1/{id}',
-    summary: 'Change a webhook endpoint’s URL, events, description or activity',
+    summary: 'Update what is given of a webhook endpoint: URL, events, description or activity (absent fields keep their value)',
     tag: 'Webhooks',
     auth: ADMIN,
     params: [id('id', 'endpoint ID')],

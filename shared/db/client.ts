@@ -5,6 +5,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient as SqlitePrismaClient, Prisma } from './generated/sqlite';
+import { withLiteralLike } from './literalSearch';
 import { migrateDatabase, sqliteFilePath } from './migrate';
 import { providerOf, type DbProvider } from './providers';
 import { SqliteConnection } from './sqlite';
@@ -58,7 +59,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   let plain: PlainDriver | null = null;
   if (provider === 'sqlite') {
     const file = sqliteFilePath(databaseUrl);
-    prisma = new SqlitePrismaClient({ adapter: new PrismaSqlite(file), log: COUNT_QUERIES });
+    prisma = new SqlitePrismaClient({ adapter: withLiteralLike(new PrismaSqlite(file)), log: COUNT_QUERIES });
     if (file !== ':memory:' && file !== '') {
       const connection = new SqliteConnection(file, 0);
       plain = { provider, connection, counted };

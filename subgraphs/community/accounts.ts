@@ -6,6 +6,7 @@
 import { hashPassword } from '../../shared/auth/credentials';
 import type { AccountRole, Identity } from '../../shared/auth/identity';
 import type { Db, Prisma } from '../../shared/db/client';
+import { containsText } from '../../shared/db/literalSearch';
 import type { Account } from '../../shared/db/generated/sqlite';
 import { badInput, conflict, forbidden, notFound } from '../../shared/errors';
 import { newId } from '../../shared/ids';
@@ -211,7 +212,7 @@ export async function deleteAccount(db: Db, identity: Identity, siteId: string, 
 /** Fields `field=value` search may name, and how each becomes a condition. */
 const FILTERABLE: Record<string, (value: string) => Prisma.AccountWhereInput> = {
   email: (value) => ({ email: value.toLowerCase() }),
-  name: (value) => ({ normalizedName: { contains: normalizeName(value) } }),
+  name: (value) => ({ normalizedName: containsText(normalizeName(value)) }),
   marketingOptin: (value) => {
     if (value !== 'true' && value !== 'false') throw badInput('search: marketingOptin must be true or false', 'search');
     return { marketingOptin: value === 'true' };
@@ -229,7 +230,7 @@ export function accountSearch(search: string | null | undefined, field = 'search
   if (!text) return { where: {}, searchFields: [] };
   if (!text.includes('=')) {
     const lowered = text.toLowerCase();
-    return { where: { OR: [{ normalizedName: { contains: normalizeName(text) } }, { email: { contains: lowered } }] }, searchFields: ['name', 'email'] };
+    return { where: { OR: [{ normalizedName: containsText(normalizeName(text)) }, { email: containsText(lowered) }] }, searchFields: ['name', 'email'] };
   }
   const conditions: Prisma.AccountWhereInput[] = [];
   const searchFields: string[] = [];

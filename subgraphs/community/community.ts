@@ -10,6 +10,7 @@ import type { Db, Prisma } from '../../shared/db/client';
 import type { Account, AccessCode, Charge, Entitlement, Subscription } from '../../shared/db/generated/sqlite';
 import { badInput, conflict, notFound } from '../../shared/errors';
 import { newId } from '../../shared/ids';
+import { containsText } from '../../shared/db/literalSearch';
 import type { DbProvider } from '../../shared/db/providers';
 import type { SupergraphClient } from '../../shared/supergraph';
 import { findAccount, rolesOf } from './accounts';
@@ -63,13 +64,8 @@ async function channelSkus(context: SearchContext, channelId: string): Promise<s
     .filter((sku): sku is string => typeof sku === 'string');
 }
 
-/**
- * Text that contains the query whatever its case: SQLite's LIKE already ignores case; PostgreSQL needs
- * Prisma's insensitive mode, which the SQLite client's types do not know.
- */
-function containing(provider: DbProvider, query: string): Prisma.StringFilter {
-  return (provider === 'postgresql' ? { contains: query, mode: 'insensitive' } : { contains: query }) as Prisma.StringFilter;
-}
+/** Text that contains the query literally, whatever its case (the SQLite client's types know no `mode`). */
+const containing = (provider: DbProvider, query: string) => containsText(query, { provider, ignoreCase: true }) as Prisma.StringFilter;
 
 function entitlementMatch(provider: DbProvider, query: string): Prisma.EntitlementWhereInput {
   return { OR: [{ sku: containing(provider, query) }, { name: containing(provider, query) }] };
@@ -83,7 +79,7 @@ export async function communityWhere(context: SearchContext, siteId: string, sea
   if (query) {
     switch (search.searchBy ?? 'accountInfo') {
       case 'accountInfo':
-        conditions.push({ OR: [{ normalizedName: { contains: normalizeName(query) } }, { email: { contains: query.toLowerCase() } }] });
+        conditions.push({ OR: [{ normalizedName: containsText(normalizeName(query)) }, { email: containsText(query.toLowerCase()) }] });
         break;
       case 'entitlements':
         conditions.push({ subscriptions: { some: { entitlement: entitlementMatch(context.provider, query) } } });

@@ -2,6 +2,7 @@
  * Paging, sorting and property filters of the content lists, in one place: the legacy lists take
  * limit / offset / sortBy / sortDirection (1 or -1) and a `property` filter written `name=value`.
  */
+import { containsText } from '../../shared/db/literalSearch';
 import { badInput } from '../../shared/errors';
 
 export const DEFAULT_LIMIT = 50;
@@ -81,12 +82,12 @@ export function pagination(page: Paging, totalCount: number, pageResults: number
 /** Lower-case text for case-insensitive search that behaves the same on SQLite and PostgreSQL. */
 export const searchKey = (...parts: (string | null | undefined)[]) => parts.filter(Boolean).join('\n').toLowerCase();
 
-/** A search term as a filter on a lower-cased column, or nothing when there is no term. */
+/** A search term as a filter on a lower-cased column (the term literal: `%` and `_` match themselves), or nothing when there is no term. */
 export function searchFilter(column: string, search: string | null | undefined): Record<string, unknown> {
   const term = search?.trim().toLowerCase();
   if (!term) return {};
   if (term.length > 200) throw badInput('search must be at most 200 characters', 'search');
-  return { [column]: { contains: term } };
+  return { [column]: containsText(term) };
 }
 
 export interface ListArgs {

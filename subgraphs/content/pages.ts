@@ -6,6 +6,7 @@
  */
 import { hashPassword } from '../../shared/auth/credentials';
 import type { Db } from '../../shared/db/client';
+import { startsWithText } from '../../shared/db/literalSearch';
 import type { Page, Prisma } from '../../shared/db/generated/sqlite';
 import { badInput, conflict } from '../../shared/errors';
 import { newId } from '../../shared/ids';
@@ -306,7 +307,7 @@ export async function deletePage(db: Db, siteId: string, id: string): Promise<Pa
 /** `base`, or `base-2`, `base-3`, … : the first slug the site does not use yet. */
 async function freeSlug(db: Db, siteId: string, base: string): Promise<string> {
   const taken = new Set(
-    (await db.page.findMany({ where: { siteId, slug: { startsWith: base } }, select: { slug: true } })).map((page) => page.slug),
+    (await db.page.findMany({ where: { siteId, slug: startsWithText(base) }, select: { slug: true } })).map((page) => page.slug),
   );
   if (!taken.has(base)) return base;
   for (let n = 2; ; n += 1) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;

@@ -23,7 +23,9 @@ export const siteResolvers: Resolvers = {
         if (input.deviceLimit < 0 || input.deviceLimit > 1000) throw badInput('deviceLimit must be from 0 (no limit) to 1000', 'deviceLimit');
         data.deviceLimit = input.deviceLimit;
       }
-      if (input.settings !== undefined && input.settings !== null) {
+      // null removes the settings (a read answers null for a site without any).
+      if (input.settings === null) data.settings = {};
+      else if (input.settings !== undefined) {
         if (!isRecord(input.settings)) throw badInput('settings must be an object', 'settings');
         checkTheme(input.settings.theme);
         data.settings = input.settings as Prisma.InputJsonValue;

@@ -1,0 +1,13 @@
+-- CreateTable
+CREATE TABLE "DataEventDigest" (
+    "dataProviderId" TEXT NOT NULL,
+    "digest" TEXT NOT NULL,
+    "eventId" TEXT NOT NULL,
+    "firstSeenAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "DataEventDigest_pkey" PRIMARY KEY ("dataProviderId","digest")
+);
+
+-- CreateIndex
+CREATE INDEX "DataEventDigest_firstSeenAt_idx" ON "DataEventDigest"("firstSeenAt");
+
