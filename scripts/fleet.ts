@@ -7,13 +7,14 @@
  * `startFleet` is the same thing as a function: the fleet tests and the bench's fleet section start
  * their fleets with it, and drive its instances (kill -9, a drain, a restart on the same port).
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config';
+import { build } from './build';
 import { exited, freePort, installed, spawnTracked, startPostgres, startRedis, stopChild, waitForPort, type LocalServer } from './services';
 
 const root = join(__dirname, '..');
@@ -32,8 +33,8 @@ export interface FleetOptions {
   /** More environment for every instance (SHUTDOWN_GRACE_MS, LOG_LEVEL, REDIS_PREFIX, secrets…). */
   env?: Record<string, string>;
   /**
-   * What the instances run: `dist` (default; `npm run build` first when dist/ is missing or older than
-   * the sources) or `source` (the TypeScript through tsx, no build: the tests).
+   * What the instances run: `dist` (default; built first when dist/ is missing or was built from other
+   * sources, as `npm start` does) or `source` (the TypeScript through tsx, no build: the tests).
    */
   from?: 'dist' | 'source';
   /** Where the instances' and HAProxy's output goes (default inherit: this terminal). */
@@ -72,28 +73,6 @@ export interface Fleet {
   waitForServer(name: string, state: 'UP' | 'DOWN', timeoutMs?: number): Promise<void>;
   /** Stops the instances, HAProxy and the private servers, and removes the temp folders. */
   stop(): Promise<void>;
-}
-
-/** The newest modification time of the files under `path` (folders walked, generated output skipped). */
-function newestChange(path: string): number {
-  if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = 0;
-  for (const entry of readdirSync(path)) {
-    if (entry === 'node_modules' || entry === 'build' || entry === 'generated') continue;
-    newest = Math.max(newest, newestChange(join(path, entry)));
-  }
-  return newest;
-}
-
-/** Builds dist/ unless it is there and newer than every source it is built from. */
-export function ensureBuild(): void {
-  const built = existsSync(join(root, 'dist', 'main.js')) ? statSync(join(root, 'dist', 'main.js')).mtimeMs : 0;
-  const sources = ['main.ts', 'stack.ts', 'shared', 'subgraphs', 'gateway', 'rest-bridge', 'scripts', 'embed', 'prisma', 'package.json'];
-  if (built > 0 && sources.every((source) => newestChange(join(root, source)) < built)) return;
-  process.stderr.write('fleet: dist/ is missing or older than the sources; running npm run build\n');
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 }
 
 /**
@@ -144,7 +123,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const from = options.from ?? 'dist';
   const stdio = options.output ?? 'inherit';
   if (!installed('haproxy', '-v')) throw new Error('fleet: haproxy is not installed (apt-get install haproxy)');
-  if (from === 'dist') ensureBuild();
+  if (from === 'dist') build({ ifStale: true });
 
   const temp = mkdtempSync(join(tmpdir(), 'stagegraph-fleet-'));
   const privateServers: LocalServer[] = [];
