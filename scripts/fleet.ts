@@ -257,6 +257,21 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   }
 }
 
+/**
+ * What a fleet started here runs with that a production deployment does not: said in its banner (and the
+ * README), so nobody takes its speed or its durability for a deployment's.
+ */
+export function fleetDifferences(options: { logLevel: string; privateDatabase: boolean; privateRedis: boolean }): string[] {
+  return [
+    `instances log at ${options.logLevel} (LOG_LEVEL=${options.logLevel}; production's default is info)`,
+    'HAProxy and the instances listen on 127.0.0.1 only (production: HOST, default 0.0.0.0, behind your balancer)',
+    ...(options.privateDatabase
+      ? ['the private PostgreSQL runs with fsync=off and synchronous_commit=off (faster; a crash of the machine loses what it acknowledged), max_connections=300, trust auth on loopback, its data in a temp folder removed on exit']
+      : []),
+    ...(options.privateRedis ? ['the private Redis keeps nothing on disk (no RDB snapshots, no AOF) and is removed on exit'] : []),
+  ];
+}
+
 /** Hides a password in a URL for printing. */
 const redacted = (url: string) => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 
@@ -267,7 +282,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(instances) || instances < 1 || instances > 32) throw new Error('--instances must be a whole number from 1 to 32');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a port number');
   // A tool like the bench: it reads the two URLs a user points it at and hands them to the instances.
-  const fleet = await startFleet({ instances, port, databaseUrl: process.env.DATABASE_URL || null, redisUrl: process.env.REDIS_URL || null });
+  const logLevel = process.env.LOG_LEVEL || 'warn';
+  const fleet = await startFleet({ instances, port, databaseUrl: process.env.DATABASE_URL || null, redisUrl: process.env.REDIS_URL || null, env: { LOG_LEVEL: logLevel } });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -285,6 +301,8 @@ async function main(): Promise<void> {
     ...fleet.instances.map((instance) => `  ${instance.name}  ${instance.url}  pid ${instance.pid()}`),
     `  PostgreSQL ${redacted(fleet.databaseUrl)}${process.env.DATABASE_URL ? '' : ' (private, removed on exit)'}`,
     `  Redis      ${redacted(fleet.redisUrl)}${process.env.REDIS_URL ? '' : ' (private, removed on exit)'}`,
+    'Not as in production (a fleet to try on one machine):',
+    ...fleetDifferences({ logLevel, privateDatabase: !process.env.DATABASE_URL, privateRedis: !process.env.REDIS_URL }).map((line) => `  - ${line}`),
     'First credentials:',
     `  DATABASE_URL=${process.env.DATABASE_URL ? '$DATABASE_URL' : fleet.databaseUrl} DATA_DIR=${fleet.env.DATA_DIR} npm run --silent cli -- site create --name "My site"`,
     'Try a drain: kill -TERM <pid>; a crash: kill -9 <pid>. Ctrl-C (or SIGTERM to this process) stops everything.',
