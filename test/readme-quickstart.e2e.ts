@@ -6,7 +6,7 @@
  * under a line (`# {…}`) is compared with the real one, and the run must end with the viewer on the
  * leaderboard. The start-up log must say where the server listens.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +83,8 @@ it('logs the address it is bound to, who can reach it, and the URL to open', () 
 });
 
 it('runs the README quick-start line by line: a signed-in viewer answers a trivia poll, completes a quest and is on the leaderboard', async () => {
+  const missing = ['bash', 'curl', 'npm'].filter((command) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status !== 0);
+  if (missing.length) throw new Error(`the README's quick-start needs ${missing.join(', ')} on PATH (apt-get install ${missing.join(' ')})`);
   const lines = quickstartLines(README);
   // BASE is the one thing a reader's machine and this test differ in, and the README itself defines it.
   expect(lines[0]).toBe('BASE=${BASE:-http://localhost:4000}');
