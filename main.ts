@@ -1,5 +1,6 @@
 /** `npm start`: the whole system on the public port, until SIGTERM or SIGINT. */
 import { loadConfig } from './shared/config';
+import { describeListenAddress } from './shared/listenAddress';
 import { createLogger } from './shared/logger';
 import { startStack } from './stack';
 
@@ -7,9 +8,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const stack = await startStack(config, { logger });
+  const address = describeListenAddress(config.host, stack.port);
   logger.info(
-    { port: stack.port, runtime: process.version, database: stack.database.provider, bus: config.redisUrl ? 'redis' : 'in-process' },
-    `stagegraph listening on ${stack.url} (Node.js ${process.version})`,
+    { host: config.host, port: stack.port, url: address.localUrl, runtime: process.version, database: stack.database.provider, bus: config.redisUrl ? 'redis' : 'in-process' },
+    `stagegraph listening on ${address.bound}; on this machine: ${address.localUrl} (Node.js ${process.version})`,
   );
   let stopping = false;
   // SIGTERM (a deploy, the fleet script, an orchestrator) drains; SIGINT (Ctrl-C at a terminal) and a

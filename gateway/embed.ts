@@ -7,6 +7,8 @@
  */
 import express, { type Response, type Router } from 'express';
 import { restErrorBody } from '../shared/errors';
+import { readFile } from 'node:fs/promises';
+import { faviconPath } from '../shared/paths';
 import { routeTemplate } from '../shared/metrics';
 import { bundleServer } from './bundles';
 import { OVERLAY_STYLE } from './embedStyles';
@@ -34,7 +36,7 @@ const ID = /^[\w-]{1,128}$/;
 
 const OVERLAYS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>stagegraph overlays</title><style>${OVERLAY_STYLE}</style></head>
+<title>stagegraph overlays</title><link rel="icon" href="/favicon.ico"><style>${OVERLAY_STYLE}</style></head>
 <body><div id="sg-overlays" aria-live="polite"></div><script src="/sdk/v1/embed.js"></script></body></html>
 `;
 
@@ -46,7 +48,7 @@ function demoPage(siteId: string, channelId: string | null, videoSrc: string | n
   const source = videoSrc ? ` src="${escapeHtml(videoSrc)}" controls autoplay loop` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>stagegraph demo</title><style>
+<title>stagegraph demo</title><link rel="icon" href="/favicon.ico"><style>
 body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: #0b0d14; color: #d8dbe6; font: 15px/1.4 system-ui, sans-serif; }
 main { width: min(960px, 94vw); }
 h1 { font-size: 18px; font-weight: 600; margin: 0 0 12px; }
@@ -108,6 +110,17 @@ export function createEmbedRouter(): Router {
       return;
     }
     page(res, demoPage(ids.siteId, ids.channelId, (req.query.src as string | undefined) ?? null));
+  });
+  // Browsers ask every origin for its icon; without one, each page visit logs a 404 in the console.
+  let favicon: Promise<Buffer> | null = null;
+  router.get('/favicon.ico', routeTemplate('/favicon.ico'), async (_req, res) => {
+    favicon ??= readFile(faviconPath).catch((error: Error) => {
+      favicon = null;
+      throw error;
+    });
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.type('image/x-icon').send(await favicon);
   });
   for (const name of SCRIPTS) {
     router.get(`/sdk/v1/${name}`, routeTemplate(`/sdk/v1/${name}`), async (req, res) => {

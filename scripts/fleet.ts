@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config';
+import { build } from './build';
 import { exited, freePort, installed, spawnTracked, startPostgres, startRedis, stopChild, waitForPort, type LocalServer } from './services';
 
 const root = join(__dirname, '..');
@@ -33,8 +34,8 @@ export interface FleetOptions {
   /** More environment for every instance (SHUTDOWN_GRACE_MS, LOG_LEVEL, REDIS_PREFIX, secrets…). */
   env?: Record<string, string>;
   /**
-   * What the instances run: `dist` (default; `npm run build` first when dist/ is missing or older than
-   * the sources) or `source` (the TypeScript through tsx, no build: the tests).
+   * What the instances run: `dist` (default; built first when dist/ is missing or was built from other
+   * sources, as `npm start` does) or `source` (the TypeScript through tsx, no build: the tests).
    */
   from?: 'dist' | 'source';
   /** Where the instances' and HAProxy's output goes (default inherit: this terminal). */
@@ -80,28 +81,6 @@ export interface Fleet {
   waitForServer(name: string, state: 'UP' | 'DOWN', timeoutMs?: number): Promise<void>;
   /** Stops the instances, HAProxy and the private servers, and removes the temp folders. */
   stop(): Promise<void>;
-}
-
-/** The newest modification time of the files under `path` (folders walked, generated output skipped). */
-function newestChange(path: string): number {
-  if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = 0;
-  for (const entry of readdirSync(path)) {
-    if (entry === 'node_modules' || entry === 'build' || entry === 'generated') continue;
-    newest = Math.max(newest, newestChange(join(path, entry)));
-  }
-  return newest;
-}
-
-/** Builds dist/ unless it is there and newer than every source it is built from. */
-export function ensureBuild(): void {
-  const built = existsSync(join(root, 'dist', 'main.js')) ? statSync(join(root, 'dist', 'main.js')).mtimeMs : 0;
-  const sources = ['main.ts', 'stack.ts', 'shared', 'subgraphs', 'gateway', 'rest-bridge', 'scripts', 'embed', 'prisma', 'package.json'];
-  if (built > 0 && sources.every((source) => newestChange(join(root, source)) < built)) return;
-  process.stderr.write('fleet: dist/ is missing or older than the sources; running npm run build\n');
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 }
 
 /**
@@ -166,7 +145,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const from = options.from ?? 'dist';
   const stdio = options.output ?? 'inherit';
   if (!installed('haproxy', '-v')) throw new Error('fleet: haproxy is not installed (apt-get install haproxy)');
-  if (from === 'dist') ensureBuild();
+  if (from === 'dist') build({ ifStale: true });
 
   const temp = mkdtempSync(join(tmpdir(), 'stagegraph-fleet-'));
   const privateServers: LocalServer[] = [];
@@ -314,6 +293,21 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   }
 }
 
+/**
+ * What a fleet started here runs with that a production deployment does not: said in its banner (and the
+ * README), so nobody takes its speed or its durability for a deployment's.
+ */
+export function fleetDifferences(options: { logLevel: string; privateDatabase: boolean; privateRedis: boolean }): string[] {
+  return [
+    `instances log at ${options.logLevel} (LOG_LEVEL=${options.logLevel}; production's default is info)`,
+    'HAProxy and the instances listen on 127.0.0.1 only (production: HOST, default 0.0.0.0, behind your balancer)',
+    ...(options.privateDatabase
+      ? ['the private PostgreSQL runs with fsync=off and synchronous_commit=off (faster; a crash of the machine loses what it acknowledged), max_connections=300, trust auth on loopback, its data in a temp folder removed on exit']
+      : []),
+    ...(options.privateRedis ? ['the private Redis keeps nothing on disk (no RDB snapshots, no AOF) and is removed on exit'] : []),
+  ];
+}
+
 /** Hides a password in a URL for printing. */
 const redacted = (url: string) => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 
@@ -324,9 +318,10 @@ async function main(): Promise<void> {
   if (!Number.isInteger(instances) || instances < 1 || instances > 32) throw new Error('--instances must be a whole number from 1 to 32');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a port number');
   // A tool like the bench: it reads the two URLs a user points it at and hands them to the instances.
+  const logLevel = process.env.LOG_LEVEL || 'warn';
   const fleet = await startFleet({ instances, port, databaseUrl: process.env.DATABASE_URL || null, redisUrl: process.env.REDIS_URL || null,
     // The instances read METRICS_TOKEN from the environment anyway: passed on here so Prometheus gets the same one.
-    env: process.env.METRICS_TOKEN ? { METRICS_TOKEN: process.env.METRICS_TOKEN } : undefined,
+    env: { LOG_LEVEL: logLevel, ...(process.env.METRICS_TOKEN ? { METRICS_TOKEN: process.env.METRICS_TOKEN } : {}) },
     prometheusDir: join(root, 'deploy', 'fleet'),
   });
   let stopping = false;
@@ -346,6 +341,8 @@ async function main(): Promise<void> {
     ...fleet.instances.map((instance) => `  ${instance.name}  ${instance.url}  pid ${instance.pid()}`),
     `  PostgreSQL ${redacted(fleet.databaseUrl)}${process.env.DATABASE_URL ? '' : ' (private, removed on exit)'}`,
     `  Redis      ${redacted(fleet.redisUrl)}${process.env.REDIS_URL ? '' : ' (private, removed on exit)'}`,
+    'Not as in production (a fleet to try on one machine):',
+    ...fleetDifferences({ logLevel, privateDatabase: !process.env.DATABASE_URL, privateRedis: !process.env.REDIS_URL }).map((line) => `  - ${line}`),
     'First credentials:',
     `  DATABASE_URL=${process.env.DATABASE_URL ? '$DATABASE_URL' : fleet.databaseUrl} DATA_DIR=${fleet.env.DATA_DIR} npm run --silent cli -- site create --name "My site"`,
     'Prometheus (targets and token in deploy/fleet/): prometheus --config.file=deploy/prometheus.yml --storage.tsdb.path=data/prometheus',

@@ -7,6 +7,10 @@
  *   and one who got it wrong. Viewers sign up and sign in through the public REST paths, the crowd answers
  *   over REST, the two viewers in the page by clicking.
  * It prints the lowest text contrast of each poll picture (over a white and a black video, scripts/contrast.ts).
+ *
+ * `--url URL --out FILE` takes the picture of a demo page on a running server instead (the README's headless
+ * way to look at it): it waits until the embed shows an overlay, which a plain `chromium --headless
+ * --screenshot` does not (it shoots at page load, before the live socket has delivered anything).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -107,11 +111,36 @@ async function pollPictures(browser: Browser, demo: Demo, dir: string): Promise<
   await shoot(wrong.page, wrong.frame, join(dir, 'poll-wrong.png'));
 }
 
+/** The picture of a demo page on a running server, once its embed shows an overlay. */
+async function runningDemoPicture(browser: Browser, url: string, out: string): Promise<void> {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1100, height: 720, deviceScaleFactor: 1 });
+  await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
+  await page.goto(url);
+  const frame = (await (await page.waitForSelector('#overlays'))!.contentFrame())!;
+  await frame.waitForFunction('window.stagegraphEmbed && window.stagegraphEmbed.connected');
+  await frame.waitForSelector('[data-broadcast-id]', { timeout: 30_000 }).catch(() => {
+    throw new Error('no overlay shown within 30 s: broadcast one to the channel (it shows while its duration runs)');
+  });
+  await page.screenshot({ path: out as `${string}.png` });
+  console.log(`wrote ${out}`);
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { dir: { type: 'string', default: 'docs' }, chromium: { type: 'string', default: '/usr/bin/chromium' } } });
+  const { values } = parseArgs({
+    options: { dir: { type: 'string', default: 'docs' }, chromium: { type: 'string', default: '/usr/bin/chromium' }, url: { type: 'string' }, out: { type: 'string', default: 'demo.png' } },
+  });
+  const browser = await puppeteer.launch(chromiumLaunchOptions(values.chromium as string));
+  if (values.url) {
+    try {
+      await runningDemoPicture(browser, values.url, values.out as string);
+    } finally {
+      await browser.close();
+    }
+    return;
+  }
   mkdirSync(values.dir as string, { recursive: true });
   const demo = await startDemo();
-  const browser = await puppeteer.launch(chromiumLaunchOptions(values.chromium as string));
   try {
     await demoPicture(browser, demo, values.dir as string);
     await pollPictures(browser, demo, values.dir as string);
@@ -122,6 +151,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error);
+  console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -16,3 +16,5 @@ export const projectRoot = findProjectRoot(__dirname);
 export const migrationsDir = join(projectRoot, 'prisma', 'migrations');
 /** The browser bundles (/sdk/v1/*.js) that scripts/bundle-sdk.ts writes and the gateway serves (git-ignored). */
 export const sdkBuildDir = join(projectRoot, 'embed', 'build');
+/** The icon browsers show for stagegraph's pages (a 32-pixel PNG in an ICO), served at /favicon.ico. */
+export const faviconPath = join(projectRoot, 'embed', 'favicon.ico');

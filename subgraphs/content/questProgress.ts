@@ -161,6 +161,10 @@ export async function evaluateQuest(deps: QuestDeps, quest: Quest, accountIds: s
   if (finishing.length > 0) {
     const done = await completeQuest(deps, quest, finishing);
     for (const row of done) completed.set(row.accountId, row);
+    // Another look (the answer batch, another instance) completed the others while this one counted: their rows.
+    const others = finishing.filter((accountId) => !completed.has(accountId));
+    const rows = await Promise.all(chunks(others).map((part) => deps.db.questCompletion.findMany({ where: { questId: quest.id, accountId: { in: part } } })));
+    for (const row of rows.flat()) completed.set(row.accountId, row);
     views = accountIds.map((accountId) => viewOf(quest, rules, values, accountId, completed.get(accountId)));
   }
   return views;
