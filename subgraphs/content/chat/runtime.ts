@@ -83,7 +83,7 @@ export class ChatRuntime {
     return settings;
   }
 
-  /** The recording of the room's channel now (null when it does not record), asked at most once a second per channel. */
+  /** The recording of the room's channel now (null when it does not record); a recording is reused for a second per channel. */
   recording(ctx: Pick<SubgraphContext, 'supergraph' | 'logger'>, siteId: string, channelId: string | null): Promise<ChannelRecording | null> {
     if (channelId === null) return Promise.resolve(null);
     const key = `${siteId}\u0000${channelId}`;
@@ -92,6 +92,10 @@ export class ChatRuntime {
     const value = recordingOfChannel(ctx, siteId, channelId);
     if (this.recordings.size >= SETTINGS_MAX) this.recordings.delete(this.recordings.keys().next().value as string);
     this.recordings.set(key, { value, expires: Date.now() + RECORDING_TTL_MS });
+    // Only a recording is reused: the first message after a stream starts carries its second.
+    void value.then((recording) => {
+      if (recording === null && this.recordings.get(key)?.value === value) this.recordings.delete(key);
+    });
     return value;
   }
 
