@@ -43,7 +43,9 @@ export interface ChatFigures {
   ackP99Ms: number;
   deliveryP50Ms: number;
   deliveryP99Ms: number;
+  /** The most frames one viewer got within any one second (arrival jitter included). */
   maxFramesPerSecond: number;
+  meanFramesPerSecond: number;
 }
 
 export interface ChatOptions {
@@ -148,6 +150,7 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     deliveryP50Ms: histogramPercentile(histogram, 50),
     deliveryP99Ms: histogramPercentile(histogram, 99),
     maxFramesPerSecond: Math.max(...reports.map((report) => report.maxFramesPerSecond)),
+    meanFramesPerSecond: round(reports.reduce((sum, report) => sum + report.meanFramesPerSecond * report.viewers, 0) / Math.max(1, reports.reduce((sum, report) => sum + report.viewers, 0))),
   };
 }
 

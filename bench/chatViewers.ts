@@ -33,6 +33,9 @@ interface ViewerState {
   disorder: number;
   frames: number[];
   maxFramesPerSecond: number;
+  frameCount: number;
+  firstFrameAt: number;
+  lastFrameAt: number;
 }
 
 const viewers: ViewerState[] = [];
@@ -47,6 +50,9 @@ function onFrame(viewer: ViewerState, index: number, text: string): void {
     return;
   }
   const at = now();
+  viewer.frameCount += 1;
+  if (viewer.firstFrameAt === 0) viewer.firstFrameAt = at;
+  viewer.lastFrameAt = at;
   viewer.frames.push(at);
   while (at - viewer.frames[0] >= 1000) viewer.frames.shift();
   viewer.maxFramesPerSecond = Math.max(viewer.maxFramesPerSecond, viewer.frames.length);
@@ -64,7 +70,7 @@ function onFrame(viewer: ViewerState, index: number, text: string): void {
 function openViewer(start: Start, index: number): Promise<void> {
   return new Promise((resolve) => {
     const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
-    const viewer: ViewerState = { socket, started: false, lastSeq: 0, received: 0, disorder: 0, frames: [], maxFramesPerSecond: 0 };
+    const viewer: ViewerState = { socket, started: false, lastSeq: 0, received: 0, disorder: 0, frames: [], maxFramesPerSecond: 0, frameCount: 0, firstFrameAt: 0, lastFrameAt: 0 };
     viewers[index] = viewer;
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
     socket.on('message', (data) => {
@@ -104,6 +110,8 @@ function report({ acks }: Report) {
     complete,
     disorder: viewers.reduce((sum, viewer) => sum + viewer.disorder, 0),
     maxFramesPerSecond: Math.max(0, ...viewers.map((viewer) => viewer.maxFramesPerSecond)),
+    // Frames per second over the time the messages came in, averaged over viewers.
+    meanFramesPerSecond: viewers.reduce((sum, viewer) => sum + (viewer.frameCount > 1 ? (viewer.frameCount - 1) / ((viewer.lastFrameAt - viewer.firstFrameAt) / 1000) : 0), 0) / Math.max(1, viewers.length),
   };
 }
 

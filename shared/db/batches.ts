@@ -46,3 +46,25 @@ export class MicroBatcher<Item, Result> {
     }
   }
 }
+
+/** A date as Prisma keeps DateTime columns in SQLite, for statements on the plain connection. */
+export const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
+
+/** How long a batch waits for a SQLite write lock another connection holds before it fails. */
+const LOCKED_WAIT_MS = 5000;
+
+/**
+ * Runs a synchronous SQLite write on the plain connection (opened without a busy wait: waiting would
+ * stop the event loop, and with it the Prisma transaction holding the lock), trying again shortly while
+ * the database is locked, for up to 5 s.
+ */
+export async function retryWhileLocked<T>(write: () => T): Promise<T> {
+  for (const giveUpAt = Date.now() + LOCKED_WAIT_MS; ; ) {
+    try {
+      return write();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > giveUpAt) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}

@@ -14,7 +14,7 @@
 import Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { Topics, type EventBus } from '../../shared/bus';
-import { MicroBatcher } from '../../shared/db/batches';
+import { MicroBatcher, retryWhileLocked, sqliteDate } from '../../shared/db/batches';
 import type { Database, Db } from '../../shared/db/client';
 import type { Poll } from '../../shared/db/generated/sqlite';
 import { appError, badInput, conflict, ErrorCode, notFound, unauthenticated } from '../../shared/errors';
@@ -33,8 +33,6 @@ const ANSWER_LIMIT = { keyPrefix: 'poll-answer', points: 30, duration: 60 };
 /** How long a poll read for checking an answer is reused (a change on any instance drops it at once). */
 const POLL_CACHE_MS = 1000;
 const POLL_CACHE_MAX = 10_000;
-/** How long a batch waits for a SQLite write lock another connection holds before it fails. */
-const LOCKED_WAIT_MS = 5000;
 
 export interface AnswerRow {
   id: string;
@@ -63,7 +61,6 @@ const POSTGRES_INSERT =
   // A close (UPDATE of the poll row) waits for the batches holding this lock, and batches after it see the poll closed.
   'FOR SHARE OF p ON CONFLICT DO NOTHING RETURNING "id"';
 
-const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
 const rowsAsJson = (rows: AnswerRow[]) => JSON.stringify(rows.map((row) => [row.id, row.siteId, row.pollId, row.accountId, row.answerId, row.channelId]));
 
 function answerStore(database: Database): StoreAnswers {
@@ -80,18 +77,9 @@ function answerStore(database: Database): StoreAnswers {
     const insertAll = plain.connection.transaction((json: string, at: string) => insert.all(at, json) as { id: string }[]);
     return async (rows, at) => {
       const json = rowsAsJson(rows);
-      // The connection never waits for a lock (it would stop the event loop, and with it the Prisma
-      // transaction holding the lock): a batch that finds the database locked is retried shortly.
-      for (const giveUpAt = Date.now() + LOCKED_WAIT_MS; ; ) {
-        try {
-          const inserted = insertAll.immediate(json, sqliteDate(at));
-          plain.counted(3);
-          return new Set(inserted.map((row) => row.id));
-        } catch (error) {
-          if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > giveUpAt) throw error;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
+      const inserted = await retryWhileLocked(() => insertAll.immediate(json, sqliteDate(at)));
+      plain.counted(3);
+      return new Set(inserted.map((row) => row.id));
     };
   }
   const { pool } = plain;
