@@ -84,7 +84,14 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     siteId = site.siteId;
     const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
     panelId = (await callJson(instances[0], 'POST', '/panel/v3/', admin, { siteId, renderer: { panel_type: 'chat', panel_name: 'Bench chat' } }))._id as string;
-    tokens = await viewerAccounts(instances[0], siteId, senders);
+    tokens = await viewerAccounts(instances[0], siteId, senders + 1);
+    // Warm each instance's send path (query plans, JIT) before anyone watches: a room's history, not measured.
+    const warm = tokens.pop() as string;
+    for (const instance of instances) {
+      for (let index = 0; index < 3; index += 1) {
+        await callJson(instance, 'POST', `/chat/v1/${panelId}/messages`, { 'x-service-client-id': siteId, authorization: `Bearer ${warm}` }, { text: `warm-up ${index}` });
+      }
+    }
   }
 
   const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);

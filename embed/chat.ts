@@ -28,6 +28,8 @@ export interface ChatEmbedState {
   connections: number;
   /** The last seq shown (what a reconnect asks after). */
   lastSeq: number;
+  /** Timecode mode: the recording's messages once its replay is loaded (null before). */
+  replayed: number | null;
 }
 
 const BACKOFF_BASE_MS = 250;
@@ -40,7 +42,7 @@ const panelId = params.get('panelId') ?? '';
 const mode: ChatEmbedState['mode'] = params.get('mode') === 'timecode' ? 'timecode' : 'live';
 let token = params.get('token') || null;
 
-const state: ChatEmbedState = { mode, connected: false, connections: 0, lastSeq: 0 };
+const state: ChatEmbedState = { mode, connected: false, connections: 0, lastSeq: 0, replayed: null };
 (window as unknown as { stagegraphChat: ChatEmbedState }).stagegraphChat = state;
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -260,6 +262,7 @@ async function replay(): Promise<void> {
     addMessages(messages.filter((entry) => entry.streamSecond !== null && entry.streamSecond > shownUpTo && entry.streamSecond <= second));
     shownUpTo = second;
   });
+  state.replayed = messages.length;
 }
 
 window.addEventListener('message', (message: MessageEvent) => {

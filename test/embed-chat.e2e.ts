@@ -129,4 +129,27 @@ describe('the chat page', () => {
       await proxy.close();
     }
   });
+
+  it('replays a recording’s chat at the second the player posts, seeking back and forth, with no send box', async () => {
+    const panelId = await createChatPanel(stack, site, { panel_type: 'live-stream chat' });
+    const { accountId } = await site.signIn([]);
+    const liveBroadcastId = `lb-${panelId}`;
+    // Test data: a recording's messages as the send path stamps them (tested in chat-live.e2e.ts).
+    await stack.database.prisma.chatMessage.createMany({
+      data: [1, 3, 5].map((second, index) => ({ id: `${panelId}-${second}`, siteId: site.siteId, panelId, seq: index + 1, accountId, text: `at ${second}`, liveBroadcastId, streamSecond: second })),
+    });
+    const page = await browser.newPage();
+    pages.push(page);
+    await page.goto(`${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, mode: 'timecode', liveBroadcastId })}`);
+    await page.waitForFunction(() => window.stagegraphChat?.replayed === 3);
+    const at = async (second: number, texts: string[]) => {
+      await page.evaluate((data: number) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'chat:time', data }, '*'), second);
+      await page.waitForFunction((wanted: string) => JSON.stringify([...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent)) === wanted, {}, JSON.stringify(texts));
+    };
+    await at(0, []);
+    await at(3, ['at 1', 'at 3']);
+    await at(9, ['at 1', 'at 3', 'at 5']);
+    await at(2, ['at 1']);
+    expect(await page.evaluate(() => ({ send: document.querySelector('#sg-chat-send').hidden, login: document.querySelector('#sg-chat-login').hidden }))).toEqual({ send: true, login: true });
+  });
 });
