@@ -2,7 +2,7 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
- * fanout2, answers, fleet, costs, soak, browser, runtimes; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * fanout2, answers, chat, fleet, costs, soak, browser, runtimes; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the join, data-event and metrics-cost
  * sections.
@@ -12,6 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureAccessCodes } from './accesscodes';
 import { measureAnswers, type AnswerFigures } from './answers';
+import { measureChat, measureFanoutFloor, startFloor, type ChatFigures } from './chat';
 import { measureBrowser } from './browser';
 import { measureDataEvents, type DataEventFigures } from './dataevents';
 import { measureCosts } from './costs';
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   if (section('dataevents')) await dataEventsSection(figures);
   if (section('fanout2')) await twoInstancesSection(figures, viewers);
   if (section('answers')) await answersSection(figures);
+  if (section('chat')) await chatSection(figures, viewers);
   if (section('fleet')) await fleetSection(figures, viewers);
   if (section('costs')) await costsSection(figures);
   if (section('soak')) await soakSection(figures);
@@ -145,10 +147,17 @@ async function fanoutSection(figures: Figures, viewers: number): Promise<void> {
   const runs = [];
   for (let run = 0; run < Number(process.env.BENCH_FANOUT_RUNS ?? 3); run += 1) runs.push(await measureFanout(viewers));
   figures.fanout = runs;
-  console.log(`\nfan-out: one broadcast to live viewers on one instance, ${runs.length} runs`);
-  console.table(runs.map((fanout) => ({ viewers: fanout.viewers, received: fanout.received, 'p50 ms': fanout.p50Ms, 'p99 ms': fanout.p99Ms, 'max ms': fanout.maxMs, 'KB per idle viewer': fanout.memoryPerViewerKB })));
+  // The floor: a bare Node + ws server sending the same SHOW frame to the same clients, in this run.
+  const floor = await measureFanoutFloor(viewers);
+  figures.fanoutFloor = floor;
+  console.log(`\nfan-out: one broadcast to live viewers on one instance, ${runs.length} runs, and the floor (bare Node + ws, same clients)`);
+  console.table([
+    ...runs.map((fanout) => ({ target: 'stagegraph', viewers: fanout.viewers, received: fanout.received, 'p50 ms': fanout.p50Ms, 'p99 ms': fanout.p99Ms, 'max ms': fanout.maxMs, 'KB per idle viewer': fanout.memoryPerViewerKB })),
+    { target: 'floor', viewers: floor.viewers, received: floor.received, 'p50 ms': floor.p50Ms, 'p99 ms': floor.p99Ms },
+  ]);
   const p99s = runs.map((fanout) => fanout.p99Ms);
   const worst = Math.max(...p99s);
+  console.log(`p99 stagegraph (median run) / floor = ${([...p99s].sort((a, b) => a - b)[Math.floor(p99s.length / 2)] / floor.p99Ms).toFixed(2)}×`);
   console.log(`p99 spread ${Math.min(...p99s)}–${worst} ms; targets: p99 ≤ 350 ms (worst run ${(worst / 350).toFixed(2)}× of target), ` +
     `≤ 15 KB per idle viewer (worst run ${(Math.max(...runs.map((fanout) => fanout.memoryPerViewerKB)) / 15).toFixed(2)}× of target)`);
   // The same with every viewer signed in, watch time counted for a quest (WATCH_TIME on, the default)
@@ -211,6 +220,48 @@ async function twoInstancesSection(figures: Figures, viewers: number): Promise<v
     figures.fanoutTwoInstances = 'not measured: redis-server is not installed here';
     console.log('\nfan-out across two instances: not measured (redis-server is not installed here)');
   }
+}
+
+/**
+ * Chat: BENCH_CHAT_VIEWERS (default BENCH_VIEWERS) viewers in one room, 1,000 signed-in senders posting
+ * BENCH_CHAT_RATE (20) messages/s in all for BENCH_CHAT_SECONDS (30) s: one instance on SQLite, the floor
+ * (a bare Node + ws server sending the same batched frames to the same clients), and two instances on
+ * PostgreSQL + Redis when their binaries are installed.
+ */
+async function chatSection(figures: Figures, viewers: number): Promise<void> {
+  const count = Number(process.env.BENCH_CHAT_VIEWERS ?? viewers);
+  const shape = { ratePerSecond: Number(process.env.BENCH_CHAT_RATE ?? 20), seconds: Number(process.env.BENCH_CHAT_SECONDS ?? 30), senders: 1000 };
+  const rows: ChatFigures[] = [];
+  const one = await startInstance();
+  rows.push(await measureChat(count, { ...shape, instances: [one] }));
+  await one.stop();
+  const floor = await startFloor();
+  rows.push(await measureChat(count, { ...shape, floor }));
+  await floor.stop();
+  if (process.env.BENCH_CHAT_TWO !== 'false') {
+    const postgres = await startPostgres();
+    const redis = postgres && (await startRedis());
+    if (postgres && redis) {
+      const env = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'bench-chat' };
+      const first = await startInstance({ env });
+      const second = await startInstance({ shareWith: first, env });
+      const two = await measureChat(count, { ...shape, instances: [first, second] });
+      rows.push({ ...two, target: 'stagegraph × 2, PostgreSQL + Redis' });
+      await Promise.all([first.stop(), second.stop()]);
+    }
+    await redis?.stop();
+    await postgres?.stop();
+  }
+  figures.chat = rows;
+  console.log(`\nchat: ${count} viewers in one room, ${shape.senders} signed-in senders, ${shape.ratePerSecond} messages/s for ${shape.seconds} s`);
+  console.table(rows.map((row) => ({
+    target: row.target, viewers: row.viewers, messages: row.messages, 'send failures': row.sendFailures, 'viewers with all, in order': row.completeViewers,
+    missing: row.missing, disorder: row.disorder, 'ack p50 ms': row.ackP50Ms, 'ack p99 ms': row.ackP99Ms, 'ack→viewer p50 ms': row.deliveryP50Ms,
+    'ack→viewer p99 ms': row.deliveryP99Ms, 'frames/s per viewer': row.meanFramesPerSecond, 'most frames in 1 s': row.maxFramesPerSecond,
+  })));
+  const [stagegraph, bare] = rows;
+  console.log(`targets: ack p99 ≤ 250 ms (${stagegraph.ackP99Ms}), ack→viewer p99 ≤ 1000 ms (${stagegraph.deliveryP99Ms}), ≤ 4 frames/s (mean ${stagegraph.meanFramesPerSecond}, most in any 1 s ${stagegraph.maxFramesPerSecond}); ` +
+    `ack→viewer p99 stagegraph / floor = ${(stagegraph.deliveryP99Ms / bare.deliveryP99Ms).toFixed(2)}×`);
 }
 
 /**

@@ -7,6 +7,13 @@
  */
 import { SDK_MESSAGE_SOURCE, SdkAction, type TimelineEntry } from '../shared/viewerProtocol';
 
+export interface TimecodeChatOptions {
+  /** The player. */
+  video: HTMLMediaElement;
+  /** The chat embed's iframe (`/embed/v1/chat?...&mode=timecode&liveBroadcastId=…`), or its window. */
+  frame: HTMLIFrameElement | Window;
+}
+
 export interface TimecodeOptions {
   /** The player: a `<video>` (or anything with `currentTime` that fires `timeupdate` and `seeking`). */
   video: HTMLMediaElement;
@@ -77,6 +84,32 @@ export function attachTimecodeOverlays(options: TimecodeOptions): TimecodeOverla
     detach() {
       video.removeEventListener('timeupdate', onTime);
       video.removeEventListener('seeking', onSeeking);
+    },
+  };
+}
+
+/**
+ * Drives a chat embed in timecode mode: on each whole second of the video (and after a seek) it posts
+ * `{source, action: 'chat:time', data: second}`; the embed shows the recording's messages up to it.
+ */
+export function attachTimecodeChat(options: TimecodeChatOptions): { detach(): void } {
+  let lastSecond: number | null = null;
+  const onTime = () => {
+    const second = Math.floor(options.video.currentTime);
+    if (second === lastSecond) return;
+    lastSecond = second;
+    const target = 'contentWindow' in options.frame ? options.frame.contentWindow : options.frame;
+    target?.postMessage({ source: SDK_MESSAGE_SOURCE, action: SdkAction.chatTime, data: second }, '*');
+  };
+  const onSeeking = () => {
+    lastSecond = null;
+  };
+  options.video.addEventListener('timeupdate', onTime);
+  options.video.addEventListener('seeking', onSeeking);
+  return {
+    detach() {
+      options.video.removeEventListener('timeupdate', onTime);
+      options.video.removeEventListener('seeking', onSeeking);
     },
   };
 }

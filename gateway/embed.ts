@@ -1,7 +1,8 @@
 /**
  * The viewer side served by the gateway (DESIGN "Viewers in the browser"): the overlay embed page
- * `/embed/v1/overlays` (made to be framed by any site, over its player), the demo page `/embed/v1/demo`,
- * and the browser scripts `/sdk/v1/embed.js` and `/sdk/v1/player.js` bundled from embed/ at build time.
+ * `/embed/v1/overlays` (made to be framed by any site, over its player), the chat panel page
+ * `/embed/v1/chat`, the demo page `/embed/v1/demo`, and the browser scripts `/sdk/v1/embed.js`,
+ * `/sdk/v1/chat.js` and `/sdk/v1/player.js` bundled from embed/ at build time.
  * The pages are static (their scripts read the query string), so nothing a caller sends is echoed into
  * HTML except the demo's, which is escaped. The scripts hold nothing secret: any origin may load them.
  */
@@ -14,7 +15,7 @@ import { bundleServer } from './bundles';
 import { OVERLAY_STYLE } from './embedStyles';
 
 /** The bundles by the name they are served under. */
-const SCRIPTS = ['embed.js', 'player.js'] as const;
+const SCRIPTS = ['embed.js', 'chat.js', 'player.js'] as const;
 
 // Pages: only the page's own scripts run (inline script is refused whatever a template holds), images and
 // media from anywhere, and any site may frame the embed.
@@ -38,6 +39,36 @@ const OVERLAYS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>stagegraph overlays</title><link rel="icon" href="/favicon.ico"><style>${OVERLAY_STYLE}</style></head>
 <body><div id="sg-overlays" aria-live="polite"></div><script src="/sdk/v1/embed.js"></script></body></html>
+`;
+
+const CHAT_STYLE = `
+html, body { margin: 0; height: 100%; font: 14px/1.4 system-ui, sans-serif; color: #e6e8f0; background: #10131d; }
+#sg-chat { display: flex; flex-direction: column; height: 100%; }
+#sg-chat-system { padding: 10px 12px; border-bottom: 1px solid #262b3d; }
+#sg-chat-welcome { margin: 0 0 4px; }
+#sg-chat-rules { color: #ffd466; font-size: 12px; }
+#sg-chat-messages { flex: 1; overflow-y: auto; list-style: none; margin: 0; padding: 8px 12px; }
+.sg-chat-message { margin: 3px 0; overflow-wrap: anywhere; white-space: pre-wrap; }
+.sg-chat-name { font-weight: 600; color: #9fb4ff; margin-right: 6px; }
+.sg-chat-message[data-admin] .sg-chat-name { color: #ffb400; }
+#sg-chat-refusal { margin: 0; padding: 6px 12px; color: #ffb4b4; background: #3a1620; font-size: 13px; }
+#sg-chat-send { display: flex; gap: 6px; padding: 8px 12px; border-top: 1px solid #262b3d; }
+#sg-chat-send[hidden] { display: none; }
+#sg-chat-text { flex: 1; font: inherit; color: inherit; background: #1a1f2e; border: 1px solid #2f3650; border-radius: 6px; padding: 6px 8px; }
+#sg-chat-submit, #sg-chat-login { font: inherit; font-weight: 600; color: #111; background: #ffb400; border: 0; border-radius: 6px; padding: 6px 14px; cursor: pointer; }
+#sg-chat-submit:disabled { opacity: 0.5; cursor: default; }
+#sg-chat-login { margin: 8px 12px; }`;
+
+const CHAT_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>stagegraph chat</title><style>${CHAT_STYLE}</style></head>
+<body><div id="sg-chat">
+<header id="sg-chat-system"><p id="sg-chat-welcome" hidden></p><a id="sg-chat-rules" target="_blank" rel="noopener noreferrer" hidden>Chat rules</a></header>
+<ol id="sg-chat-messages" aria-live="polite"></ol>
+<p id="sg-chat-refusal" role="alert" hidden></p>
+<form id="sg-chat-send" hidden><input id="sg-chat-text" maxlength="500" autocomplete="off" aria-label="Message"><button id="sg-chat-submit" type="submit">Send</button></form>
+<button id="sg-chat-login" type="button" hidden></button>
+</div><script src="/sdk/v1/chat.js"></script></body></html>
 `;
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -101,6 +132,15 @@ export function createEmbedRouter(): Router {
 
   router.get('/embed/v1/overlays', routeTemplate('/embed/v1/overlays'), (req, res) => {
     if (readIds(req.query, res)) page(res, OVERLAYS_PAGE);
+  });
+  router.get('/embed/v1/chat', routeTemplate('/embed/v1/chat'), (req, res) => {
+    const { panelId } = req.query;
+    if (!readIds(req.query, res)) return;
+    if (typeof panelId !== 'string' || !ID.test(panelId)) {
+      res.status(400).json(restErrorBody('panelId is required (the chat panel ID)'));
+      return;
+    }
+    page(res, CHAT_PAGE);
   });
   router.get('/embed/v1/demo', routeTemplate('/embed/v1/demo'), (req, res) => {
     const ids = readIds(req.query, res);

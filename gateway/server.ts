@@ -32,6 +32,7 @@ import { LiveServer } from './live';
 import { WatchTimeTracker } from './watchTime';
 import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
+import { CHAT_OPERATIONS, ChatFeed, chatSource } from './chatFeed';
 
 export interface GatewayOptions {
   config: Config;
@@ -141,7 +142,7 @@ const ACTIVE_BROADCASTS = /* GraphQL */ `
   }
 `;
 const VIEWER_TAGS = /* GraphQL */ `query LiveViewerTags { me { tags } }`;
-registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS]);
+registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS, ...CHAT_OPERATIONS]);
 
 // Unless told not to, @apollo/gateway probes cloud metadata endpoints (169.254.169.254) when built and
 // sends usage metrics to Apollo every hour. This service sends telemetry only where its operator says
@@ -235,7 +236,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     bus: options.bus,
     feeds: { streamStateChanged: streamStateFeed, questProgress: questProgressFeed },
     watchTime: watchTime ?? undefined,
-    streams: { pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })) },
+    streams: {
+      pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })),
+      chatMessages: new ChatFeed(chatSource(execute), options.bus, logger.child({ component: 'chat' }), config.chatBatchMs),
+    },
     logger: logger.child({ component: 'live' }),
     presenceIntervalMs: config.presenceIntervalMs,
   });

@@ -52,6 +52,14 @@ export interface Config {
    */
   watchTimeEnabled: boolean;
   /**
+   * Milliseconds the chat messages of a room gather before they go to viewers in one event
+   * (`CHAT_BATCH_MS`, default 250): at most one message frame per room per interval, and a message that
+   * arrives in a quiet room goes at once.
+   */
+  chatBatchMs: number;
+  /** Days a chat message is kept and shown in history (`CHAT_RETENTION_DAYS`, default 30). */
+  chatRetentionDays: number;
+  /**
    * How long a draining instance (after SIGTERM) goes on answering before it closes (`SHUTDOWN_GRACE_MS`,
    * default 3000). /ready answers 503 from the first moment, so this must outlast the balancer's health-check
    * fall time (deploy/haproxy.cfg: fall 2 × inter 500 ms = 1 s) plus a request's usual time, or the balancer
@@ -256,6 +264,8 @@ export function loadConfig(env: Env = process.env): Config {
     presenceIntervalMs: integer(env, 'PRESENCE_INTERVAL_MS', 5000, 50, 600_000),
     watchFlushMs: integer(env, 'WATCH_FLUSH_MS', 10_000, 50, 600_000),
     watchTimeEnabled: flag(env, 'WATCH_TIME', true),
+    chatBatchMs: integer(env, 'CHAT_BATCH_MS', 250, 10, 5000),
+    chatRetentionDays: integer(env, 'CHAT_RETENTION_DAYS', 30, 1, 3650),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 3000, 0, 600_000),
     busStreamMaxLength: integer(env, 'BUS_STREAM_MAX_LENGTH', 10_000, 100, 10_000_000),
     logLevel: env.LOG_LEVEL || 'info',

@@ -104,6 +104,12 @@ const dataEvents = new Counter({
   labelNames: ['outcome', 'reason'] as const,
   registers: [processRegistry],
 });
+const chatMessages = new Counter({
+  name: 'stagegraph_chat_messages_total',
+  help: 'Chat messages sent, by outcome (accepted or refused) and the rule or reason of a refusal (none when accepted).',
+  labelNames: ['outcome', 'reason'] as const,
+  registers: [processRegistry],
+});
 const webhookDeliveries = new Counter({
   name: 'stagegraph_webhook_deliveries_total',
   help: 'Webhook delivery attempts, by outcome: delivered, retrying (failed, tried again later), failed (given up), endpoint_gone.',
@@ -315,6 +321,15 @@ export type DataEventReplay = 'same_body';
 /** One replayed data event: answered as the first one was, not stored, counted or evaluated again. */
 export function recordDataEventReplay(reason: DataEventReplay): void {
   if (enabled) dataEvents.inc({ outcome: 'replayed', reason });
+}
+
+/** Why a chat message was refused: a fixed vocabulary, one label value each. */
+export type ChatRefusal = 'text' | 'not_found' | 'unauthenticated' | 'banned' | 'filtered_word' | 'link' | 'slow_mode' | 'site' | 'error';
+
+/** One chat message: accepted (null) or refused for `refusal`. */
+export function recordChatMessage(refusal: ChatRefusal | null): void {
+  if (!enabled) return;
+  chatMessages.inc(refusal ? { outcome: 'refused', reason: refusal } : { outcome: 'accepted', reason: 'none' });
 }
 
 export type WebhookOutcome = 'delivered' | 'retrying' | 'failed' | 'endpoint_gone';

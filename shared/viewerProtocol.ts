@@ -18,6 +18,10 @@ export const SdkAction = {
   showOverlay: 'show:overlay',
   /** `data` is a viewer's sign-in JWT: reconnect as that viewer (tag-targeted broadcasts). */
   setToken: 'set:token',
+  /** From the chat embed to the page around it: the viewer asked to sign in (no `data`). */
+  login: 'login',
+  /** From the player helper to the chat embed in timecode mode: `data` is the video's whole second now. */
+  chatTime: 'chat:time',
 } as const;
 
 /** The DOM event (on the embed's window) that panels listen to; `detail` is an {@link OverlayShown}. */
@@ -63,6 +67,16 @@ export interface SetTokenMessage {
   source: typeof SDK_MESSAGE_SOURCE;
   action: typeof SdkAction.setToken;
   data: string;
+}
+
+export interface ChatTimeMessage {
+  source: typeof SDK_MESSAGE_SOURCE;
+  action: typeof SdkAction.chatTime;
+  data: number;
+}
+
+export function isChatTimeMessage(value: unknown): value is ChatTimeMessage {
+  return isObject(value) && value.source === SDK_MESSAGE_SOURCE && value.action === SdkAction.chatTime && Number.isInteger(value.data) && (value.data as number) >= 0;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

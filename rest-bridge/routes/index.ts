@@ -12,6 +12,7 @@ import { panelRoutes, panelSchemas } from './panels';
 import { playlistRoutes, playlistSchemas } from './playlists';
 import { pollAnswerRoutes, pollAnswerSchemas, pollRoutes, pollSchemas } from './polls';
 import { leaderboardRoutes, leaderboardSchemas } from './leaderboard';
+import { chatRoutes, chatSchemas } from './chat';
 import { questProgressRoutes, questProgressSchemas, questRoutes, questSchemas } from './quests';
 import { calendarRoutes, calendarSchemas } from './calendar';
 import { siteRoutes, siteSchemas } from './site';
@@ -46,6 +47,7 @@ export const routes: readonly RouteSpec[] = [
   ...pollRoutes,
   ...pollAnswerRoutes,
   ...leaderboardRoutes,
+  ...chatRoutes,
   ...questRoutes,
   ...questProgressRoutes,
   ...calendarRoutes,
@@ -76,6 +78,7 @@ export const tagDescriptions: Record<string, string> = {
   'Calendar events': 'The site\'s calendar of events, with categories, filters and labels; times in Unix milliseconds.',
   'Channel templates': 'Templates new channels are created from: their configuration, panels and theme.',
   'Claim statuses': 'Where a viewer stands in claiming a reward or entitlement.',
+  Chat: 'Live chat of the chat panels: viewers send as signed-in accounts and read with the site ID; moderators delete messages and ban or time out accounts; a recording\'s chat replays in stream order.',
   Community: 'The site\'s community: the account listing, exports (CSV) and actions on many accounts\' entitlements at once.',
   'Custom receipt e-mail': 'The receipt e-mail a site sends: its Handlebars template, sender domain (SPF, DKIM) and the outbox.',
   'Data providers': 'Partners that send signed data events (HMAC-SHA256 of the raw body in X-DataProvider-Signature) which automation rules react to.',
@@ -112,6 +115,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   ...pollSchemas,
   ...pollAnswerSchemas,
   ...leaderboardSchemas,
+  ...chatSchemas,
   ...questSchemas,
   ...questProgressSchemas,
   ...calendarSchemas,

@@ -74,4 +74,6 @@ export const Topics = {
   pollResults: 'poll-results',
   /** { siteId, events: [{ audience: accountId, event }] }: accounts' quest progress changed (viewers' questProgress subscriptions). */
   questProgress: 'quest-progress',
+  /** { v, siteId, panelId, kind, … }: chat messages stored, deleted or cleared (content → viewers' chatMessages, shared/chatEvents.ts). */
+  chat: 'chat',
 } as const;

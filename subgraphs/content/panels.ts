@@ -53,6 +53,8 @@ export const RENDERER_SCHEMA = {
       manual_events: list(object({ array_id: text, end_time: epoch, name: text, location: text, more_info: text, references: list({ type: 'string' }) })),
     }),
     show_completed_count: flag,
+    /** ours: a chat's slow mode, one message per this many seconds per account */
+    slow_mode_seconds: { type: ['integer', 'null'], minimum: 0, maximum: 120 },
     sources: { anyOf: [object({ array_id: text, source: text }), list(object({ array_id: text, source: text }))] },
     system_image: text,
     system_name: text,

@@ -14,7 +14,7 @@
 import Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { Topics, type EventBus } from '../../shared/bus';
-import { MicroBatcher } from '../../shared/db/batches';
+import { MicroBatcher, sqliteDate } from '../../shared/db/batches';
 import type { Database, Db } from '../../shared/db/client';
 import { whenUnlocked } from '../../shared/db/sqlite';
 import type { Poll } from '../../shared/db/generated/sqlite';
@@ -62,7 +62,6 @@ const POSTGRES_INSERT =
   // A close (UPDATE of the poll row) waits for the batches holding this lock, and batches after it see the poll closed.
   'FOR SHARE OF p ON CONFLICT DO NOTHING RETURNING "id"';
 
-const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
 const rowsAsJson = (rows: AnswerRow[]) => JSON.stringify(rows.map((row) => [row.id, row.siteId, row.pollId, row.accountId, row.answerId, row.channelId]));
 
 function answerStore(database: Database): StoreAnswers {

@@ -1,5 +1,6 @@
 /** Resolvers of the content subgraph, one file per area under resolvers/, merged here. */
 import { calendarResolvers } from './resolvers/calendar';
+import { chatResolvers } from './resolvers/chat';
 import { pageResolvers } from './resolvers/pages';
 import { panelResolvers } from './resolvers/panels';
 import { playlistResolvers } from './resolvers/playlists';
@@ -23,4 +24,5 @@ export const resolvers: Resolvers = mergeResolvers<Resolvers>(
   questResolvers,
   calendarResolvers,
   webhookResolvers,
+  chatResolvers,
 );

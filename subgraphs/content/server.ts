@@ -4,6 +4,7 @@ import { subgraphTypeDefs } from '..';
 import type { Db } from '../../shared/db/client';
 import type { Logger } from '../../shared/logger';
 import { buildSubgraphServer, type ServiceDeps, type SubgraphContext } from '../../shared/subgraph';
+import { startChat } from './chat/runtime';
 import { startPollAnswers } from './pollAnswers';
 import { questDepsOf, recordQuestActivityForAnswers } from './questProgress';
 import { resolvers } from './resolvers';
@@ -47,6 +48,16 @@ function pollAnswerRuntime(deps: ServiceDeps): ApolloServerPlugin<SubgraphContex
   };
 }
 
+/** The chat runtime (batching writer, rate limits, room settings, retention) lives as long as the server. */
+function chatRuntime(deps: ServiceDeps): ApolloServerPlugin<SubgraphContext> {
+  const runtime = startChat(deps);
+  return {
+    async serverWillStart() {
+      return { serverWillStop: () => runtime.stop() };
+    },
+  };
+}
+
 export function createContentSubgraph(logger: Logger, deps: ServiceDeps) {
-  return buildSubgraphServer(typeDefs, resolvers, logger, [webhookDelivery(logger), announceContentChanges(), pollAnswerRuntime(deps)]);
+  return buildSubgraphServer(typeDefs, resolvers, logger, [webhookDelivery(logger), announceContentChanges(), pollAnswerRuntime(deps), chatRuntime(deps)]);
 }

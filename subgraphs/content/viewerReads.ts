@@ -5,6 +5,7 @@
  * viewer (entitlements, devices, preview clocks, passwords) is never kept here.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
+import { Kind, type OperationDefinitionNode } from 'graphql';
 import type { EventBus } from '../../shared/bus';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { announceViewerReadsChanged, followedSiteCache, type SiteCache } from '../../shared/viewerReads';
@@ -23,6 +24,16 @@ export function viewerRead<T>(ctx: Pick<SubgraphContext, 'bus'>, siteId: string,
 }
 
 /**
+ * Mutations viewers make by the thousand that change no content a viewer reads through these caches:
+ * announcing them would empty every instance's caches many times a second during a live chat.
+ */
+const VIEWER_ACTIVITY_MUTATIONS = new Set(['sendChatMessage']);
+
+function onlyViewerActivity(operation: OperationDefinitionNode): boolean {
+  return operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && VIEWER_ACTIVITY_MUTATIONS.has(selection.name.value));
+}
+
+/**
  * Announces the caller's site as changed after every content mutation (its answer waits for it), so
  * viewers on every instance read the change at once. Failed mutations announce too: a partial write
  * is rare, a needless drop is cheap.
@@ -32,7 +43,7 @@ export function announceContentChanges(): ApolloServerPlugin<SubgraphContext> {
     async requestDidStart() {
       return {
         async willSendResponse({ operation, contextValue }) {
-          if (operation?.operation !== 'mutation') return;
+          if (operation?.operation !== 'mutation' || onlyViewerActivity(operation)) return;
           try {
             await announceViewerReadsChanged(contextValue.bus, contextValue.identity.siteId ?? null);
           } catch (error) {

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { MicroBatcher } from '../../shared/db/batches';
+import { MicroBatcher, sqliteDate } from '../../shared/db/batches';
 import type { Database, Db } from '../../shared/db/client';
 import { whenUnlocked } from '../../shared/db/sqlite';
 import type { Prisma } from '../../shared/db/generated/sqlite';
@@ -151,7 +151,6 @@ function rowStore(database: Database): StoreRows {
   const plain = database.plain;
   if (!plain) return prismaStore(database.prisma);
   if (plain.provider === 'sqlite') {
-    const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');
     const claim = plain.connection.prepare(
       'INSERT INTO "DataEventDigest" ("dataProviderId", "digest", "eventId", "firstSeenAt") VALUES (?, ?, ?, ?) ' +
         'ON CONFLICT ("dataProviderId", "digest") DO UPDATE SET "eventId" = excluded."eventId", "firstSeenAt" = excluded."firstSeenAt" ' +

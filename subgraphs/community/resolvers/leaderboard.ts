@@ -1,4 +1,4 @@
-/** Names on the content subgraph's leaderboard: the community owns accounts, so it adds them. */
+/** Names on the content subgraph's leaderboard and chat messages: the community owns accounts, so it adds them. */
 import DataLoader from 'dataloader';
 import type { Db } from '../../../shared/db/client';
 import type { Resolvers } from '../resolvers.generated';
@@ -20,14 +20,15 @@ function nameLoader(request: object, db: Db, siteId: string): DataLoader<string,
   return loader;
 }
 
+/** An entity of the content subgraph keyed by account, with the account's name; an account of another site (or none) reads as null. */
+async function withName(reference: { accountId: string }, { identity, db }: { identity: { siteId: string | null }; db: Db }) {
+  return { accountId: reference.accountId, name: identity.siteId ? await nameLoader(identity, db, identity.siteId).load(reference.accountId) : null };
+}
+
 export function leaderboardResolvers(): Resolvers {
   return {
-    LeaderboardEntry: {
-      // Only the name crosses over; an account of another site (or none) reads as null.
-      __resolveReference: async (reference, { identity, db }) => ({
-        accountId: reference.accountId,
-        name: identity.siteId ? await nameLoader(identity, db, identity.siteId).load(reference.accountId) : null,
-      }),
-    },
+    // Only the name crosses over.
+    LeaderboardEntry: { __resolveReference: withName },
+    ChatAuthor: { __resolveReference: withName },
   };
 }

@@ -1,0 +1,132 @@
+/**
+ * A chat bench worker process: opens many viewer sockets speaking graphql-transport-ws, subscribes each
+ * to chatMessages(panelId), and records per viewer when each message (by seq) arrived, whether any came
+ * twice or out of order, and how many frames it got per second. Minimal (raw `ws`, seqs read by a
+ * regular expression) so one process holds thousands.
+ */
+import WebSocket from 'ws';
+
+interface Start {
+  type: 'start';
+  url: string;
+  siteId: string;
+  panelId: string;
+  count: number;
+  concurrency: number;
+}
+
+interface Report {
+  type: 'report';
+  /** [seq, acknowledged at (wall-clock ms)]. */
+  acks: [number, number][];
+}
+
+const SUBSCRIPTION = 'subscription($panelId: ID!) { chatMessages(panelId: $panelId) { kind ids messages { id seq text author { accountId name } created } } }';
+const now = () => performance.timeOrigin + performance.now();
+const HISTOGRAM_MS = 10_000;
+
+interface ViewerState {
+  socket: WebSocket;
+  started: boolean;
+  lastSeq: number;
+  received: number;
+  disorder: number;
+  frames: number[];
+  maxFramesPerSecond: number;
+  frameCount: number;
+  firstFrameAt: number;
+  lastFrameAt: number;
+}
+
+const viewers: ViewerState[] = [];
+/** seq → receipt time per viewer (index in `viewers`). */
+const receipts = new Map<number, Float64Array>();
+let capacity = 0;
+
+function onFrame(viewer: ViewerState, index: number, text: string): void {
+  if (!text.includes('"type":"next"')) return;
+  if (!viewer.started) {
+    viewer.started = true;
+    return;
+  }
+  const at = now();
+  viewer.frameCount += 1;
+  if (viewer.firstFrameAt === 0) viewer.firstFrameAt = at;
+  viewer.lastFrameAt = at;
+  viewer.frames.push(at);
+  while (at - viewer.frames[0] >= 1000) viewer.frames.shift();
+  viewer.maxFramesPerSecond = Math.max(viewer.maxFramesPerSecond, viewer.frames.length);
+  for (const match of text.matchAll(/"seq":(\d+)/g)) {
+    const seq = Number(match[1]);
+    if (seq <= viewer.lastSeq) viewer.disorder += 1;
+    viewer.lastSeq = Math.max(viewer.lastSeq, seq);
+    viewer.received += 1;
+    let times = receipts.get(seq);
+    if (!times) receipts.set(seq, (times = new Float64Array(capacity)));
+    times[index] = at;
+  }
+}
+
+function openViewer(start: Start, index: number): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
+    const viewer: ViewerState = { socket, started: false, lastSeq: 0, received: 0, disorder: 0, frames: [], maxFramesPerSecond: 0, frameCount: 0, firstFrameAt: 0, lastFrameAt: 0 };
+    viewers[index] = viewer;
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
+    socket.on('message', (data) => {
+      const text = data.toString();
+      if (text.startsWith('{"type":"connection_ack"')) {
+        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { panelId: start.panelId } } }));
+        return;
+      }
+      const wasStarted = viewer.started;
+      onFrame(viewer, index, text);
+      if (!wasStarted && viewer.started) resolve();
+    });
+    socket.on('error', () => resolve());
+  });
+}
+
+function report({ acks }: Report) {
+  const histogram = new Uint32Array(HISTOGRAM_MS + 1);
+  let missing = 0;
+  for (const [seq, ackedAt] of acks) {
+    const times = receipts.get(seq);
+    for (let index = 0; index < viewers.length; index += 1) {
+      const at = times?.[index] ?? 0;
+      if (at === 0) {
+        missing += 1;
+        continue;
+      }
+      histogram[Math.min(HISTOGRAM_MS, Math.max(0, Math.round(at - ackedAt)))] += 1;
+    }
+  }
+  const complete = viewers.filter((viewer) => viewer.received === acks.length && viewer.disorder === 0).length;
+  return {
+    type: 'receipts',
+    histogram: Array.from(histogram),
+    missing,
+    viewers: viewers.length,
+    complete,
+    disorder: viewers.reduce((sum, viewer) => sum + viewer.disorder, 0),
+    maxFramesPerSecond: Math.max(0, ...viewers.map((viewer) => viewer.maxFramesPerSecond)),
+    // Frames per second over the time the messages came in, averaged over viewers.
+    meanFramesPerSecond: viewers.reduce((sum, viewer) => sum + (viewer.frameCount > 1 ? (viewer.frameCount - 1) / ((viewer.lastFrameAt - viewer.firstFrameAt) / 1000) : 0), 0) / Math.max(1, viewers.length),
+  };
+}
+
+process.on('message', async (message: Start | Report | { type: 'close' }) => {
+  if (message.type === 'start') {
+    capacity = message.count;
+    for (let opened = 0; opened < message.count; opened += message.concurrency) {
+      const batch = Math.min(message.concurrency, message.count - opened);
+      await Promise.all(Array.from({ length: batch }, (_, index) => openViewer(message, opened + index)));
+    }
+    process.send?.({ type: 'ready', open: viewers.filter((viewer) => viewer.started).length });
+  } else if (message.type === 'report') {
+    process.send?.(report(message));
+  } else {
+    for (const viewer of viewers) viewer.socket.terminate();
+    process.exit(0);
+  }
+});

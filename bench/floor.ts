@@ -1,0 +1,64 @@
+/**
+ * The floor the live sections are printed beside: a bare Node + `ws` server speaking just enough of
+ * graphql-transport-ws (connection_init → ack, subscribe) that the bench's own viewer clients connect
+ * to it unchanged. It does no work but the fan-out: `POST /broadcast` sends one overlay SHOW frame to
+ * every subscriber; `POST /chat` {text} acks at once with a seq and sends the messages in batches of
+ * CHAT_BATCH_MS (at once when quiet), each batch serialized once — the frames stagegraph sends. Run as
+ * a child process: prints its port on stdout.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+const batchMs = Number(process.env.CHAT_BATCH_MS ?? 250);
+const subscribers = new Map<WebSocket, Buffer>();
+let seq = 0;
+let pending: { id: string; seq: number; panelId: string; text: string; author: { accountId: string; name: string; admin: boolean }; created: number; streamSecond: null }[] = [];
+let timer: NodeJS.Timeout | null = null;
+let lastFlushAt = 0;
+
+function sendAll(payload: string): void {
+  const body = Buffer.from(payload);
+  for (const [socket, prefix] of subscribers) socket.send(Buffer.concat([prefix, body]), { binary: false });
+}
+
+function flush(): void {
+  timer = null;
+  lastFlushAt = Date.now();
+  const messages = pending;
+  pending = [];
+  sendAll(`${JSON.stringify({ data: { chatMessages: { kind: 'MESSAGES', ids: [], accountId: null, messages, system: null } } })}}`);
+}
+
+const server = createServer((req, res) => {
+  let raw = '';
+  req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+  req.on('end', () => {
+    if (req.url === '/broadcast') {
+      const broadcastId = Math.random().toString(16).slice(2).padEnd(24, '0');
+      sendAll(`${JSON.stringify({ data: { overlayBroadcasts: { kind: 'SHOW', broadcastId, overlay: { id: 'floor', contents: { html: '<b>1-0</b>' } }, expiresAt: Date.now() + 60_000 } } })}}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ broadcastId }));
+      return;
+    }
+    const { text } = JSON.parse(raw || '{}') as { text?: string };
+    seq += 1;
+    const message = { id: String(seq), seq, panelId: 'floor', text: String(text), author: { accountId: 'floor', name: 'Floor', admin: false }, created: Date.now(), streamSecond: null };
+    pending.push(message);
+    if (!timer) timer = setTimeout(flush, Math.max(0, lastFlushAt + batchMs - Date.now()));
+    res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(message));
+  });
+});
+const wss = new WebSocketServer({ server, path: '/graphql', perMessageDeflate: false, clientTracking: false });
+wss.on('connection', (socket) => {
+  socket.on('message', (data) => {
+    const message = JSON.parse(data.toString()) as { type: string; id?: string };
+    if (message.type === 'connection_init') socket.send('{"type":"connection_ack"}');
+    else if (message.type === 'subscribe') {
+      subscribers.set(socket, Buffer.from(`{"id":${JSON.stringify(message.id)},"type":"next","payload":`));
+      // A chat subscriber's first event: the (empty) room.
+      socket.send(`{"id":${JSON.stringify(message.id)},"type":"next","payload":{"data":{"chatMessages":{"kind":"MESSAGES","ids":[],"accountId":null,"messages":[],"system":{}}}}}`);
+    }
+  });
+  socket.on('close', () => subscribers.delete(socket));
+});
+server.listen(0, '127.0.0.1', () => console.log(`FLOOR_PORT=${(server.address() as AddressInfo).port}`));

@@ -1,0 +1,279 @@
+/**
+ * The chat embed (`/sdk/v1/chat.js`, loaded by `/embed/v1/chat?siteId=&panelId=`): a chat panel as a
+ * page for an iframe. Live, it subscribes to `chatMessages(panelId)` over graphql-ws on its own origin,
+ * shows the welcome message, rules link, history and live messages — always as text, never as HTML — and
+ * removes deleted and cleared messages. A viewer with a token (`token` parameter or the `set:token`
+ * message) gets a send box; refusals show inline (slow mode with its countdown). Without a token a
+ * button asks the page around it to sign the viewer in. After a dropped connection it reconnects with
+ * backoff and asks for what it missed (`afterSeq`). With `mode=timecode` it replays a recording's chat
+ * at the video's second, which the player helper posts (`chat:time`).
+ */
+import { createClient, type Client } from 'graphql-ws';
+import type { ChatEventView, ChatMessageView, ChatSystemView } from '../shared/chatEvents';
+import { isChatTimeMessage, isSetTokenMessage, SDK_MESSAGE_SOURCE, SdkAction } from '../shared/viewerProtocol';
+
+const SUBSCRIPTION = /* GraphQL */ `subscription EmbedChat($panelId: ID!, $afterSeq: Int) {
+  chatMessages(panelId: $panelId, afterSeq: $afterSeq) {
+    kind ids accountId
+    messages { id seq text author { accountId name admin } created streamSecond }
+    system { name image welcomeMessage rulesLinkUrl loginButtonText allowLinks slowModeSeconds }
+  }
+}`;
+const SEND = /* GraphQL */ `mutation EmbedChatSend($panelId: ID!, $text: String!) { sendChatMessage(panelId: $panelId, text: $text) { id seq } }`;
+
+/** What the embed is doing, readable by the page (and by tests) as `window.stagegraphChat`. */
+export interface ChatEmbedState {
+  mode: 'live' | 'timecode';
+  connected: boolean;
+  connections: number;
+  /** The last seq shown (what a reconnect asks after). */
+  lastSeq: number;
+  /** Timecode mode: the recording's messages once its replay is loaded (null before). */
+  replayed: number | null;
+}
+
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_MAX_MS = 15_000;
+const KEPT_MESSAGES = 300;
+
+const params = new URLSearchParams(location.search);
+const siteId = params.get('siteId') ?? '';
+const panelId = params.get('panelId') ?? '';
+const mode: ChatEmbedState['mode'] = params.get('mode') === 'timecode' ? 'timecode' : 'live';
+let token = params.get('token') || null;
+
+const state: ChatEmbedState = { mode, connected: false, connections: 0, lastSeq: 0, replayed: null };
+(window as unknown as { stagegraphChat: ChatEmbedState }).stagegraphChat = state;
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const welcome = byId<HTMLElement>('sg-chat-welcome');
+const rules = byId<HTMLAnchorElement>('sg-chat-rules');
+const list = byId<HTMLOListElement>('sg-chat-messages');
+const form = byId<HTMLFormElement>('sg-chat-send');
+const input = byId<HTMLInputElement>('sg-chat-text');
+const sendButton = byId<HTMLButtonElement>('sg-chat-submit');
+const refusal = byId<HTMLElement>('sg-chat-refusal');
+const login = byId<HTMLButtonElement>('sg-chat-login');
+
+let system: ChatSystemView | null = null;
+
+// ------------------------------------------------------------------ rendering (text only)
+
+function messageElement(message: ChatMessageView): HTMLLIElement {
+  const item = document.createElement('li');
+  item.className = 'sg-chat-message';
+  item.dataset.messageId = message.id;
+  item.dataset.seq = String(message.seq);
+  item.dataset.accountId = message.author.accountId;
+  item.dataset.created = String(message.created);
+  if (message.author.admin) item.dataset.admin = '';
+  const name = document.createElement('span');
+  name.className = 'sg-chat-name';
+  name.textContent = message.author.name ?? 'viewer';
+  const text = document.createElement('span');
+  text.className = 'sg-chat-text';
+  // textContent: whatever the message holds is shown as the characters it is, never parsed as HTML.
+  text.textContent = message.text;
+  item.append(name, text);
+  return item;
+}
+
+function addMessages(messages: ChatMessageView[]): void {
+  const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+  for (const message of messages) {
+    // Never twice, whatever a reconnect brings.
+    if (message.seq <= state.lastSeq && list.querySelector(`[data-seq="${message.seq}"]`)) continue;
+    list.appendChild(messageElement(message));
+    state.lastSeq = Math.max(state.lastSeq, message.seq);
+  }
+  while (list.children.length > KEPT_MESSAGES) list.firstElementChild?.remove();
+  if (atBottom) list.scrollTop = list.scrollHeight;
+}
+
+function removeWhere(test: (item: HTMLElement) => boolean): void {
+  for (const item of [...list.querySelectorAll<HTMLElement>('[data-message-id]')]) if (test(item)) item.remove();
+}
+
+function showSystem(next: ChatSystemView): void {
+  system = next;
+  welcome.textContent = next.welcomeMessage ?? '';
+  welcome.hidden = !next.welcomeMessage;
+  const rulesUrl = next.rulesLinkUrl && /^https?:\/\//i.test(next.rulesLinkUrl) ? next.rulesLinkUrl : null;
+  rules.hidden = rulesUrl === null;
+  if (rulesUrl) rules.href = rulesUrl;
+  showSender();
+}
+
+function showSender(): void {
+  const live = mode === 'live';
+  form.hidden = !live || token === null;
+  login.hidden = !live || token !== null;
+  login.textContent = system?.loginButtonText || 'Log in to chat';
+}
+
+function onEvent(event: ChatEventView): void {
+  if (event.system) showSystem(event.system);
+  if (event.kind === 'MESSAGES') addMessages(event.messages);
+  else if (event.kind === 'DELETED') {
+    const ids = new Set(event.ids);
+    removeWhere((item) => ids.has(item.dataset.messageId ?? ''));
+  } else if (event.kind === 'CLEARED') {
+    // The server clears an account's last 10 minutes.
+    const since = Date.now() - 10 * 60 * 1000;
+    removeWhere((item) => item.dataset.accountId === event.accountId && Number(item.dataset.created) >= since);
+  }
+}
+
+// ------------------------------------------------------------------ refusals
+
+let countdown: number | null = null;
+
+function showRefusal(message: string, rule: string, retryAfter: number | null): void {
+  if (countdown !== null) clearInterval(countdown);
+  countdown = null;
+  refusal.hidden = false;
+  refusal.dataset.refusal = rule;
+  refusal.textContent = message;
+  if (retryAfter === null) return;
+  let left = retryAfter;
+  sendButton.disabled = true;
+  const tick = () => {
+    refusal.textContent = `${message.replace(/; try again in \d+ s$/, '')} — ${left} s`;
+    refusal.dataset.secondsLeft = String(left);
+    if (left <= 0) {
+      if (countdown !== null) clearInterval(countdown);
+      countdown = null;
+      sendButton.disabled = false;
+      hideRefusal();
+    }
+    left -= 1;
+  };
+  tick();
+  countdown = window.setInterval(tick, 1000);
+}
+
+function hideRefusal(): void {
+  refusal.hidden = true;
+  refusal.textContent = '';
+  delete refusal.dataset.refusal;
+  delete refusal.dataset.secondsLeft;
+}
+
+interface SendError {
+  message: string;
+  extensions?: { code?: string; rule?: string; retryAfter?: number };
+}
+
+async function send(text: string): Promise<void> {
+  const socket = client;
+  if (!socket) return;
+  const result = await new Promise<{ errors?: readonly SendError[] } | null>((resolve) => {
+    let answer: { errors?: readonly SendError[] } | null = null;
+    socket.subscribe(
+      { query: SEND, variables: { panelId, text } },
+      { next: (value) => (answer = value as typeof answer), error: () => resolve({ errors: [{ message: 'not sent: the connection dropped, try again' }] }), complete: () => resolve(answer) },
+    );
+  });
+  const [error] = result?.errors ?? [];
+  if (!error) {
+    input.value = '';
+    hideRefusal();
+    return;
+  }
+  const { code, rule, retryAfter } = error.extensions ?? {};
+  showRefusal(error.message, rule ?? (code ?? 'error').toLowerCase(), code === 'RATE_LIMITED' && typeof retryAfter === 'number' ? retryAfter : null);
+}
+
+form.addEventListener('submit', (submit) => {
+  submit.preventDefault();
+  const text = input.value.trim();
+  if (text) void send(text);
+});
+login.addEventListener('click', () => window.parent.postMessage({ source: SDK_MESSAGE_SOURCE, action: SdkAction.login }, '*'));
+
+// ------------------------------------------------------------------ live
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+let client: Client | null = null;
+let failures = 0;
+
+/**
+ * One socket at a time, made anew after a drop: a new subscription says afterSeq (what was shown last),
+ * so the server sends exactly what was missed. graphql-ws's own retries would repeat the first variables.
+ */
+function connect(): void {
+  client?.dispose();
+  const url = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/graphql`;
+  let dropped = false;
+  const next = createClient({
+    url,
+    lazy: false,
+    retryAttempts: 0,
+    keepAlive: 20_000,
+    onNonLazyError: () => undefined,
+    connectionParams: () => ({ 'x-service-client-id': siteId, ...(token ? { authorization: `Bearer ${token}` } : {}) }),
+    on: {
+      connected: () => {
+        failures = 0;
+        state.connected = true;
+        state.connections += 1;
+      },
+      closed: (event) => {
+        state.connected = false;
+        // A token the server refuses (expired, another site's): carry on as a reader.
+        if ((event as CloseEvent).code === 4403 && token) {
+          token = null;
+          showSender();
+        }
+        reconnect();
+      },
+    },
+  });
+  client = next;
+  const reconnect = () => {
+    if (dropped || client !== next) return;
+    dropped = true;
+    failures += 1;
+    void sleep(Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** failures) * (0.5 + Math.random() / 2)).then(() => client === next && connect());
+  };
+  next.subscribe<{ chatMessages: ChatEventView }>(
+    { query: SUBSCRIPTION, variables: { panelId, afterSeq: state.lastSeq > 0 ? state.lastSeq : null } },
+    { next: (result) => result.data?.chatMessages && onEvent(result.data.chatMessages), error: reconnect, complete: reconnect },
+  );
+}
+
+// ------------------------------------------------------------------ timecode replay
+
+async function replay(): Promise<void> {
+  const recording = params.get('liveBroadcastId') ? `liveBroadcastId=${encodeURIComponent(params.get('liveBroadcastId') as string)}` : `videoId=${encodeURIComponent(params.get('videoId') ?? '')}`;
+  const response = await fetch(`/chat/v1/${encodeURIComponent(panelId)}/replay?${recording}`, { headers: { 'x-service-client-id': siteId } });
+  if (!response.ok) return;
+  const messages = (await response.json()) as ChatMessageView[];
+  let shownUpTo = -1;
+  window.addEventListener('message', (message: MessageEvent) => {
+    if (!isChatTimeMessage(message.data)) return;
+    const second = message.data.data;
+    // A seek back shows the chat as it stood at that second again.
+    if (second < shownUpTo) {
+      list.replaceChildren();
+      state.lastSeq = 0;
+      shownUpTo = -1;
+    }
+    addMessages(messages.filter((entry) => entry.streamSecond !== null && entry.streamSecond > shownUpTo && entry.streamSecond <= second));
+    shownUpTo = second;
+  });
+  state.replayed = messages.length;
+}
+
+window.addEventListener('message', (message: MessageEvent) => {
+  if (!isSetTokenMessage(message.data) || message.data.data === token) return;
+  token = message.data.data;
+  showSender();
+  if (mode === 'live') connect();
+});
+
+showSender();
+if (siteId && panelId) {
+  if (mode === 'live') connect();
+  else void replay();
+}

@@ -1,0 +1,378 @@
+/**
+ * The `chatMessages` subscription: chat rooms live for thousands of viewers per instance.
+ *
+ * Each instance keeps, per room with viewers here, the room's settings (its system block) and its
+ * recent messages. The content subgraph announces on the bus that a room holds messages up to a seq
+ * (Topics.chat); the instance then reads what it has not seen from the database (seq > the last it
+ * read), so every instance shows the same messages in the same order — the room's seq — whatever order
+ * the bus brings announcements in, and none twice. Messages read within CHAT_BATCH_MS go out as one
+ * event (at once when the room was quiet), rendered once per distinct selection, never once per viewer.
+ * Deletions and clears are passed on as events, and remembered a while so a read that raced them does
+ * not bring a removed message back.
+ */
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import type { Identity } from '../shared/auth/identity';
+import { Topics, type EventBus } from '../shared/bus';
+import {
+  CHAT_FIRST_EVENT_MESSAGES,
+  type ChatBusMessage,
+  type ChatEventView,
+  type ChatMessageView,
+  type ChatRoomView,
+  type ChatSystemView,
+} from '../shared/chatEvents';
+import { ErrorCode } from '../shared/errors';
+import { newId } from '../shared/ids';
+import type { Logger } from '../shared/logger';
+import { onViewerReadsChanged } from '../shared/viewerReads';
+import type { LiveStream, LiveStreamSubscription } from './liveStreams';
+
+/** Recent messages a room keeps per instance: reconnects within them cost no read. */
+const RING = 500;
+/** Messages one read asks for. */
+const READ_LIMIT = 500;
+/** Viewers sent to before a push yields to other work. */
+const SEND_SLICE = 1000;
+/** How long a deletion or clear is remembered against reads that raced it. */
+const REMOVAL_MEMORY_MS = 60_000;
+const RETRY_READ_MS = 1000;
+
+const ROOM_READ = /* GraphQL */ `
+  query LiveChatRoom($panelId: ID!, $afterSeq: Int, $limit: Int) {
+    chatRoom(panelId: $panelId, afterSeq: $afterSeq, limit: $limit) {
+      system { name image welcomeMessage rulesLinkUrl loginButtonText allowLinks slowModeSeconds }
+      messages { id seq panelId text author { accountId name admin } created streamSecond }
+    }
+  }
+`;
+export const CHAT_OPERATIONS = [ROOM_READ];
+
+export interface ChatSource {
+  /** The room's system block and messages after `afterSeq` (its latest when null); throws a GraphQLError (NOT_FOUND) for no such chat. */
+  read(siteId: string, panelId: string, afterSeq: number | null, limit: number): Promise<ChatRoomView>;
+}
+
+type Execute = (request: { query: string; variables: Record<string, unknown> }, identity: Identity) => Promise<ExecutionResult>;
+
+/** Reads through the gateway as the site ID alone reads (the content subgraph owns chat, community adds names). */
+export function chatSource(execute: Execute): ChatSource {
+  return {
+    async read(siteId, panelId, afterSeq, limit) {
+      const viewer: Identity = { siteId, developerKey: false, account: null, requestId: newId() };
+      const result = await execute({ query: ROOM_READ, variables: { panelId, afterSeq, limit } }, viewer);
+      const [error] = result.errors ?? [];
+      if (error) throw new GraphQLError(error.message, { extensions: { code: error.extensions?.code } });
+      return (result.data as { chatRoom: ChatRoomView }).chatRoom;
+    },
+  };
+}
+
+interface Viewer {
+  subscription: LiveStreamSubscription;
+  afterSeq: number | null;
+  started: boolean;
+  /** Messages up to this seq the viewer already has (it reconnected ahead of this instance). */
+  hasThrough: number;
+}
+
+interface Room {
+  key: string;
+  siteId: string;
+  panelId: string;
+  system: ChatSystemView | null;
+  /** Messages sent (or loaded), oldest first, at most RING. */
+  recent: ChatMessageView[];
+  /** The ring holds every visible message after this seq. */
+  coveredFrom: number;
+  /** The last seq sent to this room's viewers (or loaded). */
+  sentSeq: number;
+  /** The highest seq read from the database. */
+  readSeq: number;
+  announcedSeq: number;
+  pending: ChatMessageView[];
+  pendingEvents: ChatEventView[];
+  deleted: Map<string, number>;
+  cleared: { accountId: string; since: number; at: number }[];
+  loaded: Promise<void>;
+  ready: boolean;
+  closed: boolean;
+  reading: boolean;
+  readAgain: boolean;
+  timer: NodeJS.Timeout | null;
+  lastFlushAt: number;
+  /** Sends of earlier flushes: a flush's frames go out after the previous one's. */
+  sending: Promise<void>;
+  viewers: Set<Viewer>;
+  /** The first event of a viewer without afterSeq, rendered once per selection until the room changes. */
+  firstFrames: Map<string, Buffer>;
+}
+
+const emptyEvent = (kind: ChatEventView['kind']): ChatEventView => ({ kind, messages: [], ids: [], accountId: null, system: null });
+
+export class ChatFeed implements LiveStream {
+  private readonly rooms = new Map<string, Room>();
+  private readonly unsubscribe: (() => void)[];
+
+  constructor(
+    private readonly source: ChatSource,
+    bus: EventBus,
+    private readonly logger: Logger,
+    private readonly batchMs: number,
+  ) {
+    this.unsubscribe = [
+      bus.subscribe(Topics.chat, (message) => this.onMessage(message as ChatBusMessage)),
+      // A panel's settings are content: a change of the site's content reads the system block again.
+      onViewerReadsChanged(bus, (siteId) => {
+        for (const room of this.rooms.values()) if (siteId === null || room.siteId === siteId) this.read(room);
+      }),
+    ];
+  }
+
+  close(): void {
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    for (const room of this.rooms.values()) this.drop(room);
+  }
+
+  subscribe(subscription: LiveStreamSubscription): () => void {
+    const siteId = subscription.identity.siteId as string;
+    const panelId = String(subscription.args.panelId);
+    const afterSeq = subscription.args.afterSeq as number | null | undefined;
+    if (typeof afterSeq === 'number' && afterSeq < 0) {
+      subscription.fail([new GraphQLError('afterSeq must be a non-negative seq', { extensions: { code: ErrorCode.BAD_USER_INPUT, field: 'afterSeq' } })]);
+      return () => undefined;
+    }
+    const room = this.roomOf(siteId, panelId);
+    const viewer: Viewer = { subscription, afterSeq: afterSeq ?? null, started: false, hasThrough: 0 };
+    room.viewers.add(viewer);
+    void room.loaded.then(() => this.start(room, viewer));
+    return () => this.remove(room, viewer);
+  }
+
+  // ------------------------------------------------------------------ rooms
+
+  private roomOf(siteId: string, panelId: string): Room {
+    const key = `${siteId}\u0000${panelId}`;
+    const existing = this.rooms.get(key);
+    if (existing) return existing;
+    const room: Room = {
+      key, siteId, panelId, system: null, recent: [], coveredFrom: 0, sentSeq: 0, readSeq: 0, announcedSeq: 0, pending: [], pendingEvents: [],
+      deleted: new Map(), cleared: [], loaded: Promise.resolve(), ready: false, closed: false, reading: false, readAgain: false,
+      timer: null, lastFlushAt: 0, sending: Promise.resolve(), viewers: new Set(), firstFrames: new Map(),
+    };
+    room.loaded = this.source.read(siteId, panelId, null, RING).then(
+      (view) => {
+        room.system = view.system;
+        room.recent = view.messages;
+        const last = view.messages.at(-1)?.seq ?? 0;
+        room.sentSeq = room.readSeq = last;
+        room.coveredFrom = view.messages.length < RING ? 0 : view.messages[0].seq - 1;
+        room.ready = true;
+        if (room.announcedSeq > room.readSeq) this.read(room);
+      },
+      (error: unknown) => this.failAll(room, error),
+    );
+    this.rooms.set(key, room);
+    return room;
+  }
+
+  private remove(room: Room, viewer: Viewer): void {
+    if (room.viewers.delete(viewer) && room.viewers.size === 0) this.drop(room);
+  }
+
+  private drop(room: Room): void {
+    room.closed = true;
+    if (room.timer) clearTimeout(room.timer);
+    room.timer = null;
+    if (this.rooms.get(room.key) === room) this.rooms.delete(room.key);
+  }
+
+  private failAll(room: Room, error: unknown): void {
+    const graphqlError = error instanceof GraphQLError ? error : new GraphQLError('the chat is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
+    if (!(error instanceof GraphQLError)) this.logger.warn({ err: (error as Error).message, panelId: room.panelId }, 'could not read a chat room');
+    this.drop(room);
+    for (const viewer of [...room.viewers]) viewer.subscription.fail([graphqlError]);
+    room.viewers.clear();
+  }
+
+  // ------------------------------------------------------------------ what the bus says
+
+  private onMessage(message: ChatBusMessage): void {
+    if (!message || typeof message !== 'object' || typeof message.v !== 'number' || typeof message.siteId !== 'string') return;
+    if (message.kind === 'cleared') {
+      for (const room of this.rooms.values()) if (room.siteId === message.siteId) this.clear(room, message.accountId, message.since);
+      return;
+    }
+    const room = this.rooms.get(`${message.siteId}\u0000${message.panelId}`);
+    if (!room || room.closed) return;
+    if (message.kind === 'stored') {
+      room.announcedSeq = Math.max(room.announcedSeq, message.lastSeq);
+      if (room.ready && message.lastSeq > room.readSeq) this.read(room);
+    } else if (message.kind === 'deleted') this.delete(room, message.ids);
+  }
+
+  private delete(room: Room, ids: string[]): void {
+    const now = Date.now();
+    for (const id of ids) room.deleted.set(id, now);
+    const gone = new Set(ids);
+    room.pending = room.pending.filter((message) => !gone.has(message.id));
+    room.recent = room.recent.filter((message) => !gone.has(message.id));
+    room.pendingEvents.push({ ...emptyEvent('DELETED'), ids });
+    this.changed(room);
+  }
+
+  private clear(room: Room, accountId: string, since: number): void {
+    room.cleared.push({ accountId, since, at: Date.now() });
+    const kept = (message: ChatMessageView) => message.author.accountId !== accountId || message.created < since;
+    room.pending = room.pending.filter(kept);
+    room.recent = room.recent.filter(kept);
+    room.pendingEvents.push({ ...emptyEvent('CLEARED'), accountId });
+    this.changed(room);
+  }
+
+  /** Whether a message read from the database was removed meanwhile (a read that raced a deletion or clear). */
+  private removed(room: Room, message: ChatMessageView): boolean {
+    const now = Date.now();
+    for (const [id, at] of room.deleted) if (now - at > REMOVAL_MEMORY_MS) room.deleted.delete(id);
+    room.cleared = room.cleared.filter((entry) => now - entry.at <= REMOVAL_MEMORY_MS);
+    return room.deleted.has(message.id) || room.cleared.some((entry) => entry.accountId === message.author.accountId && message.created >= entry.since);
+  }
+
+  /** Reads what the room holds after the last seq read (and its system block); one read at a time per room. */
+  private read(room: Room): void {
+    if (!room.ready || room.closed) return;
+    if (room.reading) {
+      room.readAgain = true;
+      return;
+    }
+    room.reading = true;
+    void (async () => {
+      try {
+        do {
+          room.readAgain = false;
+          const view = await this.source.read(room.siteId, room.panelId, room.readSeq, READ_LIMIT);
+          if (room.closed) return;
+          if (JSON.stringify(view.system) !== JSON.stringify(room.system)) {
+            room.system = view.system;
+            room.pendingEvents.push({ ...emptyEvent('SYSTEM'), system: view.system });
+            this.changed(room);
+          }
+          const fresh = view.messages.filter((message) => message.seq > room.readSeq);
+          if (fresh.length > 0) {
+            room.readSeq = fresh[fresh.length - 1].seq;
+            room.pending.push(...fresh.filter((message) => !this.removed(room, message)));
+            this.schedule(room);
+          }
+          if (view.messages.length === READ_LIMIT) room.readAgain = true;
+        } while (room.readAgain && !room.closed);
+      } catch (error) {
+        if (error instanceof GraphQLError && error.extensions.code === ErrorCode.NOT_FOUND) this.failAll(room, error);
+        else {
+          // A passing failure (a subgraph restarting): read again shortly.
+          this.logger.warn({ err: (error as Error).message, panelId: room.panelId }, 'could not read new chat messages');
+          setTimeout(() => this.read(room), RETRY_READ_MS).unref();
+        }
+      } finally {
+        room.reading = false;
+      }
+    })();
+  }
+
+  // ------------------------------------------------------------------ pushes
+
+  private changed(room: Room): void {
+    room.firstFrames.clear();
+    this.schedule(room);
+  }
+
+  /** A flush now when the room was quiet for a batch interval, else at the end of the interval. */
+  private schedule(room: Room): void {
+    if (room.timer || room.closed) return;
+    const wait = Math.max(0, room.lastFlushAt + this.batchMs - Date.now());
+    room.timer = setTimeout(() => {
+      room.timer = null;
+      this.flush(room);
+    }, wait);
+    room.timer.unref();
+  }
+
+  private flush(room: Room): void {
+    if (room.closed) return;
+    const events = room.pendingEvents;
+    room.pendingEvents = [];
+    const messages = room.pending.sort((a, b) => a.seq - b.seq);
+    room.pending = [];
+    if (messages.length > 0) {
+      events.push({ ...emptyEvent('MESSAGES'), messages });
+      room.recent.push(...messages);
+      room.sentSeq = messages[messages.length - 1].seq;
+      if (room.recent.length > RING) room.coveredFrom = room.recent.splice(0, room.recent.length - RING).at(-1)?.seq ?? room.coveredFrom;
+    }
+    if (events.length === 0) return;
+    room.lastFlushAt = Date.now();
+    room.firstFrames.clear();
+    const viewers = [...room.viewers].filter((viewer) => viewer.started);
+    room.sending = room.sending.then(() => this.send(room, viewers, events));
+  }
+
+  private async send(room: Room, viewers: Viewer[], events: ChatEventView[]): Promise<void> {
+    const rendered = new Map<string, Buffer[]>();
+    for (let index = 0; index < viewers.length; index += 1) {
+      if (index > 0 && index % SEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      const viewer = viewers[index];
+      if (!room.viewers.has(viewer)) continue;
+      if (viewer.hasThrough > 0) {
+        // Reconnected ahead of this instance: its own rendering, without what it already has.
+        for (const event of events) {
+          const messages = event.messages.filter((message) => message.seq > viewer.hasThrough);
+          if (event.kind === 'MESSAGES' && messages.length === 0) continue;
+          viewer.subscription.send(viewer.subscription.render({ chatMessages: { ...event, messages } }));
+        }
+        if (room.sentSeq >= viewer.hasThrough) viewer.hasThrough = 0;
+        continue;
+      }
+      let frames = rendered.get(viewer.subscription.documentKey);
+      if (!frames) rendered.set(viewer.subscription.documentKey, (frames = events.map((event) => viewer.subscription.render({ chatMessages: event }))));
+      for (const frame of frames) viewer.subscription.send(frame);
+    }
+  }
+
+  /** The first event: the system block and the last 50 messages, or every message after the viewer's afterSeq. */
+  private async start(room: Room, viewer: Viewer): Promise<void> {
+    if (viewer.started || !room.ready || !room.viewers.has(viewer)) return;
+    const { afterSeq } = viewer;
+    if (afterSeq === null) {
+      viewer.started = true;
+      const key = viewer.subscription.documentKey;
+      let frame = room.firstFrames.get(key);
+      if (!frame) room.firstFrames.set(key, (frame = viewer.subscription.render({ chatMessages: this.firstEvent(room, room.recent.slice(-CHAT_FIRST_EVENT_MESSAGES)) })));
+      viewer.subscription.send(frame);
+      return;
+    }
+    let missed: ChatMessageView[];
+    if (afterSeq >= room.coveredFrom) missed = room.recent.filter((message) => message.seq > afterSeq);
+    else {
+      let older: ChatMessageView[];
+      try {
+        older = (await this.source.read(room.siteId, room.panelId, afterSeq, READ_LIMIT)).messages;
+      } catch (error) {
+        if (room.viewers.has(viewer)) {
+          room.viewers.delete(viewer);
+          viewer.subscription.fail([error instanceof GraphQLError ? error : new GraphQLError('the chat is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } })]);
+        }
+        return;
+      }
+      if (!room.viewers.has(viewer) || room.closed) return;
+      // What the database gave up to what went out here, then the ring after it: each message once.
+      const upTo = older.filter((message) => message.seq <= room.sentSeq && !this.removed(room, message));
+      const through = upTo.at(-1)?.seq ?? afterSeq;
+      missed = [...upTo, ...room.recent.filter((message) => message.seq > through)];
+    }
+    viewer.started = true;
+    if (afterSeq > room.sentSeq) viewer.hasThrough = afterSeq;
+    viewer.subscription.send(viewer.subscription.render({ chatMessages: this.firstEvent(room, missed) }));
+  }
+
+  private firstEvent(room: Room, messages: ChatMessageView[]): ChatEventView {
+    return { ...emptyEvent('MESSAGES'), messages, system: room.system };
+  }
+}

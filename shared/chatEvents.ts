@@ -1,0 +1,70 @@
+/**
+ * What the content subgraph (which stores chat) and the gateway's live server (which pushes it to
+ * viewers) both speak about chat: the bus messages that say a room changed, and the shapes viewers see.
+ * The bus only says *that* a room has new messages up to a seq; every instance reads them from the
+ * database (the one order), so a message is never carried twice or out of order by the bus itself.
+ */
+
+/** Format version of the chat bus messages: an instance reads this and the versions before it. */
+export const CHAT_MESSAGE_VERSION = 1;
+
+/** Messages a room's first event carries when the viewer does not say where it stopped. */
+export const CHAT_FIRST_EVENT_MESSAGES = 50;
+
+/** How far back a ban clears an account's messages from viewers' screens. */
+export const CHAT_CLEAR_WINDOW_MS = 10 * 60 * 1000;
+
+/** What goes over Topics.chat. */
+export type ChatBusMessage =
+  /** A batch was committed: the room holds messages up to `lastSeq`. */
+  | { v: number; kind: 'stored'; siteId: string; panelId: string; lastSeq: number }
+  /** Moderators deleted these messages of the room. */
+  | { v: number; kind: 'deleted'; siteId: string; panelId: string; ids: string[] }
+  /** A ban or timeout cleared the account's messages since `since` (Unix ms) in every room of the site. */
+  | { v: number; kind: 'cleared'; siteId: string; accountId: string; since: number };
+
+export interface ChatAuthorView {
+  accountId: string;
+  name: string | null;
+  admin: boolean;
+}
+
+/** One message as viewers see it (REST, GraphQL, the live event). */
+export interface ChatMessageView {
+  id: string;
+  seq: number;
+  panelId: string;
+  text: string;
+  author: ChatAuthorView;
+  /** Unix ms. */
+  created: number;
+  streamSecond: number | null;
+}
+
+/** The room's settings as viewers see them (from the panel's renderer). */
+export interface ChatSystemView {
+  name: string | null;
+  image: string | null;
+  welcomeMessage: string | null;
+  rulesLinkUrl: string | null;
+  loginButtonText: string | null;
+  allowLinks: boolean;
+  slowModeSeconds: number;
+}
+
+export type ChatEventKind = 'MESSAGES' | 'DELETED' | 'CLEARED' | 'SYSTEM';
+
+/** What `chatMessages` pushes. */
+export interface ChatEventView {
+  kind: ChatEventKind;
+  messages: ChatMessageView[];
+  ids: string[];
+  accountId: string | null;
+  system: ChatSystemView | null;
+}
+
+/** A room read from the database: its settings and its messages after a seq (or its latest). */
+export interface ChatRoomView {
+  system: ChatSystemView;
+  messages: ChatMessageView[];
+}

@@ -1,0 +1,164 @@
+/**
+ * The content subgraph's chat state, one per server: the batching writer, the rate limits (20
+ * messages per 30 s per account across the site, and each room's slow mode; in Redis when REDIS_URL is
+ * set, so N instances allow what one does), room settings read at most half a second ago (dropped at
+ * once when the site's content changes), the retention sweep, and the bus announcements that tell
+ * every instance's viewers a room changed.
+ */
+import Redis from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { Topics } from '../../../shared/bus';
+import { CHAT_MESSAGE_VERSION, type ChatBusMessage } from '../../../shared/chatEvents';
+import type { Db } from '../../../shared/db/client';
+import { appError, ErrorCode, notFound } from '../../../shared/errors';
+import { recordingOfChannel } from '../../../shared/recordings';
+import type { ServiceDeps, SubgraphContext } from '../../../shared/subgraph';
+import type { ChannelRecording } from '../../../shared/viewerProtocol';
+import { onViewerReadsChanged } from '../../../shared/viewerReads';
+import { chatSettingsOf, isChatRenderer, type ChatSettings } from './rules';
+import { ChatWriter, type StoredRooms } from './store';
+
+/** Messages per account across the site's chats. */
+const SITE_LIMIT = { keyPrefix: 'chat-site', points: 20, duration: 30 };
+/** How long room settings are reused: a change applies within this on every instance, even without the bus. */
+const SETTINGS_TTL_MS = 500;
+const SETTINGS_MAX = 10_000;
+/** How long a channel's recording state is reused for stamping messages. */
+const RECORDING_TTL_MS = 1000;
+const RETENTION_SWEEP_MS = 60 * 60 * 1000;
+
+export type RateRule = 'site' | 'slow_mode';
+
+interface Cached<T> {
+  value: T;
+  expires: number;
+}
+
+export class ChatRuntime {
+  readonly writer: ChatWriter;
+  private readonly redis: Redis | null = null;
+  private readonly siteLimit: RateLimiterAbstract;
+  private readonly slowLimits = new Map<number, RateLimiterAbstract>();
+  private readonly settings = new Map<string, Cached<ChatSettings | null>>();
+  private readonly recordings = new Map<string, Cached<Promise<ChannelRecording | null>>>();
+  private readonly stopFollowing: () => void;
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(private readonly deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>) {
+    const { config, database, logger } = deps;
+    this.writer = new ChatWriter(database, (rooms) => this.announceStored(rooms));
+    if (config.redisUrl) {
+      this.redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+      this.redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'chat rate limiter redis error'));
+    }
+    this.siteLimit = this.limiter(SITE_LIMIT);
+    this.stopFollowing = onViewerReadsChanged(deps.bus, (siteId) => {
+      if (siteId === null) this.settings.clear();
+      else for (const key of this.settings.keys()) if (key.startsWith(`${siteId}\u0000`)) this.settings.delete(key);
+    });
+    this.sweep = setInterval(() => void this.forgetExpired(), RETENTION_SWEEP_MS);
+    this.sweep.unref();
+  }
+
+  /** A limiter in Redis when there is one (each instance counts alone only while Redis is away). */
+  private limiter(options: IRateLimiterOptions & { keyPrefix: string }): RateLimiterAbstract {
+    const memory = new RateLimiterMemory(options);
+    if (!this.redis) return memory;
+    return new RateLimiterRedis({ ...options, storeClient: this.redis, keyPrefix: `${this.deps.config.redisPrefix}:limit:${options.keyPrefix}`, insuranceLimiter: memory });
+  }
+
+  /** The room's settings, or NOT_FOUND when the site has no such panel or it is no chat. */
+  async room(db: Db, siteId: string, panelId: string): Promise<ChatSettings> {
+    const key = `${siteId}\u0000${panelId}`;
+    const cached = this.settings.get(key);
+    let settings: ChatSettings | null;
+    if (cached && cached.expires > Date.now()) settings = cached.value;
+    else {
+      const panel = await db.panel.findFirst({ where: { id: panelId, siteId }, select: { renderer: true } });
+      settings = panel && isChatRenderer(panel.renderer) ? chatSettingsOf(panel.renderer) : null;
+      if (this.settings.size >= SETTINGS_MAX) this.settings.delete(this.settings.keys().next().value as string);
+      this.settings.set(key, { value: settings, expires: Date.now() + SETTINGS_TTL_MS });
+    }
+    if (!settings) throw notFound(`chat panel ${panelId}`);
+    return settings;
+  }
+
+  /** The recording of the room's channel now (null when it does not record); a recording is reused for a second per channel. */
+  recording(ctx: Pick<SubgraphContext, 'supergraph' | 'logger'>, siteId: string, channelId: string | null): Promise<ChannelRecording | null> {
+    if (channelId === null) return Promise.resolve(null);
+    const key = `${siteId}\u0000${channelId}`;
+    const cached = this.recordings.get(key);
+    if (cached && cached.expires > Date.now()) return cached.value;
+    const value = recordingOfChannel(ctx, siteId, channelId);
+    if (this.recordings.size >= SETTINGS_MAX) this.recordings.delete(this.recordings.keys().next().value as string);
+    this.recordings.set(key, { value, expires: Date.now() + RECORDING_TTL_MS });
+    // Only a recording is reused: the first message after a stream starts carries its second.
+    void value.then((recording) => {
+      if (recording === null && this.recordings.get(key)?.value === value) this.recordings.delete(key);
+    });
+    return value;
+  }
+
+  /** Spends one of the account's messages for the site (20 per 30 s); RATE_LIMITED when none is left. */
+  async countSiteMessage(siteId: string, accountId: string): Promise<void> {
+    await this.spend(this.siteLimit, `${siteId}:${accountId}`, 'site', (wait) => `at most ${SITE_LIMIT.points} messages per ${SITE_LIMIT.duration} s per account; try again in ${wait} s`);
+  }
+
+  /** One message per `seconds` per account in the room (slow mode); RATE_LIMITED with the seconds left. */
+  async countSlowMode(panelId: string, accountId: string, seconds: number): Promise<void> {
+    if (seconds <= 0) return;
+    let limiter = this.slowLimits.get(seconds);
+    if (!limiter) this.slowLimits.set(seconds, (limiter = this.limiter({ keyPrefix: `chat-slow-${seconds}`, points: 1, duration: seconds })));
+    await this.spend(limiter, `${panelId}:${accountId}`, 'slow_mode', (wait) => `slow mode: one message every ${seconds} s in this chat; try again in ${wait} s`);
+  }
+
+  private async spend(limiter: RateLimiterAbstract, key: string, rule: RateRule, explain: (wait: number) => string): Promise<void> {
+    try {
+      await limiter.consume(key);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      throw appError(ErrorCode.RATE_LIMITED, explain(retryAfter), { retryAfter, rule });
+    }
+  }
+
+  /** Tells every instance's viewers a room changed; a bus failure is logged (viewers catch up on the next change or reconnect). */
+  announce(message: ChatBusMessage): void {
+    this.deps.bus.publish(Topics.chat, message).catch((error: Error) => this.deps.logger.warn({ err: error.message }, 'could not announce a chat change'));
+  }
+
+  private announceStored(rooms: StoredRooms): void {
+    for (const [panelId, { siteId, lastSeq }] of rooms) this.announce({ v: CHAT_MESSAGE_VERSION, kind: 'stored', siteId, panelId, lastSeq });
+  }
+
+  /** Messages past the retention are deleted (history already leaves them out). */
+  private async forgetExpired(): Promise<void> {
+    const cutoff = new Date(Date.now() - this.deps.config.chatRetentionDays * 86_400_000);
+    try {
+      await this.deps.database.prisma.chatMessage.deleteMany({ where: { createdAt: { lt: cutoff } } });
+    } catch (error) {
+      this.deps.logger.warn({ err: (error as Error).message }, 'could not delete expired chat messages');
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopFollowing();
+    clearInterval(this.sweep);
+    if (this.redis) await this.redis.quit().catch(() => undefined);
+  }
+}
+
+const runtimes = new WeakMap<Db, ChatRuntime>();
+
+/** Creates the chat runtime of a content subgraph; resolvers find it by their database. */
+export function startChat(deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>): ChatRuntime {
+  const runtime = new ChatRuntime(deps);
+  runtimes.set(deps.database.prisma, runtime);
+  return runtime;
+}
+
+export function chatRuntimeOf(db: Db): ChatRuntime {
+  const runtime = runtimes.get(db);
+  if (!runtime) throw new Error('the chat runtime was not started for this database');
+  return runtime;
+}

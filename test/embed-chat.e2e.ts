@@ -1,0 +1,155 @@
+/**
+ * The chat panel page (`/embed/v1/chat`) in a real browser (headless Chromium) against the real stack:
+ * history and live messages shown as text (HTML never parsed), the welcome message and rules link, the
+ * login button posting the SDK's login message, sending from the page, refusals inline (with the slow
+ * mode's countdown), deleted messages vanishing, and a dropped connection coming back with what it
+ * missed, each message once.
+ */
+import type { Browser, Page } from 'puppeteer-core';
+import type { Stack } from '../stack';
+import { launchBrowser } from './helpers/browser';
+import { createChatPanel, sendChat } from './helpers/chat';
+import { rest } from './helpers/http';
+import { startTcpProxy, type TcpProxy } from './helpers/proxy';
+import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+
+// Functions handed to page.evaluate run in the browser: its globals are declared loosely here only.
+declare const window: any;
+declare const document: any;
+
+let stack: Stack;
+let site: TestSite;
+let browser: Browser;
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
+  site = await createTestSite(stack, 'Chat embed site');
+});
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((page) => page.close()));
+});
+afterAll(async () => {
+  await browser?.close();
+  await stopAll();
+});
+
+async function openChat(panelId: string, options: { token?: string; base?: string } = {}): Promise<Page> {
+  const page = await browser.newPage();
+  pages.push(page);
+  await page.evaluateOnNewDocument(() => {
+    window.posted = [];
+    window.addEventListener('message', (event: any) => window.posted.push(event.data));
+  });
+  const query = new URLSearchParams({ siteId: site.siteId, panelId, ...(options.token ? { token: options.token } : {}) });
+  await page.goto(`${options.base ?? stack.url}/embed/v1/chat?${query}`);
+  await page.waitForFunction(() => window.stagegraphChat?.connected === true);
+  return page;
+}
+
+/** The texts shown, in order. */
+const shownTexts = (page: Page): Promise<string[]> => page.evaluate(() => [...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent));
+
+const untilShown = (page: Page, text: string) =>
+  page.waitForFunction((wanted: string) => [...document.querySelectorAll('.sg-chat-text')].some((node: any) => node.textContent === wanted), {}, text);
+
+describe('the chat page', () => {
+  it('shows history and live messages as text, the welcome message and rules link, and a login button without a token', async () => {
+    const panelId = await createChatPanel(stack, site, { rules_link_url: 'https://example.com/rules', login_button_text: 'Join the chat' });
+    const author = await site.token([]);
+    await sendChat(stack, site, author, panelId, '<b>bold?</b> <img src=x onerror="window.pwned=1">');
+    const page = await openChat(panelId);
+    await untilShown(page, '<b>bold?</b> <img src=x onerror="window.pwned=1">');
+    expect(await page.evaluate(() => ({ b: document.querySelector('#sg-chat-messages b'), img: document.querySelector('#sg-chat-messages img'), pwned: window.pwned ?? null }))).toEqual({ b: null, img: null, pwned: null });
+    expect(await page.$eval('#sg-chat-welcome', (node: any) => node.textContent)).toBe('Welcome!');
+    expect(await page.$eval('#sg-chat-rules', (node: any) => ({ href: node.href, hidden: node.hidden }))).toEqual({ href: 'https://example.com/rules', hidden: false });
+    expect(await page.$eval('#sg-chat-send', (node: any) => node.hidden)).toBe(true);
+    expect(await page.$eval('#sg-chat-login', (node: any) => ({ text: node.textContent, hidden: node.hidden }))).toEqual({ text: 'Join the chat', hidden: false });
+    await page.click('#sg-chat-login');
+    await page.waitForFunction(() => window.posted.some((data: any) => data?.action === 'login'));
+    expect(await page.evaluate(() => window.posted.find((data: any) => data?.action === 'login'))).toEqual({ source: 'service:iframe:sdk:v1', action: 'login' });
+
+    await sendChat(stack, site, author, panelId, 'live one');
+    await untilShown(page, 'live one');
+    expect(await shownTexts(page)).toEqual(['<b>bold?</b> <img src=x onerror="window.pwned=1">', 'live one']);
+  });
+
+  it('sends with a token, shows refusals inline with the slow mode countdown, and drops deleted messages', async () => {
+    const panelId = await createChatPanel(stack, site, { filtered_words: 'spoiler', slow_mode_seconds: 30 });
+    const { accountId, token } = await site.signIn([]);
+    const page = await openChat(panelId, { token });
+    expect(await page.$eval('#sg-chat-login', (node: any) => node.hidden)).toBe(true);
+
+    await page.type('#sg-chat-text', 'a spoiler here');
+    await page.click('#sg-chat-submit');
+    await page.waitForSelector('#sg-chat-refusal[data-refusal="filtered_word"]', { visible: true });
+    expect(await page.$eval('#sg-chat-refusal', (node: any) => node.textContent)).toMatch(/filters/);
+
+    await page.$eval('#sg-chat-text', (node: any) => (node.value = ''));
+    await page.type('#sg-chat-text', 'hello from the page');
+    await page.click('#sg-chat-submit');
+    await untilShown(page, 'hello from the page');
+    const row = await stack.database.prisma.chatMessage.findFirst({ where: { panelId, accountId } });
+    expect(row?.text).toBe('hello from the page');
+    expect(await page.$eval('#sg-chat-refusal', (node: any) => node.hidden)).toBe(true);
+
+    await page.type('#sg-chat-text', 'too soon');
+    await page.click('#sg-chat-submit');
+    await page.waitForSelector('#sg-chat-refusal[data-refusal="slow_mode"]', { visible: true });
+    const left = Number(await page.$eval('#sg-chat-refusal', (node: any) => node.dataset.secondsLeft));
+    expect(left).toBeGreaterThan(25);
+    expect(left).toBeLessThanOrEqual(30);
+    expect(await page.$eval('#sg-chat-submit', (node: any) => node.disabled)).toBe(true);
+    // The countdown runs in the page.
+    await page.waitForFunction((start: number) => Number(document.querySelector('#sg-chat-refusal').dataset.secondsLeft) < start, {}, left);
+
+    expect((await rest(stack, 'DELETE', `/chat/v1/${panelId}/messages/${row?.id}`, { headers: site.admin })).status).toBe(200);
+    await page.waitForFunction(() => document.querySelectorAll('.sg-chat-message').length === 0);
+  });
+
+  it('comes back after a dropped connection with what it missed, each message once', async () => {
+    const panelId = await createChatPanel(stack, site);
+    const author = await site.token([]);
+    const proxy: TcpProxy = await startTcpProxy('127.0.0.1', Number(new URL(stack.url).port));
+    try {
+      const page = await openChat(panelId, { base: `http://127.0.0.1:${proxy.port}` });
+      await sendChat(stack, site, author, panelId, 'one');
+      await untilShown(page, 'one');
+      await proxy.cut();
+      await page.waitForFunction(() => window.stagegraphChat.connected === false);
+      await sendChat(stack, site, author, panelId, 'two');
+      await sendChat(stack, site, author, panelId, 'three');
+      await proxy.restore();
+      await page.waitForFunction(() => window.stagegraphChat.connections >= 2 && window.stagegraphChat.connected);
+      await untilShown(page, 'three');
+      await sendChat(stack, site, author, panelId, 'four');
+      await untilShown(page, 'four');
+      expect(await shownTexts(page)).toEqual(['one', 'two', 'three', 'four']);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('replays a recording’s chat at the second the player posts, seeking back and forth, with no send box', async () => {
+    const panelId = await createChatPanel(stack, site, { panel_type: 'live-stream chat' });
+    const { accountId } = await site.signIn([]);
+    const liveBroadcastId = `lb-${panelId}`;
+    // Test data: a recording's messages as the send path stamps them (tested in chat-live.e2e.ts).
+    await stack.database.prisma.chatMessage.createMany({
+      data: [1, 3, 5].map((second, index) => ({ id: `${panelId}-${second}`, siteId: site.siteId, panelId, seq: index + 1, accountId, text: `at ${second}`, liveBroadcastId, streamSecond: second })),
+    });
+    const page = await browser.newPage();
+    pages.push(page);
+    await page.goto(`${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, mode: 'timecode', liveBroadcastId })}`);
+    await page.waitForFunction(() => window.stagegraphChat?.replayed === 3);
+    const at = async (second: number, texts: string[]) => {
+      await page.evaluate((data: number) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'chat:time', data }, '*'), second);
+      await page.waitForFunction((wanted: string) => JSON.stringify([...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent)) === wanted, {}, JSON.stringify(texts));
+    };
+    await at(0, []);
+    await at(3, ['at 1', 'at 3']);
+    await at(9, ['at 1', 'at 3', 'at 5']);
+    await at(2, ['at 1']);
+    expect(await page.evaluate(() => ({ send: document.querySelector('#sg-chat-send').hidden, login: document.querySelector('#sg-chat-login').hidden }))).toEqual({ send: true, login: true });
+  });
+});
