@@ -4,7 +4,6 @@
  * Parsed as the protocols define them, so a test sees results, heartbeats and the end separately, and
  * the raw text for checks of the framing itself.
  */
-import type { Stack } from '../../stack';
 
 export type HttpTransport = 'sse' | 'multipart';
 
@@ -42,8 +41,6 @@ export interface OpenOptions {
   method?: 'GET' | 'POST';
   /** Overrides the transport's Accept header. */
   accept?: string;
-  /** Where to connect (default: the stack's URL). */
-  url?: string;
 }
 
 const open = new Set<HttpViewer>();
@@ -54,8 +51,9 @@ export function closeHttpViewers(): void {
   open.clear();
 }
 
-export async function openHttpViewer(stack: Stack, transport: HttpTransport, options: OpenOptions): Promise<HttpViewer> {
-  const base = options.url ?? stack.url;
+/** Opens a viewer on `target` (a stack, a fleet's balancer: anything with a URL). */
+export async function openHttpViewer(target: { url: string }, transport: HttpTransport, options: OpenOptions): Promise<HttpViewer> {
+  const base = target.url;
   const controller = new AbortController();
   const method = options.method ?? 'POST';
   const params = { query: options.query, variables: options.variables, operationName: options.operationName };
