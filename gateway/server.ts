@@ -266,7 +266,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         return;
       }
     }
-    return subscriptions(req, res, () => apolloMiddleware(req, res, next));
+    // Subscriptions are served (or refused) there; everything else goes on to Apollo Server.
+    return subscriptions(req, res, (error?: unknown) => (error ? next(error) : apolloMiddleware(req, res, next)));
   };
   const sockets = new SocketTransport(live, { path: '/graphql', logger: logger.child({ component: 'live' }) });
   const subscriptions = multipartTransport({

@@ -164,6 +164,14 @@ describe('live state, limits, closing', () => {
     }
   });
 
+  it('SSE over GET (query parameters), and multipart with the quoted subscriptionSpec="1.0" of Apollo Router’s docs', async () => {
+    const sent = await broadcast({ channelId: 'stage' });
+    const overGet = await openHttpViewer(stack, 'sse', { method: 'GET', query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' }, headers: viewerHeaders() });
+    expect((await overGet.next()).data.overlayBroadcasts.broadcastId).toBe(sent.body.broadcastId);
+    const quoted = await openHttpViewer(stack, 'multipart', { accept: 'multipart/mixed;subscriptionSpec="1.0", application/json', query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' }, headers: viewerHeaders() });
+    expect((await quoted.next()).data.overlayBroadcasts.broadcastId).toBe(sent.body.broadcastId);
+  });
+
   it.each(TRANSPORTS)('%s: the document limits and input rules of /graphql apply before anything runs', async (transport) => {
     const tooDeep = `subscription { overlayBroadcasts { ${'overlay { '.repeat(10)}id${' }'.repeat(10)} } }`;
     const refused = await openHttpViewer(stack, transport, { query: tooDeep, headers: viewerHeaders() });

@@ -58,11 +58,13 @@ export interface MultipartTransportOptions {
   parse(query: string): DocumentNode | null;
 }
 
+const SUBSCRIPTION_WORD = /\bsubscription\b/;
+
 /** Whether a GraphQL request body (one operation) asks for a subscription. */
 function isSubscription(body: unknown, parse: (query: string) => DocumentNode | null): boolean {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
-  // Cheap first: most requests never say the word.
-  if (typeof query !== 'string' || !query.includes('subscription')) return false;
+  // Cheap first: most requests never say the word (a field `subscriptions` is no match).
+  if (typeof query !== 'string' || !SUBSCRIPTION_WORD.test(query)) return false;
   const document = parse(query);
   if (!document) return false;
   return getOperationAST(document, typeof operationName === 'string' ? operationName : undefined)?.operation === 'subscription';
