@@ -108,7 +108,7 @@ export async function serveGateway(
   if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');
   const httpServer = createExpressServer(app);
   httpServer.keepAliveTimeout = 65_000;
-  gateway.live.attach(httpServer);
+  gateway.attach(httpServer);
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(config.port, config.host, resolve);

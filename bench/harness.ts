@@ -111,6 +111,15 @@ export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
+/** A new site on `instance`, its admin's JSON headers (C + D), and an overlay of it (`name`, template `html`, `duration` s) to broadcast. */
+export async function siteWithOverlay(instance: Instance, name: string, html: string, duration: number) {
+  const site = createSite(instance);
+  const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
+  const reply = await fetch(`${instance.url}/overlay/v1`, { method: 'POST', headers, body: JSON.stringify({ name, type: 'template', contents: { html }, duration }) });
+  const overlay = (await reply.json()) as { _id: string };
+  return { site, headers, overlay };
+}
+
 /** A bench worker process (viewers.ts by default), run with tsx, talking over IPC. */
 export function startWorker(file = 'viewers.ts'): ChildProcess {
   return fork(join(__dirname, file), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -2,7 +2,7 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
- * fanout2, answers, chat, fleet, costs, soak, browser, runtimes; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * fanout2, answers, chat, fleet, costs, soak, browser, runtimes, httpsubs; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the join, data-event and metrics-cost
  * sections.
@@ -17,6 +17,7 @@ import { measureBrowser } from './browser';
 import { measureDataEvents, type DataEventFigures } from './dataevents';
 import { measureCosts } from './costs';
 import { measureFanout } from './fanout';
+import { measureHttpFanout } from './httpSubscriptions';
 import { measureFleet } from './fleet';
 import { measureGateway } from './gateway';
 import { measureGraphQLLimits } from './limits';
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   if (section('soak')) await soakSection(figures);
   if (section('browser')) await browserSection(figures);
   if (section('runtimes')) await runtimesSection(figures, viewers);
+  if (section('httpsubs')) await httpSubscriptionsSection(figures, viewers);
 
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const name = only.length ? only.join('+') : 'latest';
@@ -59,6 +61,28 @@ async function main(): Promise<void> {
 }
 
 type Figures = Record<string, unknown>;
+
+/**
+ * Subscriptions over HTTP: SSE viewers and multipart viewers, each beside as many graphql-ws viewers in
+ * one run on one instance (BENCH_VIEWERS each side; a process holds at most 20,000 open files here, so
+ * 15,000 a side needs the two sides' sum under that on the server). Targets: HTTP p99 ≤ 1.2× the socket's.
+ */
+async function httpSubscriptionsSection(figures: Figures, viewers: number): Promise<void> {
+  const runs = [];
+  for (const transport of ['sse', 'multipart'] as const) runs.push(await measureHttpFanout(transport, viewers));
+  figures.httpSubscriptions = runs;
+  console.log(`\nsubscriptions over HTTP: one broadcast to ${viewers} HTTP viewers and ${viewers} graphql-ws viewers of one group, on one instance`);
+  console.table(runs.map((run) => ({
+    transport: run.transport,
+    'viewers (ws / http)': `${run.viewers.websocket} / ${run.viewers.http}`,
+    'received (ws / http)': `${run.received.websocket} / ${run.received.http}`,
+    'p50 ms (ws / http)': `${run.p50Ms.websocket} / ${run.p50Ms.http}`,
+    'p99 ms (ws / http)': `${run.p99Ms.websocket} / ${run.p99Ms.http}`,
+    'p99 http / ws': (run.p99Ms.http / run.p99Ms.websocket).toFixed(2),
+    'KB per idle viewer (ws / http)': `${run.memoryPerViewerKB.websocket} / ${run.memoryPerViewerKB.http}`,
+  })));
+  console.log('target: p99 over HTTP ≤ 1.2× the socket’s in the same run');
+}
 
 /** The GraphQL document limits: gateway p50 with them over without, on two instances side by side. */
 async function graphqlLimitsSection(figures: Figures): Promise<void> {

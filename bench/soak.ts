@@ -3,7 +3,7 @@
  * back to back. Figures: server memory after the soak against before (after a warm-up of the same
  * churn), and how many viewers missed a broadcast that was live while they watched.
  */
-import { createSite, request, rssOf, startInstance, startWorker } from './harness';
+import { request, rssOf, siteWithOverlay, startInstance, startWorker } from './harness';
 import type { ViewerRecord } from './churn';
 
 export interface SoakFigures {
@@ -49,13 +49,7 @@ async function churn(url: string, siteId: string, perSecond: number, seconds: nu
 
 export async function measureSoak(seconds = 60, perSecond = 200): Promise<SoakFigures> {
   const instance = await startInstance();
-  const site = createSite(instance);
-  const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
-  const overlay = (await (await fetch(`${instance.url}/overlay/v1`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ name: 'Soak', type: 'template', contents: { html: '{n}' }, duration: 2 }),
-  })).json()) as { _id: string };
+  const { site, headers, overlay } = await siteWithOverlay(instance, 'Soak', '{n}', 2);
 
   const broadcasts: { id: string; startedAt: number; expiresAt: number }[] = [];
   let broadcasting = true;

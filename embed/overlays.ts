@@ -1,12 +1,13 @@
 /**
  * The overlay embed (`/sdk/v1/embed.js`, loaded by `/embed/v1/overlays?siteId=&channelId=`): a page
  * made to sit in an iframe over a site's player. It subscribes to `overlayBroadcasts(channelId)` over
- * graphql-ws on its own origin and shows each live overlay until CLEAR or its expiry; after a dropped
- * connection it reconnects with backoff, and the server sends the broadcasts still live again. The
+ * graphql-ws on its own origin (Server-Sent Events when the socket cannot open: embed/liveClient.ts) and
+ * shows each live overlay until CLEAR or its expiry; after a dropped connection it reconnects with
+ * backoff, and the server sends the broadcasts still live again. The
  * player helper (`/sdk/v1/player.js`) sends the seed's `show:overlay` message on each viewer's own
  * timecode; in `mode=timecode` live pushes are held back, so nothing is shown ahead of the viewer's time.
  */
-import { createClient, type Client } from 'graphql-ws';
+import { LiveClient } from './liveClient';
 import {
   isSetTokenMessage,
   isShowOverlayMessage,
@@ -35,6 +36,8 @@ interface BroadcastEvent {
 /** What the embed is doing, readable by the page (and by tests) as `window.stagegraphEmbed`. */
 export interface EmbedState {
   mode: 'live' | 'timecode';
+  /** How the live connection runs: graphql-ws, or Server-Sent Events when the socket cannot open. */
+  transport: 'websocket' | 'sse' | null;
   connected: boolean;
   /** Connections acknowledged so far (2 and more: it reconnected). */
   connections: number;
@@ -42,8 +45,8 @@ export interface EmbedState {
   received: string[];
 }
 
-const BACKOFF_BASE_MS = 250;
-const BACKOFF_MAX_MS = 15_000;
+/** Wait before subscribing again after the operation itself failed (not the connection, which retries on its own). */
+const RESUBSCRIBE_MS = 15_000;
 
 const params = new URLSearchParams(location.search);
 const siteId = params.get('siteId') ?? '';
@@ -51,7 +54,7 @@ const channelId = params.get('channelId') || null;
 const mode: EmbedState['mode'] = params.get('mode') === 'timecode' ? 'timecode' : 'live';
 let token = params.get('token') || null;
 
-const state: EmbedState = { mode, connected: false, connections: 0, received: [] };
+const state: EmbedState = { mode, transport: null, connected: false, connections: 0, received: [] };
 (window as unknown as { stagegraphEmbed: EmbedState }).stagegraphEmbed = state;
 
 const layer = document.getElementById('sg-overlays') ?? document.body;
@@ -107,38 +110,26 @@ function dropLiveOverlays(): void {
   for (const [broadcastId, entry] of shown) if (entry.origin === 'live') hide(broadcastId);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-let client: Client | null = null;
+let client: LiveClient | null = null;
 
 function subscribe(): void {
   client?.dispose();
-  const url = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/graphql`;
-  const next = createClient({
-    url,
-    lazy: false,
-    onNonLazyError: () => undefined,
-    connectionParams: () => ({ 'x-service-client-id': siteId, ...(token ? { authorization: `Bearer ${token}` } : {}) }),
-    keepAlive: 20_000,
-    retryAttempts: Number.POSITIVE_INFINITY,
-    shouldRetry: () => true,
-    // Exponential with jitter, so a whole audience dropped at once does not come back at once.
-    retryWait: (retries) => sleep(Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** retries) * (0.5 + Math.random() / 2)),
-    on: {
-      connected: (_socket, _payload, wasRetry) => {
-        state.connected = true;
-        state.connections += 1;
-        if (wasRetry) dropLiveOverlays();
-      },
-      closed: (event) => {
-        state.connected = false;
-        // A token the server refuses (expired, another site's): carry on as an anonymous viewer.
-        if ((event as CloseEvent).code === 4403 && token) {
-          token = null;
-          // Polls shown meanwhile read the results only (graphql-ws sends them again once reconnected).
-          for (const entry of shown.values()) entry.poll?.connect(next, false);
-        }
-      },
+  const next = new LiveClient({
+    siteId,
+    token: () => token,
+    onConnected: (transport) => {
+      state.transport = transport;
+      state.connected = true;
+      state.connections += 1;
+    },
+    onClosed: () => {
+      state.connected = false;
+    },
+    // A token the server refuses (expired, another site's): carry on as an anonymous viewer.
+    onTokenRefused: () => {
+      token = null;
+      // Polls shown meanwhile read the results only (the server sends them again once reconnected).
+      for (const entry of shown.values()) entry.poll?.connect(next, false);
     },
   });
   client = next;
@@ -149,14 +140,16 @@ function subscribe(): void {
         const event = (result.data as { overlayBroadcasts?: BroadcastEvent } | null | undefined)?.overlayBroadcasts;
         if (event) onBroadcast(event);
       },
-      // The operation itself failed (not the socket, which retries on its own): try again later.
+      // The operation itself failed (not the connection, which retries on its own): try again later.
       error: () => {
-        if (client === next) setTimeout(() => client === next && subscribe(), BACKOFF_MAX_MS);
+        if (client === next) setTimeout(() => client === next && subscribe(), RESUBSCRIBE_MS);
       },
       complete: () => undefined,
     },
+    // Back after a drop: the server sends what is still live at once.
+    dropLiveOverlays,
   );
-  // Polls of overlays still shown (timecode ones survive a new token) follow to the new socket.
+  // Polls of overlays still shown (timecode ones survive a new token) follow to the new connection.
   for (const entry of shown.values()) entry.poll?.connect(next, token !== null);
 }
 

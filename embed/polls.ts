@@ -2,11 +2,12 @@
  * A poll inside an overlay (DESIGN "Viewers in the browser"): an overlay whose `cta` is `{type: 'poll',
  * data: <poll ID>}` (or whose `contents` name a `pollId`) shows the poll's live results, subscribed to
  * `pollResults(pollId)` on the embed's socket while the overlay is shown; a viewer with a token also gets
- * the answers as buttons and answers with `answerPoll` on the same socket. What the viewer then sees is
- * pollDisplay.ts (in words) drawn by pollCard.ts. Everything the server sends is set as text, never
- * parsed as markup.
+ * the answers as buttons and answers with `answerPoll` on the same connection (the socket, or SSE). What the
+ * viewer then sees is pollDisplay.ts (in words) drawn by pollCard.ts. Everything the server sends is set as
+ * text, never parsed as markup.
  */
-import type { Client, ExecutionResult } from 'graphql-ws';
+import type { ExecutionResult } from 'graphql-ws';
+import type { LiveClient as Client } from './liveClient';
 import type { BroadcastOverlay, PollResults } from '../shared/viewerProtocol';
 import { PollCard } from './pollCard';
 import { pollDisplay } from './pollDisplay';
@@ -35,7 +36,7 @@ function errorCode(failure: unknown): string | null {
   return typeof code === 'string' ? code : errors?.length ? 'ERROR' : null;
 }
 
-/** One query or mutation on the socket: its single result (graphql-ws sends it like a subscription's). */
+/** One query or mutation on the live connection: its single result (both protocols send it like a subscription's). */
 function request<T>(client: Client, query: string, variables: Record<string, unknown>): Promise<ExecutionResult<T>> {
   return new Promise((resolve, reject) => {
     let result: ExecutionResult<T> | null = null;

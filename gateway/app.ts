@@ -127,6 +127,8 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
   app.get('/openapi.json', routeTemplate('/openapi.json'), (_req, res) => {
     res.json(rest.openapi);
   });
+  // Before /graphql, whose mount would take it too.
+  app.use('/graphql/stream', routeTemplate('/graphql/stream'), express.json({ limit: bodyLimitBytes }), checkGraphqlInput, gateway.streamMiddleware);
   app.use('/graphql', routeTemplate('/graphql'), express.json({ limit: bodyLimitBytes }), checkGraphqlInput, gateway.middleware);
   app.use(createEmbedRouter());
   if (graphiql) app.use(createGraphiqlRouter());

@@ -26,6 +26,7 @@ import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
 import { onViewerReadsChanged } from '../shared/viewerReads';
 import type { LiveStream, LiveStreamSubscription } from './liveStreams';
+import type { RenderedEvent } from './viewerChannel';
 
 /** Recent messages a room keeps per instance: reconnects within them cost no read. */
 const RING = 500;
@@ -104,7 +105,7 @@ interface Room {
   sending: Promise<void>;
   viewers: Set<Viewer>;
   /** The first event of a viewer without afterSeq, rendered once per selection until the room changes. */
-  firstFrames: Map<string, Buffer>;
+  firstFrames: Map<string, RenderedEvent>;
 }
 
 const emptyEvent = (kind: ChatEventView['kind']): ChatEventView => ({ kind, messages: [], ids: [], accountId: null, system: null });
@@ -315,7 +316,7 @@ export class ChatFeed implements LiveStream {
   }
 
   private async send(room: Room, viewers: Viewer[], events: ChatEventView[]): Promise<void> {
-    const rendered = new Map<string, Buffer[]>();
+    const rendered = new Map<string, RenderedEvent[]>();
     for (let index = 0; index < viewers.length; index += 1) {
       if (index > 0 && index % SEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       const viewer = viewers[index];

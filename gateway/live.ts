@@ -1,13 +1,14 @@
 /**
- * Live viewers: the graphql-ws protocol (graphql-transport-ws) on the gateway's /graphql path.
- * @apollo/gateway cannot execute subscriptions, so this server executes `overlayBroadcasts` itself
- * against the supergraph's API schema, fed by the event bus.
+ * Live viewers: @apollo/gateway cannot execute subscriptions, so this server executes them itself
+ * against the supergraph's API schema, fed by the event bus, for viewers on every transport.
  *
- * This file is the socket protocol: connection_init and authentication, ping and keep-alive, message
- * dispatch, and subscribe (validated like /graphql over HTTP). Queries and mutations sent over the socket
- * are executed through the gateway like HTTP ones. Where events go from there: liveGroups.ts (the
- * fan-out groups that execute and serialize an event once for many viewers, and feeds), liveRooms.ts
- * (per site, the live broadcasts late joiners get) and livePresence.ts (viewer counts for insights).
+ * This file is the transport-neutral core: a transport (gateway/transports/: the graphql-ws socket,
+ * Server-Sent Events, multipart HTTP) opens a viewer connection with `connect` on a ViewerChannel of
+ * its own (gateway/viewerChannel.ts), then `subscribe`s, `complete`s and `disconnect`s; each subscribe
+ * is validated like /graphql over HTTP. Queries and mutations are executed through the gateway like HTTP
+ * ones. Where events go from there: liveGroups.ts (the fan-out groups that execute and serialize an
+ * event once for many viewers, and feeds), liveRooms.ts (per site, the live broadcasts late joiners get)
+ * and livePresence.ts (viewer counts for insights).
  */
 import {
   getArgumentValues,
@@ -20,31 +21,20 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import {
-  CloseCode,
-  GRAPHQL_TRANSPORT_WS_PROTOCOL,
-  MessageType,
-  parseMessage,
-  stringifyMessage,
-  handleProtocols,
-  type SubscribeMessage,
-} from 'graphql-ws';
-import type { IncomingMessage, Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import { Topics, type EventBus } from '../shared/bus';
-import { recordViewerDropped } from '../shared/metrics';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import type { Identity } from '../shared/auth/identity';
-import { ErrorCode } from '../shared/errors';
+import { ErrorCode, unauthenticated } from '../shared/errors';
 import { jsonValueProblem } from '../shared/jsonInput';
 import type { Logger } from '../shared/logger';
 import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from './documentLimits';
 import { type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../shared/liveEvents';
-import { Feeds, SITE_WIDE, fanOut, framePrefixOf, joinGroup, leaveGroup, payloadFor, type Connection, type FeedMessage, type FeedSubscriber, type Subscriber } from './liveGroups';
+import { Feeds, SITE_WIDE, fanOut, joinGroup, leaveGroup, payloadFor, type Connection, type FeedMessage, type FeedSubscriber, type Subscriber } from './liveGroups';
 import { Rooms } from './liveRooms';
 import { ViewerPresence } from './livePresence';
 import { Streams, type LiveStream } from './liveStreams';
+import { CLOSE_GOING_AWAY, TRANSPORTS, type Transport, type ViewerChannel } from './viewerChannel';
 
 export type { PresenceEntry, PresenceReport } from './livePresence';
 
@@ -69,19 +59,17 @@ export interface WatchTimeHooks {
 }
 
 export interface LiveServerOptions {
-  /** URL path of the endpoint (the gateway's /graphql). */
-  path: string;
   /** The supergraph's API schema: what subscriptions are validated and executed against. */
   schema(): GraphQLSchema;
   /** The gateway's document limits, met before a subscription's document is validated. */
   limits: DocumentLimits;
   /**
-   * Live subscriptions one socket may hold at once (default 10). One more is answered with an `error`
-   * message for its id (code RATE_LIMITED): the socket and its other subscriptions stay, and a
+   * Live subscriptions one connection may hold at once (default 10). One more is answered with an
+   * error for its id (code RATE_LIMITED): the connection and its other subscriptions stay, and a
    * graphql-ws client sees the error on that subscription's sink, without reconnecting.
    */
   maxSubscriptionsPerSocket?: number;
-  /** Turns connectionParams (as headers) into an identity; throws when a credential is wrong. */
+  /** Turns a transport's credentials (as headers) into an identity; throws when a credential is wrong. */
   authenticate(headers: HeaderBag): Promise<Identity>;
   /** Executes a query or mutation through the gateway. */
   executeOperation(request: { query: string; variables?: Record<string, unknown>; operationName?: string | null }, identity: Identity): Promise<ExecutionResult>;
@@ -95,10 +83,6 @@ export interface LiveServerOptions {
   feeds?: Record<string, LiveFeed>;
   /** Subscription fields a module of their own serves (gateway/liveStreams.ts), by field name. */
   streams?: Record<string, LiveStream>;
-  /** Milliseconds a socket may take to send connection_init (default 3000). */
-  connectionInitWaitTimeoutMs?: number;
-  /** Milliseconds between keep-alive pings; a socket that misses one is dropped (default 30000). */
-  keepAliveMs?: number;
   /** Milliseconds between viewer-presence reports on the bus, for insights (default 5000). */
   presenceIntervalMs?: number;
   /** Counts signed-in viewers' watch time for quests; O(1) per subscription start and stop. */
@@ -108,10 +92,16 @@ export interface LiveServerOptions {
 const DOCUMENT_CACHE_LIMIT = 1000;
 const CACHED_DOCUMENT_MAX_LENGTH = 16 * 1024;
 
+/** A GraphQL request as a transport received it. */
+export interface OperationRequest {
+  query: string;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
 type Prepared = { document: DocumentNode; operation: OperationDefinitionNode } | { errors: readonly GraphQLError[] };
 
 export class LiveServer {
-  private readonly wss: WebSocketServer;
   private readonly documents = new Map<string, Prepared>();
   private readonly connections = new Set<Connection>();
   private readonly presenceTimer: NodeJS.Timeout;
@@ -121,8 +111,9 @@ export class LiveServer {
   private readonly feeds = new Feeds(() => this.schema());
   private readonly streams = new Streams(() => this.schema());
   private readonly unsubscribeBus: (() => void)[];
-  private readonly keepAlive: NodeJS.Timeout;
+  private readonly closeHooks: ((code: number) => void)[] = [];
   private cachedSchema: GraphQLSchema | null = null;
+  private closed = false;
 
   constructor(private readonly options: LiveServerOptions) {
     const schema = () => this.schema();
@@ -133,45 +124,37 @@ export class LiveServer {
       fanOut: (room, event) => fanOut(schema, room, event),
       payloadFor: (group, event) => payloadFor(schema, group, event),
     });
-    this.wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024, handleProtocols, clientTracking: false });
     this.unsubscribeBus = [
       options.bus.subscribe(Topics.overlayBroadcasts, (message, delivery) => this.rooms.onBusMessage(message as OverlayBroadcastMessage, delivery)),
       ...Object.entries(options.feeds ?? {}).map(([field, feed]) =>
         options.bus.subscribe(feed.topic, (message) => this.feeds.onMessage(field, feed, message as FeedMessage)),
       ),
     ];
-    this.keepAlive = setInterval(() => this.sweep(), options.keepAliveMs ?? 30_000);
     this.presenceTimer = setInterval(() => this.presence.report(), options.presenceIntervalMs ?? 5000);
     this.presenceTimer.unref();
-    this.keepAlive.unref();
   }
 
-  /** Takes over WebSocket upgrades of `path` on the HTTP server. */
-  attach(server: Server): void {
-    server.on('upgrade', (request: IncomingMessage, socket, head) => {
-      const path = (request.url ?? '').split('?')[0];
-      if (path !== this.options.path) {
-        socket.destroy();
-        return;
-      }
-      this.wss.handleUpgrade(request, socket, head, (ws) => this.onConnection(ws));
-    });
+  /** Open viewer connections (all transports, and by transport) and subscriptions (for insights, metrics and tests). */
+  stats(): { connections: number; subscriptions: number; byTransport: Record<Transport, number> } {
+    const byTransport = Object.fromEntries(TRANSPORTS.map((transport) => [transport, 0])) as Record<Transport, number>;
+    for (const connection of this.connections) byTransport[connection.channel.transport] += 1;
+    return { connections: this.connections.size, subscriptions: this.rooms.subscriptions() + this.feeds.count + this.streams.count, byTransport };
   }
 
-  /** Number of open viewer connections and subscriptions (for insights and tests). */
-  stats(): { connections: number; subscriptions: number } {
-    return { connections: this.connections.size, subscriptions: this.rooms.subscriptions() + this.feeds.count + this.streams.count };
+  /** Runs `hook` when the server closes (a transport's timers). */
+  onClose(hook: (code: number) => void): void {
+    this.closeHooks.push(hook);
   }
 
-  /** Closes every socket with `code` (1001 going away; a drain's 1012 service restart) so clients reconnect elsewhere. */
-  async close(code = 1001): Promise<void> {
+  /** Ends every connection with `code` (1001 going away; a drain's 1012 service restart) so clients reconnect elsewhere. */
+  async close(code = CLOSE_GOING_AWAY): Promise<void> {
+    this.closed = true;
     for (const unsubscribe of this.unsubscribeBus) unsubscribe();
     for (const stream of Object.values(this.options.streams ?? {})) stream.close?.();
-    clearInterval(this.keepAlive);
     clearInterval(this.presenceTimer);
-    for (const connection of this.connections) connection.socket.close(code, 'Server shutting down');
+    for (const hook of this.closeHooks.splice(0)) hook(code);
+    for (const connection of [...this.connections]) connection.channel.close(code);
     this.rooms.close();
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 
   private schema(): GraphQLSchema {
@@ -183,124 +166,47 @@ export class LiveServer {
     return schema;
   }
 
-  // ------------------------------------------------------------------ connections
+  // ------------------------------------------------------------------ connections (the transports' seam)
 
-  private onConnection(socket: WebSocket): void {
-    if (socket.protocol !== GRAPHQL_TRANSPORT_WS_PROTOCOL) {
-      socket.close(CloseCode.SubprotocolNotAcceptable, 'Subprotocol not acceptable');
-      return;
-    }
-    const connection: Connection = { socket, identity: null, state: 'new', tags: null, subscribers: new Map(), feeds: new Map(), streams: new Map(), alive: true };
+  /**
+   * Opens a viewer connection on `channel` for the caller its credentials (as headers) name: the
+   * socket's connectionParams, or an HTTP stream's own headers. Throws a GraphQLError (UNAUTHENTICATED,
+   * FORBIDDEN) when a credential is wrong or the site ID is missing; null when the channel closed meanwhile.
+   */
+  async connect(channel: ViewerChannel, headers: HeaderBag): Promise<Connection | null> {
+    const identity = await this.options.authenticate(headers);
+    if (!identity.siteId) throw unauthenticated('x-service-client-id is required (connectionParams on a socket, a header over HTTP)');
+    const tags = identity.account ? new Set(await this.options.loadViewerTags(identity)) : null;
+    if (!channel.open || this.closed) return null;
+    const connection: Connection = { channel, identity, tags, subscribers: new Map(), feeds: new Map(), streams: new Map() };
     this.connections.add(connection);
-    const initTimer = setTimeout(() => {
-      if (connection.state !== 'ready') socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
-    }, this.options.connectionInitWaitTimeoutMs ?? 3000);
-    socket.on('pong', () => {
-      connection.alive = true;
-    });
-    socket.on('message', (data: RawData) => {
-      this.onMessage(connection, data).catch((error: Error) => {
-        this.options.logger.error({ err: error }, 'live message handling failed');
-        socket.close(CloseCode.InternalServerError, 'Internal server error');
-      });
-    });
-    socket.once('close', () => {
-      clearTimeout(initTimer);
-      this.connections.delete(connection);
-      for (const subscriber of connection.subscribers.values()) if (subscriber) this.removeSubscriber(subscriber);
-      connection.subscribers.clear();
-      for (const subscriber of connection.feeds.values()) this.feeds.remove(subscriber);
-      connection.feeds.clear();
-      this.streams.stopAll(connection);
-    });
-    socket.on('error', () => socket.terminate());
+    return connection;
   }
 
-  private sweep(): void {
-    for (const connection of this.connections) {
-      if (!connection.alive) {
-        recordViewerDropped('keepalive_missed');
-        connection.socket.terminate();
-        continue;
-      }
-      connection.alive = false;
-      connection.socket.ping();
-    }
+  /** Whether operation `id` runs (or is starting) on the connection. */
+  has(connection: Connection, id: string): boolean {
+    return connection.subscribers.has(id) || connection.feeds.has(id) || connection.streams.has(id);
   }
 
-  private async onMessage(connection: Connection, data: RawData): Promise<void> {
-    const { socket } = connection;
-    let message;
-    try {
-      message = parseMessage(data.toString());
-    } catch (error) {
-      socket.close(CloseCode.BadRequest, (error as Error).message.slice(0, 120));
-      return;
-    }
-    switch (message.type) {
-      case MessageType.ConnectionInit: {
-        if (connection.state !== 'new') {
-          socket.close(CloseCode.TooManyInitialisationRequests, 'Too many initialisation requests');
-          return;
-        }
-        connection.state = 'initialising';
-        await this.initialise(connection, message.payload ?? {});
-        return;
-      }
-      case MessageType.Ping:
-        socket.send(stringifyMessage({ type: MessageType.Pong }));
-        return;
-      case MessageType.Pong:
-        return;
-      case MessageType.Subscribe:
-        if (connection.state !== 'ready' || !connection.identity) {
-          socket.close(CloseCode.Unauthorized, 'Unauthorized');
-          return;
-        }
-        if (connection.subscribers.has(message.id) || connection.feeds.has(message.id) || connection.streams.has(message.id)) {
-          socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${message.id} already exists`);
-          return;
-        }
-        await this.subscribe(connection, message);
-        return;
-      case MessageType.Complete: {
-        const subscriber = connection.subscribers.get(message.id);
-        connection.subscribers.delete(message.id);
-        if (subscriber) this.removeSubscriber(subscriber);
-        const feedSubscriber = connection.feeds.get(message.id);
-        connection.feeds.delete(message.id);
-        if (feedSubscriber) this.feeds.remove(feedSubscriber);
-        this.streams.stop(connection, message.id);
-        return;
-      }
-      default:
-        socket.close(CloseCode.BadRequest, `Unexpected message of type ${message.type} received`);
-    }
+  /** Stops one operation (the client completed it). */
+  complete(connection: Connection, id: string): void {
+    const subscriber = connection.subscribers.get(id);
+    connection.subscribers.delete(id);
+    if (subscriber) this.removeSubscriber(subscriber);
+    const feedSubscriber = connection.feeds.get(id);
+    connection.feeds.delete(id);
+    if (feedSubscriber) this.feeds.remove(feedSubscriber);
+    this.streams.stop(connection, id);
   }
 
-  private async initialise(connection: Connection, params: Record<string, unknown>): Promise<void> {
-    const { socket } = connection;
-    const headers: HeaderBag = {};
-    const pick = (...names: string[]) => names.map((name) => params[name]).find((value) => typeof value === 'string') as string | undefined;
-    headers['x-service-client-id'] = pick('x-service-client-id', 'clientId', 'siteId');
-    headers['x-service-developer-key'] = pick('x-service-developer-key', 'developerKey');
-    const token = pick('Authorization', 'authorization', 'jwt');
-    headers.authorization = token && !/^Bearer /i.test(token) ? `Bearer ${token}` : token;
-    try {
-      const identity = await this.options.authenticate(headers);
-      if (!identity.siteId) {
-        socket.close(CloseCode.Forbidden, 'x-service-client-id is required in connectionParams');
-        return;
-      }
-      connection.tags = identity.account ? new Set(await this.options.loadViewerTags(identity)) : null;
-      connection.identity = identity;
-    } catch (error) {
-      socket.close(CloseCode.Forbidden, error instanceof GraphQLError ? error.message.slice(0, 120) : 'Forbidden');
-      return;
-    }
-    if (socket.readyState !== WebSocket.OPEN) return;
-    connection.state = 'ready';
-    socket.send(stringifyMessage({ type: MessageType.ConnectionAck }));
+  /** Frees everything of a connection that ended (the client went, or the server closed it). */
+  disconnect(connection: Connection): void {
+    if (!this.connections.delete(connection)) return;
+    for (const subscriber of connection.subscribers.values()) if (subscriber) this.removeSubscriber(subscriber);
+    connection.subscribers.clear();
+    for (const subscriber of connection.feeds.values()) this.feeds.remove(subscriber);
+    connection.feeds.clear();
+    this.streams.stopAll(connection);
   }
 
   // ------------------------------------------------------------------ operations
@@ -339,12 +245,15 @@ export class LiveServer {
       const formatted = error instanceof GraphQLError ? error.toJSON() : error;
       return hints ? formatted : { ...formatted, message: withoutSuggestions(formatted.message) };
     });
-    connection.socket.send(JSON.stringify({ id, type: MessageType.Error, payload }));
+    connection.channel.errors(id, payload);
   }
 
-  private async subscribe(connection: Connection, message: SubscribeMessage): Promise<void> {
-    const identity = connection.identity as Identity;
-    const { id, payload } = message;
+  /**
+   * Starts operation `id` of a connection: a subscription joins its group (or feed, or stream) and gets
+   * the live state at once; a query or mutation is answered once. Errors go to the channel for `id`.
+   */
+  async subscribe(connection: Connection, id: string, payload: OperationRequest): Promise<void> {
+    const { identity } = connection;
     // The same input rule as /graphql over HTTP (shared/jsonInput): refused before anything runs.
     const problem = jsonValueProblem({ query: payload.query, variables: payload.variables ?? {} }, '');
     if (problem) {
@@ -361,9 +270,7 @@ export class LiveServer {
         { query: payload.query, variables: payload.variables ?? undefined, operationName: payload.operationName },
         identity,
       );
-      if (connection.socket.readyState !== WebSocket.OPEN) return;
-      connection.socket.send(JSON.stringify({ id, type: MessageType.Next, payload: result }));
-      connection.socket.send(stringifyMessage({ id, type: MessageType.Complete }));
+      if (connection.channel.open) connection.channel.result(id, result);
       return;
     }
     const cap = this.options.maxSubscriptionsPerSocket ?? 10;
@@ -412,12 +319,12 @@ export class LiveServer {
     } finally {
       room.pending -= 1;
     }
-    if (connection.socket.readyState !== WebSocket.OPEN || connection.subscribers.get(id) !== null) {
+    if (!connection.channel.open || connection.subscribers.get(id) !== null) {
       this.rooms.dropIfEmpty(room);
       return;
     }
     const groupKey = `${channelKey}\u0000${payload.operationName ?? ''}\u0000${payload.query}\u0000${JSON.stringify(coerced.coerced)}`;
-    const subscriber = joinGroup(room, channelKey, groupKey, prepared.document, coerced.coerced, connection, framePrefixOf(id));
+    const subscriber = joinGroup(room, channelKey, groupKey, prepared.document, coerced.coerced, connection, connection.channel.framePrefix(id));
     connection.subscribers.set(id, subscriber);
     room.size += 1;
     this.presence.count(room.siteId, channelKey, 1);
@@ -434,14 +341,14 @@ export class LiveServer {
     variables: Record<string, unknown>,
     args: Record<string, unknown>,
   ): void {
-    const identity = connection.identity as Identity;
+    const { identity } = connection;
     try {
       feed.authorize(identity, args);
     } catch (error) {
       this.sendErrors(connection, id, [error instanceof GraphQLError ? error : new GraphQLError('Forbidden')]);
       return;
     }
-    const subscriber: FeedSubscriber = { connection, framePrefix: framePrefixOf(id), field, key: Feeds.keyOf(feed, identity), document, variables, args };
+    const subscriber: FeedSubscriber = { connection, framePrefix: connection.channel.framePrefix(id), field, key: Feeds.keyOf(feed, identity), document, variables, args };
     this.feeds.add(subscriber);
     connection.feeds.set(id, subscriber);
   }
@@ -452,7 +359,7 @@ export class LiveServer {
     const { room } = group;
     room.size -= 1;
     this.presence.count(room.siteId, group.channelKey, -1);
-    const account = subscriber.connection.identity?.account;
+    const { account } = subscriber.connection.identity;
     if (account && group.channelKey !== SITE_WIDE) this.options.watchTime?.unwatch(room.siteId, account.id, group.channelKey);
     this.rooms.dropIfEmpty(room);
   }

@@ -6,18 +6,16 @@
  * for each subscriber whose arguments it matches.
  */
 import { execute, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import { WebSocket } from 'ws';
-import { recordViewerDropped } from '../shared/metrics';
 import type { Identity } from '../shared/auth/identity';
 import { withRemaining, inAudience, type OverlayBroadcastEvent } from '../shared/liveEvents';
 import type { LiveFeed } from './live';
 import type { Room } from './liveRooms';
+import { RenderedEvent, type ViewerChannel } from './viewerChannel';
 
-/** One viewer socket. */
+/** One viewer connection, whatever its transport (a socket, an SSE stream, a multipart response). */
 export interface Connection {
-  socket: WebSocket;
-  identity: Identity | null;
-  state: 'new' | 'initialising' | 'ready';
+  channel: ViewerChannel;
+  identity: Identity;
   tags: Set<string> | null;
   /** By operation id; null while the subscription waits for its site's live broadcasts. */
   subscribers: Map<string, Subscriber | null>;
@@ -25,7 +23,6 @@ export interface Connection {
   feeds: Map<string, FeedSubscriber>;
   /** Stream subscriptions (liveStreams.ts) by operation id: what stops each. */
   streams: Map<string, () => void>;
-  alive: boolean;
 }
 
 /** A feed's bus message: one event for the site (or for one audience of it), or a batch of them. */
@@ -49,7 +46,7 @@ export interface FeedSubscriber {
 
 export interface Subscriber {
   connection: Connection;
-  /** `{"id":"…","type":"next","payload":` — the only per-viewer part of a frame, encoded once. */
+  /** The only per-viewer part of a frame (ViewerChannel.framePrefix), encoded once. */
   framePrefix: Buffer;
   group: Group;
 }
@@ -64,10 +61,6 @@ export interface Group {
 }
 
 export const SITE_WIDE = '';
-
-/** `{"id":"…","type":"next","payload":` — the only per-subscriber part of a frame, encoded once. */
-export const framePrefixOf = (id: string) => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
-const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 /** Adds a viewer to the group of its channel, operation and variables, making the group on first use. */
 export function joinGroup(
@@ -115,7 +108,7 @@ export function fanOut(schema: () => GraphQLSchema, room: Room, event: OverlayBr
   const timed = withRemaining(event);
   for (const channel of targets) {
     for (const group of channel.values()) {
-      let payload: Buffer | null = null;
+      let payload: RenderedEvent | null = null;
       for (const subscriber of group.subscribers) {
         if (!inAudience(event, subscriber.connection.tags)) continue;
         payload ??= payloadFor(schema, group, timed);
@@ -127,28 +120,19 @@ export function fanOut(schema: () => GraphQLSchema, room: Room, event: OverlayBr
   return frames;
 }
 
-/** Executes the group's selection on the event once, and serializes and encodes the result once. */
-export function payloadFor(schema: () => GraphQLSchema, group: Group, event: OverlayBroadcastEvent): Buffer {
+/** Executes the group's selection on the event once, and serializes the result once. */
+export function payloadFor(schema: () => GraphQLSchema, group: Group, event: OverlayBroadcastEvent): RenderedEvent {
   return executeFrame(schema, group.document, group.variables, { overlayBroadcasts: event });
 }
 
-/** A selection executed on an event, as the encoded rest of a `next` frame after its prefix. */
-export function executeFrame(schema: () => GraphQLSchema, document: DocumentNode, variableValues: Record<string, unknown>, rootValue: Record<string, unknown>): Buffer {
+/** A selection executed on an event, serialized once; each transport encodes it once (RenderedEvent.frame). */
+export function executeFrame(schema: () => GraphQLSchema, document: DocumentNode, variableValues: Record<string, unknown>, rootValue: Record<string, unknown>): RenderedEvent {
   const result = execute({ schema: schema(), document, rootValue, variableValues }) as ExecutionResult;
-  return Buffer.from(`${JSON.stringify(result)}}`);
+  return new RenderedEvent(JSON.stringify(result));
 }
 
-export function sendFrame(subscriber: { connection: Connection; framePrefix: Buffer }, payload: Buffer): void {
-  const { socket } = subscriber.connection;
-  if (socket.readyState !== WebSocket.OPEN) return;
-  if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-    // A viewer that does not read is dropped rather than buffered without bound.
-    recordViewerDropped('slow_reader');
-    socket.terminate();
-    return;
-  }
-  // One buffer per viewer (its prefix and the shared payload), sent as one text frame.
-  socket.send(Buffer.concat([subscriber.framePrefix, payload], subscriber.framePrefix.length + payload.length), { binary: false });
+export function sendFrame(subscriber: { connection: Connection; framePrefix: Buffer }, payload: RenderedEvent): void {
+  subscriber.connection.channel.next(subscriber.framePrefix, payload);
 }
 
 /** Feed subscribers by field, then by site. */

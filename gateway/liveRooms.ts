@@ -9,6 +9,7 @@ import { withLinkedSpan } from '../shared/tracing';
 import type { Logger } from '../shared/logger';
 import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../shared/liveEvents';
 import { sendFrame, type Connection, type Group, type Subscriber } from './liveGroups';
+import type { RenderedEvent } from './viewerChannel';
 
 /** The viewers of one site, by channel (`''` = site-wide viewers), and the site's live broadcasts. */
 export interface Room {
@@ -30,7 +31,7 @@ export interface RoomsOptions {
   /** Sends an event to the viewers of a room it reaches; returns the number of frames sent. */
   fanOut(room: Room, event: OverlayBroadcastEvent): number;
   /** The group's selection executed on an event, as the rest of a `next` frame. */
-  payloadFor(group: Group, event: OverlayBroadcastEvent): Buffer;
+  payloadFor(group: Group, event: OverlayBroadcastEvent): RenderedEvent;
 }
 
 export class Rooms {

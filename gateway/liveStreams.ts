@@ -5,19 +5,20 @@
  */
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { Identity } from '../shared/auth/identity';
-import { executeFrame, framePrefixOf, sendFrame, type Connection } from './liveGroups';
+import { executeFrame, sendFrame, type Connection } from './liveGroups';
+import type { RenderedEvent } from './viewerChannel';
 
 export interface LiveStreamSubscription {
-  /** The socket's identity (site ID, and the viewer's account when a JWT was given). */
+  /** The connection's identity (site ID, and the viewer's account when a JWT was given). */
   identity: Identity;
   /** The field's arguments, coerced. */
   args: Record<string, unknown>;
   /** Equal for subscriptions whose selection and variables are equal: they render a root value alike, so one rendering serves them all. */
   documentKey: string;
-  /** The subscription's selection executed on `rootValue`, encoded as the rest of a `next` frame (the costly part: share it). */
-  render(rootValue: Record<string, unknown>): Buffer;
+  /** The subscription's selection executed on `rootValue` and serialized (the costly part: share it). */
+  render(rootValue: Record<string, unknown>): RenderedEvent;
   /** Sends a rendered payload to this subscriber. */
-  send(payload: Buffer): void;
+  send(payload: RenderedEvent): void;
   /** Ends the subscription with errors (an `error` message); the stream forgets it itself. */
   fail(errors: readonly GraphQLError[]): void;
 }
@@ -43,7 +44,7 @@ export class Streams {
     request: { document: DocumentNode; variables: Record<string, unknown>; args: Record<string, unknown>; documentKey: string },
     sendErrors: (errors: readonly GraphQLError[]) => void,
   ): void {
-    const target = { connection, framePrefix: framePrefixOf(id) };
+    const target = { connection, framePrefix: connection.channel.framePrefix(id) };
     let ended = false;
     const end = () => {
       ended = true;
@@ -51,7 +52,7 @@ export class Streams {
     };
     this.count += 1;
     const stop = stream.subscribe({
-      identity: connection.identity as Identity,
+      identity: connection.identity,
       args: request.args,
       documentKey: request.documentKey,
       render: (rootValue) => executeFrame(this.schema, request.document, request.variables, rootValue),

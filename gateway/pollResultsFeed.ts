@@ -19,6 +19,7 @@ import type { Logger } from '../shared/logger';
 import { ErrorCode } from '../shared/errors';
 import type { PollResultsMessage, PollResultsModel } from '../shared/viewerActivity';
 import type { LiveStream, LiveStreamSubscription } from './liveStreams';
+import type { RenderedEvent } from './viewerChannel';
 
 /** Shortest time between two pushes of a poll, and between two pushes to one viewer. */
 export const PUSH_INTERVAL_MS = 500;
@@ -279,7 +280,7 @@ export class PollResultsFeed implements LiveStream {
       const now = Date.now();
       const { results, version } = state;
       // One rendering per document and own answer (a handful per poll), whatever the number of viewers.
-      const rendered = new Map<string, Map<string, Buffer>>();
+      const rendered = new Map<string, Map<string, RenderedEvent>>();
       let deferred = false;
       const viewers = [...state.viewers];
       for (let index = 0; index < viewers.length; index += 1) {
@@ -309,7 +310,7 @@ export class PollResultsFeed implements LiveStream {
     }
   }
 
-  private sendTo(viewer: Viewer, version: number, payload: Buffer): void {
+  private sendTo(viewer: Viewer, version: number, payload: RenderedEvent): void {
     viewer.sentVersion = version;
     viewer.sentMine = viewer.mine;
     viewer.lastSentAt = Date.now();

@@ -12,6 +12,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { expressMiddleware } from '@as-integrations/express5';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { RequestHandler } from 'express';
+import type { Server } from 'node:http';
 import type { Authenticator } from '../shared/auth/authenticate';
 import { IDENTITY_HEADER, signIdentity, type Identity } from '../shared/auth/identity';
 import type { EventBus } from '../shared/bus';
@@ -29,6 +30,9 @@ import { composeSupergraphSdl } from './compose';
 import type { GatewayContext } from './context';
 import { DocumentLimits, introspectionRefused, seesSchemaHints, usesIntrospection, VALIDATION_OPTIONS, withoutSuggestions } from './documentLimits';
 import { LiveServer } from './live';
+import { multipartTransport } from './transports/multipart';
+import { sseTransport } from './transports/sse';
+import { SocketTransport } from './transports/websocket';
 import { WatchTimeTracker } from './watchTime';
 import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
@@ -64,8 +68,12 @@ class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
 }
 
 export interface Gateway {
-  /** Express handler for POST/GET /graphql. */
+  /** Express handler for POST/GET /graphql (multipart HTTP subscriptions included). */
   middleware: RequestHandler;
+  /** Express handler for /graphql/stream: subscriptions over Server-Sent Events (graphql-sse). */
+  streamMiddleware: RequestHandler;
+  /** Takes over the graphql-ws upgrades of /graphql on the HTTP server. */
+  attach(server: Server): void;
   /** Runs an operation in-process, as the REST bridge and live viewers do. */
   execute(request: GraphQLRequest, identity: Identity): Promise<ExecutionResult>;
   live: LiveServer;
@@ -209,7 +217,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ? new WatchTimeTracker({ flushMs: config.watchFlushMs, write: options.recordWatchTime, logger: logger.child({ component: 'watch-time' }) })
     : null;
   const live = new LiveServer({
-    path: '/graphql',
     schema: () => {
       if (!apiSchema) throw new Error('supergraph not loaded');
       return apiSchema;
@@ -263,11 +270,24 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         return;
       }
     }
-    return apolloMiddleware(req, res, next);
+    // Subscriptions are served (or refused) there; everything else goes on to Apollo Server.
+    return subscriptions(req, res, (error?: unknown) => (error ? next(error) : apolloMiddleware(req, res, next)));
   };
+  const sockets = new SocketTransport(live, { path: '/graphql', logger: logger.child({ component: 'live' }) });
+  const subscriptions = multipartTransport({
+    live,
+    logger,
+    heartbeatMs: config.multipartHeartbeatMs,
+    parse: (query) => {
+      const parsed = limits.parse(query);
+      return 'document' in parsed ? parsed.document : null;
+    },
+  });
 
   return {
     middleware,
+    streamMiddleware: sseTransport({ live, logger, heartbeatMs: config.sseHeartbeatMs }),
+    attach: (server) => sockets.attach(server),
     execute,
     live,
     watchTime,

@@ -149,6 +149,10 @@ export interface Config {
   graphqlLimits: GraphQLLimits | null;
   /** Live subscriptions one graphql-ws socket may hold at once (`LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET`, default 10). */
   liveMaxSubscriptionsPerSocket: number;
+  /** Milliseconds between the comment lines that keep an idle Server-Sent Events stream open (`SSE_HEARTBEAT_MS`, default 12000, graphql-sse's). */
+  sseHeartbeatMs: number;
+  /** Milliseconds between the `{}` parts that keep an idle multipart subscription open (`MULTIPART_HEARTBEAT_MS`, default 5000, Apollo's). */
+  multipartHeartbeatMs: number;
   /**
    * Outbound calls (streaming-provider URLs, webhook endpoints, playlist import) may reach loopback,
    * private, link-local and other non-public addresses (`OUTBOUND_ALLOW_PRIVATE=true`; default false).
@@ -291,6 +295,8 @@ export function loadConfig(env: Env = process.env): Config {
     otlpEndpoint: otlpEndpoint?.replace(/\/+$/, '') ?? null,
     graphqlLimits: graphqlLimits(env),
     liveMaxSubscriptionsPerSocket: integer(env, 'LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET', 10, 1, 10_000),
+    sseHeartbeatMs: integer(env, 'SSE_HEARTBEAT_MS', 12_000, 10, 600_000),
+    multipartHeartbeatMs: integer(env, 'MULTIPART_HEARTBEAT_MS', 5_000, 10, 600_000),
     outboundAllowPrivate: flag(env, 'OUTBOUND_ALLOW_PRIVATE', false),
   };
 }

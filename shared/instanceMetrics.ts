@@ -7,7 +7,7 @@ import { Gauge, Registry } from 'prom-client';
 
 /** What an instance's live server reports. */
 export interface LiveStats {
-  stats(): { connections: number; subscriptions: number };
+  stats(): { connections: number; subscriptions: number; byTransport: Record<string, number> };
 }
 
 /** What an instance reports of its drain (gateway/drain.ts) and the grace period it was given. */
@@ -47,10 +47,11 @@ export function instanceRegistry(live: LiveStats, bus?: { connected(): boolean }
   }
   new Gauge({
     name: 'stagegraph_live_viewers',
-    help: 'Live viewer sockets (graphql-ws) open on this instance now.',
+    help: 'Live viewer connections open on this instance now, by transport: websocket (graphql-ws), sse (graphql-sse), multipart (multipart HTTP).',
+    labelNames: ['transport'],
     registers: [registry],
     collect() {
-      this.set(live.stats().connections);
+      for (const [transport, count] of Object.entries(live.stats().byTransport)) this.set({ transport }, count);
     },
   });
   new Gauge({

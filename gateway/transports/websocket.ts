@@ -1,0 +1,212 @@
+/**
+ * Live viewers over WebSocket: the graphql-ws protocol (graphql-transport-ws) on the gateway's /graphql
+ * path. This is the socket side only: connection_init and its credentials (connectionParams), ping and
+ * keep-alive, message dispatch, slow readers; subscriptions run in the live server (gateway/live.ts).
+ */
+import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import { GraphQLError } from 'graphql';
+import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, stringifyMessage, handleProtocols } from 'graphql-ws';
+import type { IncomingMessage, Server } from 'node:http';
+import { WebSocketServer, WebSocket, type RawData } from 'ws';
+import type { HeaderBag } from '../../shared/auth/authenticate';
+import { recordViewerDropped } from '../../shared/metrics';
+import type { Logger } from '../../shared/logger';
+import type { LiveServer } from '../live';
+import type { Connection } from '../liveGroups';
+import type { RenderedEvent, ViewerChannel } from '../viewerChannel';
+import { MAX_BUFFERED_BYTES } from './streamChannel';
+
+export interface SocketTransportOptions {
+  /** URL path of the endpoint (the gateway's /graphql). */
+  path: string;
+  logger: Logger;
+  /** Milliseconds a socket may take to send connection_init (default 3000). */
+  connectionInitWaitTimeoutMs?: number;
+  /** Milliseconds between keep-alive pings; a socket that misses one is dropped (default 30000). */
+  keepAliveMs?: number;
+}
+
+/** The rest of a `next` frame after its per-subscription prefix: the result, and the frame's closing brace. */
+const encodeWebSocket = (json: string) => Buffer.from(`${json}}`);
+
+/** One viewer socket, as the live server's channel. */
+class SocketChannel implements ViewerChannel {
+  readonly transport = 'websocket' as const;
+  alive = true;
+  state: 'new' | 'initialising' | 'ready' = 'new';
+  connection: Connection | null = null;
+
+  constructor(readonly socket: WebSocket) {}
+
+  get open(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
+  /** `{"id":"…","type":"next","payload":` — the only per-subscriber part of a frame, encoded once. */
+  framePrefix(id: string): Buffer {
+    return Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+  }
+
+  next(framePrefix: Buffer, event: RenderedEvent): void {
+    const { socket } = this;
+    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+      // A viewer that does not read is dropped rather than buffered without bound.
+      recordViewerDropped('slow_reader');
+      socket.terminate();
+      return;
+    }
+    const payload = event.frame('websocket', encodeWebSocket);
+    // One buffer per viewer (its prefix and the shared payload), sent as one text frame.
+    socket.send(Buffer.concat([framePrefix, payload], framePrefix.length + payload.length), { binary: false });
+  }
+
+  errors(id: string, errors: readonly GraphQLFormattedError[]): void {
+    if (this.open) this.socket.send(JSON.stringify({ id, type: MessageType.Error, payload: errors }));
+  }
+
+  result(id: string, result: ExecutionResult): void {
+    this.socket.send(JSON.stringify({ id, type: MessageType.Next, payload: result }));
+    this.socket.send(stringifyMessage({ id, type: MessageType.Complete }));
+  }
+
+  close(code: number): void {
+    this.socket.close(code, 'Server shutting down');
+  }
+}
+
+/** The graphql-ws endpoint: takes over WebSocket upgrades of `path` and serves them from the live server. */
+export class SocketTransport {
+  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024, handleProtocols, clientTracking: false });
+  private readonly channels = new Set<SocketChannel>();
+  private readonly keepAlive: NodeJS.Timeout;
+
+  constructor(
+    private readonly live: LiveServer,
+    private readonly options: SocketTransportOptions,
+  ) {
+    this.keepAlive = setInterval(() => this.sweep(), options.keepAliveMs ?? 30_000);
+    this.keepAlive.unref();
+    live.onClose((code) => {
+      clearInterval(this.keepAlive);
+      // Sockets still waiting for connection_init are no viewers of the live server yet.
+      for (const channel of this.channels) if (!channel.connection) channel.close(code);
+      this.wss.close();
+    });
+  }
+
+  /** Takes over WebSocket upgrades of `path` on the HTTP server. */
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket, head) => {
+      const path = (request.url ?? '').split('?')[0];
+      if (path !== this.options.path) {
+        socket.destroy();
+        return;
+      }
+      this.wss.handleUpgrade(request, socket, head, (ws) => this.onConnection(ws));
+    });
+  }
+
+  private onConnection(socket: WebSocket): void {
+    if (socket.protocol !== GRAPHQL_TRANSPORT_WS_PROTOCOL) {
+      socket.close(CloseCode.SubprotocolNotAcceptable, 'Subprotocol not acceptable');
+      return;
+    }
+    const channel = new SocketChannel(socket);
+    this.channels.add(channel);
+    const initTimer = setTimeout(() => {
+      if (channel.state !== 'ready') socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+    }, this.options.connectionInitWaitTimeoutMs ?? 3000);
+    socket.on('pong', () => {
+      channel.alive = true;
+    });
+    socket.on('message', (data: RawData) => {
+      this.onMessage(channel, data).catch((error: Error) => {
+        this.options.logger.error({ err: error }, 'live message handling failed');
+        socket.close(CloseCode.InternalServerError, 'Internal server error');
+      });
+    });
+    socket.once('close', () => {
+      clearTimeout(initTimer);
+      this.channels.delete(channel);
+      if (channel.connection) this.live.disconnect(channel.connection);
+    });
+    socket.on('error', () => socket.terminate());
+  }
+
+  private sweep(): void {
+    for (const channel of this.channels) {
+      if (!channel.alive) {
+        recordViewerDropped('keepalive_missed');
+        channel.socket.terminate();
+        continue;
+      }
+      channel.alive = false;
+      channel.socket.ping();
+    }
+  }
+
+  private async onMessage(channel: SocketChannel, data: RawData): Promise<void> {
+    const { socket } = channel;
+    let message;
+    try {
+      message = parseMessage(data.toString());
+    } catch (error) {
+      socket.close(CloseCode.BadRequest, (error as Error).message.slice(0, 120));
+      return;
+    }
+    switch (message.type) {
+      case MessageType.ConnectionInit: {
+        if (channel.state !== 'new') {
+          socket.close(CloseCode.TooManyInitialisationRequests, 'Too many initialisation requests');
+          return;
+        }
+        channel.state = 'initialising';
+        await this.initialise(channel, message.payload ?? {});
+        return;
+      }
+      case MessageType.Ping:
+        socket.send(stringifyMessage({ type: MessageType.Pong }));
+        return;
+      case MessageType.Pong:
+        return;
+      case MessageType.Subscribe: {
+        const { connection } = channel;
+        if (channel.state !== 'ready' || !connection) {
+          socket.close(CloseCode.Unauthorized, 'Unauthorized');
+          return;
+        }
+        if (this.live.has(connection, message.id)) {
+          socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${message.id} already exists`);
+          return;
+        }
+        await this.live.subscribe(connection, message.id, message.payload);
+        return;
+      }
+      case MessageType.Complete:
+        if (channel.connection) this.live.complete(channel.connection, message.id);
+        return;
+      default:
+        socket.close(CloseCode.BadRequest, `Unexpected message of type ${message.type} received`);
+    }
+  }
+
+  private async initialise(channel: SocketChannel, params: Record<string, unknown>): Promise<void> {
+    const { socket } = channel;
+    const headers: HeaderBag = {};
+    const pick = (...names: string[]) => names.map((name) => params[name]).find((value) => typeof value === 'string') as string | undefined;
+    headers['x-service-client-id'] = pick('x-service-client-id', 'clientId', 'siteId');
+    headers['x-service-developer-key'] = pick('x-service-developer-key', 'developerKey');
+    const token = pick('Authorization', 'authorization', 'jwt');
+    headers.authorization = token && !/^Bearer /i.test(token) ? `Bearer ${token}` : token;
+    try {
+      channel.connection = await this.live.connect(channel, headers);
+    } catch (error) {
+      socket.close(CloseCode.Forbidden, error instanceof GraphQLError ? error.message.slice(0, 120) : 'Forbidden');
+      return;
+    }
+    if (!channel.connection) return;
+    channel.state = 'ready';
+    socket.send(stringifyMessage({ type: MessageType.ConnectionAck }));
+  }
+}

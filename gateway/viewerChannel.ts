@@ -1,0 +1,52 @@
+/**
+ * The transport-neutral seam of the live server: a viewer's channel is whatever carries its frames (a
+ * graphql-ws socket, a Server-Sent Events stream, a multipart HTTP response). The live server's groups
+ * hold viewers of every transport side by side; an event is executed once per group and encoded once
+ * per transport (RenderedEvent), so a frame costs one serialization per transport, not one per viewer.
+ *
+ * This module imports nothing of the live server or of the transports: both import it.
+ */
+import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+
+/** How a viewer is connected (the `transport` label of the viewer gauges). */
+export type Transport = 'websocket' | 'sse' | 'multipart';
+export const TRANSPORTS: readonly Transport[] = ['websocket', 'sse', 'multipart'];
+
+/** The WebSocket close codes the live server ends connections with; HTTP streams end alike (see ViewerChannel.close). */
+export const CLOSE_GOING_AWAY = 1001;
+/** "Service Restart": a drain; clients come back through the balancer, elsewhere. */
+export const CLOSE_SERVICE_RESTART = 1012;
+
+/**
+ * One event's execution result as JSON, made once for a group of viewers; each transport encodes it
+ * into its frame once (on first use) and every viewer of that transport in the group gets that buffer.
+ */
+export class RenderedEvent {
+  private websocket: Buffer | null = null;
+  private sse: Buffer | null = null;
+  private multipart: Buffer | null = null;
+
+  constructor(readonly json: string) {}
+
+  /** The frame of `transport`, encoded by `encode` the first time it is asked for. */
+  frame(transport: Transport, encode: (json: string) => Buffer): Buffer {
+    return (this[transport] ??= encode(this.json));
+  }
+}
+
+/** What carries one viewer connection's frames. */
+export interface ViewerChannel {
+  readonly transport: Transport;
+  /** Whether frames can still be sent. */
+  readonly open: boolean;
+  /** The per-operation part of a `next` frame, made once per subscription (empty where a stream carries one operation). */
+  framePrefix(operationId: string): Buffer;
+  /** Sends a `next` of the operation whose prefix this is; `event` is shared, so encode it with `event.frame`. */
+  next(framePrefix: Buffer, event: RenderedEvent): void;
+  /** Answers an operation with errors; the operation is over. */
+  errors(operationId: string, errors: readonly GraphQLFormattedError[]): void;
+  /** Answers a query or mutation with its one result; the operation is over. */
+  result(operationId: string, result: ExecutionResult): void;
+  /** Ends the connection: CLOSE_SERVICE_RESTART (a drain: come back elsewhere) or CLOSE_GOING_AWAY. */
+  close(code: number): void;
+}
