@@ -8,7 +8,7 @@
  * their fleets with it, and drive its instances (kill -9, a drain, a restart on the same port).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,9 +194,10 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const instances: FleetInstance[] = [];
     for (let index = 1; index <= count; index += 1) {
       const port = await freePort();
-      // Subgraphs listen on base+1..base+4.
-      const subgraphBase = await freePort(5);
       const name = `app${index}`;
+      // Without a terminal to show it, each instance's output goes to a log in the temp folder, and a
+      // start that fails says what the instance said.
+      const logPath = join(temp, `${name}.log`);
       const url = `http://127.0.0.1:${port}`;
       let child: ChildProcess | null = null;
       const running = () => child !== null && child.exitCode === null && child.signalCode === null;
@@ -212,19 +213,26 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
         async start() {
           if (running()) throw new Error(`fleet: ${name} is running`);
           const args = from === 'dist' ? [join(root, 'dist', 'main.js')] : ['--import', 'tsx', join(root, 'main.ts')];
+          const output = stdio === 'inherit' ? 'inherit' : openSync(logPath, 'a');
           const started = spawnTracked(process.execPath, args, {
             cwd: root,
-            env: { ...env, PORT: String(port), SUBGRAPH_PORT_BASE: String(subgraphBase) },
-            stdio: ['ignore', stdio, stdio],
+            // Subgraphs on ports the system picks: only the public port must stay the same across restarts.
+            env: { ...env, PORT: String(port), SUBGRAPH_PORT_BASE: '0' },
+            stdio: ['ignore', output, output],
             detached: true,
           });
+          if (typeof output === 'number') closeSync(output);
           child = started;
           children.add(started);
           void exited(started).then(() => children.delete(started));
-          await waitUntil(async () => {
-            if (started.exitCode !== null || started.signalCode !== null) throw new Error(`fleet: ${name} exited while starting`);
-            return (await fetch(`${url}/ready`)).status === 200;
-          }, 120_000, `${name} ready`);
+          const lastWords = () => (existsSync(logPath) ? readFileSync(logPath, 'utf8').slice(-2000) : '(its output went to this terminal)');
+          const deadline = Date.now() + 240_000;
+          for (;;) {
+            if (started.exitCode !== null || started.signalCode !== null) throw new Error(`fleet: ${name} exited while starting (${started.exitCode ?? started.signalCode}); its last words:\n${lastWords()}`);
+            if ((await fetch(`${url}/ready`).then((reply) => reply.status, () => 0)) === 200) break;
+            if (Date.now() > deadline) throw new Error(`fleet: ${name} not ready within 240 s; its last words:\n${lastWords()}`);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
         },
       });
     }

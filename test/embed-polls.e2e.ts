@@ -12,6 +12,7 @@ import { launchBrowser } from './helpers/browser';
 import { viewer } from './helpers/community';
 import { rest } from './helpers/http';
 import { startTcpProxy, type TcpProxy } from './helpers/proxy';
+import { eventually } from './helpers/wait';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here, in this
@@ -94,10 +95,10 @@ function readResults(page: Page, scope: string): Promise<ShownResults | null> {
   }, scope);
 }
 
-/** Waits until the page shows `expected` in the results of `scope` (5 s at most); else fails with what it showed. */
+/** Waits until the page shows `expected` in the results of `scope` (15 s at most); else fails with what it showed. */
 async function waitForResults(page: Page, scope: string, expected: ShownResults): Promise<void> {
   const want = JSON.stringify(expected);
-  const until = Date.now() + 5000;
+  const until = Date.now() + 15_000;
   let shown = await readResults(page, scope);
   while (JSON.stringify(shown) !== want && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -246,8 +247,8 @@ describe('a poll overlay sent by show:overlay (the timecode path)', () => {
     await waitForResults(page, scope, { total: '0', rows: [row('red', 'Red', 0), row('blue', 'Blue <b>!</b>', 0)] });
     const subscribed = sent.find((frame) => frame.type === 'subscribe' && frame.payload?.variables?.pollId === pollId && /pollResults/.test(frame.payload.query ?? ''));
     expect(subscribed).toBeDefined();
-    await page.waitForSelector(scope, { hidden: true, timeout: 4000 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await page.waitForSelector(scope, { hidden: true, timeout: 15_000 });
+    await eventually(() => sent.some((frame) => frame.id === subscribed!.id && frame.type === 'complete'), 'the page completes its subscription');
     expect(sent.filter((frame) => frame.id === subscribed!.id).map((frame) => frame.type)).toEqual(['subscribe', 'complete']);
   });
 });

@@ -10,6 +10,7 @@ import { launchBrowser, silentWav, startStaticSite, type StaticSite } from './he
 import { rest } from './helpers/http';
 import { startTcpProxy, type TcpProxy } from './helpers/proxy';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { pause } from './helpers/wait';
 import { startFakeStreamProvider, type FakeStreamProvider } from './helpers/streamProvider';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here, in this
@@ -360,15 +361,22 @@ describe('timecode: from a recording stream to the player helper on the site’s
 
     // Not recording yet: no timecode.
     expect((await broadcast(overlayId, { channelId: tcChannel, duration: 1 })).streamSecond).toBeNull();
+    const startSent = Date.now();
     const started = await rest(stack, 'POST', `/stream/v1/${stream.body._id}/start`, { headers: site.admin });
+    const startAnswered = Date.now();
     expect(started.status).toBe(200);
     const liveBroadcastId = started.body.liveBroadcastId as string;
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    // Some seconds into the recording (how many exactly depends on the machine's load: measured, not assumed).
+    await pause(2100);
+    const sentAt = Date.now();
     const atTwo = await broadcast(overlayId, { channelId: tcChannel, variables: { home: 'Lions', odds: '2.5' } });
-    expect(atTwo.streamSecond).toBe(2);
+    const answeredAt = Date.now();
+    const second = atTwo.streamSecond as number;
+    expect(second).toBeGreaterThanOrEqual(Math.floor((sentAt - startAnswered) / 1000));
+    expect(second).toBeLessThanOrEqual(Math.floor((answeredAt - startSent) / 1000));
     // For some viewers only: it carries its timecode, but stays off the recording's public timeline.
     const targeted = await rest(stack, 'POST', `/broadcast/${overlayId}/tag/vip`, { headers: site.admin, body: { channelId: tcChannel, duration: 1 } });
-    expect(targeted.body.streamSecond).toBe(2);
+    expect(targeted.body.streamSecond).toBeGreaterThanOrEqual(second);
     // Site-wide broadcasts belong to no channel's recording.
     expect((await broadcast(overlayId, { duration: 1 })).streamSecond).toBeNull();
 
@@ -389,7 +397,7 @@ describe('timecode: from a recording stream to the player helper on the site’s
     expect(byBroadcast.status).toBe(200);
     expect(byBroadcast.headers.get('access-control-allow-origin')).toBe('*');
     expect(byBroadcast.body).toEqual([
-      { second: 2, overlay: expect.objectContaining({ _id: overlayId, id: overlayId, name: 'Odds', duration: 2, contents: expect.objectContaining({ html: '<p class="odds">Lions 2.5</p>' }) }) },
+      { second, overlay: expect.objectContaining({ _id: overlayId, id: overlayId, name: 'Odds', duration: 2, contents: expect.objectContaining({ html: '<p class="odds">Lions 2.5</p>' }) }) },
       { second: expect.any(Number), overlay: expect.objectContaining({ _id: laterOverlayId, id: laterOverlayId, contents: expect.objectContaining({ html: '<p class="later">Later 9</p>' }) }) },
     ]);
     const byVideo = await rest(stack, 'GET', `/overlay/v1/timeline?videoId=${delivered.body.videoId}`, { headers: { 'x-service-client-id': site.siteId } });
@@ -429,21 +437,21 @@ describe('timecode: from a recording stream to the player helper on the site’s
     }, seconds);
     const timecodeShows = () => frame.evaluate((id) => ((window as any).__shown as { origin: string; overlay: { id: string } }[]).filter((shown) => shown.origin === 'timecode' && shown.overlay.id === id).length, overlayId);
 
-    await seek(1.2);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await seek(second - 0.8);
+    await pause(300);
     expect(await timecodeShows()).toBe(0);
-    await seek(2.4);
+    await seek(second + 0.4);
     const shown = await frame.waitForSelector(`[data-origin="timecode"][data-overlay-id="${overlayId}"] .odds`);
     expect(await shown!.evaluate((node) => node.textContent)).toBe('Lions 2.5');
     expect(await frame.$('[data-origin="timecode"] button[data-cta="show_panel"][data-panel-id="odds-panel"]')).not.toBeNull();
     expect(await timecodeShows()).toBe(1);
     // Shown for the overlay's duration (2 s), then gone.
-    await frame.waitForSelector(`[data-origin="timecode"][data-overlay-id="${overlayId}"]`, { hidden: true, timeout: 3500 });
+    await frame.waitForSelector(`[data-origin="timecode"][data-overlay-id="${overlayId}"]`, { hidden: true, timeout: 15_000 });
 
-    // A seek back, then playing on through second 2: shown again at the same second of the video.
-    await seek(1.5);
+    // A seek back, then playing on through that second: shown again at the same second of the video.
+    await seek(second - 0.5);
     await page.evaluate(() => (document.getElementById('video') as HTMLVideoElement).play());
-    await frame.waitForSelector('[data-origin="timecode"] .odds', { timeout: 3000 });
+    await frame.waitForSelector('[data-origin="timecode"] .odds', { timeout: 15_000 });
     expect(await timecodeShows()).toBe(2);
     await page.evaluate(() => (document.getElementById('video') as HTMLVideoElement).pause());
     // Live pushes stayed held back throughout.

@@ -12,6 +12,7 @@ import type { Client } from 'graphql-ws';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { graphql, rest, type Reply } from './helpers/http';
 import { connectedClient, VIEWER_SUBSCRIPTION } from './helpers/viewer';
+import { eventually } from './helpers/wait';
 import type { Stack } from '../stack';
 
 let stack: Stack;
@@ -162,26 +163,31 @@ afterAll(async () => {
 
 const connected = (params: Record<string, unknown>) => connectedClient(stack, params, clients);
 
-/** Subscribes and resolves with what ends it first: its errors, or 'next' when data arrives / 'open' after a pause. */
-function outcome(client: Client, query: string, waitMs = 300): Promise<{ errors?: { message: string; extensions?: { code?: string } }[]; state: 'error' | 'next' | 'open' | 'complete' }> {
+/**
+ * Subscribes and resolves with what ends it first: its errors, 'next' when data arrives, or 'open' once the
+ * server has registered it as a live subscription (a condition, not a pause: a refusal that arrives late
+ * on a loaded machine is still seen as a refusal).
+ */
+function outcome(client: Client, query: string): Promise<{ errors?: { message: string; extensions?: { code?: string } }[]; state: 'error' | 'next' | 'open' | 'complete' }> {
+  const before = stack.gateway.live.stats().subscriptions;
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ state: 'open' }), waitMs);
+    let settled = false;
+    const settle = (result: { errors?: { message: string; extensions?: { code?: string } }[]; state: 'error' | 'next' | 'open' | 'complete' }) => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
     client.subscribe(
       { query },
       {
-        next: () => {
-          clearTimeout(timer);
-          resolve({ state: 'next' });
-        },
-        error: (errors) => {
-          clearTimeout(timer);
-          resolve({ errors: errors as { message: string }[], state: 'error' });
-        },
-        complete: () => {
-          clearTimeout(timer);
-          resolve({ state: 'complete' });
-        },
+        next: () => settle({ state: 'next' }),
+        error: (errors) => settle({ errors: errors as { message: string }[], state: 'error' }),
+        complete: () => settle({ state: 'complete' }),
       },
+    );
+    void eventually(() => settled || stack.gateway.live.stats().subscriptions > before, 'the subscription answered or registered').then(
+      () => settle({ state: 'open' }),
+      (error: Error) => settle({ state: 'error', errors: [{ message: error.message }] }),
     );
   });
 }
@@ -217,14 +223,11 @@ describe('subscriptions per socket', () => {
   it(`allows ${MAX_SUBSCRIPTIONS} at once; one more is an error for that subscription only`, async () => {
     const client = await connected({ 'x-service-client-id': site.siteId });
     const first: (() => void)[] = [];
+    const before = stack.gateway.live.stats().subscriptions;
     for (let index = 0; index < MAX_SUBSCRIPTIONS; index += 1) {
-      await new Promise<void>((resolve) => {
-        first.push(client.subscribe({ query: VIEWER_SUBSCRIPTION }, { next: () => undefined, error: () => undefined, complete: () => undefined }));
-        setTimeout(resolve, 50);
-      });
+      first.push(client.subscribe({ query: VIEWER_SUBSCRIPTION }, { next: () => undefined, error: () => undefined, complete: () => undefined }));
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(stack.gateway.live.stats().subscriptions).toBeGreaterThanOrEqual(MAX_SUBSCRIPTIONS);
+    await eventually(() => stack.gateway.live.stats().subscriptions >= before + MAX_SUBSCRIPTIONS, 'every subscription of the full socket registered');
     const over = await outcome(client, VIEWER_SUBSCRIPTION);
     expect(over.state).toBe('error');
     expect(over.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
@@ -233,7 +236,7 @@ describe('subscriptions per socket', () => {
     expect((await outcome(client, `{ site { name } }`)).state).toBe('next');
     // Completing one frees its place.
     first[0]();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(() => stack.gateway.live.stats().subscriptions < before + MAX_SUBSCRIPTIONS, 'the completed subscription freed');
     expect((await outcome(client, VIEWER_SUBSCRIPTION)).state).toBe('open');
   });
 });

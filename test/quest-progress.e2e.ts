@@ -224,10 +224,13 @@ describe('the questProgress subscription', () => {
     };
     const ana = await site.signIn([]);
     const bob = await site.signIn([]);
+    const before = stack.gateway.live.stats().subscriptions;
     const anas = subscribe(ana.token);
     const bobs = subscribe(bob.token);
     const nobody = subscribe();
-    await sleep(300);
+    // Ana's and Bob's subscriptions are registered (nobody's is refused) before Ana answers.
+    await until(async () => stack.gateway.live.stats().subscriptions, (count) => count >= before + 2);
+    await until(async () => nobody.errors.length, (count) => count > 0);
     expect((await answer(site, ana.token, pollId)).status).toBe(200);
     const event = (await until(async () => anas.events, (events) => events.some((one) => one.questId === questId && one.completed))).find((one) => one.questId === questId && one.completed);
     expect(event).toMatchObject({ accountId: ana.accountId, completed: true, claimId: expect.any(String), actions: [{ arrayId: 'p', value: 1, done: true }] });

@@ -102,7 +102,7 @@ export async function watch(
   return {
     events,
     closed,
-    next(timeoutMs = 5000) {
+    next(timeoutMs = 15_000) {
       if (failure) return Promise.reject(failure);
       if (read < events.length) return Promise.resolve(events[read++]);
       return new Promise((resolve, reject) => {
