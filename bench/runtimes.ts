@@ -76,10 +76,12 @@ export async function measureRuntimes(viewers: number, answerers: number): Promi
   const figures: RuntimeFigures['figures'] = {};
   try {
     let run = 0;
-    for (const [name, measure] of Object.entries(sections)) {
+    for (const [index, [name, measure]] of Object.entries(sections).entries()) {
       const results: Record<string, Record<string, number>> = {};
-      // Baseline first, then this runtime, each on a database and a Redis prefix of its own.
-      for (const [label, node] of [['baseline', baseline], ['current', process.execPath]] as const) {
+      // Each on a database and a Redis prefix of its own; which runtime goes first alternates by section,
+      // so a machine getting busier or quieter during the run does not favour one.
+      const order = [['baseline', baseline], ['current', process.execPath]] as const;
+      for (const [label, node] of index % 2 === 0 ? order : [...order].reverse()) {
         run += 1;
         const env = { DATABASE_URL: await createPostgresDatabase(postgres.url, `bench_runtime_${run}`), REDIS_URL: redis.url, REDIS_PREFIX: `bench-runtime-${run}` };
         results[label] = await onRuntime(node, () => measure(env));
