@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const address = describeListenAddress(config.host, stack.port);
   logger.info(
     { host: config.host, port: stack.port, url: address.localUrl, runtime: process.version, database: stack.database.provider, bus: config.redisUrl ? 'redis' : 'in-process' },
-    `stagegraph listening on ${address.bound}; on this machine: ${address.localUrl} (Node.js ${process.version})`,
+    `stagegraph listening on ${address.bound}; on this machine: ${address.localUrl}`,
   );
   let stopping = false;
   // SIGTERM (a deploy, the fleet script, an orchestrator) drains; SIGINT (Ctrl-C at a terminal) and a

@@ -129,7 +129,7 @@ describe('a site’s calendar', () => {
   it('keeps events to their site', async () => {
     const theirs = await createEvent(other, eventBody('theirs', T0, null));
     expect((await rest(stack, 'GET', `/calendar/v1/${theirs._id}`, { headers: cal.admin })).status).toBe(404);
-    expect((await rest(stack, 'PUT', `/calendar/v1/${theirs._id}`, { headers: cal.admin, body: eventBody('mine', T0, null) })).status).toBe(404);
+    expect((await rest(stack, 'PUT', `/calendar/v1/${theirs._id}`, { headers: cal.admin, body: { ...eventBody('mine', T0, null), siteId: cal.siteId } })).status).toBe(404);
     expect((await rest(stack, 'DELETE', `/calendar/v1/${theirs._id}`, { headers: cal.admin })).status).toBe(404);
     const labels = await rest(stack, 'GET', '/calendar/v1/categories/Sports/labels', { headers: cal.admin });
     expect(labels.body.map((label: { title: string }) => label.title)).not.toContain('Golf');
