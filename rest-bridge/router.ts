@@ -1,12 +1,9 @@
 /**
- * The express router derived from the route table: for each route it checks the content type, parses
- * and validates parameters and body against the route's JSON Schemas (ajv), builds the GraphQL
- * variables from their declared sources, runs the operation and shapes the answer. Errors become
- * `{ success: false, message }` with the status of their code.
+ * The express router derived from the route table: for each route it checks the credentials, reads the
+ * request as the route's input (requestInput.ts: parameters, body, variables), runs the operation and
+ * shapes the answer. Errors become `{ success: false, message }` with the status of their code.
  */
 import { createHash } from 'node:crypto';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
@@ -14,11 +11,11 @@ import type { HeaderBag } from '../shared/auth/authenticate';
 import type { EventBus } from '../shared/bus';
 import { followedSiteCache, type SiteCache } from '../shared/viewerReads';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
-import { jsonValueProblem, numberProblem, parseJsonInput, stringProblem } from '../shared/jsonInput';
-import { describeSchemaError } from '../shared/schemaErrors';
 import type { Logger } from '../shared/logger';
 import { project, readProjection, type Projection } from './projection';
-import { READ_ONLY, type AuthCode, type ParamSpec, type RouteSpec, type VariableSource } from './table';
+import { compileInputRules, lookup, readInput, resolveSource, type InputRules, type RouteInput } from './requestInput';
+import { RequestError } from './requestError';
+import type { AuthCode, RouteSpec } from './table';
 import { operationNameOf, routeTemplate } from '../shared/metrics';
 
 /**
@@ -55,104 +52,6 @@ function checkCredentialsPresent(spec: RouteSpec, headers: HeaderBag): void {
   throw new RequestError(401, `credentials required: ${wanted}`);
 }
 
-class RequestError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
-interface RouteInput {
-  path: Record<string, unknown>;
-  query: Record<string, unknown>;
-  header: Record<string, unknown>;
-  body: unknown;
-  rawBody: string;
-}
-
-const ajv = new Ajv({ allErrors: false, coerceTypes: false, strict: false });
-addFormats(ajv);
-
-/** Query, path and header values arrive as text; this turns them into the declared type. */
-function coerceParam(spec: ParamSpec, raw: unknown): unknown {
-  if (raw === undefined || raw === '') return undefined;
-  const text = Array.isArray(raw) ? String(raw[0]) : String(raw);
-  const field = `${spec.in}.${spec.name}`;
-  const textProblem = stringProblem(text);
-  if (textProblem) throw new RequestError(400, `${field} ${textProblem}`);
-  const type = spec.schema.type;
-  if (type === 'integer' || type === 'number') {
-    const value = Number(text);
-    if (!Number.isFinite(value) || (type === 'integer' && !Number.isInteger(value))) {
-      throw new RequestError(400, `${field} must be ${type === 'integer' ? 'an integer' : 'a number'}`);
-    }
-    const problem = numberProblem(value);
-    if (problem) throw new RequestError(400, `${field} ${problem}`);
-    return value;
-  }
-  if (type === 'boolean') {
-    if (text !== 'true' && text !== 'false') throw new RequestError(400, `${spec.in}.${spec.name} must be true or false`);
-    return text === 'true';
-  }
-  if (type === 'array' && spec.commaSeparated) {
-    // form style, not exploded: a,b,c — or the parameter repeated.
-    const items = (Array.isArray(raw) ? raw.map(String) : text.split(',')).map((item) => item.trim()).filter(Boolean);
-    const problem = jsonValueProblem(items, field);
-    if (problem) throw new RequestError(400, problem);
-    return items.length > 0 ? items : undefined;
-  }
-  if (type === 'object' || type === 'array') {
-    const parsed = parseJsonInput(text, field);
-    if ('error' in parsed) throw new RequestError(400, parsed.error);
-    return parsed.value;
-  }
-  return text;
-}
-
-/** The value at a dotted path inside a JSON value; a key that itself holds dots matches whole first. */
-function walk(value: unknown, path: string): unknown {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
-  if (Object.hasOwn(record, path)) return record[path];
-  for (let dot = path.indexOf('.'); dot > 0; dot = path.indexOf('.', dot + 1)) {
-    const head = path.slice(0, dot);
-    if (!Object.hasOwn(record, head)) continue;
-    const found = walk(record[head], path.slice(dot + 1));
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
-function lookup(input: RouteInput, reference: string): unknown {
-  if (reference === 'body') return input.body;
-  if (reference === 'rawBody') return input.rawBody;
-  const dot = reference.indexOf('.');
-  const where = reference.slice(0, dot) as 'path' | 'query' | 'header' | 'body';
-  return walk(where === 'body' ? input.body : input[where], reference.slice(dot + 1));
-}
-
-const isGiven = (value: unknown) => value !== undefined && value !== null && value !== false && value !== 0;
-
-/** Resolves a variable source against the request; undefined means "not given". */
-export function resolveSource(source: VariableSource, input: RouteInput): unknown {
-  if (typeof source === 'string') return lookup(input, source);
-  if (Array.isArray(source)) {
-    for (const reference of source as readonly string[]) {
-      const value = lookup(input, reference);
-      if (value !== undefined) return value;
-    }
-    return undefined;
-  }
-  if ('value' in (source as object)) return (source as { value: unknown }).value;
-  const given = (source as { given?: unknown }).given;
-  if (typeof given === 'string' || Array.isArray(given)) {
-    return (typeof given === 'string' ? [given] : (given as string[])).some((reference) => isGiven(lookup(input, reference)));
-  }
-  const entries = Object.entries(source as Record<string, VariableSource>)
-    .map(([field, nested]) => [field, resolveSource(nested, input)] as const)
-    .filter(([, value]) => value !== undefined);
-  return Object.fromEntries(entries);
-}
-
 function firstError(errors: readonly GraphQLFormattedError[]): { status: number; message: string } {
   const error = errors[0];
   const code = error.extensions?.code;
@@ -161,14 +60,10 @@ function firstError(errors: readonly GraphQLFormattedError[]): { status: number;
   return { status, message: status === 500 ? 'internal server error' : error.message };
 }
 
-interface CompiledRoute {
-  spec: RouteSpec;
+/** A route ready to answer: its input checks (compiled once), who the caller is, its operation's name. */
+interface CompiledRoute extends InputRules {
   /** The headers that say who the caller is: all but the partner credentials the operation checks itself. */
   identityHeaders(headers: HeaderBag): HeaderBag;
-  validateBody: ValidateFunction | null;
-  params: { spec: ParamSpec; validate: ValidateFunction }[];
-  /** The body fields a client may send back from a read and that are ignored (see withoutReadOnly). */
-  readOnly: ReadonlySet<string>;
   operationName: string | undefined;
 }
 
@@ -318,16 +213,13 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
   for (const spec of routes) {
     const partnerHeaders = (spec.params ?? []).filter((param) => param.in === 'header' && param.credential).map((param) => param.name.toLowerCase());
     const compiled: CompiledRoute = {
-      spec,
+      ...compileInputRules(spec),
       identityHeaders: (headers) => {
         if (partnerHeaders.length === 0) return headers;
         const kept = { ...headers };
         for (const name of partnerHeaders) delete kept[name];
         return kept;
       },
-      validateBody: spec.body ? ajv.compile(spec.body.schema) : null,
-      params: (spec.params ?? []).map((param) => ({ spec: param, validate: ajv.compile(param.schema) })),
-      readOnly: readOnlyFields(spec),
       operationName: operationNameOf(spec.document),
     };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
@@ -428,76 +320,6 @@ function sendFile(res: Response, status: number, file: FileResult): void {
   res.status(status).type(file.contentType);
   if (file.fileName) res.attachment(file.fileName);
   res.send(file.content);
-}
-
-const SITE_FIELDS = ['siteId', 'site_id'] as const;
-
-/** What a read answers for the fields every resource has: a body carrying them back carries these types. */
-const READ_ONLY_TYPES: Record<(typeof READ_ONLY)[number], 'string' | 'number'> = { _id: 'string', created: 'number', modified: 'number' };
-
-/**
- * The read-only fields of a body, the same on every route: `_id`, `created` and `modified` (and the route's
- * own `body.readOnly` list) are what a read answers and no client sets, so a body may carry them back and
- * they are ignored — dropped before the schema check, so unknown fields are still refused; `_id`, `created`
- * and `modified` of another type than a read gives (a string, numbers) are refused. A site field
- * (`siteId`, `site_id`) wherever it is sent must name the caller's site (x-service-client-id): 400
- * otherwise. Nothing else is dropped: a `null` the schema does not allow is refused by the schema check
- * like any other wrong type, so a replace or update never takes a null for a field it requires.
- */
-function withoutReadOnly(body: unknown, readOnly: ReadonlySet<string>, headers: HeaderBag): unknown {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const kept = { ...(body as Record<string, unknown>) };
-  for (const [field, type] of Object.entries(READ_ONLY_TYPES)) {
-    if (kept[field] !== undefined && typeof kept[field] !== type) throw new RequestError(400, `body.${field} must be a ${type} (it is read-only: sent back as read, it is ignored)`);
-  }
-  const site = headers['x-service-client-id'];
-  for (const field of SITE_FIELDS) {
-    if (kept[field] !== undefined && typeof site === 'string' && kept[field] !== site) {
-      throw new RequestError(400, `body.${field} must be the caller's site (x-service-client-id)`);
-    }
-  }
-  for (const field of readOnly) delete kept[field];
-  return kept;
-}
-
-/** A route's read-only body fields: the ones every resource answers, and the route's own. */
-const readOnlyFields = (spec: RouteSpec): ReadonlySet<string> => new Set([...READ_ONLY, ...(spec.body?.readOnly ?? [])]);
-
-function readInput({ spec, validateBody, params, readOnly }: CompiledRoute, req: Request): RouteInput {
-  const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-  // Headers are readable as `header.<name>` sources whether declared or not; declared ones are checked below.
-  const input: RouteInput = { path: {}, query: {}, header: { ...req.headers }, body: undefined, rawBody: raw };
-  for (const { spec: param, validate } of params) {
-    const source = param.in === 'path' ? req.params : param.in === 'query' ? req.query : req.headers;
-    const value = coerceParam(param, (source as Record<string, unknown>)[param.in === 'header' ? param.name.toLowerCase() : param.name]);
-    if (value === undefined) {
-      if (param.credential) throw new RequestError(401, `credentials required: ${param.name} ${param.in}`);
-      if (param.required) throw new RequestError(400, `${param.in}.${param.name} is required`);
-      continue;
-    }
-    if (!validate(value)) throw new RequestError(400, describeSchemaError((validate.errors as ErrorObject[])[0], `${param.in}.${param.name}`));
-    input[param.in][param.name] = value;
-  }
-  if (spec.body) {
-    if (raw.trim() === '') {
-      if (spec.body.required) throw new RequestError(400, 'a JSON body is required');
-      input.body = {};
-    } else {
-      const type = req.headers['content-type'] ?? '';
-      if (!/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type)) {
-        throw new RequestError(415, 'the body must be sent as application/json');
-      }
-      const parsed = parseJsonInput(raw, 'body');
-      if ('error' in parsed) throw new RequestError(400, parsed.error);
-      input.body = parsed.value;
-    }
-    // A signed body is the partner's own document, taken as signed: nothing in it is a resource's read-only field.
-    if (!spec.rawBody) input.body = withoutReadOnly(input.body, readOnly, req.headers as HeaderBag);
-    if (validateBody && !validateBody(input.body)) {
-      throw new RequestError(400, describeSchemaError((validateBody.errors as ErrorObject[])[0], 'body'));
-    }
-  }
-  return input;
 }
 
 export { ErrorCode };
