@@ -16,6 +16,7 @@ import { loadConfig } from '../shared/config';
 import { installed } from '../scripts/services';
 import { usingPostgres, usingRedis } from './helpers/database';
 import { startSiteFleet, type TestFleet } from './helpers/fleet';
+import { followOverlay, newFleetViewer, retryBackoff, viewerGaps, type FleetViewer } from './helpers/fleetViewer';
 import { rest } from './helpers/http';
 import { closeHttpViewers, openHttpViewer } from './helpers/httpViewer';
 import { TEST_SECRETS } from './helpers/stack';
@@ -43,16 +44,6 @@ it(`HAProxy lets idle streams live: its client and server timeouts outlast two h
   expect(shipped).not.toMatch(/http-buffer-request|compression|filter cache/);
 });
 
-interface SseViewer {
-  client: Client;
-  sinceConnect: Set<string>;
-  downSince: number | null;
-  longestGapMs: number;
-  reconnects: number;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 if (fleetRuns) {
   describe('HTTP viewers through HAProxy', () => {
     let running: TestFleet;
@@ -60,7 +51,7 @@ if (fleetRuns) {
     let admin: Record<string, string>;
     let siteId: string;
     let live: string;
-    const viewers: SseViewer[] = [];
+    const viewers: FleetViewer<Client>[] = [];
     const channelId = 'main-stage';
 
     beforeAll(async () => {
@@ -81,34 +72,22 @@ if (fleetRuns) {
       await running?.stop();
     }, 60_000);
 
-    function connectViewer(): SseViewer {
-      const viewer: SseViewer = { client: null as unknown as Client, sinceConnect: new Set(), downSince: null, longestGapMs: 0, reconnects: 0 };
+    function connectViewer(): FleetViewer<Client> {
+      const viewer = newFleetViewer<Client>();
       viewer.client = createClient({
         url: `${fleet.url}/graphql/stream`,
         headers: { 'x-service-client-id': siteId },
         retryAttempts: Number.POSITIVE_INFINITY,
-        // Called as soon as the stream failed: the viewer is down from here. Jittered exponential backoff, as the embed does.
+        // Called as soon as the stream failed: the viewer is down from here.
         retry: async (retries) => {
           viewer.downSince ??= Date.now();
           viewer.reconnects += 1;
-          await sleep(Math.min(4000, 250 * 2 ** retries) * (0.5 + Math.random() / 2));
+          await retryBackoff(retries);
         },
       });
       viewer.client.subscribe<{ overlayBroadcasts: { kind: string; broadcastId: string } }>(
         { query: VIEWER_SUBSCRIPTION, variables: { channelId } },
-        {
-          next: (result) => {
-            const event = result.data?.overlayBroadcasts;
-            if (!event || event.kind !== 'SHOW') return;
-            viewer.sinceConnect.add(event.broadcastId);
-            if (event.broadcastId === live && viewer.downSince !== null) {
-              viewer.longestGapMs = Math.max(viewer.longestGapMs, Date.now() - viewer.downSince);
-              viewer.downSince = null;
-            }
-          },
-          error: () => undefined,
-          complete: () => undefined,
-        },
+        followOverlay(viewer, () => live),
         { connecting: () => (viewer.sinceConnect = new Set()) },
       );
       return viewer;
@@ -133,8 +112,7 @@ if (fleetRuns) {
         await fleet.waitForServer(instance.name, 'UP', 60_000);
       }
       await eventually(() => viewers.every((viewer) => viewer.downSince === null && viewer.sinceConnect.has(live)), 'every SSE viewer back with the live overlay', 30_000);
-      const longestGapMs = Math.max(...viewers.map((viewer) => viewer.longestGapMs));
-      const reconnected = viewers.filter((viewer) => viewer.reconnects > 0).length;
+      const { longestGapMs, reconnected } = viewerGaps(viewers);
       process.stdout.write(`fleet-http rolling restart: ${JSON.stringify({ viewers: viewers.length, reconnected, longestGapMs })}\n`);
       expect(reconnected).toBe(viewers.length);
       expect(longestGapMs).toBeLessThanOrEqual(GAP_LIMIT_MS);

@@ -29,6 +29,7 @@ import { fleetHaproxyConfig, type Fleet } from '../scripts/fleet';
 import { installed, startRedis, type LocalServer } from '../scripts/services';
 import { createTestDatabase, usingPostgres, usingRedis, type TestDatabase } from './helpers/database';
 import { startTestFleet } from './helpers/fleet';
+import { followOverlay, newFleetViewer, retryBackoff, viewerGaps, type FleetViewer } from './helpers/fleetViewer';
 import { rest } from './helpers/http';
 import { VIEWER_SUBSCRIPTION } from './helpers/viewer';
 import { eventually, pause, until } from './helpers/wait';
@@ -62,17 +63,6 @@ if (usingPostgres && usingRedis) {
   });
 }
 
-/** A viewer through the balancer, with the time it went without the live overlay. */
-interface FleetViewer {
-  client: Client;
-  /** Broadcast IDs received since the socket last (re)connected. */
-  sinceConnect: Set<string>;
-  /** When the socket closed and the live overlay has not been back since; null while it is there. */
-  downSince: number | null;
-  longestGapMs: number;
-  reconnects: number;
-}
-
 /** A write through the balancer that did not answer 2xx: what the client saw, and when it was sent. */
 interface FailedWrite {
   name: string;
@@ -100,7 +90,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
     let site: { siteId: string; developerKey: string };
     let admin: Record<string, string>;
     let live: string;
-    const viewers: FleetViewer[] = [];
+    const viewers: FleetViewer<Client>[] = [];
     /** The broadcast every viewer must have back after each fault. */
     const channelId = 'main-stage';
 
@@ -144,8 +134,8 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       await database?.drop();
     }, 60_000);
 
-    function connectViewer(): FleetViewer {
-      const viewer: FleetViewer = { client: null as unknown as Client, sinceConnect: new Set(), downSince: null, longestGapMs: 0, reconnects: 0 };
+    function connectViewer(): FleetViewer<Client> {
+      const viewer = newFleetViewer<Client>();
       viewer.client = createClient({
         url: `${fleet.url.replace('http', 'ws')}/graphql`,
         webSocketImpl: WebSocket,
@@ -154,8 +144,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
         onNonLazyError: () => undefined,
         retryAttempts: Number.POSITIVE_INFINITY,
         shouldRetry: () => true,
-        // Jittered exponential backoff, as the embed does: an audience dropped at once does not come back at once.
-        retryWait: (retries) => pause(Math.min(4000, 250 * 2 ** retries) * (0.5 + Math.random() / 2)),
+        retryWait: retryBackoff,
         on: {
           connected: (_socket, _payload, wasRetry) => {
             viewer.sinceConnect = new Set();
@@ -166,22 +155,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
           },
         },
       });
-      viewer.client.subscribe<{ overlayBroadcasts: { kind: string; broadcastId: string } }>(
-        { query: VIEWER_SUBSCRIPTION, variables: { channelId } },
-        {
-          next: (result) => {
-            const event = result.data?.overlayBroadcasts;
-            if (!event || event.kind !== 'SHOW') return;
-            viewer.sinceConnect.add(event.broadcastId);
-            if (event.broadcastId === live && viewer.downSince !== null) {
-              viewer.longestGapMs = Math.max(viewer.longestGapMs, Date.now() - viewer.downSince);
-              viewer.downSince = null;
-            }
-          },
-          error: () => undefined,
-          complete: () => undefined,
-        },
-      );
+      viewer.client.subscribe<{ overlayBroadcasts: { kind: string; broadcastId: string } }>({ query: VIEWER_SUBSCRIPTION, variables: { channelId } }, followOverlay(viewer, () => live));
       return viewer;
     }
 
@@ -226,8 +200,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
     /** Every viewer is connected and has the live overlay since; the longest gap of the fault, then reset. */
     async function viewersBack(what: string) {
       await eventually(() => viewers.every((viewer) => viewer.downSince === null && viewer.sinceConnect.has(live)), `${what}: every viewer back with the live overlay`, 60_000);
-      const longestGapMs = Math.max(...viewers.map((viewer) => viewer.longestGapMs));
-      const reconnected = viewers.filter((viewer) => viewer.reconnects > 0).length;
+      const { longestGapMs, reconnected } = viewerGaps(viewers);
       for (const viewer of viewers) {
         viewer.longestGapMs = 0;
         viewer.reconnects = 0;
