@@ -12,7 +12,7 @@ import { createChatPanel, onSocket, sendChat, watchChat } from './helpers/chat';
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
 import { rest } from './helpers/http';
-import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, startTwoSiteStack, stopAllWithClients, type TestSite } from './helpers/stack';
 import { startFakeStreamProvider, type FakeStreamProvider } from './helpers/streamProvider';
 
 let stack: Stack;
@@ -21,14 +21,9 @@ let other: TestSite;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  site = await createTestSite(stack, 'Live chat site');
-  other = await createTestSite(stack, 'Other site');
+  ({ stack, site, other } = await startTwoSiteStack('Live chat site'));
 });
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.dispose()));
-  await stopAll();
-});
+afterAll(() => stopAllWithClients(clients));
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
 

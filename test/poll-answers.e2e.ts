@@ -10,7 +10,7 @@ import type { Stack } from '../stack';
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
 import { graphql, rest } from './helpers/http';
-import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { createTestSite, startTestStack, startTwoSiteStack, stopAllWithClients, type TestSite } from './helpers/stack';
 import { connectClient } from './helpers/viewer';
 
 let stack: Stack;
@@ -19,14 +19,9 @@ let other: TestSite;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  site = await createTestSite(stack, 'Quiz site');
-  other = await createTestSite(stack, 'Other site');
+  ({ stack, site, other } = await startTwoSiteStack('Quiz site'));
 });
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.dispose()));
-  await stopAll();
-});
+afterAll(() => stopAllWithClients(clients));
 
 const ANSWERS = [
   { id: 'red', text: 'Red' },

@@ -98,6 +98,20 @@ export async function createTestSite(stack: Stack, name = 'Test site'): Promise<
   };
 }
 
+/** A stack with the site under test and another site (for tenancy checks), as a feature's test file starts. */
+export async function startTwoSiteStack(siteName: string): Promise<{ stack: Stack; site: TestSite; other: TestSite }> {
+  const stack = await startTestStack();
+  const site = await createTestSite(stack, siteName);
+  const other = await createTestSite(stack, 'Other site');
+  return { stack, site, other };
+}
+
+/** Disposes the file's live clients (graphql-ws), then stops every stack it started. */
+export async function stopAllWithClients(clients: readonly { dispose(): void | Promise<void> }[]): Promise<void> {
+  await Promise.all(clients.map((client) => client.dispose()));
+  await stopAll();
+}
+
 /**
  * Test data: gives an account an active entitlement (creating the SKU when new). The community
  * subgraph's own operations for this are tested on their own; this only sets the stage.
