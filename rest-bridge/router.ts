@@ -3,7 +3,6 @@
  * request as the route's input (requestInput.ts: parameters, body, variables), runs the operation and
  * shapes the answer. Errors become `{ success: false, message }` with the status of their code.
  */
-import { createHash } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
@@ -12,6 +11,7 @@ import type { EventBus } from '../shared/bus';
 import { followedSiteCache, type SiteCache } from '../shared/viewerReads';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
 import type { Logger } from '../shared/logger';
+import { keptAnswer, sendCacheable, siteHeader, type KeptAnswer } from './keptAnswers';
 import { project, readProjection, type Projection } from './projection';
 import { compileInputRules, lookup, readInput, resolveSource, type InputRules, type RouteInput } from './requestInput';
 import { RequestError } from './requestError';
@@ -93,6 +93,7 @@ function shapeAnswer(spec: RouteSpec, data: unknown, projection: Projection | nu
   return answer;
 }
 
+/** What the router is built from: the route table, how it reaches the gateway, its log and body limits. */
 export interface RestRouterOptions {
   routes: readonly RouteSpec[];
   executor: Executor;
@@ -104,55 +105,6 @@ export interface RestRouterOptions {
    * Without it those routes still send ETag and Cache-Control, and every request runs its operation.
    */
   bus?: EventBus;
-}
-
-/** An answer ready to send again: its body as sent and its entity tag. */
-interface KeptAnswer {
-  body: Buffer;
-  length: number;
-  etag: string;
-}
-
-function keptAnswer(answer: unknown): KeptAnswer {
-  const body = Buffer.from(JSON.stringify(answer ?? null));
-  return { body, length: body.length, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
-}
-
-/** Whether If-None-Match names the answer's tag (weak or strong; `*` names any). */
-function notModified(req: Request, etag: string): boolean {
-  const given = req.headers['if-none-match'];
-  if (!given) return false;
-  return given.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
-  });
-}
-
-function sendCacheable(req: Request, res: Response, spec: RouteSpec, answer: KeptAnswer): void {
-  res.setHeader('ETag', answer.etag);
-  if (spec.cache === 'shared') {
-    res.setHeader('Cache-Control', 'public, max-age=1');
-    res.setHeader('Vary', 'x-service-client-id');
-  } else {
-    res.setHeader('Cache-Control', 'private, no-cache');
-  }
-  if (notModified(req, answer.etag)) {
-    res.status(304).end();
-    return;
-  }
-  // Written as kept, without express's send (which parses the content type and re-encodes the body):
-  // the body is already JSON text and its length is known.
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', answer.length);
-  res.statusCode = spec.status ?? 200;
-  res.end(answer.body);
-}
-
-/** The site a shared answer is kept under: the x-service-client-id the executor has just verified. */
-function siteHeader(req: Request): string | undefined {
-  const value = req.headers['x-service-client-id'];
-  const first = Array.isArray(value) ? value[0] : value;
-  return first?.trim() || undefined;
 }
 
 /**
@@ -205,6 +157,10 @@ function decodes(path: string): boolean {
   }
 }
 
+/**
+ * The REST bridge as one express handler: each route of the table checks its credentials, reads its input,
+ * runs its operation and answers (kept and tagged when the route is `cache`); other paths go to `next`.
+ */
 export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus }: RestRouterOptions): RequestHandler {
   const tree = routeTree();
   const shared = bus ? followedSiteCache<KeptAnswer>(bus).cache : null;
