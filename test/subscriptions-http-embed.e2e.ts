@@ -65,7 +65,7 @@ async function openEmbed(without: 'websocket' | 'upgrade' | null, token?: string
   if (without === 'websocket') await page.evaluateOnNewDocument(() => delete (window as any).WebSocket);
   const query = new URLSearchParams({ siteId: site.siteId, channelId: channel, ...(token ? { token } : {}) });
   await page.goto(`${without === 'upgrade' ? proxyUrl : stack.url}/embed/v1/overlays?${query}`);
-  await page.waitForFunction(() => (window as any).stagegraphEmbed?.connected === true, { timeout: 10_000 });
+  await page.waitForFunction(() => (window as any).stagegraphEmbed?.connected === true, { timeout: 60_000 });
   return page;
 }
 
@@ -95,7 +95,7 @@ it.each([
   expect(await shownMarkup(page, later)).toBe(await shownMarkup(socketPage, later));
   await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${channel}`, { headers: site.admin });
   await page.waitForFunction(() => document.querySelectorAll('[data-broadcast-id]').length === 0);
-});
+}, 120_000);
 
 it('a signed-in viewer without WebSocket answers a poll: stored, and the results follow', async () => {
   const poll = await rest(stack, 'POST', '/poll/v3/', { headers: site.admin, body: { type: 'poll', name: 'Colours', question: 'Which?', answers: [{ id: 'red', text: 'Red' }, { id: 'blue', text: 'Blue' }] } });
@@ -115,4 +115,4 @@ it('a signed-in viewer without WebSocket answers a poll: stored, and the results
   expect((await rest(stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, other.token), body: { answerId: 'red' } })).status).toBe(200);
   await page.waitForFunction((selector: string) => document.querySelector(`${selector} [data-poll-results]`)?.dataset.total === '2', {}, scope);
   expect(await page.evaluate(() => (window as any).stagegraphEmbed.transport)).toBe('sse');
-});
+}, 120_000);
