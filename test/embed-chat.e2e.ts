@@ -35,10 +35,25 @@ afterAll(async () => {
   await stopAll();
 });
 
-/** The chat page of a panel; `withoutWebSocket` removes WebSocket from the page (it then falls back to SSE). */
-async function openChat(panelId: string, options: { token?: string; base?: string; withoutWebSocket?: boolean } = {}): Promise<Page> {
+/**
+ * The chat page of a panel; `withoutWebSocket` removes WebSocket from the page (it then falls back to SSE).
+ * `subscribed` receives the variables of each chat subscription the page sends (socket frames, SSE requests).
+ */
+async function openChat(panelId: string, options: { token?: string; base?: string; withoutWebSocket?: boolean; subscribed?: any[] } = {}): Promise<Page> {
   const page = await browser.newPage();
   pages.push(page);
+  const { subscribed } = options;
+  if (subscribed) {
+    const session = await page.createCDPSession();
+    await session.send('Network.enable');
+    const record = (text: string | undefined) => {
+      const body = text ? JSON.parse(text) : null;
+      const operation = body?.payload ?? body;
+      if (operation?.query?.includes('EmbedChat(')) subscribed.push(operation.variables);
+    };
+    session.on('Network.webSocketFrameSent', (event: any) => record(event.response.payloadData));
+    session.on('Network.requestWillBeSent', (event: any) => event.request.url.endsWith('/graphql/stream') && record(event.request.postData));
+  }
   await page.evaluateOnNewDocument(() => {
     window.posted = [];
     window.addEventListener('message', (event: any) => window.posted.push(event.data));
@@ -120,7 +135,8 @@ describe('the chat page', () => {
     const author = await site.token([]);
     const proxy: TcpProxy = await startTcpProxy('127.0.0.1', Number(new URL(stack.url).port));
     try {
-      const page = await openChat(panelId, { base: `http://127.0.0.1:${proxy.port}`, withoutWebSocket });
+      const subscribed: any[] = [];
+      const page = await openChat(panelId, { base: `http://127.0.0.1:${proxy.port}`, withoutWebSocket, subscribed });
       await sendChat(stack, site, author, panelId, 'one');
       await untilShown(page, 'one');
       await proxy.cut();
@@ -133,6 +149,10 @@ describe('the chat page', () => {
       await sendChat(stack, site, author, panelId, 'four');
       await untilShown(page, 'four');
       expect(await shownTexts(page)).toEqual(['one', 'two', 'three', 'four']);
+      // The first subscription asked for the room as it is; every one after the drop for what followed seq 1.
+      expect(subscribed[0]).toEqual({ panelId, afterSeq: null });
+      expect(subscribed.length).toBeGreaterThanOrEqual(2);
+      expect(subscribed.slice(1)).toEqual(subscribed.slice(1).map(() => ({ panelId, afterSeq: 1 })));
     } finally {
       await proxy.close();
     }
