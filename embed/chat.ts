@@ -1,16 +1,18 @@
 /**
  * The chat embed (`/sdk/v1/chat.js`, loaded by `/embed/v1/chat?siteId=&panelId=`): a chat panel as a
- * page for an iframe. Live, it subscribes to `chatMessages(panelId)` over graphql-ws on its own origin,
+ * page for an iframe. Live, it subscribes to `chatMessages(panelId)` over graphql-ws on its own origin
+ * (Server-Sent Events when the socket cannot open: embed/liveClient.ts, as the overlay embed), and
  * shows the welcome message, rules link, history and live messages — always as text, never as HTML — and
  * removes deleted and cleared messages. A viewer with a token (`token` parameter or the `set:token`
  * message) gets a send box; refusals show inline (slow mode with its countdown). Without a token a
- * button asks the page around it to sign the viewer in. After a dropped connection it reconnects with
- * backoff and asks for what it missed (`afterSeq`). With `mode=timecode` it replays a recording's chat
+ * button asks the page around it to sign the viewer in. Messages are sent as `sendChatMessage` on the
+ * same connection. After a dropped connection it reconnects with backoff and asks for what it missed
+ * (`afterSeq`). With `mode=timecode` it replays a recording's chat
  * at the video's second, which the player helper posts (`chat:time`).
  */
-import { createClient, type Client } from 'graphql-ws';
 import type { ChatEventView, ChatMessageView, ChatSystemView } from '../shared/chatEvents';
 import { isChatTimeMessage, isSetTokenMessage, SDK_MESSAGE_SOURCE, SdkAction } from '../shared/viewerProtocol';
+import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from './liveClient';
 
 const SUBSCRIPTION = /* GraphQL */ `subscription EmbedChat($panelId: ID!, $afterSeq: Int) {
   chatMessages(panelId: $panelId, afterSeq: $afterSeq) {
@@ -22,18 +24,14 @@ const SUBSCRIPTION = /* GraphQL */ `subscription EmbedChat($panelId: ID!, $after
 const SEND = /* GraphQL */ `mutation EmbedChatSend($panelId: ID!, $text: String!) { sendChatMessage(panelId: $panelId, text: $text) { id seq } }`;
 
 /** What the embed is doing, readable by the page (and by tests) as `window.stagegraphChat`. */
-export interface ChatEmbedState {
+export interface ChatEmbedState extends ConnectionState {
   mode: 'live' | 'timecode';
-  connected: boolean;
-  connections: number;
   /** The last seq shown (what a reconnect asks after). */
   lastSeq: number;
   /** Timecode mode: the recording's messages once its replay is loaded (null before). */
   replayed: number | null;
 }
 
-const BACKOFF_BASE_MS = 250;
-const BACKOFF_MAX_MS = 15_000;
 const KEPT_MESSAGES = 300;
 
 const params = new URLSearchParams(location.search);
@@ -42,7 +40,7 @@ const panelId = params.get('panelId') ?? '';
 const mode: ChatEmbedState['mode'] = params.get('mode') === 'timecode' ? 'timecode' : 'live';
 let token = params.get('token') || null;
 
-const state: ChatEmbedState = { mode, connected: false, connections: 0, lastSeq: 0, replayed: null };
+const state: ChatEmbedState = { mode, transport: null, connected: false, connections: 0, lastSeq: 0, replayed: null };
 (window as unknown as { stagegraphChat: ChatEmbedState }).stagegraphChat = state;
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -165,16 +163,13 @@ interface SendError {
 }
 
 async function send(text: string): Promise<void> {
-  const socket = client;
-  if (!socket) return;
-  const result = await new Promise<{ errors?: readonly SendError[] } | null>((resolve) => {
-    let answer: { errors?: readonly SendError[] } | null = null;
-    socket.subscribe(
-      { query: SEND, variables: { panelId, text } },
-      { next: (value) => (answer = value as typeof answer), error: () => resolve({ errors: [{ message: 'not sent: the connection dropped, try again' }] }), complete: () => resolve(answer) },
-    );
-  });
-  const [error] = result?.errors ?? [];
+  const live = client;
+  if (!live) return;
+  const result = await live.execute({ query: SEND, variables: { panelId, text } }).catch((reason: unknown) => ({
+    // Errors of a refused operation are shown as they are; anything else is the connection.
+    errors: (Array.isArray(reason) ? reason : [{ message: 'not sent: the connection dropped, try again' }]) as readonly SendError[],
+  }));
+  const [error] = (result.errors ?? []) as readonly SendError[];
   if (!error) {
     input.value = '';
     hideRefusal();
@@ -193,52 +188,44 @@ login.addEventListener('click', () => window.parent.postMessage({ source: SDK_ME
 
 // ------------------------------------------------------------------ live
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-let client: Client | null = null;
+let client: LiveClient | null = null;
 let failures = 0;
 
-/**
- * One socket at a time, made anew after a drop: a new subscription says afterSeq (what was shown last),
- * so the server sends exactly what was missed. graphql-ws's own retries would repeat the first variables.
- */
+/** A token the server refuses (expired, another site's): carry on as a reader. */
+function dropToken(): void {
+  token = null;
+  showSender();
+}
+
+/** A new live client (a new token): its connection retries by itself, over the socket or SSE. */
 function connect(): void {
   client?.dispose();
-  const url = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/graphql`;
-  let dropped = false;
-  const next = createClient({
-    url,
-    lazy: false,
-    retryAttempts: 0,
-    keepAlive: 20_000,
-    onNonLazyError: () => undefined,
-    connectionParams: () => ({ 'x-service-client-id': siteId, ...(token ? { authorization: `Bearer ${token}` } : {}) }),
-    on: {
-      connected: () => {
-        failures = 0;
-        state.connected = true;
-        state.connections += 1;
-      },
-      closed: (event) => {
-        state.connected = false;
-        // A token the server refuses (expired, another site's): carry on as a reader.
-        if ((event as CloseEvent).code === 4403 && token) {
-          token = null;
-          showSender();
-        }
-        reconnect();
-      },
-    },
-  });
-  client = next;
-  const reconnect = () => {
-    if (dropped || client !== next) return;
-    dropped = true;
+  client = new LiveClient({ siteId, token: () => token, onTokenRefused: dropToken, ...reportConnection(state) });
+  subscribeRoom(client);
+}
+
+/**
+ * The room's subscription. Its request is made at each (re)subscription, so after a drop it says afterSeq
+ * (the last seq shown) and the server sends exactly what was missed. An operation the server ended
+ * (errors, complete) is subscribed again after a backoff.
+ */
+function subscribeRoom(live: LiveClient): void {
+  const again = () => {
+    if (client !== live) return;
     failures += 1;
-    void sleep(Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** failures) * (0.5 + Math.random() / 2)).then(() => client === next && connect());
+    setTimeout(() => client === live && subscribeRoom(live), backoffDelay(failures));
   };
-  next.subscribe<{ chatMessages: ChatEventView }>(
-    { query: SUBSCRIPTION, variables: { panelId, afterSeq: state.lastSeq > 0 ? state.lastSeq : null } },
-    { next: (result) => result.data?.chatMessages && onEvent(result.data.chatMessages), error: reconnect, complete: reconnect },
+  live.subscribe<{ chatMessages: ChatEventView }>(
+    () => ({ query: SUBSCRIPTION, variables: { panelId, afterSeq: state.lastSeq > 0 ? state.lastSeq : null } }),
+    {
+      next: (result) => {
+        if (!result.data?.chatMessages) return;
+        failures = 0;
+        onEvent(result.data.chatMessages);
+      },
+      error: again,
+      complete: again,
+    },
   );
 }
 

@@ -2,7 +2,8 @@
  * The embed's way to the live server: graphql-ws on its own origin, and Server-Sent Events (graphql-sse's
  * client, distinct connections at /graphql/stream) when the socket cannot open — no WebSocket in the
  * page, or a proxy that refuses the upgrade. Both retry with jittered backoff; the subscriptions running
- * when the embed falls back move to SSE by themselves, so the viewer sees no difference.
+ * when the embed falls back move to SSE by themselves, so the viewer sees no difference. Every embed page
+ * (the overlays, their polls, the chat) goes through this one client.
  */
 import { createClient as createSocketClient, type Client as SocketClient, type ExecutionResult, type Sink } from 'graphql-ws';
 import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
@@ -12,15 +13,55 @@ export interface LiveRequest {
   variables?: Record<string, unknown>;
 }
 
+/**
+ * A request made afresh each time a transport sends it. graphql-ws and graphql-sse (distinct connections)
+ * serialize the request object they hold at every (re)send, so getters give a subscription that resumes
+ * after a drop the caller's variables of that moment (the chat's `afterSeq`), not the first ones.
+ */
+function madeAtEachSend(make: () => LiveRequest): LiveRequest {
+  return {
+    get query() {
+      return make().query;
+    },
+    get variables() {
+      return make().variables;
+    },
+  };
+}
+
 export interface LiveClientOptions {
   siteId: string;
   /** The viewer's JWT now (read at each (re)connect), or null. */
   token(): string | null;
   /** The server refused the token (expired, another site's): the caller drops it and carries on anonymous. */
   onTokenRefused(): void;
-  /** A connection (the socket, or the SSE stream of the first subscription) is up. */
+  /** A connection (the socket, or a subscription's SSE stream) is up. */
   onConnected(transport: 'websocket' | 'sse'): void;
+  /** A connection dropped (it comes back by itself). */
   onClosed(): void;
+}
+
+/** What an embed page tells of its connection (read by the page around it, and by tests). */
+export interface ConnectionState {
+  /** How the page is connected (null before the first connection). */
+  transport: 'websocket' | 'sse' | null;
+  connected: boolean;
+  /** Connections made so far (a reconnect adds one). */
+  connections: number;
+}
+
+/** The connection callbacks of a client that keep `state` current. */
+export function reportConnection(state: ConnectionState): Pick<LiveClientOptions, 'onConnected' | 'onClosed'> {
+  return {
+    onConnected: (transport) => {
+      state.transport = transport;
+      state.connected = true;
+      state.connections += 1;
+    },
+    onClosed: () => {
+      state.connected = false;
+    },
+  };
 }
 
 /** Socket attempts that never opened before the embed falls back to SSE. */
@@ -31,13 +72,16 @@ const BACKOFF_MAX_MS = 15_000;
 const FORBIDDEN = 4403;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-/** Exponential with jitter, so a whole audience dropped at once does not come back at once. */
-const backoff = (retries: number) => sleep(Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** retries) * (0.5 + Math.random() / 2));
+/** Milliseconds before retry number `retries`: exponential with jitter, so a whole audience dropped at once does not come back at once. */
+export const backoffDelay = (retries: number) => Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** retries) * (0.5 + Math.random() / 2);
+const backoff = (retries: number) => sleep(backoffDelay(retries));
 
 interface Running {
   request: LiveRequest;
   sink: Sink<ExecutionResult<unknown>>;
   onReconnected?: () => void;
+  /** A query or mutation: answered once, never sent again on a new connection (a mutation would run twice). */
+  once: boolean;
   stop: () => void;
   /** Bumped at each start: what an earlier connection still reports is ignored. */
   attempt: number;
@@ -61,11 +105,44 @@ export class LiveClient {
   }
 
   /**
-   * Runs `request`; results go to `sink`. `onReconnected` is told when its connection came back after a
-   * drop (the server then sends the live state again). Returns what stops it.
+   * Runs subscription `request` (a function: made afresh at each resubscription); results go to `sink`.
+   * `onReconnected` is told when its connection came back after a drop (the server then sends the live
+   * state again). Returns what stops it.
    */
-  subscribe<T>(request: LiveRequest, sink: Sink<ExecutionResult<T>>, onReconnected?: () => void): () => void {
-    const running: Running = { request, sink: sink as Sink<ExecutionResult<unknown>>, onReconnected, stop: () => undefined, attempt: 0 };
+  subscribe<T>(request: LiveRequest | (() => LiveRequest), sink: Sink<ExecutionResult<T>>, onReconnected?: () => void): () => void {
+    return this.run(typeof request === 'function' ? madeAtEachSend(request) : request, sink, false, onReconnected);
+  }
+
+  /**
+   * Runs one query or mutation on the live connection: its single result (both protocols send it like a
+   * subscription's). Rejects with the errors of a refused operation, or when the connection drops first.
+   */
+  execute<T>(request: LiveRequest): Promise<ExecutionResult<T>> {
+    return new Promise((resolve, reject) => {
+      let result: ExecutionResult<T> | null = null;
+      this.run<T>(
+        request,
+        {
+          next: (value) => {
+            result = value;
+          },
+          error: reject,
+          complete: () => (result ? resolve(result) : reject(new Error('no result'))),
+        },
+        true,
+      );
+    });
+  }
+
+  dispose(): void {
+    for (const running of this.running) running.stop();
+    this.running.clear();
+    void this.socket?.dispose();
+    this.sse?.dispose();
+  }
+
+  private run<T>(request: LiveRequest, sink: Sink<ExecutionResult<T>>, once: boolean, onReconnected?: () => void): () => void {
+    const running: Running = { request, sink: sink as Sink<ExecutionResult<unknown>>, onReconnected, once, stop: () => undefined, attempt: 0 };
     this.running.add(running);
     this.start(running);
     return () => {
@@ -74,11 +151,11 @@ export class LiveClient {
     };
   }
 
-  dispose(): void {
-    for (const running of this.running) running.stop();
-    this.running.clear();
-    void this.socket?.dispose();
-    this.sse?.dispose();
+  /** A query or mutation whose connection dropped before its answer: stopped (not sent again) and failed. */
+  private dropOnce(running: Running): void {
+    if (!this.running.delete(running)) return;
+    running.stop();
+    running.sink.error(new Error('the connection dropped before the answer'));
   }
 
   private headers(): Record<string, string> {
@@ -105,7 +182,13 @@ export class LiveClient {
     };
     if (this.sse) {
       running.stop = this.sse.subscribe(running.request, sink, {
+        connecting: (reconnecting) => {
+          if (!reconnecting || !current()) return;
+          if (running.once) this.dropOnce(running);
+          else this.options.onClosed();
+        },
         connected: (reconnected) => {
+          if (running.once) return;
           this.options.onConnected('sse');
           if (reconnected) running.onReconnected?.();
         },
@@ -133,6 +216,8 @@ export class LiveClient {
           if (wasRetry) for (const running of this.running) running.onReconnected?.();
         },
         closed: (event) => {
+          // graphql-ws would send pending queries and mutations again on the next socket: they fail instead.
+          for (const running of [...this.running]) if (running.once) this.dropOnce(running);
           this.options.onClosed();
           if ((event as CloseEvent).code === FORBIDDEN && this.options.token()) this.options.onTokenRefused();
           // A socket that never opened (an upgrade refused on the way): serve this viewer over SSE.

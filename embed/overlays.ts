@@ -7,7 +7,7 @@
  * player helper (`/sdk/v1/player.js`) sends the seed's `show:overlay` message on each viewer's own
  * timecode; in `mode=timecode` live pushes are held back, so nothing is shown ahead of the viewer's time.
  */
-import { LiveClient } from './liveClient';
+import { LiveClient, reportConnection, type ConnectionState } from './liveClient';
 import {
   isSetTokenMessage,
   isShowOverlayMessage,
@@ -34,13 +34,8 @@ interface BroadcastEvent {
 }
 
 /** What the embed is doing, readable by the page (and by tests) as `window.stagegraphEmbed`. */
-export interface EmbedState {
+export interface EmbedState extends ConnectionState {
   mode: 'live' | 'timecode';
-  /** How the live connection runs: graphql-ws, or Server-Sent Events when the socket cannot open. */
-  transport: 'websocket' | 'sse' | null;
-  connected: boolean;
-  /** Connections acknowledged so far (2 and more: it reconnected). */
-  connections: number;
   /** broadcastIds of every live event received, in order (shown or held back). */
   received: string[];
 }
@@ -117,14 +112,7 @@ function subscribe(): void {
   const next = new LiveClient({
     siteId,
     token: () => token,
-    onConnected: (transport) => {
-      state.transport = transport;
-      state.connected = true;
-      state.connections += 1;
-    },
-    onClosed: () => {
-      state.connected = false;
-    },
+    ...reportConnection(state),
     // A token the server refuses (expired, another site's): carry on as an anonymous viewer.
     onTokenRefused: () => {
       token = null;

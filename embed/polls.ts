@@ -36,20 +36,6 @@ function errorCode(failure: unknown): string | null {
   return typeof code === 'string' ? code : errors?.length ? 'ERROR' : null;
 }
 
-/** One query or mutation on the live connection: its single result (both protocols send it like a subscription's). */
-function request<T>(client: Client, query: string, variables: Record<string, unknown>): Promise<ExecutionResult<T>> {
-  return new Promise((resolve, reject) => {
-    let result: ExecutionResult<T> | null = null;
-    client.subscribe<T>({ query, variables }, {
-      next: (value) => {
-        result = value as ExecutionResult<T>;
-      },
-      error: reject,
-      complete: () => (result ? resolve(result) : reject(new Error('no result'))),
-    });
-  });
-}
-
 /** The poll of one shown overlay: its element, kept current while connected. */
 export class PollView {
   private readonly card: PollCard;
@@ -114,7 +100,7 @@ export class PollView {
     this.render();
     let code: string | null;
     try {
-      code = errorCode(await request(client, ANSWER_MUTATION, { pollId: this.pollId, answerId, channelId: this.channelId }));
+      code = errorCode(await client.execute({ query: ANSWER_MUTATION, variables: { pollId: this.pollId, answerId, channelId: this.channelId } }));
     } catch (failure) {
       code = errorCode(failure) ?? 'ERROR';
     }
@@ -131,7 +117,7 @@ export class PollView {
   }
 
   private async refresh(client: Client, generation: number): Promise<void> {
-    const reply = await request<{ pollResults: PollResults }>(client, RESULTS_QUERY, { pollId: this.pollId }).catch(() => null);
+    const reply = await client.execute<{ pollResults: PollResults }>({ query: RESULTS_QUERY, variables: { pollId: this.pollId } }).catch(() => null);
     if (generation === this.generation && reply?.data?.pollResults) this.update(reply.data.pollResults);
   }
 

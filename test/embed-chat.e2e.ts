@@ -3,7 +3,8 @@
  * history and live messages shown as text (HTML never parsed), the welcome message and rules link, the
  * login button posting the SDK's login message, sending from the page, refusals inline (with the slow
  * mode's countdown), deleted messages vanishing, and a dropped connection coming back with what it
- * missed, each message once.
+ * missed, each message once. With WebSocket missing from the page, the same over Server-Sent Events
+ * (history, live messages, sending, coming back after a drop).
  */
 import type { Browser, Page } from 'puppeteer-core';
 import type { Stack } from '../stack';
@@ -34,24 +35,43 @@ afterAll(async () => {
   await stopAll();
 });
 
-async function openChat(panelId: string, options: { token?: string; base?: string } = {}): Promise<Page> {
+/**
+ * The chat page of a panel; `withoutWebSocket` removes WebSocket from the page (it then falls back to SSE).
+ * `subscribed` receives the variables of each chat subscription the page sends (socket frames, SSE requests).
+ */
+async function openChat(panelId: string, options: { token?: string; base?: string; withoutWebSocket?: boolean; subscribed?: any[] } = {}): Promise<Page> {
   const page = await browser.newPage();
   pages.push(page);
+  const { subscribed } = options;
+  if (subscribed) {
+    const session = await page.createCDPSession();
+    await session.send('Network.enable');
+    const record = (text: string | undefined) => {
+      const body = text ? JSON.parse(text) : null;
+      const operation = body?.payload ?? body;
+      if (operation?.query?.includes('EmbedChat(')) subscribed.push(operation.variables);
+    };
+    session.on('Network.webSocketFrameSent', (event: any) => record(event.response.payloadData));
+    session.on('Network.requestWillBeSent', (event: any) => event.request.url.endsWith('/graphql/stream') && record(event.request.postData));
+  }
   await page.evaluateOnNewDocument(() => {
     window.posted = [];
     window.addEventListener('message', (event: any) => window.posted.push(event.data));
   });
+  if (options.withoutWebSocket) await page.evaluateOnNewDocument(() => delete (window as any).WebSocket);
   const query = new URLSearchParams({ siteId: site.siteId, panelId, ...(options.token ? { token: options.token } : {}) });
   await page.goto(`${options.base ?? stack.url}/embed/v1/chat?${query}`);
   await page.waitForFunction(() => window.stagegraphChat?.connected === true);
+  expect(await page.evaluate(() => window.stagegraphChat.transport)).toBe(options.withoutWebSocket ? 'sse' : 'websocket');
   return page;
 }
 
 /** The texts shown, in order. */
 const shownTexts = (page: Page): Promise<string[]> => page.evaluate(() => [...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent));
 
+/** Waits for a message's text; checked on each change of the page (animation frames stop in a page in the background). */
 const untilShown = (page: Page, text: string) =>
-  page.waitForFunction((wanted: string) => [...document.querySelectorAll('.sg-chat-text')].some((node: any) => node.textContent === wanted), {}, text);
+  page.waitForFunction((wanted: string) => [...document.querySelectorAll('.sg-chat-text')].some((node: any) => node.textContent === wanted), { polling: 'mutation' }, text);
 
 describe('the chat page', () => {
   it('shows history and live messages as text, the welcome message and rules link, and a login button without a token', async () => {
@@ -107,12 +127,16 @@ describe('the chat page', () => {
     await page.waitForFunction(() => document.querySelectorAll('.sg-chat-message').length === 0);
   });
 
-  it('comes back after a dropped connection with what it missed, each message once', async () => {
+  it.each([
+    ['over the socket', false],
+    ['over SSE (no WebSocket in the page)', true],
+  ])('comes back after a dropped connection with what it missed, each message once, %s', async (_name, withoutWebSocket) => {
     const panelId = await createChatPanel(stack, site);
     const author = await site.token([]);
     const proxy: TcpProxy = await startTcpProxy('127.0.0.1', Number(new URL(stack.url).port));
     try {
-      const page = await openChat(panelId, { base: `http://127.0.0.1:${proxy.port}` });
+      const subscribed: any[] = [];
+      const page = await openChat(panelId, { base: `http://127.0.0.1:${proxy.port}`, withoutWebSocket, subscribed });
       await sendChat(stack, site, author, panelId, 'one');
       await untilShown(page, 'one');
       await proxy.cut();
@@ -125,8 +149,39 @@ describe('the chat page', () => {
       await sendChat(stack, site, author, panelId, 'four');
       await untilShown(page, 'four');
       expect(await shownTexts(page)).toEqual(['one', 'two', 'three', 'four']);
+      // The first subscription asked for the room as it is; every one after the drop for what followed seq 1.
+      expect(subscribed[0]).toEqual({ panelId, afterSeq: null });
+      expect(subscribed.length).toBeGreaterThanOrEqual(2);
+      expect(subscribed.slice(1)).toEqual(subscribed.slice(1).map(() => ({ panelId, afterSeq: 1 })));
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('without WebSocket in the page: history and live messages over SSE, and a signed-in viewer sends', async () => {
+    const panelId = await createChatPanel(stack, site);
+    const author = await site.token([]);
+    await sendChat(stack, site, author, panelId, 'history');
+    const reader = await openChat(panelId, { withoutWebSocket: true });
+    const { accountId, token } = await site.signIn([]);
+    const sender = await openChat(panelId, { token, withoutWebSocket: true });
+    for (const page of [reader, sender]) await untilShown(page, 'history');
+    expect(await reader.$eval('#sg-chat-welcome', (node: any) => node.textContent)).toBe('Welcome!');
+    expect(await reader.$eval('#sg-chat-login', (node: any) => node.hidden)).toBe(false);
+
+    await sendChat(stack, site, author, panelId, 'live');
+    for (const page of [reader, sender]) await untilShown(page, 'live');
+
+    expect(await sender.$eval('#sg-chat-send', (node: any) => node.hidden)).toBe(false);
+    await sender.type('#sg-chat-text', 'sent without a socket');
+    await sender.click('#sg-chat-submit');
+    for (const page of [reader, sender]) await untilShown(page, 'sent without a socket');
+    const row = await stack.database.prisma.chatMessage.findFirst({ where: { panelId, accountId } });
+    expect(row?.text).toBe('sent without a socket');
+    await sender.waitForFunction(() => document.querySelector('#sg-chat-text').value === '', { polling: 50 });
+    for (const page of [reader, sender]) {
+      expect(await shownTexts(page)).toEqual(['history', 'live', 'sent without a socket']);
+      expect(await page.evaluate(() => window.stagegraphChat.transport)).toBe('sse');
     }
   });
 

@@ -1,11 +1,13 @@
 /**
- * Every live subscription over each HTTP form (Server-Sent Events, multipart), as every caller:
+ * Every live subscription (overlayBroadcasts, pollResults, questProgress, chatMessages, streamStateChanged)
+ * over each HTTP form (Server-Sent Events, multipart), as every caller:
  * anonymous, the site ID alone, the developer key, a signed-in viewer, and another site. Each gets
  * what it gets on the socket: the events of its own site, or the socket's refusal as a status.
  * A stream's headers go out once its subscription is in place, so what is sent after they arrived reaches it.
  */
 import type { Stack } from '../stack';
 import { Topics } from '../shared/bus';
+import { CHAT_SUBSCRIPTION, createChatPanel, sendChat } from './helpers/chat';
 import { viewer } from './helpers/community';
 import { rest } from './helpers/http';
 import { closeHttpViewers, openHttpViewer, type HttpTransport, type HttpViewer } from './helpers/httpViewer';
@@ -130,6 +132,36 @@ describe('questProgress', () => {
     expect((await rest(stack, 'POST', `/poll/v3/${poll.body._id}/answer`, { headers: headers, body: { answerId: 'yes' } })).status).toBe(200);
     await watcher.until((seen) => seen.results.some((result) => result.data?.questProgress.completed), 10_000);
     expect(watcher.results.every((result) => result.data.questProgress.accountId === accountId)).toBe(true);
+  });
+});
+
+describe('chatMessages', () => {
+  it.each(MATRIX)('%s as %s', async (transport, caller) => {
+    const panelId = await createChatPanel(stack, site);
+    const earlier = await sendChat(stack, site, await site.token([]), panelId, 'earlier');
+    const { headers } = await headersOf(caller);
+    const watcher = await openHttpViewer(stack, transport, { query: CHAT_SUBSCRIPTION, variables: { panelId }, headers });
+    if (caller === 'anonymous') {
+      expect([watcher.status, codeOf(watcher)]).toEqual([401, 'UNAUTHENTICATED']);
+      return;
+    }
+    const first = await watcher.next();
+    if (caller === 'another site') {
+      // Another site's chat does not exist for this caller, as on the socket.
+      expect(first.errors[0].extensions.code).toBe('NOT_FOUND');
+      await watcher.ended;
+      expect([watcher.completed, watcher.results]).toEqual([true, [first]]);
+      return;
+    }
+    // The site ID alone reads: every other caller of site A gets the room's first event, then what is sent.
+    expect(first.data.chatMessages).toMatchObject({ kind: 'MESSAGES', system: { name: 'Stage', welcomeMessage: 'Welcome!' } });
+    expect(first.data.chatMessages.messages.map((message: { id: string }) => message.id)).toEqual([earlier.body.id]);
+    const token = caller === 'signed-in viewer' ? headers.authorization.slice('Bearer '.length) : await site.token([]);
+    const sent = await sendChat(stack, site, token, panelId, 'now');
+    expect(sent.status).toBe(201);
+    const next = (await watcher.next()).data.chatMessages;
+    expect(next).toMatchObject({ kind: 'MESSAGES', system: null });
+    expect(next.messages.map((message: { id: string; seq: number }) => [message.id, message.seq])).toEqual([[sent.body.id, 2]]);
   });
 });
 
