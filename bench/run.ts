@@ -290,7 +290,7 @@ async function chatSection(figures: Figures, viewers: number): Promise<void> {
 
 /**
  * Answers: BENCH_ANSWERS_VIEWERS (default BENCH_VIEWERS) signed-in viewers each answer one poll within
- * 10 s on their own socket, on SQLite with one instance, and on PostgreSQL + Redis with two instances.
+ * 10 s on their own socket, on SQLite with one instance, and on PostgreSQL + Redis with one and with two instances.
  */
 async function answersSection(figures: Figures): Promise<void> {
   const viewers = Number(process.env.BENCH_ANSWERS_VIEWERS ?? process.env.BENCH_VIEWERS ?? 15000);
@@ -300,6 +300,14 @@ async function answersSection(figures: Figures): Promise<void> {
   const redis = postgres && (await startRedis());
   if (postgres && redis) {
     const env = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'bench-answers' };
+    // One instance on the same PostgreSQL + Redis first: what the database costs, apart from a second
+    // instance sharing the two cores.
+    const alone = await startInstance({ env: { ...env, REDIS_PREFIX: 'bench-answers-one' } });
+    try {
+      results['PostgreSQL + Redis, one instance'] = await measureAnswers(viewers, [alone]);
+    } finally {
+      await alone.stop();
+    }
     const first = await startInstance({ env });
     const second = await startInstance({ shareWith: first, env });
     try {
