@@ -60,6 +60,24 @@ async function headersOf(caller: Caller, roles: { pageId: string; scope: string;
 
 const codeOf = (refused: HttpViewer) => refused.body?.errors?.[0]?.extensions?.code;
 
+/**
+ * How a subscription to one of site A's resources opens for `caller`, with what every walk checks asserted
+ * here: anonymous is refused (401, `first` null); another site's caller gets NOT_FOUND, then complete, as
+ * on the socket (`mine` false); every other caller gets the resource's first event (`mine` true).
+ */
+async function openOwnResource(watcher: HttpViewer, caller: Caller): Promise<{ first: any; mine: boolean }> {
+  if (caller === 'anonymous') {
+    expect([watcher.status, codeOf(watcher)]).toEqual([401, 'UNAUTHENTICATED']);
+    return { first: null, mine: false };
+  }
+  const first = await watcher.next();
+  if (caller !== 'another site') return { first, mine: true };
+  expect(first.errors[0].extensions.code).toBe('NOT_FOUND');
+  await watcher.ended;
+  expect(watcher.completed).toBe(true);
+  return { first, mine: false };
+}
+
 describe('overlayBroadcasts', () => {
   it.each(MATRIX)('%s as %s', async (transport, caller) => {
     const { headers } = await headersOf(caller);
@@ -92,18 +110,8 @@ describe('pollResults', () => {
     const pollId = created.body._id as string;
     const { headers } = await headersOf(caller);
     const watcher = await openHttpViewer(stack, transport, { query: QUERY, variables: { id: pollId }, headers });
-    if (caller === 'anonymous') {
-      expect([watcher.status, codeOf(watcher)]).toEqual([401, 'UNAUTHENTICATED']);
-      return;
-    }
-    const first = await watcher.next();
-    if (caller === 'another site') {
-      // Another site's poll does not exist for this caller, as on the socket.
-      expect(first.errors[0].extensions.code).toBe('NOT_FOUND');
-      await watcher.ended;
-      expect(watcher.completed).toBe(true);
-      return;
-    }
+    const { first, mine } = await openOwnResource(watcher, caller);
+    if (!mine) return;
     expect(first.data.pollResults).toEqual({ pollId, total: 0, answers: [{ id: 'yes', count: 0 }, { id: 'no', count: 0 }], mine: null });
     const token = caller === 'signed-in viewer' ? headers.authorization.slice('Bearer '.length) : await site.token([]);
     expect((await rest(stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, token), body: { answerId: 'yes' } })).status).toBe(200);
@@ -141,16 +149,9 @@ describe('chatMessages', () => {
     const earlier = await sendChat(stack, site, await site.token([]), panelId, 'earlier');
     const { headers } = await headersOf(caller);
     const watcher = await openHttpViewer(stack, transport, { query: CHAT_SUBSCRIPTION, variables: { panelId }, headers });
-    if (caller === 'anonymous') {
-      expect([watcher.status, codeOf(watcher)]).toEqual([401, 'UNAUTHENTICATED']);
-      return;
-    }
-    const first = await watcher.next();
-    if (caller === 'another site') {
-      // Another site's chat does not exist for this caller, as on the socket.
-      expect(first.errors[0].extensions.code).toBe('NOT_FOUND');
-      await watcher.ended;
-      expect([watcher.completed, watcher.results]).toEqual([true, [first]]);
+    const { first, mine } = await openOwnResource(watcher, caller);
+    if (!mine) {
+      if (first) expect(watcher.results).toEqual([first]);
       return;
     }
     // The site ID alone reads: every other caller of site A gets the room's first event, then what is sent.
