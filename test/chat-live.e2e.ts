@@ -2,8 +2,9 @@
  * Live chat at viewers over real graphql-ws sockets: the first event (system block and the last 50
  * messages), messages in the room's one order, sending on the viewer's own socket, deletions and ban
  * clears reaching connected viewers, settings changes, afterSeq reconnects without gap or duplicate,
- * tenancy, a recording's replay by stream second, and two instances sharing one database (PostgreSQL +
- * Redis when set) showing every message once in one order.
+ * tenancy, a recording's replay by stream second (the channel named by the renderer, else the channel
+ * whose sidebar lists the panel), and two instances sharing one database (PostgreSQL + Redis when set)
+ * showing every message once in one order and applying a settings change made on the other at once.
  */
 import type { Client } from 'graphql-ws';
 import { createMemoryBus } from '../shared/bus/memory';
@@ -167,14 +168,42 @@ describe('replay', () => {
     expect(windowed.body).toEqual([]);
     expect((await rest(stack, 'GET', `/chat/v1/${panelId}/replay?liveBroadcastId=${liveBroadcastId}`, { headers: viewer(other) })).status).toBe(404);
   });
+
+  it('takes the channel from the channel page whose sidebar lists the panel when the renderer names none', async () => {
+    const panelId = await createChatPanel(stack, site, { panel_type: 'live-stream chat' });
+    const channel = await rest(stack, 'POST', '/pages/v3', {
+      headers: site.admin,
+      body: { slug: `channel-${panelId}`, type: 'channel', data: { name: 'Listing channel' }, renderers: { sidebar: { items: [{ array_id: 'chat', id: panelId }] } } },
+    });
+    expect(channel.status).toBe(200);
+    const registered = await rest(stack, 'POST', '/streamprovider/v1/register', { headers: site.admin, body: { name: 'Listing provider', urls: provider.urls(), accountCredentials: {}, useAccount: false } });
+    const stream = await rest(stack, 'POST', '/stream/v1/', { headers: site.admin, body: { pageId: channel.body._id, contractId: registered.body.id, fallbackImageUrl: 'https://img.fake.test/x.png' } });
+    expect((await sendChat(stack, site, await site.token([]), panelId, 'before the show')).body.streamSecond).toBeNull();
+    const started = await rest(stack, 'POST', `/stream/v1/${stream.body._id}/start`, { headers: site.admin });
+    expect(started.status).toBe(200);
+    const liveBroadcastId = started.body.liveBroadcastId as string;
+    const during = await sendChat(stack, site, await site.token([]), panelId, 'channel records');
+    expect(during.body.streamSecond).toEqual(expect.any(Number));
+    const replay = await rest(stack, 'GET', `/chat/v1/${panelId}/replay?liveBroadcastId=${liveBroadcastId}`, { headers: viewer(site) });
+    expect(replay.body.map((message: { text: string }) => message.text)).toEqual(['channel records']);
+    // Off the channel's sidebar, the panel has no channel any more: the next message is not stamped.
+    expect((await rest(stack, 'PUT', `/pages/v3/${channel.body._id}`, { headers: site.admin, body: { renderers: { sidebar: { items: [] } } } })).status).toBe(200);
+    expect((await sendChat(stack, site, await site.token([]), panelId, 'off the sidebar')).body.streamSecond).toBeNull();
+  });
 });
 
 describe('two instances sharing one database', () => {
-  it(`show every message once, in one order, on both (${usingRedis ? 'Redis' : 'shared in-process bus'})`, async () => {
+  let first: Stack;
+  let second: Stack;
+  let shared: TestSite;
+  beforeAll(async () => {
     const bus = usingRedis ? undefined : createMemoryBus();
-    const first = await startTestStack({ bus });
-    const second = await startTestStack({ sameDeploymentAs: first, bus });
-    const shared = await createTestSite(first, 'Fleet chat');
+    first = await startTestStack({ bus });
+    second = await startTestStack({ sameDeploymentAs: first, bus });
+    shared = await createTestSite(first, 'Fleet chat');
+  });
+
+  it(`show every message once, in one order, on both (${usingRedis ? 'Redis' : 'shared in-process bus'})`, async () => {
     const panelId = await createChatPanel(first, shared);
     const watchers = [watchChat(first, shared.siteId, panelId, clients), watchChat(second, shared.siteId, panelId, clients), watchChat(second, shared.siteId, panelId, clients)];
     await Promise.all(watchers.map((watcher) => watcher.until(() => true)));
@@ -185,5 +214,25 @@ describe('two instances sharing one database', () => {
     expect(texts[1]).toEqual(texts[0]);
     expect(texts[2]).toEqual(texts[0]);
     expect(await first.database.prisma.chatMessage.count({ where: { panelId } })).toBe(120);
+  });
+
+  it('apply a settings change made on one at once on the other: its viewers get SYSTEM, and its sends obey the new rules', async () => {
+    const panelId = await createChatPanel(first, shared);
+    const token = await shared.token([]);
+    // The other instance reads the room first, so the old settings are in its cache when they change.
+    expect((await sendChat(second, shared, token, panelId, 'gosh, before')).status).toBe(201);
+    const watcher = watchChat(second, shared.siteId, panelId, clients);
+    await watcher.until(() => true);
+    const changed = await rest(first, 'PATCH', `/panel/v3/${panelId}`, { headers: shared.admin, body: { renderer: { filtered_words: 'gosh', slow_mode_seconds: 30 } } });
+    expect(changed.status).toBe(200);
+    // The change reached the other instance on the bus when its viewer got SYSTEM; its cache was dropped by then.
+    expect((await watcher.until((event) => event.kind === 'SYSTEM', 15_000)).system.slowModeSeconds).toBe(30);
+    const filtered = await sendChat(second, shared, await shared.token([]), panelId, 'gosh, after');
+    expect([filtered.status, filtered.body.message]).toEqual([400, expect.stringContaining('gosh')]);
+    const fresh = await shared.token([]);
+    expect((await sendChat(second, shared, fresh, panelId, 'once')).status).toBe(201);
+    // Limits are shared through Redis; on the embedded defaults (one instance) each process counts alone.
+    const slowed = await sendChat(usingRedis ? first : second, shared, fresh, panelId, 'twice');
+    expect([slowed.status, slowed.headers.get('retry-after')]).toEqual([429, expect.stringMatching(/^\d+$/)]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Pages (channels and landings): the stored document (active_renderers, renderers, seo, style, data,
  * metadata), the columns derived from it (name for search, external fields for configuration lookups,
- * the gate password's hash), and the writes — create, update, delete, clone — each of which reports a
+ * a channel's sidebar panels as references, the gate password's hash), and the writes — create, update, delete, clone — each of which reports a
  * channel's change as an admin.channelUpdated webhook in the same transaction.
  */
 import { hashPassword } from '../../shared/auth/credentials';
@@ -13,6 +13,7 @@ import { newId } from '../../shared/ids';
 import { checkSiteId, checkTags, checkText, found, isRecord, type JsonRecord } from './checks';
 import { searchFilter, searchKey } from './listing';
 import { newPanelRow, writePanelReferences } from './panels';
+import { referencesOfPage, replaceReferences } from './references';
 import { enqueueChannelUpdated, type ChannelChange } from './webhooks';
 
 /** GraphQL input names of the document's parts and their stored (legacy) keys. */
@@ -199,10 +200,12 @@ function externalFieldsOf(document: JsonRecord): { field: number; value: string 
   });
 }
 
-async function writeExternalFields(tx: Prisma.TransactionClient, page: Page): Promise<void> {
+/** The rows derived from a page's document: its external fields, and a channel's sidebar panels as references. */
+async function writeDerivedRows(tx: Prisma.TransactionClient, page: Page): Promise<void> {
   await tx.pageExternalField.deleteMany({ where: { pageId: page.id } });
   const fields = externalFieldsOf(page.document as JsonRecord);
   if (fields.length) await tx.pageExternalField.createMany({ data: fields.map((field) => ({ pageId: page.id, siteId: page.siteId, ...field })) });
+  await replaceReferences(tx, { siteId: page.siteId, collection: 'pages', id: page.id, name: page.name || page.slug }, referencesOfPage(page.type, page.document));
 }
 
 export async function findPage(db: Db, siteId: string, id: string): Promise<Page> {
@@ -236,7 +239,7 @@ type Writer = Prisma.TransactionClient;
 async function insertPage(tx: Writer, row: Omit<Prisma.PageUncheckedCreateInput, 'name' | 'searchName'>, change: ChannelChange): Promise<Page> {
   const name = nameOf(row.document as JsonRecord);
   const page = await tx.page.create({ data: { ...row, name, searchName: searchKey(name) } });
-  await writeExternalFields(tx, page);
+  await writeDerivedRows(tx, page);
   await enqueueChannelUpdated(tx, page, change);
   return page;
 }
@@ -287,7 +290,7 @@ export async function updatePage(db: Db, siteId: string, id: string, input: Page
         updatedAt: new Date(),
       },
     });
-    await writeExternalFields(tx, page);
+    await writeDerivedRows(tx, page);
     await enqueueChannelUpdated(tx, page, 'updated');
     return page;
   });
@@ -297,6 +300,7 @@ export async function deletePage(db: Db, siteId: string, id: string): Promise<Pa
   const page = await findPage(db, siteId, id);
   await db.$transaction(async (tx) => {
     await tx.pageExternalField.deleteMany({ where: { pageId: page.id } });
+    await tx.contentReference.deleteMany({ where: { sourceCollection: 'pages', sourceId: page.id } });
     await tx.channelPreview.deleteMany({ where: { siteId, pageId: page.id } });
     await tx.page.delete({ where: { id: page.id } });
     await enqueueChannelUpdated(tx, page, 'deleted');

@@ -1,13 +1,14 @@
 /**
- * References between content items (a panel's playlist, its polls and quests; a quest action's poll),
- * kept in a table on every write of the item that points, so "validate references" — what would break
- * if this poll or playlist went away — is one index lookup instead of a scan of every renderer.
+ * References between content items (a panel's playlist, its polls and quests; a quest action's poll; a
+ * channel's sidebar panels), kept in a table on every write of the item that points, so "validate
+ * references" — what would break if this poll or playlist went away — and "which channels list this
+ * panel" are one index lookup instead of a scan of every renderer or page.
  */
 import type { Db } from '../../shared/db/client';
 import type { Prisma } from '../../shared/db/generated/sqlite';
 import { isRecord } from './checks';
 
-export type Collection = 'panels' | 'quests' | 'polls' | 'playlists';
+export type Collection = 'pages' | 'panels' | 'quests' | 'polls' | 'playlists';
 
 export interface Target {
   collection: Collection;
@@ -25,6 +26,12 @@ export function referencesOfPanel(renderer: unknown): Target[] {
   for (const id of ids(renderer.questions, 'poll_id')) targets.push({ collection: 'polls', id });
   for (const id of ids(renderer.quests, 'quest_id')) targets.push({ collection: 'quests', id });
   return targets;
+}
+
+/** What a page points at: a channel's sidebar panels (renderers.sidebar.items[].id); a landing, nothing. */
+export function referencesOfPage(type: string, document: unknown): Target[] {
+  if (type !== 'channel' || !isRecord(document) || !isRecord(document.renderers) || !isRecord(document.renderers.sidebar)) return [];
+  return ids(document.renderers.sidebar.items, 'id').map((id) => ({ collection: 'panels' as const, id }));
 }
 
 /** What a quest's actions point at: the polls of answer:polls:specific actions. */
@@ -59,6 +66,17 @@ export async function replaceReferences(tx: Prisma.TransactionClient, source: So
       targetId: target.id,
     })),
   });
+}
+
+/** The IDs of the site's channels whose sidebar lists the panel, oldest ID first. */
+export async function channelsListing(db: Db, siteId: string, panelId: string, take: number): Promise<string[]> {
+  const rows = await db.contentReference.findMany({
+    where: { siteId, targetCollection: 'panels', targetId: panelId, sourceCollection: 'pages' },
+    orderBy: { sourceId: 'asc' },
+    take,
+    select: { sourceId: true },
+  });
+  return rows.map((row) => row.sourceId);
 }
 
 /** The items of the site that point at a target, as { id, collection, name }. */

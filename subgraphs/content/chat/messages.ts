@@ -94,7 +94,7 @@ async function send(ctx: SubgraphContext, input: { panelId: string; text: string
   }
   await runtime.countSiteMessage(siteId, accountId);
   if (!admin) await runtime.countSlowMode(input.panelId, accountId, room.system.slowModeSeconds);
-  const recording = await runtime.recording(ctx, siteId, room.channelId);
+  const recording = await runtime.roomRecording(ctx, siteId, room);
   const now = new Date();
   const stored = await runtime.writer.write({
     id: newId(),

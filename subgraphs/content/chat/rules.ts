@@ -23,8 +23,11 @@ interface FilterTerm {
 export interface ChatSettings {
   system: ChatSystemView;
   filters: FilterTerm[];
-  /** The room's channel (renderer.channel): where its messages take their stream second from. */
-  channelId: string | null;
+  /**
+   * The room's channels, where its messages take their stream second from: its renderer's `channel` (a
+   * page ID), else the channels whose sidebar lists the panel (filled in by the runtime).
+   */
+  channelIds: string[];
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
@@ -66,7 +69,7 @@ export function chatSettingsOf(renderer: unknown): ChatSettings {
       slowModeSeconds: slow,
     },
     filters: filterTerms(r.filtered_words),
-    channelId: text(r.channel),
+    channelIds: text(r.channel) === null ? [] : [text(r.channel) as string],
   };
 }
 

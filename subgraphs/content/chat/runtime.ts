@@ -15,6 +15,7 @@ import { recordingOfChannel } from '../../../shared/recordings';
 import type { ServiceDeps, SubgraphContext } from '../../../shared/subgraph';
 import type { ChannelRecording } from '../../../shared/viewerProtocol';
 import { onViewerReadsChanged } from '../../../shared/viewerReads';
+import { channelsListing } from '../references';
 import { chatSettingsOf, isChatRenderer, type ChatSettings } from './rules';
 import { ChatWriter, type StoredRooms } from './store';
 
@@ -23,6 +24,8 @@ const SITE_LIMIT = { keyPrefix: 'chat-site', points: 20, duration: 30 };
 /** How long room settings are reused: a change applies within this on every instance, even without the bus. */
 const SETTINGS_TTL_MS = 500;
 const SETTINGS_MAX = 10_000;
+/** At most this many channels listing a panel are asked whether they record (a panel is rarely on more than one). */
+const MAX_LISTING_CHANNELS = 10;
 /** How long a channel's recording state is reused for stamping messages. */
 const RECORDING_TTL_MS = 1000;
 const RETENTION_SWEEP_MS = 60 * 60 * 1000;
@@ -76,6 +79,7 @@ export class ChatRuntime {
     else {
       const panel = await db.panel.findFirst({ where: { id: panelId, siteId }, select: { renderer: true } });
       settings = panel && isChatRenderer(panel.renderer) ? chatSettingsOf(panel.renderer) : null;
+      if (settings && settings.channelIds.length === 0) settings.channelIds = await channelsListing(db, siteId, panelId, MAX_LISTING_CHANNELS);
       if (this.settings.size >= SETTINGS_MAX) this.settings.delete(this.settings.keys().next().value as string);
       this.settings.set(key, { value: settings, expires: Date.now() + SETTINGS_TTL_MS });
     }
@@ -83,9 +87,17 @@ export class ChatRuntime {
     return settings;
   }
 
-  /** The recording of the room's channel now (null when it does not record); a recording is reused for a second per channel. */
-  recording(ctx: Pick<SubgraphContext, 'supergraph' | 'logger'>, siteId: string, channelId: string | null): Promise<ChannelRecording | null> {
-    if (channelId === null) return Promise.resolve(null);
+  /** The recording of the first of the room's channels that records now (null when none does). */
+  async roomRecording(ctx: Pick<SubgraphContext, 'supergraph' | 'logger'>, siteId: string, room: ChatSettings): Promise<ChannelRecording | null> {
+    for (const channelId of room.channelIds) {
+      const recording = await this.recording(ctx, siteId, channelId);
+      if (recording) return recording;
+    }
+    return null;
+  }
+
+  /** The recording of a channel now (null when it does not record); a recording is reused for a second per channel. */
+  private recording(ctx: Pick<SubgraphContext, 'supergraph' | 'logger'>, siteId: string, channelId: string): Promise<ChannelRecording | null> {
     const key = `${siteId}\u0000${channelId}`;
     const cached = this.recordings.get(key);
     if (cached && cached.expires > Date.now()) return cached.value;
