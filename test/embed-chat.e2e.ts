@@ -4,11 +4,14 @@
  * login button posting the SDK's login message, sending from the page, refusals inline (with the slow
  * mode's countdown), deleted messages vanishing, and a dropped connection coming back with what it
  * missed, each message once. With WebSocket missing from the page, the same over Server-Sent Events
- * (history, live messages, sending, coming back after a drop).
+ * (history, live messages, sending, coming back after a drop). In timecode mode, a recording's chat
+ * replayed at the second posted, and driven by the player helper from a real `<video>` on the site's own
+ * page (another origin) as it plays and seeks.
  */
 import type { Browser, Page } from 'puppeteer-core';
 import type { Stack } from '../stack';
-import { launchBrowser } from './helpers/browser';
+import type { Frame } from 'puppeteer-core';
+import { launchBrowser, silentWav, startStaticSite, type StaticSite } from './helpers/browser';
 import { createChatPanel, sendChat } from './helpers/chat';
 import { rest } from './helpers/http';
 import { startTcpProxy, type TcpProxy } from './helpers/proxy';
@@ -206,5 +209,55 @@ describe('the chat page', () => {
     await at(9, ['at 1', 'at 3', 'at 5']);
     await at(2, ['at 1']);
     expect(await page.evaluate(() => ({ send: document.querySelector('#sg-chat-send').hidden, login: document.querySelector('#sg-chat-login').hidden }))).toEqual({ send: true, login: true });
+  });
+
+  describe('driven by the player helper from a real video on the site’s own page', () => {
+    let customer: StaticSite;
+    afterAll(() => customer?.close());
+
+    it('shows each message as the video plays through its second, and the chat as it stood after a seek', async () => {
+      const panelId = await createChatPanel(stack, site, { panel_type: 'live-stream chat' });
+      const { accountId } = await site.signIn([]);
+      const liveBroadcastId = `lb-video-${panelId}`;
+      // Test data: a recording's messages as the send path stamps them (tested in chat-live.e2e.ts).
+      await stack.database.prisma.chatMessage.createMany({
+        data: [1, 3, 5].map((second, index) => ({ id: `${panelId}-${second}`, siteId: site.siteId, panelId, seq: index + 1, accountId, text: `at ${second}`, liveBroadcastId, streamSecond: second })),
+      });
+      const chatUrl = `${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, mode: 'timecode', liveBroadcastId })}`;
+      customer = await startStaticSite({
+        '/watch.html': {
+          type: 'text/html',
+          body: `<!doctype html><body><video id="video" src="/recording.wav" preload="auto" muted></video>
+<iframe id="frame" src="${chatUrl}"></iframe>
+<script src="${stack.url}/sdk/v1/player.js"></script></body>`,
+        },
+        '/recording.wav': { type: 'audio/wav', body: silentWav(8) },
+      });
+      const page = await browser.newPage();
+      pages.push(page);
+      await page.goto(`${customer.url}/watch.html`);
+      await page.waitForFunction(() => document.getElementById('video').readyState >= 1);
+      const frame = (await (await page.$('#frame'))!.contentFrame()) as Frame;
+      await frame.waitForFunction(() => window.stagegraphChat?.replayed === 3);
+      await page.evaluate(() => {
+        window.chat = window.stagegraph.attachTimecodeChat({ video: document.getElementById('video'), frame: document.getElementById('frame') });
+      });
+      const shownAt = (texts: string[]) =>
+        frame.waitForFunction((wanted: string) => JSON.stringify([...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent)) === wanted, { polling: 50, timeout: 30_000 }, JSON.stringify(texts));
+      const seek = (to: number) => page.evaluate((second: number) => { document.getElementById('video').currentTime = second; }, to);
+
+      await seek(3.4);
+      await shownAt(['at 1', 'at 3']);
+      // Playing on from 3.4 s: the message at 5 s appears when the video gets there.
+      await page.evaluate(() => document.getElementById('video').play());
+      await shownAt(['at 1', 'at 3', 'at 5']);
+      expect(await page.evaluate(() => document.getElementById('video').currentTime)).toBeGreaterThanOrEqual(5);
+      await page.evaluate(() => document.getElementById('video').pause());
+      // A seek back: the chat as it stood at 2 s.
+      await seek(2.2);
+      await shownAt(['at 1']);
+      await seek(0.5);
+      await shownAt([]);
+    });
   });
 });

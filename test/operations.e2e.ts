@@ -40,7 +40,7 @@ it('backfills the panels of channels stored before their sidebars were kept as r
   const stack = await startTestStack();
   const { prisma } = stack.database;
   const now = new Date();
-  const sidebar = (items: unknown) => ({ data: { name: 'Old' }, renderers: { sidebar: { items } } });
+  const sidebar = (items: object) => ({ data: { name: 'Old' }, renderers: { sidebar: { items } } });
   const pages = [
     { id: 'old-channel', type: 'channel', document: sidebar([{ array_id: 'a', id: 'panel-1' }, { array_id: 'b', id: 'panel-2' }, { array_id: 'c', id: 'panel-1' }]) },
     { id: 'old-landing', type: 'landing', document: sidebar([{ array_id: 'a', id: 'panel-1' }]) },
