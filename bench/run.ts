@@ -290,30 +290,29 @@ async function chatSection(figures: Figures, viewers: number): Promise<void> {
 
 /**
  * Answers: BENCH_ANSWERS_VIEWERS (default BENCH_VIEWERS) signed-in viewers each answer one poll within
- * 10 s on their own socket, on SQLite with one instance, and on PostgreSQL + Redis with one and with two instances.
+ * 10 s on their own socket, on SQLite with one instance, and on PostgreSQL + Redis with one and with two instances
+ * (each also for BENCH_BEFORE_DIST's build, when given, in the same run).
  */
 async function answersSection(figures: Figures): Promise<void> {
   const viewers = Number(process.env.BENCH_ANSWERS_VIEWERS ?? process.env.BENCH_VIEWERS ?? 15000);
   const results: Record<string, AnswerFigures> = {};
-  results['SQLite, one instance'] = await measureAnswers(viewers);
+  const named = (label: string, build: string, dist: string | undefined) => `${label}${dist ? `, ${build}` : ''}`;
+  for (const [build, dist] of builds()) {
+    const alone = await startInstance({ dist });
+    results[named('SQLite, one instance', build, dist)] = await measureAnswers(viewers, [alone]).finally(() => alone.stop());
+  }
   const postgres = await startPostgres();
   const redis = postgres && (await startRedis());
   if (postgres && redis) {
-    const env = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'bench-answers' };
-    // One instance on the same PostgreSQL + Redis first: what the database costs, apart from a second
-    // instance sharing the two cores.
-    const alone = await startInstance({ env: { ...env, REDIS_PREFIX: 'bench-answers-one' } });
-    try {
-      results['PostgreSQL + Redis, one instance'] = await measureAnswers(viewers, [alone]);
-    } finally {
-      await alone.stop();
-    }
-    const first = await startInstance({ env });
-    const second = await startInstance({ shareWith: first, env });
-    try {
-      results['PostgreSQL + Redis, two instances'] = await measureAnswers(viewers, [first, second]);
-    } finally {
-      await Promise.all([first.stop(), second.stop()]);
+    for (const [build, dist] of builds()) {
+      const env = { DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: `bench-answers-${build}` };
+      // One instance on the same PostgreSQL + Redis first: what the database costs, apart from a second
+      // instance sharing the two cores.
+      const alone = await startInstance({ dist, env: { ...env, REDIS_PREFIX: `bench-answers-one-${build}` } });
+      results[named('PostgreSQL + Redis, one instance', build, dist)] = await measureAnswers(viewers, [alone]).finally(() => alone.stop());
+      const first = await startInstance({ dist, env });
+      const second = await startInstance({ dist, shareWith: first, env });
+      results[named('PostgreSQL + Redis, two instances', build, dist)] = await measureAnswers(viewers, [first, second]).finally(() => Promise.all([first.stop(), second.stop()]));
     }
   }
   await redis?.stop();

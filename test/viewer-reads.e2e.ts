@@ -3,7 +3,8 @@
  * two instances of one deployment (PostgreSQL + Redis when DATABASE_URL / REDIS_URL say so, otherwise
  * SQLite and one shared in-process bus); every kind of change written on the first is what the second
  * answers next — page, panels, theme, site settings, gate, entitlements granted or revoked, access codes
- * consumed — and one viewer's access is never another's. ETag and 304 on both reads.
+ * consumed — and one viewer's access is never another's. ETag and 304 on both reads. What viewers do by
+ * the thousand (a poll answer, a chat message) announces no change.
  */
 import { Topics } from '../shared/bus';
 import { createMemoryBus } from '../shared/bus/memory';
@@ -162,5 +163,24 @@ describe('content check', () => {
     expect((await rest(writer, 'GET', `/accesscode/v1/consume/${code}`, { headers: signedIn(stranger) })).status).toBe(200);
     expect(await access(stranger)).toBe('full');
     expect(await access(holder)).toBe('none');
+  });
+});
+
+describe('viewer activity', () => {
+  it('announces no content change: a poll answer and a chat message leave every instance’s caches as they are', async () => {
+    const poll = await write('POST', '/poll/v3/', { type: 'poll', name: 'Quiet', question: 'Which?', answers: [{ id: 'a', text: 'A' }, { id: 'b', text: 'B' }] });
+    const panel = await write('POST', '/panel/v3/', { siteId: site.siteId, renderer: { panel_type: 'chat' } });
+    const heard: unknown[] = [];
+    const stop = reader.bus.subscribe(Topics.viewerReadsChanged, (message) => heard.push(message));
+    try {
+      const { token } = await site.signIn([]);
+      expect((await rest(writer, 'POST', `/poll/v3/${poll.body._id}/answer`, { headers: { ...viewer(), authorization: `Bearer ${token}` }, body: { answerId: 'a' } })).status).toBe(200);
+      expect((await rest(writer, 'POST', `/chat/v1/${panel.body._id}/messages`, { headers: { ...viewer(), authorization: `Bearer ${token}` }, body: { text: 'hello' } })).status).toBe(201);
+      // The bus keeps one order: had the answer or the message announced, the reader would hear it before this write's.
+      await write('PATCH', `/panel/v3/${panel.body._id}`, { renderer: { system_name: 'Stage' } });
+      expect(heard).toEqual([{ siteId: site.siteId }]);
+    } finally {
+      stop();
+    }
   });
 });

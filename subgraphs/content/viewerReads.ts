@@ -24,10 +24,12 @@ export function viewerRead<T>(ctx: Pick<SubgraphContext, 'bus'>, siteId: string,
 }
 
 /**
- * Mutations viewers make by the thousand that change no content a viewer reads through these caches:
- * announcing them would empty every instance's caches many times a second during a live chat.
+ * Mutations viewers make by the thousand that change no content a viewer reads through these caches (an
+ * answer changes a poll's counts and quest progress, neither kept here): announcing them would empty
+ * every instance's caches, and make every chat room of the site read its settings again, many times a
+ * second during a live poll or chat, and each answer would wait for the announcement's round trip.
  */
-const VIEWER_ACTIVITY_MUTATIONS = new Set(['sendChatMessage']);
+const VIEWER_ACTIVITY_MUTATIONS = new Set(['sendChatMessage', 'answerPoll']);
 
 function onlyViewerActivity(operation: OperationDefinitionNode): boolean {
   return operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && VIEWER_ACTIVITY_MUTATIONS.has(selection.name.value));
