@@ -9,7 +9,7 @@
 import type { Client } from 'graphql-ws';
 import { createMemoryBus } from '../shared/bus/memory';
 import type { Stack } from '../stack';
-import { createChatPanel, onSocket, sendChat, watchChat } from './helpers/chat';
+import { createChatPanel, onSocket, range, sendChat, sendMany, watchChat } from './helpers/chat';
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
 import { rest } from './helpers/http';
@@ -26,8 +26,6 @@ beforeAll(async () => {
 });
 afterAll(() => stopAllWithClients(clients));
 
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
-
 /** Test data: `count` messages of one account stored straight into the room (the send path is tested on its own). */
 async function seedMessages(on: Stack, owner: TestSite, panelId: string, count: number): Promise<void> {
   const { accountId } = await owner.signIn([]);
@@ -36,14 +34,6 @@ async function seedMessages(on: Stack, owner: TestSite, panelId: string, count: 
     data: range(1, count).map((seq) => ({ id: `seed-${panelId}-${seq}`, siteId: owner.siteId, panelId, seq, accountId, text: `seeded ${seq}`, createdAt: new Date(now - (count - seq) * 1000) })),
   });
   await on.database.prisma.chatRoom.create({ data: { panelId, siteId: owner.siteId, lastSeq: count } });
-}
-
-/** Sends `count` messages from fresh accounts (the per-account limit stays out of the way), `parallel` at a time. */
-async function sendMany(on: Stack, owner: TestSite, panelId: string, count: number, label: string): Promise<number[]> {
-  const tokens = await Promise.all(Array.from({ length: Math.ceil(count / 10) }, () => owner.token([])));
-  const replies = await Promise.all(range(1, count).map((index) => sendChat(on, owner, tokens[index % tokens.length], panelId, `${label} ${index}`)));
-  for (const reply of replies) expect(reply.status).toBe(201);
-  return replies.map((reply) => reply.body.seq as number);
 }
 
 describe('a viewer of a room', () => {
@@ -208,7 +198,7 @@ describe('two instances sharing one database', () => {
     const watchers = [watchChat(first, shared.siteId, panelId, clients), watchChat(second, shared.siteId, panelId, clients), watchChat(second, shared.siteId, panelId, clients)];
     await Promise.all(watchers.map((watcher) => watcher.until(() => true)));
     const [a, b] = await Promise.all([sendMany(first, shared, panelId, 60, 'first'), sendMany(second, shared, panelId, 60, 'second')]);
-    expect([...a, ...b].sort((x, y) => x - y)).toEqual(range(1, 120));
+    expect([...a, ...b].map((message) => message.seq).sort((x, y) => x - y)).toEqual(range(1, 120));
     for (const watcher of watchers) expect(await watcher.untilSeqs((seqs) => seqs.length >= 120, 10_000)).toEqual(range(1, 120));
     const texts = watchers.map((watcher) => watcher.events.flatMap((event) => event.messages.map((message: { text: string }) => message.text)));
     expect(texts[1]).toEqual(texts[0]);

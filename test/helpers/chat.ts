@@ -1,13 +1,17 @@
-/** Chat flows the chat tests share: a chat panel, a send, and a live watcher of a room over graphql-ws. */
+/**
+ * Chat flows the chat tests share: a chat panel, sends, the room's history, a live watcher of a room
+ * over graphql-ws, and a viewer that reconnects with afterSeq as the embed does.
+ */
 import type { Client } from 'graphql-ws';
 import type { Stack } from '../../stack';
 import { viewer } from './community';
 import { rest, type Reply } from './http';
 import type { TestSite } from './stack';
+import { retryBackoff } from './fleetViewer';
 import { connectClient } from './viewer';
 
 /** Creates a chat panel with these renderer settings; returns its ID. */
-export async function createChatPanel(stack: Stack, site: TestSite, renderer: Record<string, unknown> = {}): Promise<string> {
+export async function createChatPanel(stack: Pick<Stack, 'url'>, site: TestSite, renderer: Record<string, unknown> = {}): Promise<string> {
   const reply = await rest(stack, 'POST', '/panel/v3/', {
     headers: site.admin,
     body: { siteId: site.siteId, renderer: { panel_type: 'chat', panel_name: 'Chat', system_name: 'Stage', system_welcome_message: 'Welcome!', ...renderer } },
@@ -16,7 +20,7 @@ export async function createChatPanel(stack: Stack, site: TestSite, renderer: Re
   return reply.body._id as string;
 }
 
-export const sendChat = (stack: Stack, site: TestSite, jwt: string | undefined, panelId: string, text: unknown): Promise<Reply> =>
+export const sendChat = (stack: Pick<Stack, 'url'>, site: TestSite, jwt: string | undefined, panelId: string, text: unknown): Promise<Reply> =>
   rest(stack, 'POST', `/chat/v1/${panelId}/messages`, { headers: viewer(site, jwt), body: { text } });
 
 export const CHAT_SUBSCRIPTION = /* GraphQL */ `
@@ -42,7 +46,7 @@ export interface ChatWatcher {
 }
 
 /** Subscribes to a room on its own socket; `clients` keeps the socket for disposal. */
-export function watchChat(stack: Stack, siteId: string, panelId: string, clients: Client[], options: { afterSeq?: number; jwt?: string } = {}): ChatWatcher {
+export function watchChat(stack: Pick<Stack, 'url'>, siteId: string, panelId: string, clients: Client[], options: { afterSeq?: number; jwt?: string } = {}): ChatWatcher {
   const params: Record<string, unknown> = { 'x-service-client-id': siteId };
   if (options.jwt) params.Authorization = `Bearer ${options.jwt}`;
   const client = connectClient(stack, params);
@@ -87,4 +91,107 @@ export function onSocket(client: Client, query: string, variables: Record<string
     let result: unknown;
     client.subscribe({ query, variables }, { next: (value) => (result = value), error: reject, complete: () => resolve(result) });
   });
+}
+
+/** Seqs from..to: what a room holds after `to` messages, or what a viewer should have seen. */
+export const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index);
+
+/** A message a send was answered 201 for. */
+export interface AckedChat {
+  id: string;
+  seq: number;
+  text: string;
+}
+
+/** Sends `count` messages from fresh accounts (the per-account limit stays out of the way), all at once; each must be answered 201. */
+export async function sendMany(on: Pick<Stack, 'url'>, owner: TestSite, panelId: string, count: number, label: string): Promise<AckedChat[]> {
+  const tokens = await Promise.all(Array.from({ length: Math.ceil(count / 10) }, () => owner.token([])));
+  const replies = await Promise.all(range(1, count).map((index) => sendChat(on, owner, tokens[index % tokens.length], panelId, `${label} ${index}`)));
+  for (const reply of replies) expect(reply.status).toBe(201);
+  return replies.map((reply) => ({ id: reply.body.id, seq: reply.body.seq, text: reply.body.text }));
+}
+
+/** The room's whole history, oldest first, paged back through GET /chat/v1/{panelId}/messages. */
+export async function chatHistory(on: Pick<Stack, 'url'>, owner: TestSite, panelId: string): Promise<AckedChat[]> {
+  const pages: AckedChat[][] = [];
+  for (let before: number | null = null; ; ) {
+    const reply: Reply = await rest(on, 'GET', `/chat/v1/${panelId}/messages?limit=200${before === null ? '' : `&before=${before}`}`, { headers: viewer(owner) });
+    if (reply.status !== 200) throw new Error(`history not read: ${reply.status} ${JSON.stringify(reply.body)}`);
+    pages.unshift(reply.body.results.map(({ id, seq, text }: AckedChat) => ({ id, seq, text })));
+    before = reply.body.pagination.nextBefore;
+    if (before === null) return pages.flat();
+  }
+}
+
+/** A viewer of a room that reconnects as the embed does (see followChat). */
+export interface FollowingChat {
+  /** Seqs of every message received, across reconnects, in the order received. */
+  seqs(): number[];
+  /** Whether the current subscription has had its first event. */
+  live(): boolean;
+  /** Subscriptions opened again after one ended. */
+  reconnects(): number;
+  /** How each subscription ended, for a failure's message. */
+  ends: string[];
+  /** Drops the socket as a failing network does; the viewer reconnects. */
+  drop(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * A viewer that reconnects as the embed does: when its socket drops or its subscription fails, it
+ * subscribes again on a new socket, after a jittered backoff, with `afterSeq` = the last seq it saw (none
+ * before its first event: the room is new). What it receives is kept across reconnects, so a gap or a
+ * duplicate shows in `seqs()`.
+ */
+export function followChat(on: Pick<Stack, 'url'>, siteId: string, panelId: string): FollowingChat {
+  const seqs: number[] = [];
+  const ends: string[] = [];
+  let started = false;
+  let live = false;
+  let stopped = false;
+  let reconnects = 0;
+  let client: Client | null = null;
+  let socket: { terminate(): void } | null = null;
+  const done = (async () => {
+    for (let failures = 0; !stopped; ) {
+      const afterSeq = started ? (seqs.at(-1) ?? 0) : null;
+      const current = (client = connectClient(on, { 'x-service-client-id': siteId }, (code) => ends.push(`closed ${code}`)));
+      current.on('opened', (opened) => (socket = opened as { terminate(): void }));
+      await new Promise<void>((resolve) => {
+        current.subscribe<{ chatMessages: { messages: { seq: number }[] } }>(
+          { query: CHAT_SUBSCRIPTION, variables: { panelId, afterSeq } },
+          {
+            next: (result) => {
+              if (result.errors) ends.push(JSON.stringify(result.errors));
+              const event = result.data?.chatMessages;
+              if (!event) return;
+              started = live = true;
+              failures = 0;
+              for (const message of event.messages) seqs.push(message.seq);
+            },
+            error: () => resolve(),
+            complete: () => resolve(),
+          },
+        );
+      });
+      live = false;
+      await current.dispose();
+      if (stopped) return;
+      reconnects += 1;
+      await retryBackoff(failures++);
+    }
+  })();
+  return {
+    seqs: () => seqs,
+    live: () => live,
+    reconnects: () => reconnects,
+    ends,
+    drop: () => socket?.terminate(),
+    async stop() {
+      stopped = true;
+      await client?.dispose();
+      await done;
+    },
+  };
 }

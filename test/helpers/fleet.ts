@@ -1,14 +1,16 @@
 /**
  * Fleets as the tests start them (scripts/fleet.ts): instances run from source behind a real HAProxy on
  * the test's database and Redis, each fleet on a Redis prefix of its own, their output shown only with
- * TEST_LOG_LEVEL. `startSiteFleet` also brings its own database, Redis and a site with its admin headers.
+ * TEST_LOG_LEVEL. `startSiteFleet` also brings its own database, Redis and a site (its admin headers,
+ * and accounts whose JWTs the instances accept).
  */
 import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../shared/config';
 import { openDatabase } from '../../shared/db/client';
-import { provisionSite } from '../../subgraphs/community/sites';
 import { startFleet, type Fleet, type FleetOptions } from '../../scripts/fleet';
 import { startRedis, type LocalServer } from '../../scripts/services';
 import { createTestDatabase, type TestDatabase } from './database';
+import { createTestSite, type TestSite } from './stack';
 
 export function startTestFleet(database: TestDatabase, redis: LocalServer, options: { instances: number; shutdownGraceMs: number; prometheusDir?: string }): Promise<Fleet> {
   const fleetOptions: FleetOptions = {
@@ -27,7 +29,8 @@ export function startTestFleet(database: TestDatabase, redis: LocalServer, optio
 export interface TestFleet {
   fleet: Fleet;
   redis: LocalServer;
-  site: { siteId: string; developerKey: string };
+  /** The site, whose accounts' JWTs the fleet's instances accept. */
+  site: TestSite;
   /** Headers of the site's admin (C + D). */
   admin: Record<string, string>;
   stop(): Promise<void>;
@@ -39,14 +42,14 @@ export async function startSiteFleet(instances: number, siteName: string): Promi
   const redis = (await startRedis()) as LocalServer;
   const fleet = await startTestFleet(database, redis, { instances, shutdownGraceMs: 3000 });
   const db = await openDatabase(database.url, { migrate: false });
-  const site = await provisionSite(db.prisma, { name: siteName });
-  await db.close();
+  const site = await createTestSite({ database: db, config: loadConfig(fleet.env) }, siteName);
   const handle: TestFleet = {
     fleet,
     redis,
     site,
-    admin: { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey },
+    admin: site.admin,
     async stop() {
+      await db.close();
       await fleet.stop();
       await handle.redis.stop();
       await database.drop();

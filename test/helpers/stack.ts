@@ -84,7 +84,8 @@ export interface TestSite extends ProvisionedSite {
   signIn(roles: AccountRole[], tags?: string[]): Promise<{ accountId: string; token: string }>;
 }
 
-export async function createTestSite(stack: Stack, name = 'Test site'): Promise<TestSite> {
+/** A site on the stack's database; its accounts' JWTs are signed with the stack's secret (a fleet's too, given its database and configuration). */
+export async function createTestSite(stack: Pick<Stack, 'database' | 'config'>, name = 'Test site'): Promise<TestSite> {
   const site = await provisionSite(stack.database.prisma, { name });
   const signIn = async (roles: AccountRole[], tags: string[] = []) => {
     const accountId = await provisionAccount(stack, site.siteId, roles, tags);
@@ -142,7 +143,7 @@ export async function createChannel(stack: Stack, siteId: string, type: 'channel
   return id;
 }
 
-async function provisionAccount(stack: Stack, siteId: string, roles: AccountRole[], tags: string[]): Promise<string> {
+async function provisionAccount(stack: Pick<Stack, 'database'>, siteId: string, roles: AccountRole[], tags: string[]): Promise<string> {
   const id = randomBytes(12).toString('hex');
   const now = new Date();
   await stack.database.prisma.account.create({

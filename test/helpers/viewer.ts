@@ -28,7 +28,7 @@ export interface Viewer {
   closed: Promise<number>;
 }
 
-export function connectClient(stack: Stack, connectionParams: Record<string, unknown>, onClosed?: (code: number) => void): Client {
+export function connectClient(stack: Pick<Stack, 'url'>, connectionParams: Record<string, unknown>, onClosed?: (code: number) => void): Client {
   return createClient({
     url: `${stack.url.replace('http', 'ws')}/graphql`,
     webSocketImpl: WebSocket,

@@ -3,11 +3,13 @@
  * messages per 30 s per account across the site, and each room's slow mode; in Redis when REDIS_URL is
  * set, so N instances allow what one does), room settings read at most half a second ago (dropped at
  * once when the site's content changes), the retention sweep, and the bus announcements that tell
- * every instance's viewers a room changed.
+ * every instance's viewers a room changed (held while Redis is away and published once it is back, so a
+ * message acknowledged during a blip still reaches every instance: shared/bus/announcer.ts).
  */
 import Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { Topics } from '../../../shared/bus';
+import { createAnnouncer, type Announcer } from '../../../shared/bus/announcer';
 import { CHAT_MESSAGE_VERSION, type ChatBusMessage } from '../../../shared/chatEvents';
 import type { Db } from '../../../shared/db/client';
 import { appError, ErrorCode, notFound } from '../../../shared/errors';
@@ -46,9 +48,11 @@ export class ChatRuntime {
   private readonly recordings = new Map<string, Cached<Promise<ChannelRecording | null>>>();
   private readonly stopFollowing: () => void;
   private readonly sweep: NodeJS.Timeout;
+  private readonly announcer: Announcer;
 
   constructor(private readonly deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>) {
     const { config, database, logger } = deps;
+    this.announcer = createAnnouncer(deps.bus, Topics.chat, logger);
     this.writer = new ChatWriter(database, (rooms) => this.announceStored(rooms));
     if (config.redisUrl) {
       this.redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
@@ -134,13 +138,14 @@ export class ChatRuntime {
     }
   }
 
-  /** Tells every instance's viewers a room changed; a bus failure is logged (viewers catch up on the next change or reconnect). */
+  /** Tells every instance's viewers a room changed; while the bus is away the announcement is held and published when it is back. */
   announce(message: ChatBusMessage): void {
-    this.deps.bus.publish(Topics.chat, message).catch((error: Error) => this.deps.logger.warn({ err: error.message }, 'could not announce a chat change'));
+    this.announcer.announce(message);
   }
 
+  /** A room's latest "stored" announcement says all its earlier ones did: held, they replace each other. */
   private announceStored(rooms: StoredRooms): void {
-    for (const [panelId, { siteId, lastSeq }] of rooms) this.announce({ v: CHAT_MESSAGE_VERSION, kind: 'stored', siteId, panelId, lastSeq });
+    for (const [panelId, { siteId, lastSeq }] of rooms) this.announcer.announce({ v: CHAT_MESSAGE_VERSION, kind: 'stored', siteId, panelId, lastSeq }, `stored\u0000${siteId}\u0000${panelId}`);
   }
 
   /** Messages past the retention are deleted (history already leaves them out). */
@@ -155,6 +160,7 @@ export class ChatRuntime {
 
   async stop(): Promise<void> {
     this.stopFollowing();
+    this.announcer.stop();
     clearInterval(this.sweep);
     if (this.redis) await this.redis.quit().catch(() => undefined);
   }
