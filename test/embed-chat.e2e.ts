@@ -11,7 +11,7 @@
 import type { Browser, Page } from 'puppeteer-core';
 import type { Stack } from '../stack';
 import type { Frame } from 'puppeteer-core';
-import { launchBrowser, silentWav, startStaticSite, type StaticSite } from './helpers/browser';
+import { launchBrowser, startWatchPage, type StaticSite } from './helpers/browser';
 import { createChatPanel, sendChat } from './helpers/chat';
 import { rest } from './helpers/http';
 import { startTcpProxy, type TcpProxy } from './helpers/proxy';
@@ -224,15 +224,7 @@ describe('the chat page', () => {
         data: [1, 3, 5].map((second, index) => ({ id: `${panelId}-${second}`, siteId: site.siteId, panelId, seq: index + 1, accountId, text: `at ${second}`, liveBroadcastId, streamSecond: second })),
       });
       const chatUrl = `${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, mode: 'timecode', liveBroadcastId })}`;
-      customer = await startStaticSite({
-        '/watch.html': {
-          type: 'text/html',
-          body: `<!doctype html><body><video id="video" src="/recording.wav" preload="auto" muted></video>
-<iframe id="frame" src="${chatUrl}"></iframe>
-<script src="${stack.url}/sdk/v1/player.js"></script></body>`,
-        },
-        '/recording.wav': { type: 'audio/wav', body: silentWav(8) },
-      });
+      customer = await startWatchPage(stack.url, chatUrl);
       const page = await browser.newPage();
       pages.push(page);
       await page.goto(`${customer.url}/watch.html`);

@@ -6,7 +6,7 @@
  */
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import type { Stack } from '../stack';
-import { launchBrowser, silentWav, startStaticSite, type StaticSite } from './helpers/browser';
+import { launchBrowser, startStaticSite, startWatchPage, type StaticSite } from './helpers/browser';
 import { rest } from './helpers/http';
 import { startTcpProxy, type TcpProxy } from './helpers/proxy';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
@@ -412,15 +412,7 @@ describe('timecode: from a recording stream to the player helper on the site’s
     expect(preflight.headers.get('access-control-allow-headers')).toContain('x-service-client-id');
 
     // The site's own page, on another origin: its video, the embed in timecode mode, the player helper.
-    customer = await startStaticSite({
-      '/watch.html': {
-        type: 'text/html',
-        body: `<!doctype html><body><video id="video" src="/recording.wav" preload="auto" muted></video>
-<iframe id="frame" src="${stack.url}/embed/v1/overlays?siteId=${site.siteId}&channelId=${tcChannel}&mode=timecode"></iframe>
-<script src="${stack.url}/sdk/v1/player.js"></script></body>`,
-      },
-      '/recording.wav': { type: 'audio/wav', body: silentWav(8) },
-    });
+    customer = await startWatchPage(stack.url, `${stack.url}/embed/v1/overlays?siteId=${site.siteId}&channelId=${tcChannel}&mode=timecode`);
     const page = await newPage();
     await page.goto(`${customer.url}/watch.html`);
     await page.waitForFunction(() => (document.getElementById('video') as HTMLVideoElement).readyState >= 1);

@@ -57,7 +57,7 @@ export async function startStaticSite(files: Record<string, { type: string; body
 }
 
 /** A silent mono WAV of `seconds` (8 kHz, 8-bit): media a `<video>` element plays and seeks in, made here. */
-export function silentWav(seconds: number): Buffer {
+function silentWav(seconds: number): Buffer {
   const rate = 8000;
   const samples = rate * seconds;
   const header = Buffer.alloc(44);
@@ -74,4 +74,20 @@ export function silentWav(seconds: number): Buffer {
   header.write('data', 36);
   header.writeUInt32LE(samples, 40);
   return Buffer.concat([header, Buffer.alloc(samples, 128)]);
+}
+
+/**
+ * A site's own watch page on another origin: a `<video>` (#video) playing an 8-second silent recording,
+ * an iframe (#frame) of `frameUrl`, and stagegraph's player helper loaded from `stackUrl`, at `/watch.html`.
+ */
+export function startWatchPage(stackUrl: string, frameUrl: string): Promise<StaticSite> {
+  return startStaticSite({
+    '/watch.html': {
+      type: 'text/html',
+      body: `<!doctype html><body><video id="video" src="/recording.wav" preload="auto" muted></video>
+<iframe id="frame" src="${frameUrl}"></iframe>
+<script src="${stackUrl}/sdk/v1/player.js"></script></body>`,
+    },
+    '/recording.wav': { type: 'audio/wav', body: silentWav(8) },
+  });
 }
