@@ -46,6 +46,13 @@ export interface OpenDatabaseOptions {
 
 /** Query events are emitted (not printed) so each statement can be counted. */
 const COUNT_QUERIES = [{ emit: 'event' as const, level: 'query' as const }];
+/**
+ * Interactive transactions wait for a pooled connection as long as plain queries would, rather than
+ * Prisma's 2 s: on loaded cores a burst (or a start-up beside other processes) can keep the pool or the
+ * event loop busy that long, and the write would fail although the database is fine. They may run for
+ * 20 s before they are rolled back (Prisma's 5 s would abort a write that is only slow).
+ */
+const TRANSACTIONS = { maxWait: 15_000, timeout: 20_000 };
 
 export async function openDatabase(databaseUrl: string, options: OpenDatabaseOptions = {}): Promise<Database> {
   if (options.migrate !== false) await migrateDatabase(databaseUrl);
@@ -59,7 +66,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   let plain: PlainDriver | null = null;
   if (provider === 'sqlite') {
     const file = sqliteFilePath(databaseUrl);
-    prisma = new SqlitePrismaClient({ adapter: withLiteralLike(new PrismaSqlite(file)), log: COUNT_QUERIES });
+    prisma = new SqlitePrismaClient({ adapter: withLiteralLike(new PrismaSqlite(file)), log: COUNT_QUERIES, transactionOptions: TRANSACTIONS });
     if (file !== ':memory:' && file !== '') {
       const connection = new SqliteConnection(file, 0);
       plain = { provider, connection, counted };
@@ -76,7 +83,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     // the pool; unheard, it would crash the process. The pool has already discarded that connection and
     // the next query opens a new one (or fails, which /ready reports), so there is nothing more to do.
     pool.on('error', () => undefined);
-    prisma = new PrismaClient({ adapter: new PrismaPg(pool), log: COUNT_QUERIES });
+    prisma = new PrismaClient({ adapter: new PrismaPg(pool), log: COUNT_QUERIES, transactionOptions: TRANSACTIONS });
     plain = { provider: 'postgresql', pool, counted };
     closeDriver = () => pool.end();
   }
