@@ -56,6 +56,7 @@ export function filterTerms(filteredWords: unknown): FilterTerm[] {
 
 export function chatSettingsOf(renderer: unknown): ChatSettings {
   const r = isRecord(renderer) ? renderer : {};
+  const channel = text(r.channel);
   const slow = typeof r.slow_mode_seconds === 'number' && Number.isInteger(r.slow_mode_seconds) ? Math.min(MAX_SLOW_MODE_SECONDS, Math.max(0, r.slow_mode_seconds)) : 0;
   return {
     system: {
@@ -69,7 +70,7 @@ export function chatSettingsOf(renderer: unknown): ChatSettings {
       slowModeSeconds: slow,
     },
     filters: filterTerms(r.filtered_words),
-    channelIds: text(r.channel) === null ? [] : [text(r.channel) as string],
+    channelIds: channel === null ? [] : [channel],
   };
 }
 
