@@ -250,15 +250,18 @@ async function twoInstancesSection(figures: Figures, viewers: number): Promise<v
  * Chat: BENCH_CHAT_VIEWERS (default BENCH_VIEWERS) viewers in one room, 1,000 signed-in senders posting
  * BENCH_CHAT_RATE (20) messages/s in all for BENCH_CHAT_SECONDS (30) s: one instance on SQLite, the floor
  * (a bare Node + ws server sending the same batched frames to the same clients), and two instances on
- * PostgreSQL + Redis when their binaries are installed.
+ * PostgreSQL + Redis when their binaries are installed. With BENCH_BEFORE_DIST, one instance of that build
+ * too, in the same run.
  */
 async function chatSection(figures: Figures, viewers: number): Promise<void> {
   const count = Number(process.env.BENCH_CHAT_VIEWERS ?? viewers);
   const shape = { ratePerSecond: Number(process.env.BENCH_CHAT_RATE ?? 20), seconds: Number(process.env.BENCH_CHAT_SECONDS ?? 30), senders: 1000 };
   const rows: ChatFigures[] = [];
-  const one = await startInstance();
-  rows.push(await measureChat(count, { ...shape, instances: [one] }));
-  await one.stop();
+  for (const [build, dist] of builds()) {
+    const one = await startInstance({ dist });
+    const row = await measureChat(count, { ...shape, instances: [one] }).finally(() => one.stop());
+    rows.push(dist ? { ...row, target: `${row.target}, ${build}` } : row);
+  }
   const floor = await startFloor();
   rows.push(await measureChat(count, { ...shape, floor }));
   await floor.stop();
@@ -283,7 +286,8 @@ async function chatSection(figures: Figures, viewers: number): Promise<void> {
     missing: row.missing, disorder: row.disorder, 'ack p50 ms': row.ackP50Ms, 'ack p99 ms': row.ackP99Ms, 'ack→viewer p50 ms': row.deliveryP50Ms,
     'ack→viewer p99 ms': row.deliveryP99Ms, 'frames/s per viewer': row.meanFramesPerSecond, 'most frames in 1 s': row.maxFramesPerSecond,
   })));
-  const [stagegraph, bare] = rows;
+  const stagegraph = rows[0];
+  const bare = rows.find((row) => row.target.startsWith('floor')) as ChatFigures;
   console.log(`targets: ack p99 ≤ 250 ms (${stagegraph.ackP99Ms}), ack→viewer p99 ≤ 1000 ms (${stagegraph.deliveryP99Ms}), ≤ 4 frames/s (mean ${stagegraph.meanFramesPerSecond}, most in any 1 s ${stagegraph.maxFramesPerSecond}); ` +
     `ack→viewer p99 stagegraph / floor = ${(stagegraph.deliveryP99Ms / bare.deliveryP99Ms).toFixed(2)}×`);
 }
