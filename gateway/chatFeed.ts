@@ -32,8 +32,8 @@ import type { RenderedEvent } from './viewerChannel';
 const RING = 500;
 /** Messages one read asks for. */
 const READ_LIMIT = 500;
-/** Viewers sent to before a push yields to other work. */
-const SEND_SLICE = 1000;
+/** Viewers sent to before a push yields to other work (an acknowledgement waits at most one slice per turn). */
+const SEND_SLICE = 250;
 /** How long a deletion or clear is remembered against reads that raced it. */
 const REMOVAL_MEMORY_MS = 60_000;
 const RETRY_READ_MS = 1000;
