@@ -21,8 +21,6 @@ export interface Announcer {
    * bus is back. A `key` makes it replace the announcement of the same key still held (the latest wins).
    */
   announce(message: unknown, key?: string): void;
-  /** Announcements held now (for tests and logs). */
-  held(): number;
   stop(): void;
 }
 
@@ -78,7 +76,6 @@ export function createAnnouncer(bus: EventBus, topic: string, logger: Logger): A
       }
       bus.publish(topic, message).catch(() => hold(message, key, order));
     },
-    held,
     stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

@@ -1,8 +1,9 @@
 /**
  * Pages (channels and landings): the stored document (active_renderers, renderers, seo, style, data,
  * metadata), the columns derived from it (name for search, external fields for configuration lookups,
- * a channel's sidebar panels as references, the gate password's hash), and the writes — create, update, delete, clone — each of which reports a
- * channel's change as an admin.channelUpdated webhook in the same transaction.
+ * a channel's sidebar panels as references, the gate password's hash), and the writes — create,
+ * update, delete, clone — each of which reports a channel's change as an admin.channelUpdated webhook
+ * in the same transaction.
  */
 import { hashPassword } from '../../shared/auth/credentials';
 import type { Db } from '../../shared/db/client';
