@@ -254,7 +254,7 @@ describe('trivia secrecy and close', () => {
 });
 
 describe('the pollResults subscription', () => {
-  it('sends one event at subscribe, at most one push per 500 ms while answers arrive (latest counts), and a last one on close', async () => {
+  it('sends one event at subscribe, coalesced pushes while answers arrive (latest counts), and a last one on close', async () => {
     const pollId = await createPoll(site, 'poll');
     const watcher = await subscribeResults(stack, site, pollId);
     await watcher.until((results) => results.total === 0);
@@ -268,12 +268,9 @@ describe('the pollResults subscription', () => {
     expect(await rest(stack, 'PATCH', `/poll/v3/${pollId}`, { headers: site.admin, body: { open: false } })).toMatchObject({ status: 200 });
     const final = await watcher.until((results) => results.open === false);
     expect(final.total).toBe(60);
-    const times = watcher.events.map((event) => event.at);
-    // Coalesced: fewer pushes than answers, and while answers arrive the server sends one per 500 ms at
-    // most (timestamps here are the client's, so a delayed push may land up to ~100 ms late); the event of
-    // the close goes out at once.
+    // Coalesced: fewer pushes than answers. The 500 ms rule itself is measured on the feed's own send times
+    // (test/poll-results-feed.test.ts): a client's receive times move with the machine's load.
     expect(watcher.events.length).toBeLessThan(20);
-    for (let index = 1; index < times.length - 1; index += 1) expect(times[index] - times[index - 1]).toBeGreaterThanOrEqual(400);
     // Counts only grow, and the last event is the final one.
     const totals = watcher.events.map((event) => event.results.total);
     expect([...totals].sort((a, b) => a - b)).toEqual(totals);
