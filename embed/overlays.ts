@@ -38,6 +38,8 @@ export interface EmbedState extends ConnectionState {
   mode: 'live' | 'timecode';
   /** broadcastIds of every live event received, in order (shown or held back). */
   received: string[];
+  /** The seconds each live overlay was shown for, by broadcastId: the time it had left when it arrived. */
+  shownFor: Record<string, number>;
 }
 
 /** Wait before subscribing again after the operation itself failed (not the connection, which retries on its own). */
@@ -49,7 +51,7 @@ const channelId = params.get('channelId') || null;
 const mode: EmbedState['mode'] = params.get('mode') === 'timecode' ? 'timecode' : 'live';
 let token = params.get('token') || null;
 
-const state: EmbedState = { mode, transport: null, connected: false, connections: 0, received: [] };
+const state: EmbedState = { mode, transport: null, connected: false, connections: 0, received: [], shownFor: {} };
 (window as unknown as { stagegraphEmbed: EmbedState }).stagegraphEmbed = state;
 
 const layer = document.getElementById('sg-overlays') ?? document.body;
@@ -97,7 +99,10 @@ function onBroadcast(event: BroadcastEvent): void {
   }
   // Timecode mode: the player shows this at the viewer's own second; showing it now would spoil.
   if (mode === 'timecode') return;
-  if (event.remainingSeconds > 0) show(event.overlay, event.broadcastId, 'live', event.remainingSeconds);
+  if (event.remainingSeconds > 0) {
+    state.shownFor[event.broadcastId] = event.remainingSeconds;
+    show(event.overlay, event.broadcastId, 'live', event.remainingSeconds);
+  }
 }
 
 /** Live overlays shown before a reconnect: the server sends the ones still live again right after it. */
