@@ -1,4 +1,5 @@
 /** /health, /ready, request ids, body limits, graceful shutdown, migrations that run once, and a data migration's backfill. */
+import { request as httpRequest } from 'node:http';
 import { migrateDatabase } from '../shared/db/migrate';
 import { createTestSite, startTestStack, stopAll } from './helpers/stack';
 import { rest } from './helpers/http';
@@ -60,10 +61,27 @@ it('shuts down gracefully: viewers get 1001, the in-flight request finishes, the
   const stack = await startTestStack();
   const site = await createTestSite(stack);
   const viewer = await watch(stack, { siteId: site.siteId, channelId: 'stage' });
-  const inFlight = rest(stack, 'GET', '/overlay/v1', { headers: site.admin });
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  await stack.close();
+  // A request surely in flight when the close begins: the server has its head, and the rest of its body is
+  // sent only after close() was called.
+  const arrived = new Promise<void>((resolve) => stack.httpServer.once('request', () => resolve()));
+  const request = httpRequest(`${stack.url}/overlay/v1`, { method: 'POST', headers: { ...site.admin, 'content-type': 'application/json' } });
+  const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    request.on('response', (response) => {
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', reject);
+  });
+  const body = JSON.stringify({ name: 'In flight', type: 'template', contents: { html: '<p>still answered</p>' }, duration: 5 });
+  request.write(body.slice(0, 10));
+  await arrived;
+  const closing = stack.close();
+  request.end(body.slice(10));
+  await closing;
   expect(await viewer.closed).toBe(1001);
-  expect((await inFlight).status).toBe(200);
+  const inFlight = await answered;
+  expect(inFlight.status).toBe(200);
+  expect(JSON.parse(inFlight.body)).toMatchObject({ name: 'In flight' });
   await expect(fetch(`${stack.url}/health`)).rejects.toThrow();
 });
