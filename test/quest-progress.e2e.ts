@@ -11,12 +11,13 @@ import type { Client } from 'graphql-ws';
 import { createMemoryBus } from '../shared/bus/memory';
 import { listenSubgraph } from '../shared/subgraph';
 import { SUBGRAPH_FACTORIES, type Stack } from '../stack';
-import { verifyWebhookSignature } from '../subgraphs/content/webhooks';
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
 import { graphql, rest } from './helpers/http';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { connectClient, watch, type Viewer } from './helpers/viewer';
+import { until as waitUntil } from './helpers/wait';
+import { documentedSignatureHolds } from './helpers/webhookSignature';
 
 /** Watch time is written every 200 ms here, so seconds show up fast. */
 const env = { WATCH_FLUSH_MS: '200', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TIMEOUT_MS: '1000' };
@@ -63,16 +64,9 @@ async function startReceiver(): Promise<{ url: string; received: Received[] }> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `read` until `test` holds (or fails with the last value seen). */
-async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met; last value ${JSON.stringify(value)}`);
-    await sleep(50);
-  }
-}
+/** The shared wait (a loaded machine's deadline), with this file's calls' shape. */
+const until = <T>(read: () => Promise<T>, test: (value: T) => boolean, what = 'the condition of this step') => waitUntil(read, test, what);
+
 
 const ANSWERS = [
   { id: 'yes', text: 'Yes' },
@@ -114,6 +108,8 @@ describe('progress from answers', () => {
         { arrayId: 'mood', kind: 'answer:polls:specific', validationValue: pollA },
       ],
     });
+    // A witness that no answer completes: its count shows when an answer went through quest progress.
+    const witnessId = await createQuest(site, { actions: [{ arrayId: 'count', kind: 'answer:polls:any', valueRequired: 100 }] });
     const { accountId, token } = await site.signIn([]);
 
     const start = await progress(site, token, questId);
@@ -142,7 +138,7 @@ describe('progress from answers', () => {
 
     // A further answer changes nothing of the completion.
     expect((await answer(site, token, pollC)).status).toBe(200);
-    await sleep(600);
+    await until(() => progress(site, token, witnessId), (reply) => reply.body.actions[0].value === 3, 'the third answer counted');
 
     const mine = await rest(stack, 'GET', '/claimstatus/v3/', { headers: viewer(site, token) });
     expect(mine.status).toBe(200);
@@ -151,12 +147,17 @@ describe('progress from answers', () => {
     const all = await rest(stack, 'GET', `/claimstatus/v3/?questId=${questId}`, { headers: site.admin });
     expect(all.body.map((claim: { _id: string }) => claim._id)).toEqual([claimId]);
 
-    await until(async () => receiver.received.length, (count) => count >= 1);
-    await sleep(300);
+    // Exactly once is the outbox's fact: one delivery of the event, and it was delivered (no attempt pending).
+    const deliveries = await until(
+      () => stack.database.prisma.webhookDelivery.findMany({ where: { endpointId: hook.body._id ?? hook.body.id, event: 'quest.completed' } }),
+      (rows) => rows.length > 0 && rows.every((row) => row.status === 'delivered'),
+      'the completion delivered',
+    );
+    expect(deliveries).toHaveLength(1);
     expect(receiver.received).toHaveLength(1);
     const [delivery] = receiver.received;
     expect(delivery.headers['x-stagegraph-event']).toBe('quest.completed');
-    expect(verifyWebhookSignature(delivery.headers['x-stagegraph-signature'] as string, delivery.body, hook.body.secret)).toBe(true);
+    expect(documentedSignatureHolds(delivery.headers['x-stagegraph-signature'], delivery.body, hook.body.secret)).toBe(true);
     expect(JSON.parse(delivery.body)).toMatchObject({
       event: 'quest.completed',
       siteId: site.siteId,
@@ -259,7 +260,7 @@ describe('progress from watch time', () => {
     const started = Date.now();
     const tabs = [await watch(stack, { siteId: site.siteId, channelId: 'arena', token }), await watch(stack, { siteId: site.siteId, channelId: 'arena', token })];
     viewers.push(...tabs);
-    const done = await until(() => progress(site, token, questId), (reply) => reply.body.completed, 15_000);
+    const done = await until(() => progress(site, token, questId), (reply) => reply.body.completed);
     const elapsed = (Date.now() - started) / 1000;
     const seconds = done.body.actions[0].value;
     expect(seconds).toBeGreaterThanOrEqual(3);
@@ -375,9 +376,9 @@ describe('a completion interrupted between its steps', () => {
 
     own.subgraphs.community = await listenSubgraph('community', SUBGRAPH_FACTORIES.community(own.deps.logger, own.deps), own.deps, port);
     const completion = await db.questCompletion.findUniqueOrThrow({ where: { questId_accountId: { questId, accountId } } });
-    await until(() => db.claimStatus.findMany({ where: { questId } }), (claims) => claims.length === 1, 20_000);
+    await until(() => db.claimStatus.findMany({ where: { questId } }), (claims) => claims.length === 1);
     expect((await db.claimStatus.findFirstOrThrow({ where: { questId } })).id).toBe(completion.claimId);
-    await until(async () => receiver.received.length, (count) => count === 1, 10_000);
+    await until(async () => receiver.received.length, (count) => count === 1);
     await sleep(500);
     expect(receiver.received).toHaveLength(1);
     expect(JSON.parse(receiver.received[0].body).eventData).toMatchObject({ questId, accountId, claimId: completion.claimId });
@@ -410,7 +411,7 @@ describe('two instances of one deployment', () => {
         return progress(owner, token, questId, second);
       },
       (reply) => reply.body.completed,
-      15_000,
+      'completed, seen from the second instance',
     );
     await Promise.all(reads);
     await Promise.all(tabs.map((tab) => tab.close()));
