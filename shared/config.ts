@@ -57,6 +57,12 @@ export interface Config {
    * arrives in a quiet room goes at once.
    */
   chatBatchMs: number;
+  /**
+   * Longest a data event's 201 waits for the overlays of the automation rules it met (`RULE_WAIT_MS`, default
+   * 2000): within it the overlays are out when the provider hears 201; past it the answer goes, the event is
+   * stored and the rules finish on their own.
+   */
+  ruleWaitMs: number;
   /** Days a chat message is kept and shown in history (`CHAT_RETENTION_DAYS`, default 30). */
   chatRetentionDays: number;
   /**
@@ -269,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
     watchFlushMs: integer(env, 'WATCH_FLUSH_MS', 10_000, 50, 600_000),
     watchTimeEnabled: flag(env, 'WATCH_TIME', true),
     chatBatchMs: integer(env, 'CHAT_BATCH_MS', 250, 10, 5000),
+    ruleWaitMs: integer(env, 'RULE_WAIT_MS', 2000, 0, 60_000),
     chatRetentionDays: integer(env, 'CHAT_RETENTION_DAYS', 30, 1, 3650),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 3000, 0, 600_000),
     busStreamMaxLength: integer(env, 'BUS_STREAM_MAX_LENGTH', 10_000, 100, 10_000_000),

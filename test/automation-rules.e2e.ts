@@ -82,7 +82,9 @@ async function viewer(options: Parameters<typeof watch>[1]): Promise<Viewer> {
 }
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  // These tests read the broadcasts right after the 201, which waits for the rules' overlays up to RULE_WAIT_MS:
+  // a loaded machine gets all the time it needs, so what is read is the rules' doing, not the clock's.
+  stack = await startTestStack({ env: { RULE_WAIT_MS: '60000' } });
   site = await createTestSite(stack, 'Site A');
   other = await createTestSite(stack, 'Site B');
   provider = await registerProvider();

@@ -138,7 +138,8 @@ if (usingRedis) {
 }
 
 it('SIGTERM drains: /ready 503 at once, answers go on with Connection: close for the grace period, then viewers get 1012 and the port closes', async () => {
-  const stack = await startTestStack({ env: { SHUTDOWN_GRACE_MS: '1500' } });
+  // A grace long enough for the three requests below on a loaded machine (each takes milliseconds when idle).
+  const stack = await startTestStack({ env: { SHUTDOWN_GRACE_MS: '5000' } });
   const site = await createTestSite(stack);
   const viewer = await watch(stack, { siteId: site.siteId, channelId: 'stage' });
   expect((await rest(stack, 'GET', '/ready')).status).toBe(200);

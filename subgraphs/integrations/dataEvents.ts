@@ -29,8 +29,6 @@ import { verifyProviderSignature } from './secrets';
 export const MAX_EVENT_BYTES = 256 * 1024;
 /** How long a provider's exact body is remembered: the same body again within it is a replay. */
 export const REPLAY_WINDOW_MS = 10 * 60 * 1000;
-/** Longest an accepted event's answer waits for the actions of the rules it met. */
-const RULE_WAIT_MS = 2000;
 
 export interface SignedEvent {
   dataProviderId: string;
@@ -115,7 +113,7 @@ async function ingest(ctx: SubgraphContext, runtime: IntegrationsRuntime, signed
   // The answer waits for the rules' overlays (so they are out when the provider hears 201), but not
   // for long: the event is stored, and a slow overlays service must not hold the provider up.
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([evaluation, new Promise((resolve) => (timer = setTimeout(resolve, RULE_WAIT_MS)))]);
+  await Promise.race([evaluation, new Promise((resolve) => (timer = setTimeout(resolve, runtime.ruleWaitMs)))]);
   clearTimeout(timer);
   return { success: true, eventId: event.id, rulesFired, replayed: false };
 }

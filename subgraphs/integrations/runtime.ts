@@ -19,6 +19,8 @@ export interface IntegrationsRuntime {
   eventRate: RateLimiterAbstract;
   /** Stores accepted events, many per transaction. */
   eventWriter: DataEventWriter;
+  /** Longest an accepted event's answer waits for the actions of the rules it met (config.ruleWaitMs). */
+  ruleWaitMs: number;
   stop(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export function createIntegrationsRuntime({ config, database, bus, logger, super
     rules,
     eventRate,
     eventWriter: new DataEventWriter(database),
+    ruleWaitMs: config.ruleWaitMs,
     async stop() {
       clearInterval(sweeper);
       for (const stop of unsubscribe) stop();
