@@ -87,6 +87,20 @@ describe('expanding schedule items', () => {
     expect(starts(occurrencesBetween(nightly, Date.UTC(2030, 2, 29), Date.UTC(2030, 3, 2)))).toEqual([
       '2030-03-29T19:00:00.000Z', '2030-03-30T19:00:00.000Z', '2030-03-31T18:00:00.000Z', '2030-04-01T18:00:00.000Z',
     ]);
+    // The day clocks go forward has 23 hours; the day they go back, 25.
+    const spring = items({ all_day: true, start_date: Date.UTC(2030, 2, 31, 12), time_zone: 'Europe/Paris' });
+    expect(spans(occurrencesBetween(spring, Date.UTC(2030, 2, 30), Date.UTC(2030, 3, 2)))).toEqual([['2030-03-30T23:00:00.000Z', '2030-03-31T22:00:00.000Z']]);
+    const autumn = items({ all_day: true, start_date: Date.UTC(2030, 9, 27, 12), time_zone: 'Europe/Paris' });
+    expect(spans(occurrencesBetween(autumn, Date.UTC(2030, 9, 26), Date.UTC(2030, 9, 29)))).toEqual([['2030-10-26T22:00:00.000Z', '2030-10-27T23:00:00.000Z']]);
+    // A wall time that happens twice (02:30 on the night clocks go back) is its first.
+    const twice = items({ repeat: 'daily', start_time: Date.UTC(2030, 9, 26, 0, 30), duration: 60, time_zone: 'Europe/Paris' });
+    expect(starts(occurrencesBetween(twice, Date.UTC(2030, 9, 26), Date.UTC(2030, 9, 28, 12)))).toEqual([
+      '2030-10-26T00:30:00.000Z', '2030-10-27T00:30:00.000Z', '2030-10-28T01:30:00.000Z',
+    ]);
+    // Half-hour zones: India's day starts at 18:30 UTC.
+    expect(spans(occurrencesBetween(items({ all_day: true, start_time: T0, time_zone: 'Asia/Kolkata' }), T0 - DAY, T0 + DAY))).toEqual([
+      ['2030-01-07T18:30:00.000Z', '2030-01-08T18:30:00.000Z'],
+    ]);
   });
 
   it('merges the items by start, the earlier item first on a tie, and stops past a limit', () => {
