@@ -112,6 +112,13 @@ describe('a schedule panel’s read', () => {
       expect({ query, status: reply.status, body: reply.body }).toEqual({ query, status: 400, body: { success: false, message: expect.stringMatching(message) } });
     }
     expect((await read(panelId, `?from=${from}&to=${from + 92 * DAY}`)).status).toBe(200);
+
+    // A daily slot every hour over 92 days: 2,208 entries, more than one read answers.
+    const busy = await channel({ schedule: Array.from({ length: 24 }, (_, slot) => ({ repeat: 'daily', start_time: now + slot * HOUR, duration: 600 })) });
+    const crowded = await panel(schedulePanel([busy._id]));
+    const tooMany = await read(crowded, `?from=${from}&to=${from + 92 * DAY}`);
+    expect(tooMany).toMatchObject({ status: 400, body: { success: false, message: expect.stringMatching(/more than 2000 entries/) } });
+    expect((await read(crowded, `?from=${from}&to=${from + 30 * DAY}`)).body.results).toHaveLength(24 * 30);
   });
 
   it('answers 404 for another site’s panel, a panel of another kind and an unknown one, and 401 without the site ID', async () => {
