@@ -118,6 +118,9 @@ describe('expanding schedule items', () => {
   it('ignores what an old document holds in a wrong type instead of failing', () => {
     const old = scheduleOf({ data: { schedule: ['x', { start_time: '2030-01-07T20:00:00Z', duration: 60 }, { repeat: 'hourly', start_time: T0, duration: 60, time_zone: 'Mars/Olympus' }] } });
     expect(starts(occurrencesBetween(old, T0 - DAY, T0 + 3 * DAY))).toEqual(['2030-01-07T20:00:00.000Z']);
+    // A repeat longer than its period (refused on writes today) is cut to it, so repeats never pile up.
+    const long = scheduleOf({ data: { schedule: [{ repeat: 'daily', start_time: T0, duration: 3 * 86400 }] } });
+    expect(spans(occurrencesBetween(long, T0 + 10 * DAY, T0 + 10 * DAY + 1))).toEqual([['2030-01-17T20:00:00.000Z', '2030-01-18T20:00:00.000Z']]);
   });
 });
 
@@ -194,6 +197,8 @@ describe('checks of page writes', () => {
     ['data.schedule[0].start_date', { schedule: [{ start_date: 1e300 }] }],
     ['data.schedule[0].duration', { schedule: [{ duration: -5 }] }],
     ['data.schedule[0].end_time', { schedule: [{ start_time: T0, end_time: T0 - 1 }] }],
+    ['data.schedule[0].duration', { schedule: [{ repeat: 'daily', duration: 86401 }] }],
+    ['data.schedule[0].end_time', { schedule: [{ repeat: 'weekly', start_time: T0, end_time: T0 + 7 * DAY + 1 }] }],
     ['data.schedule[0].all_day', { schedule: [{ all_day: 'yes' }] }],
     ['data.schedule[0].show_countdown', { schedule: [{ show_countdown: 1 }] }],
     ['data.schedule[0].time_zone', { schedule: [{ time_zone: 'Mars/Olympus' }] }],

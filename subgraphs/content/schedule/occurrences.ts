@@ -5,7 +5,8 @@
  * - `start_time` is the first occurrence's start; it sets the local time of day of every repeat (and, for
  *   `weekly`, the weekday). An item's length is `end_time − start_time` when `end_time` is given, else
  *   `duration` seconds, else 0 (a moment: listed, never playing). Every repeat has the same length.
- * - `repeat`: `none` plays once; `daily` every local day; `weekly` every 7 local days.
+ * - `repeat`: `none` plays once; `daily` every local day; `weekly` every 7 local days. A repeat is at most
+ *   its period long (page writes refuse longer; an older document's is cut), so repeats never pile up.
  * - `start_date`, on a repeating item, is the first local day occurrences fall on (earlier or later
  *   than `start_time`'s day); without it the series starts at `start_time`.
  * - `all_day`: each occurrence covers whole local days, midnight to midnight — one day, or the days up to
@@ -38,17 +39,19 @@ function seriesOf(item: ScheduleItem): Series | null {
   if (anchor === null) return null;
   const local = toLocal(anchor, zone);
   const step = item.repeat === 'weekly' ? 7 : 1;
+  const longest = item.repeat === 'none' ? MAX_ALL_DAY_DAYS : step;
   let at: Series['at'];
   let lengthMs: number;
   if (item.allDay) {
     const days = item.endTime !== null && item.endTime > anchor
       ? toLocal(item.endTime - 1, zone).day - local.day + 1
       : item.durationMs ? Math.ceil(item.durationMs / DAY_MS) : 1;
-    const span = Math.min(Math.max(days, 1), MAX_ALL_DAY_DAYS);
+    const span = Math.min(Math.max(days, 1), longest);
     lengthMs = span * DAY_MS;
     at = (k) => ({ startsAt: startOfDay(local.day + k * step, zone), endsAt: startOfDay(local.day + k * step + span, zone) });
   } else {
-    lengthMs = item.endTime !== null && item.endTime >= anchor ? item.endTime - anchor : (item.durationMs ?? 0);
+    const given = item.endTime !== null && item.endTime >= anchor ? item.endTime - anchor : (item.durationMs ?? 0);
+    lengthMs = item.repeat === 'none' ? given : Math.min(given, step * DAY_MS);
     at = (k) => {
       const startsAt = fromLocal({ day: local.day + k * step, msOfDay: local.msOfDay }, zone);
       return { startsAt, endsAt: startsAt + lengthMs };

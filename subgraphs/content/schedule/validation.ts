@@ -23,6 +23,18 @@ function checkFlag(value: unknown, field: string): void {
   if (!absent(value) && typeof value !== 'boolean') throw badInput(`${field} must be a boolean`, field);
 }
 
+/** A repeat lasts at most its period (a day, a week): longer ones would overlap themselves. */
+function checkRepeatLength(item: JsonRecord, field: string): void {
+  const days = item.repeat === 'daily' ? 1 : item.repeat === 'weekly' ? 7 : null;
+  if (days === null) return;
+  const period = days * 24 * 3600;
+  if (isScheduleTime(item.start_time) && isScheduleTime(item.end_time)) {
+    if ((item.end_time - item.start_time) / 1000 > period) throw badInput(`${field}.end_time must be at most ${days} day(s) after start_time for a ${item.repeat} repeat`, `${field}.end_time`);
+  } else if (typeof item.duration === 'number' && item.duration > period) {
+    throw badInput(`${field}.duration must be at most ${period} seconds for a ${item.repeat} repeat`, `${field}.duration`);
+  }
+}
+
 function checkItem(item: unknown, field: string): void {
   if (!isRecord(item)) throw badInput(`${field} must be an object`, field);
   if (!absent(item.repeat) && !(REPEATS as readonly unknown[]).includes(item.repeat)) throw badInput(`${field}.repeat must be one of ${REPEATS.join(', ')}`, `${field}.repeat`);
@@ -34,6 +46,7 @@ function checkItem(item: unknown, field: string): void {
   if (isScheduleTime(item.start_time) && isScheduleTime(item.end_time) && item.end_time < item.start_time) {
     throw badInput(`${field}.end_time must not be before ${field}.start_time`, `${field}.end_time`);
   }
+  checkRepeatLength(item, field);
   checkFlag(item.all_day, `${field}.all_day`);
   checkFlag(item.show_countdown, `${field}.show_countdown`);
   if (!absent(item.time_zone) && (typeof item.time_zone !== 'string' || !isTimeZone(item.time_zone))) {
