@@ -15,7 +15,7 @@ import { checkSiteId, checkTags, checkText, found, isRecord, type JsonRecord } f
 import { searchFilter, searchKey } from './listing';
 import { newPanelRow, writePanelReferences } from './panels';
 import { referencesOfPage, replaceReferences } from './references';
-import { checkScheduleData } from './schedule/validation';
+import { checkScheduleData } from './schedule';
 import { enqueueChannelUpdated, type ChannelChange } from './webhooks';
 
 /** GraphQL input names of the document's parts and their stored (legacy) keys. */

@@ -30,9 +30,13 @@ export interface Occurrence {
 /** Longest an all-day item spans: a year, so a wrong `duration` cannot walk off the calendar. */
 const MAX_ALL_DAY_DAYS = 366;
 
-/** The occurrence number `k` of an item (0 = the one `start_time` names), or null when it has none. */
+/**
+ * An item's occurrences by number (0 = the one `start_time` names): occurrence `k`, the first and last
+ * numbers it has, and a number at or before the first occurrence that ends after a given time.
+ */
 type Series = { at: (k: number) => { startsAt: number; endsAt: number }; firstK: number; lastK: number; approxK: (time: number) => number };
 
+/** The item's series, or null when it names no start. */
 function seriesOf(item: ScheduleItem): Series | null {
   const zone = item.timeZone;
   const anchor = item.allDay ? (item.startTime ?? item.startDate) : item.startTime;
