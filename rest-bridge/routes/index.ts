@@ -15,6 +15,7 @@ import { leaderboardRoutes, leaderboardSchemas } from './leaderboard';
 import { chatRoutes, chatSchemas } from './chat';
 import { questProgressRoutes, questProgressSchemas, questRoutes, questSchemas } from './quests';
 import { calendarRoutes, calendarSchemas } from './calendar';
+import { scheduleRoutes, scheduleSchemas } from './schedule';
 import { siteRoutes, siteSchemas } from './site';
 import { webhookRoutes, webhookSchemas } from './webhooks';
 import { accountRoutes, accountSchemas } from './accounts';
@@ -51,6 +52,7 @@ export const routes: readonly RouteSpec[] = [
   ...questRoutes,
   ...questProgressRoutes,
   ...calendarRoutes,
+  ...scheduleRoutes,
   ...siteRoutes,
   ...webhookRoutes,
   ...accountRoutes,
@@ -92,6 +94,7 @@ export const tagDescriptions: Record<string, string> = {
   Playlists: 'Ordered lists of videos, managed by hand or imported from the external video platform.',
   Polls: 'Polls on a page: questions, answers, votes; viewers answer once and read live results; the correct answer stays hidden while a poll is open.',
   Quests: 'Quests viewers complete for rewards: their steps and progress.',
+  Schedules: 'What a schedule panel lists between two times: its source channels’ schedule items (repeats expanded) and its manual events; times in Unix milliseconds.',
   Site: 'The site itself: its settings and theme.',
   'Streaming providers': 'Partner contract of streaming providers: registration, contract updates (Bearer token from registration), VOD delivery and test triggers.',
   Streams: 'Streams run through a streaming provider: creating, starting, stopping, activating and their state; provider webhooks.',
@@ -119,6 +122,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   ...questSchemas,
   ...questProgressSchemas,
   ...calendarSchemas,
+  ...scheduleSchemas,
   ...siteSchemas,
   ...webhookSchemas,
   ...accountSchemas,

@@ -14,6 +14,7 @@ import { badInput } from '../../shared/errors';
 import type { SupergraphClient } from '../../shared/supergraph';
 import { found, isRecord, type JsonRecord, stringList } from './checks';
 import { readGate, type Gate } from './pages';
+import { playingNow, scheduleOf } from './schedule';
 import { viewerRead } from './viewerReads';
 
 /** Devices not seen for this long no longer count against the limit. */
@@ -102,18 +103,10 @@ async function previewRemaining(db: Db, page: Page, viewerKey: string, seconds: 
   return Math.max(0, seconds - (now.getTime() - preview.startedAt.getTime()) / 1000);
 }
 
-const timeOf = (value: unknown): number | null => {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string') {
-    const parsed = Date.parse(value);
-    return Number.isNaN(parsed) ? null : parsed;
-  }
-  return null;
-};
-
 /**
  * What the channel plays now: live (its livestream renderer is active and published), else the
- * scheduled video whose slot holds `now` (offset = seconds into it), else its offline video.
+ * scheduled video whose occurrence holds `now`, repeats included (offset = seconds into it; see
+ * schedule/occurrences.ts), else its offline video.
  */
 export function currentProgram(document: unknown, now: number): { live: boolean; videoId: string | null; offset: number } {
   const doc = (isRecord(document) ? document : {}) as JsonRecord;
@@ -124,13 +117,8 @@ export function currentProgram(document: unknown, now: number): { live: boolean;
     return { live: true, videoId: typeof livestream.video_id === 'string' ? livestream.video_id : null, offset: 0 };
   }
   const data = isRecord(doc.data) ? doc.data : {};
-  for (const item of Array.isArray(data.schedule) ? data.schedule : []) {
-    if (!isRecord(item) || (item.kind !== undefined && item.kind !== 'video')) continue;
-    const start = timeOf(item.start_time);
-    const end = timeOf(item.end_time) ?? (start !== null && typeof item.duration === 'number' ? start + item.duration * 1000 : null);
-    const video = isRecord(item.video) && typeof item.video._id === 'string' ? item.video._id : null;
-    if (start !== null && end !== null && video && start <= now && now < end) return { live: false, videoId: video, offset: (now - start) / 1000 };
-  }
+  const scheduled = playingNow(scheduleOf(document), now);
+  if (scheduled) return { live: false, videoId: scheduled.videoId, offset: scheduled.offset };
   const content = isRecord(data.content) ? data.content : {};
   const offline = isRecord(content.offline) ? content.offline : {};
   const video = isRecord(offline.video) && typeof offline.video._id === 'string' ? offline.video._id : null;

@@ -15,6 +15,7 @@ import { checkSiteId, checkTags, checkText, found, isRecord, type JsonRecord } f
 import { searchFilter, searchKey } from './listing';
 import { newPanelRow, writePanelReferences } from './panels';
 import { referencesOfPage, replaceReferences } from './references';
+import { checkScheduleData } from './schedule';
 import { enqueueChannelUpdated, type ChannelChange } from './webhooks';
 
 /** GraphQL input names of the document's parts and their stored (legacy) keys. */
@@ -114,7 +115,7 @@ function checkData(part: JsonRecord): void {
   }
   const gate = objectOrAbsent(part.gate, 'data.gate');
   if (gate) checkGate(gate);
-  if (part.schedule !== undefined && part.schedule !== null && !Array.isArray(part.schedule)) throw badInput('data.schedule must be an array', 'data.schedule');
+  checkScheduleData(part);
 }
 
 function checkMetadata(part: JsonRecord): void {
@@ -336,6 +337,8 @@ export async function clonePage(db: Db, siteId: string, id: string, localizedTit
   const document = structuredClone(base.document) as JsonRecord;
   delete document.metadata;
   if (title !== null) document.data = { ...(isRecord(document.data) ? document.data : {}), name: title };
+  // A page stored before the schedule was checked is checked now rather than copied as it is.
+  if (isRecord(document.data)) checkScheduleData(document.data);
   const sidebar = isRecord(document.renderers) && isRecord(document.renderers.sidebar) ? document.renderers.sidebar : null;
   const items = sidebar && Array.isArray(sidebar.items) ? (sidebar.items as JsonRecord[]) : [];
   const panelIds = items.map((item) => String(item.id));

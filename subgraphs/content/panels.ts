@@ -50,7 +50,8 @@ export const RENDERER_SCHEMA = {
     schedule_type_renderer: object({
       schedule_type: text,
       source_channels: list({ type: 'string' }),
-      manual_events: list(object({ array_id: text, end_time: epoch, name: text, location: text, more_info: text, references: list({ type: 'string' }) })),
+      /** ours: a manual event's start_time (the seed gives only its end_time) */
+      manual_events: list(object({ array_id: text, start_time: epoch, end_time: epoch, name: text, location: text, more_info: text, references: list({ type: 'string' }) })),
     }),
     show_completed_count: flag,
     /** ours: a chat's slow mode, one message per this many seconds per account */

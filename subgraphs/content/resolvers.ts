@@ -7,6 +7,7 @@ import { playlistResolvers } from './resolvers/playlists';
 import { pollAnswerResolvers } from './resolvers/pollAnswers';
 import { pollResolvers } from './resolvers/polls';
 import { questResolvers } from './resolvers/quests';
+import { scheduleResolvers } from './resolvers/schedule';
 import { siteResolvers } from './resolvers/site';
 import { templateResolvers } from './resolvers/templates';
 import { webhookResolvers } from './resolvers/webhooks';
@@ -18,6 +19,7 @@ export const resolvers: Resolvers = mergeResolvers<Resolvers>(
   pageResolvers,
   templateResolvers,
   panelResolvers,
+  scheduleResolvers,
   playlistResolvers,
   pollResolvers,
   pollAnswerResolvers,
