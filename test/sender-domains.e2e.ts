@@ -11,6 +11,8 @@ import { verifyDkim } from './helpers/dkim';
 import { startSilentDns, startTestDns, type TestDns, type TxtRecords } from './helpers/dns';
 import { graphql, rest } from './helpers/http';
 import { startFakeSmtp, type FakeSmtp } from './helpers/smtp';
+import { createLogger } from '../shared/logger';
+import { SenderRechecks } from '../subgraphs/community/senders/verification';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { until } from './helpers/wait';
 
@@ -181,19 +183,35 @@ describe('checking a sender domain in DNS', () => {
 });
 
 describe('a DNS server that never answers', () => {
+  let silent: Awaited<ReturnType<typeof startSilentDns>>;
+  let silentStack: Stack;
+  beforeAll(async () => {
+    silent = await startSilentDns();
+    silentStack = await startTestStack({ env: { DNS_SERVERS: silent.server, DNS_TIMEOUT_MS: '300', ...MAIL_ENV } });
+  });
+  afterAll(() => silent.close());
+
   it('fails the check with the reason, status 200, never a 500', async () => {
-    const silent = await startSilentDns();
-    try {
-      const silentStack = await startTestStack({ env: { DNS_SERVERS: silent.server, DNS_TIMEOUT_MS: '300', ...MAIL_ENV } });
-      const { site } = await siteWithSender(silentStack, 'timeout.example.test');
-      const failed = await verifyNow(silentStack, site);
-      expect(failed.status).toBe(200);
-      expect(failed.body.status).toBe('failed');
-      expect(failed.body.problem).toMatch(/DNS gave no answer for stagegraph\._domainkey\.timeout\.example\.test within 300 ms/);
-      expect(silent.questions()).toBeGreaterThan(0);
-    } finally {
-      await silent.close();
-    }
+    const { site } = await siteWithSender(silentStack, 'timeout.example.test');
+    const failed = await verifyNow(silentStack, site);
+    expect(failed.status).toBe(200);
+    expect(failed.body.status).toBe('failed');
+    expect(failed.body.problem).toMatch(/DNS gave no answer for stagegraph\._domainkey\.timeout\.example\.test within 300 ms/);
+  });
+
+  it('makes a due check once when several instances look at once', async () => {
+    const { site } = await siteWithSender(silentStack, 'once.example.test');
+    const db = silentStack.database.prisma;
+    const before = silent.questions();
+    // Test data: the sender's next check is due now (the stack's own timer may take part too).
+    await db.receiptEmail.update({ where: { siteId: site.siteId }, data: { senderNextCheckAt: new Date(Date.now() - 1000) } });
+    // Three more instances of the deployment, passing at once (their timers are never started).
+    const instances = [1, 2, 3].map(() => new SenderRechecks(db, silentStack.config, createLogger('silent')));
+    await Promise.all(instances.map((instance) => instance.checkDue()));
+    const checked = await until(() => db.receiptEmail.findUniqueOrThrow({ where: { siteId: site.siteId } }), (row) => row.senderStatus === 'failed', 'the due check is made');
+    expect(checked.senderNextCheckAt?.getTime()).toBeGreaterThan(Date.now());
+    // One check asks two questions (the DKIM name and the domain's SPF): more would be a second check.
+    expect(silent.questions() - before).toBe(2);
   });
 });
 

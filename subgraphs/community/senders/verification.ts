@@ -56,7 +56,7 @@ export class SenderRechecks {
     if (this.timer) return;
     this.timer = setInterval(() => {
       // A pass still going (slow DNS) is not doubled.
-      this.pass ??= this.recheckDue()
+      this.pass ??= this.checkDue()
         .catch((error: Error) => this.logger.warn({ err: error.message }, 'sender recheck pass failed'))
         .finally(() => (this.pass = null));
     }, Math.min(this.config.senderRecheckMs, MAX_PASS_MS));
@@ -70,8 +70,11 @@ export class SenderRechecks {
     await this.pass;
   }
 
-  /** Checks the senders whose next check is due (or never planned: stored before checks existed). */
-  private async recheckDue(): Promise<void> {
+  /**
+   * One pass: checks the senders whose next check is due (or never planned: stored before checks
+   * existed). Passes of several instances at once make each due check once.
+   */
+  async checkDue(): Promise<void> {
     const now = new Date();
     const due = await this.db.receiptEmail.findMany({
       where: { domain: { not: null }, dkimPublicKey: { not: null }, OR: [{ senderNextCheckAt: null }, { senderNextCheckAt: { lte: now } }] },
