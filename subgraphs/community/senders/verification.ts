@@ -44,6 +44,7 @@ export async function verifySender(db: Db, config: Config, siteId: string): Prom
 export class SenderRechecks {
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<void> | null = null;
+  private stopping = false;
 
   constructor(
     private readonly db: Db,
@@ -63,8 +64,9 @@ export class SenderRechecks {
     this.timer.unref();
   }
 
-  /** Stops the passes and waits for the one under way. */
+  /** Stops the passes and waits for the checks under way (a pass starts no further check). */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.pass;
@@ -84,7 +86,8 @@ export class SenderRechecks {
     });
     const queue = [...due];
     const worker = async () => {
-      for (let row = queue.shift(); row; row = queue.shift()) await this.recheck(row, now);
+      // A stopping server waits for the checks under way only, not for the rest of the pass.
+      for (let row = queue.shift(); row && !this.stopping; row = queue.shift()) await this.recheck(row, now);
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_CHECKS, queue.length) }, worker));
   }
