@@ -24,10 +24,11 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 /**
  * The error statuses a route can answer, derived from its spec: any input (or, for a mutation, the
- * site's state) can be invalid (400), and an input can name what does not exist (404); credentials can
- * be missing (401) or not enough (403); a body can be too large (413) or not JSON (415); a mutation can
- * conflict with what exists (409: a duplicate, a code already used); rate-limited operations answer 429
- * and those that call out 502; every route can fail (500) or find the database away (503).
+ * site's state) can be invalid (400), and an input can name what does not exist (404, as can a route
+ * that reads what the site may not have yet: notFoundWhen); credentials can be missing (401) or not
+ * enough (403); a body can be too large (413) or not JSON (415); a mutation can conflict with what
+ * exists (409: a duplicate, a code already used); rate-limited operations answer 429 and those that
+ * call out 502; every route can fail (500) or find the database away (503).
  */
 export function errorStatusesOf(route: RouteSpec): number[] {
   const statuses = new Set<number>([500, 503]);
@@ -35,7 +36,7 @@ export function errorStatusesOf(route: RouteSpec): number[] {
   const mutation = /^\s*mutation\b/.test(route.document);
   // A mutation can also find the site's state unfit for it (400: a setting it needs is missing).
   if (takesInput || mutation) statuses.add(400);
-  if (takesInput) statuses.add(404);
+  if (takesInput || route.notFoundWhen) statuses.add(404);
   if (route.auth.length || route.params?.some((param) => param.credential)) [401, 403].forEach((status) => statuses.add(status));
   if (route.body || route.rawBody) statuses.add(413);
   if (route.body) statuses.add(415);
@@ -154,7 +155,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
     }
     for (const status of errorStatusesOf(route)) {
       responses[String(status)] = {
-        description: ERROR_DESCRIPTIONS[status],
+        description: status === 404 && route.notFoundWhen ? `${ERROR_DESCRIPTIONS[status]}; ${route.notFoundWhen}` : ERROR_DESCRIPTIONS[status],
         ...(status === 429 && { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } }),
         content: { 'application/json': { schema: ref('ErrorBody') } },
       };

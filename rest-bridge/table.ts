@@ -128,6 +128,11 @@ export interface RouteSpec {
    * from the rest of its spec (see rest-bridge/openapi.ts).
    */
   rateLimited?: boolean;
+  /**
+   * The route takes no input yet can answer 404: it reads a thing of the site that may not exist yet (a
+   * receipt sender before one is added). Says when, for the OpenAPI document's 404.
+   */
+  notFoundWhen?: string;
   /** The operation calls a streaming provider or the video platform and answers 502 when that call fails or times out. */
   callsOut?: boolean;
 }

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 
 export interface Config {
@@ -109,6 +110,18 @@ export interface Config {
    * (`MAIL_SPF_INCLUDE`, default `_spf.` + the SMTP host, or `_spf.localhost` without SMTP_URL).
    */
   mailSpfInclude: string;
+  /**
+   * DNS servers that sender domains are checked at (`DNS_SERVERS`, comma-separated `ip[:port]`, IPv6 as
+   * `[ip]:port`); null = the system's resolvers. Tests point it at a DNS server of their own on loopback.
+   */
+  dnsServers: string[] | null;
+  /** How long one DNS question of a sender check may wait for its answer (`DNS_TIMEOUT_MS`, default 5000). */
+  dnsTimeoutMs: number;
+  /**
+   * Milliseconds between two checks of a site's sender domain (`SENDER_RECHECK_MS`, default 3600000):
+   * a pending domain is verified once its record appears, a verified one fails once it disappears.
+   */
+  senderRecheckMs: number;
   /** Lifetime of a refresh token in seconds (`REFRESH_TOKEN_TTL_SECONDS`, default 30 days). */
   refreshTokenTtlSeconds: number;
   /** Lifetime of a password-reset link in seconds (`PASSWORD_RESET_TTL_SECONDS`, default 3600). */
@@ -210,6 +223,21 @@ function integer(env: Env, name: string, fallback: number, min = 0, max = 65535 
   return value;
 }
 
+/** `DNS_SERVERS` as Node's resolver takes it: each entry an IP address, with an optional port. */
+function dnsServers(env: Env): string[] | null {
+  const raw = env.DNS_SERVERS?.trim();
+  if (!raw) return null;
+  return raw.split(',').map((entry) => {
+    const server = entry.trim();
+    const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(server) ?? /^([^:]+)(?::(\d+))?$/.exec(server);
+    // A bare IPv6 address holds colons and no port.
+    const [host, port] = match ? [match[1], match[2]] : [server, undefined];
+    const validPort = port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+    if (!isIP(host) || !validPort) throw new Error(`DNS_SERVERS must be comma-separated ip[:port] entries ([ip]:port for IPv6), got "${server}"`);
+    return server;
+  });
+}
+
 /** Secrets not given in the environment are generated once and kept in `<dataDir>/secrets.json`. */
 function loadGeneratedSecrets(dataDir: string): Record<string, string> {
   const file = resolve(dataDir, 'secrets.json');
@@ -289,6 +317,9 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     mailFrom: env.MAIL_FROM || 'stagegraph <no-reply@localhost>',
     mailSpfInclude: env.MAIL_SPF_INCLUDE || `_spf.${smtpUrl ? new URL(smtpUrl).hostname : 'localhost'}`,
+    dnsServers: dnsServers(env),
+    dnsTimeoutMs: integer(env, 'DNS_TIMEOUT_MS', 5_000, 50, 60_000),
+    senderRecheckMs: integer(env, 'SENDER_RECHECK_MS', 3_600_000, 100, 7 * 86_400_000),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86400, 60, 365 * 86400),
     passwordResetTtlSeconds: integer(env, 'PASSWORD_RESET_TTL_SECONDS', 3600, 60, 7 * 86400),
     providerTimeoutMs: integer(env, 'PROVIDER_TIMEOUT_MS', 5000, 100, 120_000),

@@ -1,11 +1,9 @@
 /**
- * Receipt e-mail: a site may send receipts as its own domain (sender + a DKIM key whose public half it
- * publishes in DNS, or an SPF include) and with its own Handlebars HTML template; otherwise the default
- * sender and template are used. A receipt is sent when an entitlement is bought. Templates are
- * compiled once per version and rendered with HTML escaping; Handlebars refuses prototype access.
+ * Receipt e-mail: a site may send receipts as its own domain once its DNS authorizes the service
+ * (senders/), and with its own Handlebars HTML template; otherwise the default sender and template are
+ * used. A receipt is sent when an entitlement is bought. Templates are compiled once per version and
+ * rendered with HTML escaping; Handlebars refuses prototype access.
  */
-import { generateKeyPair } from 'node:crypto';
-import { promisify } from 'node:util';
 import Handlebars from 'handlebars';
 import type { Config } from '../../shared/config';
 import type { Db } from '../../shared/db/client';
@@ -16,13 +14,9 @@ import type { SupergraphClient } from '../../shared/supergraph';
 import type { Identity } from '../../shared/auth/identity';
 import type { Mailer } from './mail';
 import { formatMoney } from './money';
-import { decryptSecret, encryptSecret } from './secrets';
-import { checkDomain, checkEmail, checkText } from './validation';
+import { verifiedSenderOf } from './senders/records';
+import { checkText } from './validation';
 
-const generateRsaKeyPair = promisify(generateKeyPair);
-
-/** The DKIM selector the site publishes its key under: <selector>._domainkey.<domain>. */
-export const DKIM_SELECTOR = 'stagegraph';
 const MAX_TEMPLATE_LENGTH = 100_000;
 
 /** What a receipt template may use. */
@@ -72,60 +66,6 @@ export const DEFAULT_TEMPLATE = `<!doctype html>
 {{#if eventUrl}}<p><a href="{{eventUrl}}">Go to the event</a></p>{{/if}}
 <p style="color: #777; font-size: 12px">{{senderName}}</p>
 </body></html>`;
-
-// ------------------------------------------------------------------ sender and DNS
-
-export interface DnsRecord {
-  purpose: 'dkim' | 'spf';
-  type: 'TXT';
-  name: string;
-  value: string;
-}
-
-/** The records the site publishes: DKIM with its public key, or SPF including the mail provider. */
-export function dnsRecordsOf(settings: ReceiptEmail, config: Config): DnsRecord[] {
-  if (!settings.domain || !settings.dkimPublicKey) return [];
-  return [
-    { purpose: 'dkim', type: 'TXT', name: `${settings.dkimSelector ?? DKIM_SELECTOR}._domainkey.${settings.domain}`, value: `v=DKIM1; k=rsa; p=${settings.dkimPublicKey}` },
-    // The neutral qualifier: the provider is the domain's only sender the service knows of.
-    { purpose: 'spf', type: 'TXT', name: settings.domain, value: `v=spf1 include:${config.mailSpfInclude} ?all` },
-  ];
-}
-
-/** The site's sender with its DNS records, or null while it has none. */
-export function senderOf(settings: ReceiptEmail | null, config: Config) {
-  if (!settings?.domain || !settings.fromEmail || !settings.fromName || !settings.replyToEmail) return null;
-  return { domain: settings.domain, fromEmail: settings.fromEmail, fromName: settings.fromName, replyToEmail: settings.replyToEmail, dnsRecords: dnsRecordsOf(settings, config) };
-}
-
-/** Sets the site's sender; a domain keeps its DKIM key (its DNS need not change), a new domain gets a new one. */
-export async function setReceiptSender(
-  db: Db,
-  config: Config,
-  siteId: string,
-  input: { domain: string; fromEmail: string; fromName: string; replyToEmail: string },
-) {
-  const domain = checkDomain(input.domain);
-  const fromEmail = checkEmail(input.fromEmail, 'fromEmail');
-  const fromDomain = fromEmail.split('@')[1];
-  if (fromDomain !== domain && !fromDomain.endsWith(`.${domain}`)) throw badInput(`fromEmail must be an address at ${domain}`, 'fromEmail');
-  const fromName = checkText(input.fromName, 'fromName', 100).replace(/[\r\n"<>]/g, '');
-  const replyToEmail = checkEmail(input.replyToEmail, 'replyToEmail');
-  const current = await db.receiptEmail.findUnique({ where: { siteId } });
-  let key = current?.domain === domain && current.dkimPublicKey && current.dkimPrivateKeyEncrypted
-    ? { dkimPublicKey: current.dkimPublicKey, dkimPrivateKeyEncrypted: current.dkimPrivateKeyEncrypted }
-    : null;
-  if (!key) {
-    const pair = await generateRsaKeyPair('rsa', { modulusLength: 2048 });
-    key = {
-      dkimPublicKey: pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
-      dkimPrivateKeyEncrypted: encryptSecret(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), config.encryptionKey),
-    };
-  }
-  const fields = { domain, fromEmail, fromName, replyToEmail, dkimSelector: DKIM_SELECTOR, ...key, updatedAt: new Date() };
-  const settings = await db.receiptEmail.upsert({ where: { siteId }, create: { siteId, ...fields }, update: fields });
-  return senderOf(settings, config) as NonNullable<ReturnType<typeof senderOf>>;
-}
 
 // ------------------------------------------------------------------ templates
 
@@ -225,7 +165,7 @@ export interface ReceiptContext {
   templates: TemplateCache;
 }
 
-/** E-mails the receipt of a purchase to the buyer, from the site's sender when it has one. */
+/** E-mails the receipt of a purchase to the buyer: from the site's domain while it is verified, else the default sender. */
 export async function sendReceipt(
   context: ReceiptContext,
   siteId: string,
@@ -236,7 +176,7 @@ export async function sendReceipt(
   const identity: Identity = { siteId, developerKey: true, account: null, requestId };
   const [settings, profile] = await Promise.all([db.receiptEmail.findUnique({ where: { siteId } }), siteProfile(context.supergraph, identity, context.logger)]);
   const { charge, account, entitlement } = purchase;
-  const sender = senderOf(settings, config);
+  const sender = verifiedSenderOf(settings, config);
   const senderName = sender?.fromName ?? profile.senderName ?? (profile.name || 'stagegraph');
   const money = (minor: number) => formatMoney(minor, charge.currency);
   const data: ReceiptData = {
@@ -274,10 +214,6 @@ export async function sendReceipt(
     ...(data.accessInstructions ? [`How to watch: ${data.accessInstructions}`] : []),
     ...(data.eventUrl ? [`Event: ${data.eventUrl}`] : []),
   ];
-  const dkim =
-    sender && settings?.dkimPrivateKeyEncrypted
-      ? { domainName: sender.domain, keySelector: settings.dkimSelector ?? DKIM_SELECTOR, privateKey: decryptSecret(settings.dkimPrivateKeyEncrypted, config.encryptionKey) }
-      : undefined;
   return mailer.send(db, config, {
     siteId,
     kind: 'receipt',
@@ -287,6 +223,6 @@ export async function sendReceipt(
     subject: compiled.subject(data).replace(/[\r\n]+/g, ' '),
     html,
     text: lines.join('\n'),
-    dkim,
+    dkim: sender?.dkim,
   });
 }

@@ -1,18 +1,19 @@
 /**
- * What one community subgraph server keeps between requests: the mailer (SMTP connections) and the
- * compiled receipt templates; closed with the server. Also the per-request batching of
- * Account.subscriptions, so a listing of 50 accounts reads their holdings in one query, not 50.
+ * What one community subgraph server keeps between requests: the mailer (SMTP connections), the
+ * compiled receipt templates and the timer that checks sender domains again; closed with the server.
+ * Also the per-request batching of Account.subscriptions, so a listing of 50 accounts reads their
+ * holdings in one query, not 50.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import { requireSite } from '../../shared/auth/access';
 import { unauthenticated } from '../../shared/errors';
 import type { Identity } from '../../shared/auth/identity';
 import type { Logger } from '../../shared/logger';
-import type { SubgraphContext } from '../../shared/subgraph';
+import type { ServiceDeps, SubgraphContext } from '../../shared/subgraph';
 import { Mailer } from './mail';
 import { RateLimits } from './rateLimits';
-import type { Config } from '../../shared/config';
 import { TemplateCache } from './receipts';
+import { SenderRechecks } from './senders/verification';
 import type { AccountSubscriptionModel } from './schema.mappers';
 
 export interface CommunityRuntime {
@@ -20,22 +21,28 @@ export interface CommunityRuntime {
   templates: TemplateCache;
   /** Sign-in, reset, TV-code and access-code limits (in Redis with REDIS_URL). */
   limits: RateLimits;
-  /** Closes the mailer when the server stops. */
+  /** Checks sender domains in DNS again, from the server's start to its stop. */
+  senderRechecks: SenderRechecks;
+  /** Starts the rechecks with the server; closes them, the mailer and the limits when it stops. */
   plugin: ApolloServerPlugin<SubgraphContext>;
 }
 
-/** The runtime of one server: a mailer, a template cache and the rate limits, closed when the server stops. */
-export function createRuntime(logger: Logger, config: Pick<Config, 'redisUrl' | 'redisPrefix'>): CommunityRuntime {
+/** The runtime of one server: a mailer, a template cache, the rate limits and sender rechecks, closed when the server stops. */
+export function createRuntime(logger: Logger, { config, database }: Pick<ServiceDeps, 'config' | 'database'>): CommunityRuntime {
   const mailer = new Mailer(logger.child({ component: 'mail' }));
   const limits = new RateLimits(config, logger.child({ component: 'rate-limits' }));
+  const senderRechecks = new SenderRechecks(database.prisma, config, logger.child({ component: 'sender-domains' }));
   return {
     mailer,
     templates: new TemplateCache(),
     limits,
+    senderRechecks,
     plugin: {
       async serverWillStart() {
+        senderRechecks.start();
         return {
           async serverWillStop() {
+            await senderRechecks.stop();
             await mailer.close();
             await limits.close();
           },

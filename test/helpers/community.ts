@@ -60,3 +60,10 @@ export async function activeSkus(stack: Stack, site: TestSite, jwt: string): Pro
     .map((held) => held.entitlement.sku)
     .sort();
 }
+
+/** A purchase of `sku` (default `finals`) by the member, through POST /billing/v1/purchase; its receipt is e-mailed. */
+export async function purchase(stack: Stack, site: TestSite, member: Member, body: object = {}) {
+  const reply = await rest(stack, 'POST', '/billing/v1/purchase', { headers: site.admin, body: { accountId: member.accountId, sku: 'finals', paymentMethod: 'Visa •••• 4242', ...body } });
+  if (reply.status !== 201) throw new Error(`purchase failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body as { subscription: { _id: string }; charge: { _id: string; chargeId: string; receiptNumber: string; amount: number } };
+}
