@@ -1,7 +1,7 @@
 /**
  * The README's quick-start as a newcomer runs it: the shell lines between `<!-- quickstart:start -->` and
  * `<!-- quickstart:end -->`, run in order by bash against a real server — main.ts in a process of its own,
- * as `npm start` runs it after the build — with only `BASE` pointing at its port and the CLI at its
+ * or, with QUICKSTART_SERVER=dist (CI, after its `npm start`), dist/main.js as `npm start` runs it — with only `BASE` pointing at its port and the CLI at its
  * database (the environment a second terminal in the project folder has). Every answer the README shows
  * under a line (`# {…}`) is compared with the real one, and the run must end with the viewer on the
  * leaderboard. The start-up log must say where the server listens.
@@ -47,7 +47,10 @@ beforeAll(async () => {
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `sgtest-${randomBytes(4).toString('hex')}` } : {}),
     ...TEST_SECRETS,
   };
-  server = spawn(process.execPath, ['--import', 'tsx', join(root, 'main.ts')], {
+  // CI builds with `npm start` first (.ci/run) and runs this against what it built (QUICKSTART_SERVER=dist):
+  // exactly what `npm start` serves. Elsewhere main.ts through tsx, which needs no build.
+  const command = process.env.QUICKSTART_SERVER === 'dist' ? [join(root, 'dist', 'main.js')] : ['--import', 'tsx', join(root, 'main.ts')];
+  server = spawn(process.execPath, command, {
     cwd: root,
     env: { ...serverEnv, PORT: '0', HOST: '127.0.0.1', SUBGRAPH_PORT_BASE: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
