@@ -24,6 +24,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { Topics, type EventBus } from '../shared/bus';
 import type { HeaderBag } from '../shared/auth/authenticate';
+import { onDeveloperKeyRevoked } from '../shared/auth/keyRevocations';
 import type { Identity } from '../shared/auth/identity';
 import { ErrorCode, unauthenticated } from '../shared/errors';
 import { jsonValueProblem } from '../shared/jsonInput';
@@ -34,7 +35,7 @@ import { Feeds, SITE_WIDE, fanOut, joinGroup, leaveGroup, payloadFor, type Conne
 import { Rooms } from './liveRooms';
 import { ViewerPresence } from './livePresence';
 import { Streams, type LiveStream } from './liveStreams';
-import { CLOSE_GOING_AWAY, TRANSPORTS, type Transport, type ViewerChannel } from './viewerChannel';
+import { CLOSE_GOING_AWAY, CLOSE_UNAUTHORIZED, TRANSPORTS, type Transport, type ViewerChannel } from './viewerChannel';
 
 export type { PresenceEntry, PresenceReport } from './livePresence';
 
@@ -129,6 +130,9 @@ export class LiveServer {
       ...Object.entries(options.feeds ?? {}).map(([field, feed]) =>
         options.bus.subscribe(feed.topic, (message) => this.feeds.onMessage(field, feed, message as FeedMessage)),
       ),
+      // A connection opened with a key that is revoked ends (4401), whatever it subscribed to: its
+      // subscriptions were authorized once, at subscribe, by a credential that no longer holds.
+      onDeveloperKeyRevoked(options.bus, ({ keyId }) => this.endConnectionsOfKey(keyId)),
     ];
     this.presenceTimer = setInterval(() => this.presence.report(), options.presenceIntervalMs ?? 5000);
     this.presenceTimer.unref();
@@ -155,6 +159,15 @@ export class LiveServer {
     for (const hook of this.closeHooks.splice(0)) hook(code);
     for (const connection of [...this.connections]) connection.channel.close(code);
     this.rooms.close();
+  }
+
+  /** Ends every connection opened with developer key `keyId` (rare: one pass over the connections). */
+  private endConnectionsOfKey(keyId: string): void {
+    for (const connection of [...this.connections]) {
+      if (connection.identity.developerKeyId !== keyId) continue;
+      this.disconnect(connection);
+      connection.channel.close(CLOSE_UNAUTHORIZED);
+    }
   }
 
   private schema(): GraphQLSchema {

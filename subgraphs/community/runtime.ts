@@ -1,17 +1,19 @@
 /**
- * What one community subgraph server keeps between requests: the mailer (SMTP connections) and the
- * compiled receipt templates; closed with the server. Also the per-request batching of
+ * What one community subgraph server keeps between requests: the mailer (SMTP connections), the
+ * compiled receipt templates, the announcer of revoked developer keys and the clock recurring passes
+ * are read by; closed with the server. Also the per-request batching of
  * Account.subscriptions, so a listing of 50 accounts reads their holdings in one query, not 50.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
+import { Topics } from '../../shared/bus';
+import { createAnnouncer, type Announcer } from '../../shared/bus/announcer';
 import { requireSite } from '../../shared/auth/access';
 import { unauthenticated } from '../../shared/errors';
 import type { Identity } from '../../shared/auth/identity';
 import type { Logger } from '../../shared/logger';
-import type { SubgraphContext } from '../../shared/subgraph';
+import type { ServiceDeps, SubgraphContext } from '../../shared/subgraph';
 import { Mailer } from './mail';
 import { RateLimits } from './rateLimits';
-import type { Config } from '../../shared/config';
 import { TemplateCache } from './receipts';
 import type { AccountSubscriptionModel } from './schema.mappers';
 
@@ -20,22 +22,30 @@ export interface CommunityRuntime {
   templates: TemplateCache;
   /** Sign-in, reset, TV-code and access-code limits (in Redis with REDIS_URL). */
   limits: RateLimits;
+  /** Publishes revoked developer keys to every instance, holding them through a Redis blip. */
+  keyRevocations: Announcer;
+  /** Milliseconds since the epoch: when a recurring pass's period has ended (tests set the clock). */
+  now: () => number;
   /** Closes the mailer when the server stops. */
   plugin: ApolloServerPlugin<SubgraphContext>;
 }
 
-/** The runtime of one server: a mailer, a template cache and the rate limits, closed when the server stops. */
-export function createRuntime(logger: Logger, config: Pick<Config, 'redisUrl' | 'redisPrefix'>): CommunityRuntime {
+/** The runtime of one server: a mailer, a template cache, the rate limits and the revocation announcer, closed when the server stops. */
+export function createRuntime(logger: Logger, deps: Pick<ServiceDeps, 'config' | 'bus' | 'now'>): CommunityRuntime {
   const mailer = new Mailer(logger.child({ component: 'mail' }));
-  const limits = new RateLimits(config, logger.child({ component: 'rate-limits' }));
+  const limits = new RateLimits(deps.config, logger.child({ component: 'rate-limits' }));
+  const keyRevocations = createAnnouncer(deps.bus, Topics.developerKeyRevoked, logger.child({ component: 'developer-keys' }));
   return {
     mailer,
     templates: new TemplateCache(),
     limits,
+    keyRevocations,
+    now: deps.now ?? Date.now,
     plugin: {
       async serverWillStart() {
         return {
           async serverWillStop() {
+            keyRevocations.stop();
             await mailer.close();
             await limits.close();
           },

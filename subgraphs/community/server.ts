@@ -8,7 +8,7 @@ import { createRuntime } from './runtime';
 export const typeDefs = subgraphTypeDefs('community');
 
 /** The community subgraph server (not listening) with its runtime. */
-export function createCommunitySubgraph(logger: Logger, deps: Pick<ServiceDeps, 'config'>) {
-  const runtime = createRuntime(logger, deps.config);
+export function createCommunitySubgraph(logger: Logger, deps: Pick<ServiceDeps, 'config' | 'bus' | 'now'>) {
+  const runtime = createRuntime(logger, deps);
   return buildSubgraphServer(typeDefs, createResolvers(runtime), logger, [runtime.plugin]);
 }
