@@ -115,6 +115,11 @@ export class LiveServer {
   private readonly closeHooks: ((code: number) => void)[] = [];
   private cachedSchema: GraphQLSchema | null = null;
   private closed = false;
+  /**
+   * Keys revoked while this server ran (IDs, bounded): a connection whose credentials were checked just
+   * before the revocation arrived, and that is still being opened, is refused instead of outliving it.
+   */
+  private readonly revokedKeys = new Set<string>();
 
   constructor(private readonly options: LiveServerOptions) {
     const schema = () => this.schema();
@@ -163,6 +168,8 @@ export class LiveServer {
 
   /** Ends every connection opened with developer key `keyId` (rare: one pass over the connections). */
   private endConnectionsOfKey(keyId: string): void {
+    if (this.revokedKeys.size >= 10_000) this.revokedKeys.delete(this.revokedKeys.values().next().value as string);
+    this.revokedKeys.add(keyId);
     for (const connection of [...this.connections]) {
       if (connection.identity.developerKeyId !== keyId) continue;
       this.disconnect(connection);
@@ -191,6 +198,7 @@ export class LiveServer {
     if (!identity.siteId) throw unauthenticated('x-service-client-id is required (connectionParams on a socket, a header over HTTP)');
     const tags = identity.account ? new Set(await this.options.loadViewerTags(identity)) : null;
     if (!channel.open || this.closed) return null;
+    if (identity.developerKeyId && this.revokedKeys.has(identity.developerKeyId)) throw unauthenticated('invalid developer key for this site');
     const connection: Connection = { channel, identity, tags, subscribers: new Map(), feeds: new Map(), streams: new Map() };
     this.connections.add(connection);
     return connection;

@@ -12,12 +12,16 @@ import { createMemoryBus } from '../shared/bus/memory';
 import type { Stack } from '../stack';
 import { usingRedis } from './helpers/database';
 import { graphql, rest } from './helpers/http';
+import { closeHttpViewers, openHttpViewer } from './helpers/httpViewer';
 import { createTestSite, startTestStack, stopAllWithClients, TEST_SECRETS, type TestSite } from './helpers/stack';
 import { connectClient, VIEWER_SUBSCRIPTION } from './helpers/viewer';
 import { eventually, until } from './helpers/wait';
 
 const clients: Client[] = [];
-afterAll(() => stopAllWithClients(clients));
+afterAll(() => {
+  closeHttpViewers();
+  return stopAllWithClients(clients);
+});
 
 const SITE_ADMIN_ROLE = [{ pageId: [], scope: 'Site', write: true }];
 const keyHeaders = (site: TestSite, key: string) => ({ 'x-service-client-id': site.siteId, 'x-service-developer-key': key });
@@ -164,6 +168,21 @@ describe('one instance', () => {
     await expect(again.acknowledged).rejects.toThrow('closed before ack');
     expect(await again.closed).toBe(4403);
     expect(stack.gateway.live.stats().connections).toBeGreaterThanOrEqual(1);
+  });
+
+  it('ends the HTTP subscriptions (SSE, multipart) opened with a revoked key', async () => {
+    const key = await createKey(stack, site, 'streams');
+    const query = /* GraphQL */ `subscription { streamStateChanged { streamId } }`;
+    const before = stack.gateway.live.stats().subscriptions;
+    const sse = await openHttpViewer(stack, 'sse', { query, headers: keyHeaders(site, key.key) });
+    const multipart = await openHttpViewer(stack, 'multipart', { query, headers: keyHeaders(site, key.key) });
+    expect([sse.status, multipart.status]).toEqual([200, 200]);
+    await eventually(() => stack.gateway.live.stats().subscriptions >= before + 2, 'both streams are subscribed', 10_000);
+
+    expect((await rest(stack, 'DELETE', `/site/v1/developer-keys/${key.id}`, { headers: site.admin })).status).toBe(200);
+    await Promise.all([sse.ended, multipart.ended]);
+    expect(multipart.transportErrors).toEqual([{ message: expect.stringContaining('revoked'), extensions: { code: 'UNAUTHENTICATED' } }]);
+    expect((await openHttpViewer(stack, 'sse', { query, headers: keyHeaders(site, key.key) })).status).toBe(401);
   });
 
   it('writes lastUsedAt when a key is used, at most once a minute', async () => {
