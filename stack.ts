@@ -84,6 +84,8 @@ export interface StackOptions {
   bus?: EventBus;
   /** The gateway calls the subgraphs over HTTP, as it does when they run as their own processes (tests). */
   subgraphsOverHttp?: boolean;
+  /** The clock of time-based rules (ServiceDeps.now); tests move it instead of sleeping. */
+  now?: () => number;
 }
 
 /**
@@ -95,7 +97,7 @@ export async function serveGateway(
   localSubgraph?: (name: SubgraphName) => RunningService | undefined,
 ) {
   const { config, database, bus, logger } = deps;
-  const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret);
+  const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret, bus);
   // Watch time is counted where the viewers' sockets are, and written with content's own code (its tables).
   const quests = { ...questDepsOf(deps), provider: database.provider };
   const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph, recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined });
@@ -145,7 +147,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   const bus = options.bus ?? createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, maxLength: config.busStreamMaxLength });
   const supergraph = lateBoundSupergraph();
-  const deps: ServiceDeps = { config, database, bus, logger, supergraph };
+  const deps: ServiceDeps = { config, database, bus, logger, supergraph, now: options.now };
 
   const subgraphs = {} as Record<SubgraphName, RunningService>;
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {

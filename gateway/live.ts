@@ -24,6 +24,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { Topics, type EventBus } from '../shared/bus';
 import type { HeaderBag } from '../shared/auth/authenticate';
+import { onDeveloperKeyRevoked } from '../shared/auth/keyRevocations';
 import type { Identity } from '../shared/auth/identity';
 import { ErrorCode, unauthenticated } from '../shared/errors';
 import { jsonValueProblem } from '../shared/jsonInput';
@@ -34,7 +35,7 @@ import { Feeds, SITE_WIDE, fanOut, joinGroup, leaveGroup, payloadFor, type Conne
 import { Rooms } from './liveRooms';
 import { ViewerPresence } from './livePresence';
 import { Streams, type LiveStream } from './liveStreams';
-import { CLOSE_GOING_AWAY, TRANSPORTS, type Transport, type ViewerChannel } from './viewerChannel';
+import { CLOSE_GOING_AWAY, CLOSE_UNAUTHORIZED, TRANSPORTS, type Transport, type ViewerChannel } from './viewerChannel';
 
 export type { PresenceEntry, PresenceReport } from './livePresence';
 
@@ -114,6 +115,11 @@ export class LiveServer {
   private readonly closeHooks: ((code: number) => void)[] = [];
   private cachedSchema: GraphQLSchema | null = null;
   private closed = false;
+  /**
+   * Keys revoked while this server ran (IDs, bounded): a connection whose credentials were checked just
+   * before the revocation arrived, and that is still being opened, is refused instead of outliving it.
+   */
+  private readonly revokedKeys = new Set<string>();
 
   constructor(private readonly options: LiveServerOptions) {
     const schema = () => this.schema();
@@ -129,6 +135,9 @@ export class LiveServer {
       ...Object.entries(options.feeds ?? {}).map(([field, feed]) =>
         options.bus.subscribe(feed.topic, (message) => this.feeds.onMessage(field, feed, message as FeedMessage)),
       ),
+      // A connection opened with a key that is revoked ends (4401), whatever it subscribed to: its
+      // subscriptions were authorized once, at subscribe, by a credential that no longer holds.
+      onDeveloperKeyRevoked(options.bus, ({ keyId }) => this.endConnectionsOfKey(keyId)),
     ];
     this.presenceTimer = setInterval(() => this.presence.report(), options.presenceIntervalMs ?? 5000);
     this.presenceTimer.unref();
@@ -157,6 +166,17 @@ export class LiveServer {
     this.rooms.close();
   }
 
+  /** Ends every connection opened with developer key `keyId` (rare: one pass over the connections). */
+  private endConnectionsOfKey(keyId: string): void {
+    if (this.revokedKeys.size >= 10_000) this.revokedKeys.delete(this.revokedKeys.values().next().value as string);
+    this.revokedKeys.add(keyId);
+    for (const connection of [...this.connections]) {
+      if (connection.identity.developerKeyId !== keyId) continue;
+      this.disconnect(connection);
+      connection.channel.close(CLOSE_UNAUTHORIZED);
+    }
+  }
+
   private schema(): GraphQLSchema {
     const schema = this.options.schema();
     if (schema !== this.cachedSchema) {
@@ -178,6 +198,7 @@ export class LiveServer {
     if (!identity.siteId) throw unauthenticated('x-service-client-id is required (connectionParams on a socket, a header over HTTP)');
     const tags = identity.account ? new Set(await this.options.loadViewerTags(identity)) : null;
     if (!channel.open || this.closed) return null;
+    if (identity.developerKeyId && this.revokedKeys.has(identity.developerKeyId)) throw unauthenticated('invalid developer key for this site');
     const connection: Connection = { channel, identity, tags, subscribers: new Map(), feeds: new Map(), streams: new Map() };
     this.connections.add(connection);
     return connection;

@@ -16,6 +16,8 @@ export const TRANSPORTS: readonly Transport[] = ['websocket', 'sse', 'multipart'
 export const CLOSE_GOING_AWAY = 1001;
 /** "Service Restart": a drain; clients come back through the balancer, elsewhere. */
 export const CLOSE_SERVICE_RESTART = 1012;
+/** graphql-ws's Unauthorized: the developer key the connection was opened with was revoked. */
+export const CLOSE_UNAUTHORIZED = 4401;
 
 /**
  * One event's execution result as JSON, made once for a group of viewers; each transport encodes it
@@ -47,6 +49,6 @@ export interface ViewerChannel {
   errors(operationId: string, errors: readonly GraphQLFormattedError[]): void;
   /** Answers a query or mutation with its one result; the operation is over. */
   result(operationId: string, result: ExecutionResult): void;
-  /** Ends the connection: CLOSE_SERVICE_RESTART (a drain: come back elsewhere) or CLOSE_GOING_AWAY. */
+  /** Ends the connection: CLOSE_SERVICE_RESTART (a drain: come back elsewhere), CLOSE_GOING_AWAY, or CLOSE_UNAUTHORIZED (its key was revoked). */
   close(code: number): void;
 }

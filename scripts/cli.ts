@@ -2,11 +2,14 @@
  * `npm run --silent cli -- site create --name NAME [--admin-email E --admin-password P]`
  * `npm run --silent cli -- superkey create --name NAME`
  * `npm run --silent cli -- outbox [--site SITE_ID] [--to EMAIL] [--limit N]`
+ * `npm run --silent cli -- key create|list|revoke --site SITE_ID [--name NAME] [--id KEY_ID]`
  * Creates a site with its first developer key (and, when asked, an admin account with every
  * permission) and prints one JSON line: {"siteId","developerKey","adminAccountId"}. A new install has
  * no other way to get its first credentials. The developer key is shown only here; it is stored hashed.
  * `outbox` prints the e-mail waiting without SMTP_URL (one JSON line per message, oldest first): it is
  * the operator's, since it may hold reset and login links of any account, and no site API returns it.
+ * `key` manages a site's developer keys for an operator who lost every key (JSON lines, as the site
+ * API answers them); a revocation is announced on the deployment's bus (REDIS_URL) like the API's.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config';
@@ -15,11 +18,15 @@ import { provisionSite } from '../subgraphs/community/sites';
 import { signSuperApiKey } from '../shared/auth/credentials';
 import { newId } from '../shared/ids';
 import { waitingMail } from '../subgraphs/community/mail';
+import { createEventBus, Topics, waitForBus } from '../shared/bus';
+import { createLogger } from '../shared/logger';
+import { createDeveloperKey, listDeveloperKeys, revokeDeveloperKey } from '../subgraphs/community/developerKeys';
 
 const USAGE = [
   'usage: cli site create --name NAME [--admin-email EMAIL --admin-password PASSWORD]',
   '       cli superkey create --name NAME',
   '       cli outbox [--site SITE_ID] [--to EMAIL] [--limit N]',
+  '       cli key create --site SITE_ID --name NAME | key list --site SITE_ID | key revoke --site SITE_ID --id KEY_ID',
 ].join('\n');
 
 function fail(message: string): never {
@@ -81,11 +88,65 @@ async function printOutbox(args: string[]): Promise<void> {
   }
 }
 
+/** A developer key as the site API lists it. */
+const listed = (row: { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }) => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  created: row.createdAt.getTime(),
+  lastUsedAt: row.lastUsedAt?.getTime() ?? null,
+  revokedAt: row.revokedAt?.getTime() ?? null,
+});
+
+/** `key create` prints {id, name, key, prefix, created} (the key shown this once); `list` one line per key; `revoke` {success, message}. */
+async function manageKeys(verb: string | undefined, args: string[]): Promise<void> {
+  if (verb !== 'create' && verb !== 'list' && verb !== 'revoke') fail(`unknown command: key ${verb ?? ''}`.trim());
+  const { values } = parseArgs({ args, options: { site: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' } }, strict: true });
+  const siteId = values.site?.trim();
+  if (!siteId) fail('--site is required');
+  if (verb === 'create' && !values.name?.trim()) fail('--name is required');
+  if (verb === 'revoke' && !values.id?.trim()) fail('--id is required');
+  const config = loadConfig();
+  const database = await openDatabase(config.databaseUrl);
+  const write = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
+  try {
+    if (!(await database.prisma.site.findUnique({ where: { id: siteId }, select: { id: true } }))) throw new Error(`site ${siteId} not found`);
+    if (verb === 'create') {
+      const { row, key } = await createDeveloperKey(database.prisma, siteId, values.name as string);
+      write({ id: row.id, name: row.name, key, prefix: row.prefix, created: row.createdAt.getTime() });
+    } else if (verb === 'list') {
+      for (const row of await listDeveloperKeys(database.prisma, siteId)) write(listed(row));
+    } else {
+      const { row, revoked } = await revokeDeveloperKey(database.prisma, siteId, (values.id as string).trim());
+      if (revoked) await announceRevocation(config, { siteId, keyId: row.id, keyHash: row.keyHash });
+      write({ success: true, message: revoked ? `developer key ${row.prefix}… revoked` : `developer key ${row.prefix}… was already revoked` });
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * Tells the running instances through Redis (with REDIS_URL). Without it the instance's bus is in its
+ * own process: it refuses the key once its 5-second cache of it expires.
+ */
+async function announceRevocation(config: ReturnType<typeof loadConfig>, revoked: { siteId: string; keyId: string; keyHash: string }): Promise<void> {
+  if (!config.redisUrl) return;
+  const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger: createLogger('silent'), maxLength: config.busStreamMaxLength });
+  try {
+    if (!(await waitForBus(bus))) throw new Error('the revocation is stored, but Redis (REDIS_URL) did not answer: instances refuse the key once their 5-second cache of it expires');
+    await bus.publish(Topics.developerKeyRevoked, revoked);
+  } finally {
+    await bus.close();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'site' && verb === 'create') return createSite(rest);
   if (noun === 'superkey' && verb === 'create') return createSuperKey(rest);
   if (noun === 'outbox') return printOutbox(argv.slice(1));
+  if (noun === 'key') return manageKeys(verb, rest);
   fail(`unknown command: ${[noun, verb].filter(Boolean).join(' ') || '(none)'}`);
 }
 

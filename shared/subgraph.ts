@@ -33,6 +33,11 @@ export interface ServiceDeps {
   logger: Logger;
   /** Operations on data other subgraphs own. */
   supergraph: SupergraphClient;
+  /**
+   * The clock of time-based rules (milliseconds since the epoch; default Date.now): when a recurring
+   * pass's period has ended. Tests give their own to move time without sleeping.
+   */
+  now?: () => number;
 }
 
 /** The context of every subgraph resolver. */

@@ -6,27 +6,19 @@
  * so a caller never reads its own write stale.
  */
 import { Topics, type EventBus } from './bus';
+import { listenLocalFirst, tellLocalListeners } from './bus/localFirst';
 
 /** null: every site (a write whose site is not known). */
 export type SiteChange = (siteId: string | null) => void;
 
-const localListeners = new WeakMap<EventBus, Set<SiteChange>>();
-
 /** Calls `listener` whenever a site's viewer-facing data changes, here or on another instance. */
 export function onViewerReadsChanged(bus: EventBus, listener: SiteChange): () => void {
-  let local = localListeners.get(bus);
-  if (!local) localListeners.set(bus, (local = new Set()));
-  local.add(listener);
-  const unsubscribe = bus.subscribe(Topics.viewerReadsChanged, (message) => listener((message as { siteId?: string | null })?.siteId ?? null));
-  return () => {
-    local.delete(listener);
-    unsubscribe();
-  };
+  return listenLocalFirst(bus, Topics.viewerReadsChanged, (message) => listener((message as { siteId?: string | null })?.siteId ?? null));
 }
 
 /** Tells every instance that viewer-facing data of `siteId` changed; this process's caches drop it first. */
 export async function announceViewerReadsChanged(bus: EventBus, siteId: string | null): Promise<void> {
-  for (const listener of localListeners.get(bus) ?? []) listener(siteId);
+  tellLocalListeners(bus, Topics.viewerReadsChanged, { siteId });
   await bus.publish(Topics.viewerReadsChanged, { siteId });
 }
 

@@ -14,7 +14,7 @@ import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLF
 import { ErrorCode } from '../../shared/errors';
 import type { Logger } from '../../shared/logger';
 import type { LiveServer } from '../live';
-import { CLOSE_SERVICE_RESTART } from '../viewerChannel';
+import { CLOSE_SERVICE_RESTART, CLOSE_UNAUTHORIZED } from '../viewerChannel';
 import { Heartbeats, HttpStream, serveOperation, type StreamFormat } from './streamChannel';
 
 const BOUNDARY = '\r\n--graphql';
@@ -35,10 +35,12 @@ export const MULTIPART_FORMAT: StreamFormat = {
       JSON.stringify({
         payload: null,
         errors: [
-          {
-            message: code === CLOSE_SERVICE_RESTART ? 'this instance is restarting; subscribe again' : 'this instance is shutting down; subscribe again',
-            extensions: { code: ErrorCode.SERVICE_UNAVAILABLE },
-          },
+          code === CLOSE_UNAUTHORIZED
+            ? { message: 'the developer key of this subscription was revoked', extensions: { code: ErrorCode.UNAUTHENTICATED } }
+            : {
+                message: code === CLOSE_SERVICE_RESTART ? 'this instance is restarting; subscribe again' : 'this instance is shutting down; subscribe again',
+                extensions: { code: ErrorCode.SERVICE_UNAVAILABLE },
+              },
         ],
       }),
     ) + FINAL,

@@ -13,7 +13,7 @@ import { recordViewerDropped } from '../../shared/metrics';
 import type { Logger } from '../../shared/logger';
 import type { LiveServer } from '../live';
 import type { Connection } from '../liveGroups';
-import type { RenderedEvent, ViewerChannel } from '../viewerChannel';
+import { CLOSE_UNAUTHORIZED, type RenderedEvent, type ViewerChannel } from '../viewerChannel';
 import { MAX_BUFFERED_BYTES } from './streamChannel';
 
 export interface SocketTransportOptions {
@@ -71,7 +71,7 @@ class SocketChannel implements ViewerChannel {
   }
 
   close(code: number): void {
-    this.socket.close(code, 'Server shutting down');
+    this.socket.close(code, code === CLOSE_UNAUTHORIZED ? 'Unauthorized: the developer key was revoked' : 'Server shutting down');
   }
 }
 

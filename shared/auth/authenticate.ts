@@ -1,13 +1,17 @@
 /**
  * Turns the request headers of the seeds' Auth codes into an Identity, for the gateway (HTTP and
  * graphql-ws) and the REST bridge alike. A present but wrong credential is refused (401) rather than
- * ignored. Site and developer-key lookups are cached for a few seconds so the hot path stays in memory.
+ * ignored. Site and developer-key lookups are cached for a few seconds so the hot path stays in memory;
+ * a revoked key leaves every instance's cache the moment the revocation reaches it (keyRevocations.ts),
+ * so the TTL only bounds how long a key outlives a revocation the bus could not carry.
  */
+import type { EventBus } from '../bus';
 import type { Db } from '../db/client';
 import { databaseUnavailable, isDatabaseUnavailable, unauthenticated } from '../errors';
 import { newId } from '../ids';
 import { hashToken, verifySessionToken } from './credentials';
 import { IDENTITY_HEADER, serviceIdentity, verifyIdentity, type Identity } from './identity';
+import { onDeveloperKeyRevoked } from './keyRevocations';
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
@@ -24,6 +28,8 @@ export interface Authenticator {
 class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expires: number }>();
   private readonly loading = new Map<string, Promise<V>>();
+  /** Bumped by `drop`: a read that started before it does not put back what it dropped. */
+  private generation = 0;
   constructor(private readonly ttlMs: number, private readonly max: number) {}
 
   async load(key: string, read: () => Promise<V>): Promise<V> {
@@ -31,18 +37,32 @@ class TtlCache<V> {
     if (entry && entry.expires >= Date.now()) return entry.value;
     let pending = this.loading.get(key);
     if (!pending) {
+      const generation = this.generation;
       pending = read().then((value) => {
+        if (generation !== this.generation) return value;
         if (this.entries.size >= this.max && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value as string);
         this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
         return value;
       });
-      const settled = () => this.loading.delete(key);
+      const settled = () => {
+        if (this.loading.get(key) === pending) this.loading.delete(key);
+      };
       pending.then(settled, settled);
       this.loading.set(key, pending);
     }
     return pending;
   }
+
+  /** Forgets `key` (and any read of it in flight): the next caller reads the database again. */
+  drop(key: string): void {
+    this.generation += 1;
+    this.entries.delete(key);
+    this.loading.delete(key);
+  }
 }
+
+/** How often a key's `lastUsedAt` may be written (the database's conditional update enforces it). */
+const LAST_USED_EVERY_MS = 60_000;
 
 function header(headers: HeaderBag, name: string): string | undefined {
   const value = headers[name];
@@ -50,9 +70,16 @@ function header(headers: HeaderBag, name: string): string | undefined {
   return first === undefined || first === '' ? undefined : first.trim();
 }
 
-export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: string): Authenticator {
+/**
+ * The authenticator of one instance. With `bus`, a developer key revoked anywhere leaves this instance's
+ * cache as soon as the revocation arrives (the revoking process hears it before answering).
+ */
+export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: string, bus?: EventBus): Authenticator {
   const sites = new TtlCache<boolean>(5_000, 10_000);
-  const keys = new TtlCache<string | null>(5_000, 10_000);
+  const keys = new TtlCache<{ siteId: string; keyId: string } | null>(5_000, 10_000);
+  /** When this instance last asked to write each key's lastUsedAt: most requests ask nothing of the database. */
+  const touched = new Map<string, number>();
+  if (bus) onDeveloperKeyRevoked(bus, (revoked) => keys.drop(revoked.keyHash));
 
   /** Database lookups; an unreachable database is SERVICE_UNAVAILABLE (503), not a refused caller. */
   async function lookup<T>(query: () => Promise<T>): Promise<T> {
@@ -67,12 +94,28 @@ export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: s
     return sites.load(siteId, async () => (await lookup(() => db.site.findUnique({ where: { id: siteId }, select: { id: true } }))) !== null);
   }
 
-  async function siteOfDeveloperKey(key: string): Promise<string | null> {
+  function developerKeyOf(key: string) {
     const keyHash = hashToken(key);
     return keys.load(keyHash, async () => {
-      const row = await lookup(() => db.developerKey.findUnique({ where: { keyHash }, select: { siteId: true, revokedAt: true } }));
-      return row && !row.revokedAt ? row.siteId : null;
+      const row = await lookup(() => db.developerKey.findUnique({ where: { keyHash }, select: { id: true, siteId: true, revokedAt: true } }));
+      return row && !row.revokedAt ? { siteId: row.siteId, keyId: row.id } : null;
     });
+  }
+
+  /**
+   * Records that the key was used, at most once a minute per key: a conditional update (only when the
+   * stored time is a minute old), not awaited, so the request never waits on it and instances racing
+   * for the same minute write once.
+   */
+  function noteUse(keyId: string): void {
+    const now = Date.now();
+    if (now - (touched.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
+    if (touched.size >= 10_000) touched.clear();
+    touched.set(keyId, now);
+    const stale = new Date(now - LAST_USED_EVERY_MS);
+    db.developerKey
+      .updateMany({ where: { id: keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: stale } }] }, data: { lastUsedAt: new Date(now) } })
+      .catch(() => touched.delete(keyId));
   }
 
   return {
@@ -89,10 +132,11 @@ export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: s
       const developerKey = header(headers, 'x-service-developer-key');
       if (developerKey !== undefined) {
         if (!identity.siteId) throw unauthenticated('x-service-developer-key needs x-service-client-id');
-        if ((await siteOfDeveloperKey(developerKey)) !== identity.siteId) {
-          throw unauthenticated('invalid developer key for this site');
-        }
+        const found = await developerKeyOf(developerKey);
+        if (found?.siteId !== identity.siteId) throw unauthenticated('invalid developer key for this site');
         identity.developerKey = true;
+        identity.developerKeyId = found.keyId;
+        noteUse(found.keyId);
       }
       const authorization = header(headers, 'authorization');
       if (authorization !== undefined) {

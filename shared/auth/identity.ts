@@ -18,6 +18,8 @@ export interface Identity {
   siteId: string | null;
   /** True when `x-service-developer-key` belongs to the site (or for the service's own calls). */
   developerKey: boolean;
+  /** Which developer key (its row ID) the caller presented, so what it opened ends when that key is revoked. */
+  developerKeyId?: string;
   /** The signed-in account of `Authorization: Bearer <JWT>`, bound to siteId. */
   account: { id: string; roles: AccountRole[] } | null;
   /** Correlates logs of one request across gateway and subgraphs. */

@@ -74,6 +74,8 @@ export const Topics = {
   pollResults: 'poll-results',
   /** { siteId, events: [{ audience: accountId, event }] }: accounts' quest progress changed (viewers' questProgress subscriptions). */
   questProgress: 'quest-progress',
+  /** { siteId, keyId, keyHash }: a developer key was revoked; every instance refuses it and ends its live connections (shared/auth/keyRevocations.ts). */
+  developerKeyRevoked: 'developer-key-revoked',
   /** { v, siteId, panelId, kind, … }: chat messages stored, deleted or cleared (content → viewers' chatMessages, shared/chatEvents.ts). */
   chat: 'chat',
 } as const;

@@ -14,7 +14,7 @@ import { containsText } from '../../shared/db/literalSearch';
 import type { DbProvider } from '../../shared/db/providers';
 import type { SupergraphClient } from '../../shared/supergraph';
 import { findAccount, rolesOf } from './accounts';
-import { grantSubscription, priceIn, statusOf } from './entitlements';
+import { activeAt, grantSubscription, priceIn, statusOf } from './entitlements';
 import { refundInTx, type RefundReason } from './ledger';
 import { formatMoney, toMajor, toMinor } from './money';
 import { SERVICE } from './sessions';
@@ -50,6 +50,8 @@ export interface SearchContext {
   provider: DbProvider;
   supergraph: SupergraphClient;
   identity: Identity;
+  /** Milliseconds since the epoch: which recurring passes have ended (the runtime's clock). */
+  now: number;
 }
 
 const CHANNEL_GATE = /* GraphQL */ `query CommunityChannelGate($id: ID!) { page(id: $id) { document } }`;
@@ -116,7 +118,7 @@ export async function communityWhere(context: SearchContext, siteId: string, sea
   if (filter.channelId) {
     const skus = await channelSkus(context, filter.channelId);
     // A channel without a gate is open to everyone: no condition.
-    if (skus.length) conditions.push({ subscriptions: { some: { status: 'active', entitlement: { sku: { in: skus } } } } });
+    if (skus.length) conditions.push({ subscriptions: { some: { ...activeAt(context.now), entitlement: { sku: { in: skus } } } } });
   }
   return { AND: conditions };
 }
@@ -202,6 +204,7 @@ export function ticketOf(held: Held, charge: Charge | undefined, code: AccessCod
   const tooltips: string[] = [];
   if (status === 'active') tooltips.push(held.cancelAt ? `Active; cancels on ${day(held.cancelAt)}` : 'Active');
   else if (status === 'canceled') tooltips.push(`Canceled on ${day(held.canceledAt ?? held.cancelAt ?? held.updatedAt)}`);
+  else if (status === 'expired') tooltips.push(`Expired on ${day(held.currentPeriodEnd ?? held.updatedAt)}`);
   else tooltips.push(status === 'removed' ? 'Removed by an admin' : status);
   if (charge && refundedMinor > 0) tooltips.push(`refunded ${formatMoney(refundedMinor, charge.currency)} of ${formatMoney(charge.amountMinor, charge.currency)}`);
   return {
@@ -225,7 +228,7 @@ export function ticketOf(held: Held, charge: Charge | undefined, code: AccessCod
 }
 
 /** One account's item, tickets and subscriptions, with their charges and access codes. */
-export async function communityAccount(db: Db, siteId: string, accountId: string) {
+export async function communityAccount(db: Db, siteId: string, accountId: string, now = Date.now()) {
   const account = await findAccount(db, siteId, accountId);
   const held = await db.subscription.findMany({ where: { siteId, accountId }, include: { entitlement: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   const codeIds = held.filter((row) => row.grantedMethod === 'accessCode' && row.grantedById).map((row) => row.grantedById as string);
@@ -235,7 +238,6 @@ export async function communityAccount(db: Db, siteId: string, accountId: string
   ]);
   const chargeOf = new Map(charges.map((charge) => [charge.subscriptionId, charge]));
   const codeOf = new Map(codes.map((code) => [code.id, code]));
-  const now = Date.now();
   const tickets = held.map((row) => ({ recurring: row.entitlement.recurrence !== 'once', ticket: ticketOf(row, chargeOf.get(row.id), codeOf.get(row.grantedById ?? ''), now) }));
   return {
     accountItem: communityItem(account),
@@ -256,7 +258,7 @@ export async function exportCommunity(context: SearchContext, siteId: string, se
     where,
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     take: EXPORT_MAX,
-    include: { subscriptions: { where: { status: 'active' }, select: { entitlement: { select: { sku: true } } } } },
+    include: { subscriptions: { where: activeAt(context.now), select: { entitlement: { select: { sku: true } } } } },
   });
   const content = stringify(
     accounts.map((account) => [
@@ -286,14 +288,14 @@ export async function communityExportFile(db: Db, siteId: string, exportId: stri
 // ------------------------------------------------------------------ entitlement actions
 
 /** Gives the account the entitlement (by ID or SKU) as an admin grant; one active grant per entitlement. */
-export async function grantEntitlementToAccount(db: Db, siteId: string, accountId: string, idOrSku: string) {
+export async function grantEntitlementToAccount(db: Db, siteId: string, accountId: string, idOrSku: string, now = Date.now()) {
   const account = await findAccount(db, siteId, accountId);
   const entitlement = await db.entitlement.findFirst({ where: { siteId, OR: [{ id: idOrSku }, { sku: idOrSku }] } });
   if (!entitlement) throw notFound(`entitlement ${idOrSku}`);
   return db.$transaction(async (tx) => {
-    const holding = await tx.subscription.findFirst({ where: { siteId, accountId: account.id, entitlementId: entitlement.id, status: 'active' }, select: { id: true } });
+    const holding = await tx.subscription.findFirst({ where: { siteId, accountId: account.id, entitlementId: entitlement.id, ...activeAt(now) }, select: { id: true } });
     if (holding) throw conflict(`the account already holds ${entitlement.sku}`);
-    await grantSubscription(tx, { siteId, accountId: account.id, entitlement, grantedMethod: 'admin' });
+    await grantSubscription(tx, { siteId, accountId: account.id, entitlement, grantedMethod: 'admin', at: new Date(now) });
     return { success: true, message: `${entitlement.sku} granted` };
   });
 }
@@ -314,7 +316,7 @@ export interface EntitlementUpdate {
  * refunded (refundAmount, or all that is left) in the same transaction; a refund that cannot be made
  * changes nothing and answers success false.
  */
-export async function updateAccountEntitlement(db: Db, siteId: string, update: EntitlementUpdate) {
+export async function updateAccountEntitlement(db: Db, siteId: string, update: EntitlementUpdate, clock = Date.now()) {
   const held = await db.subscription.findFirst({ where: { id: update.id, siteId, accountId: update.accountId }, include: { entitlement: true } });
   if (!held) throw notFound(`entitlement ${update.id} of account ${update.accountId}`);
   if (update.action === 'justRefund' && !update.grantRefund) throw badInput('grantRefund must be true for justRefund', 'grantRefund');
@@ -330,12 +332,13 @@ export async function updateAccountEntitlement(db: Db, siteId: string, update: E
       if (!refunded.success) return { success: false, message: refunded.errorMessage };
       messages.push(`refunded ${refunded.refund?.amount} ${charge.currency}`);
     }
-    const now = new Date();
-    const active = { id: held.id, status: 'active' };
+    const now = new Date(clock);
+    // Active as it reads now: a pass whose period has ended is expired, and cannot be canceled.
+    const active = { id: held.id, ...activeAt(clock) };
     if (update.action === 'cancel' || update.action === 'scheduleCancel') {
       const data = update.action === 'cancel' ? { status: 'canceled', canceledAt: now, cancelAt: null, updatedAt: now } : { cancelAt: held.currentPeriodEnd, updatedAt: now };
       const changed = await tx.subscription.updateMany({ where: active, data });
-      if (changed.count !== 1 || statusOf(held) !== 'active') throw conflict(`only an active entitlement can be canceled (it is ${statusOf(held)})`);
+      if (changed.count !== 1) throw conflict(`only an active entitlement can be canceled (it is ${statusOf(held, clock)})`);
       messages.unshift(update.action === 'cancel' ? 'canceled' : `cancels on ${day(held.currentPeriodEnd as Date)}`);
     } else if (update.action === 'remove') {
       const changed = await tx.subscription.updateMany({ where: { id: held.id, status: { not: 'removed' } }, data: { status: 'removed', canceledAt: held.canceledAt ?? now, updatedAt: now } });

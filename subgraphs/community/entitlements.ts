@@ -116,11 +116,13 @@ export interface Grant {
   /** The access code, invite or charge that granted it. */
   grantedById?: string | null;
   currency?: string | null;
+  /** When it is granted (default: now): a recurring pass's period starts then. */
+  at?: Date;
 }
 
 /** An active Subscription of the entitlement for the account; a recurring one runs for one period. */
 export async function grantSubscription(tx: Tx, grant: Grant): Promise<Subscription & { entitlement: Entitlement }> {
-  const now = new Date();
+  const now = grant.at ?? new Date();
   const days = PERIOD_DAYS[grant.entitlement.recurrence] ?? null;
   return tx.subscription.create({
     data: {
@@ -142,12 +144,21 @@ export async function grantSubscription(tx: Tx, grant: Grant): Promise<Subscript
 }
 
 /**
- * The status as it reads now: a scheduled cancellation whose time has come reads `canceled`, though
- * the row is not rewritten until something else changes it.
+ * The status as it reads at `now`: a scheduled cancellation whose time has come reads `canceled`, and a
+ * recurring pass whose paid period has ended (not renewed) reads `expired`, though the row is not
+ * rewritten until something else changes it.
  */
-export function statusOf(subscription: Pick<Subscription, 'status' | 'cancelAt'>, now = Date.now()): string {
-  if (subscription.status === 'active' && subscription.cancelAt && subscription.cancelAt.getTime() <= now) return 'canceled';
-  return subscription.status;
+export function statusOf(subscription: Pick<Subscription, 'status' | 'cancelAt' | 'currentPeriodEnd'>, now = Date.now()): string {
+  if (subscription.status !== 'active') return subscription.status;
+  if (subscription.cancelAt && subscription.cancelAt.getTime() <= now) return 'canceled';
+  if (subscription.currentPeriodEnd && subscription.currentPeriodEnd.getTime() <= now) return 'expired';
+  return 'active';
+}
+
+/** The rows `statusOf` reads `active` at `now`, as a database condition (listings, exports, "already holds"). */
+export function activeAt(now: number): Prisma.SubscriptionWhereInput {
+  const at = new Date(now);
+  return { status: 'active', AND: [{ OR: [{ cancelAt: null }, { cancelAt: { gt: at } }] }, { OR: [{ currentPeriodEnd: null }, { currentPeriodEnd: { gt: at } }] }] };
 }
 
 // ------------------------------------------------------------------ bundles

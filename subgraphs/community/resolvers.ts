@@ -6,6 +6,7 @@ import { accessCodeResolvers } from './resolvers/accessCodes';
 import { accountResolvers } from './resolvers/accounts';
 import { claimResolvers } from './resolvers/claims';
 import { communityResolvers } from './resolvers/community';
+import { developerKeyResolvers } from './resolvers/developerKeys';
 import { entitlementResolvers } from './resolvers/entitlements';
 import { inviteResolvers } from './resolvers/invites';
 import { leaderboardResolvers } from './resolvers/leaderboard';
@@ -17,10 +18,11 @@ export function createResolvers(runtime: CommunityRuntime): Resolvers {
     accountResolvers(runtime),
     accessCodeResolvers(runtime),
     inviteResolvers(),
-    entitlementResolvers(),
+    entitlementResolvers(runtime),
     communityResolvers(runtime),
     receiptResolvers(),
     claimResolvers(),
     leaderboardResolvers(),
+    developerKeyResolvers(runtime),
   );
 }

@@ -1,5 +1,5 @@
 /** GraphQL types of the community subgraph mapped to Prisma models (and the shapes resolvers hold). */
-import type { AccessCode, Account, ClaimStatus, Entitlement, Invite, Bundle, Subscription } from '../../shared/db/generated/sqlite';
+import type { AccessCode, Account, ClaimStatus, DeveloperKey, Entitlement, Invite, Bundle, Subscription } from '../../shared/db/generated/sqlite';
 
 export type AccountModel = Account;
 export type EntitlementModel = Entitlement;
@@ -10,3 +10,4 @@ export type InviteModel = Invite & { token?: string };
 export type BundleModel = Bundle;
 export type ClaimStatusModel = ClaimStatus;
 export type QuestReference = { id: string };
+export type DeveloperKeyModel = DeveloperKey;

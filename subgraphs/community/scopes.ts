@@ -11,4 +11,6 @@ export const Scope = {
   billing: 'Billing',
   customEmail: 'CustomEmail',
   claimStatuses: 'ClaimStatuses',
+  /** The site's own settings and developer keys (the content subgraph's Site scope). */
+  site: 'Site',
 } as const;

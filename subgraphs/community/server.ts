@@ -8,7 +8,7 @@ import { createRuntime } from './runtime';
 export const typeDefs = subgraphTypeDefs('community');
 
 /** The community subgraph server (not listening) with its runtime. */
-export function createCommunitySubgraph(logger: Logger, deps: Pick<ServiceDeps, 'config' | 'database'>) {
+export function createCommunitySubgraph(logger: Logger, deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'now'>) {
   const runtime = createRuntime(logger, deps);
   return buildSubgraphServer(typeDefs, createResolvers(runtime), logger, [runtime.plugin]);
 }

@@ -8,6 +8,7 @@ import { hashPassword, hashToken, newDeveloperKey, verifyPassword } from '../../
 import type { AccountRole } from '../../shared/auth/identity';
 import type { Db } from '../../shared/db/client';
 import { newId } from '../../shared/ids';
+import { keyPrefix } from './developerKeys';
 import { globalAccountFor } from './globalAccounts';
 import { normalizeName } from './validation';
 
@@ -39,7 +40,7 @@ export async function provisionSite(db: Db, input: ProvisionSiteInput): Promise<
   const now = new Date();
   await db.$transaction(async (tx) => {
     await tx.site.create({ data: { id: siteId, name: input.name, createdAt: now, updatedAt: now } });
-    await tx.developerKey.create({ data: { id: newId(), siteId, keyHash: hashToken(developerKey), createdAt: now } });
+    await tx.developerKey.create({ data: { id: newId(), siteId, name: 'first key', prefix: keyPrefix(developerKey), keyHash: hashToken(developerKey), createdAt: now } });
     if (admin && adminAccountId && email && passwordHash) {
       const global = await globalAccountFor(tx, email, passwordHash);
       const name = email.split('@')[0];

@@ -52,6 +52,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** The gateway calls the subgraphs over HTTP instead of in-process. */
   subgraphsOverHttp?: boolean;
+  /** The clock of time-based rules (recurring passes), which the test moves. */
+  now?: () => number;
 }
 
 export async function startTestStack(options: StartOptions = {}): Promise<Stack> {
@@ -64,7 +66,7 @@ export async function startTestStack(options: StartOptions = {}): Promise<Stack>
     databases.push(database);
     config = testConfig(database.url, options.env);
   }
-  const stack = await startStack(config, { logger: options.logger ?? createLogger(config.logLevel), bus: options.bus, subgraphsOverHttp: options.subgraphsOverHttp });
+  const stack = await startStack(config, { logger: options.logger ?? createLogger(config.logLevel), bus: options.bus, subgraphsOverHttp: options.subgraphsOverHttp, now: options.now });
   started.push(stack);
   return stack;
 }

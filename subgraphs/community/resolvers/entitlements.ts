@@ -4,10 +4,11 @@ import { notFound } from '../../../shared/errors';
 import { stringList } from '../../../shared/json';
 import { createBundle, createEntitlement, findEntitlement, pricesOf, statusOf, updateEntitlement } from '../entitlements';
 import { Scope } from '../scopes';
+import type { CommunityRuntime } from '../runtime';
 import type { Resolvers } from '../resolvers.generated';
 
-/** Resolvers of entitlements, account subscriptions and bundles. */
-export function entitlementResolvers(): Resolvers {
+/** Resolvers of entitlements, account subscriptions (their status read by the runtime's clock) and bundles. */
+export function entitlementResolvers(runtime: CommunityRuntime): Resolvers {
   return {
     Query: {
       // The catalog (SKUs and prices) is what viewers buy from: the site ID is enough to read it.
@@ -33,7 +34,7 @@ export function entitlementResolvers(): Resolvers {
       modified: (entitlement) => entitlement.updatedAt.getTime(),
     },
     AccountSubscription: {
-      status: (subscription) => statusOf(subscription),
+      status: (subscription) => statusOf(subscription, runtime.now()),
       dateGranted: (subscription) => subscription.dateGranted.toISOString(),
       created: (subscription) => subscription.createdAt.getTime(),
       modified: (subscription) => subscription.updatedAt.getTime(),
