@@ -31,27 +31,14 @@ import { jsonValueProblem } from '../shared/jsonInput';
 import type { Logger } from '../shared/logger';
 import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from './documentLimits';
 import { type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../shared/liveEvents';
-import { Feeds, SITE_WIDE, fanOut, joinGroup, leaveGroup, payloadFor, type Connection, type FeedMessage, type FeedSubscriber, type Subscriber } from './liveGroups';
+import { Feeds, SITE_WIDE, fanOut, joinGroup, leaveGroup, payloadFor, type Connection, type FeedMessage, type FeedSubscriber, type LiveFeed, type Subscriber } from './liveGroups';
 import { Rooms } from './liveRooms';
 import { ViewerPresence } from './livePresence';
 import { Streams, type LiveStream } from './liveStreams';
 import { CLOSE_GOING_AWAY, CLOSE_UNAUTHORIZED, TRANSPORTS, type Transport, type ViewerChannel } from './viewerChannel';
 
 export type { PresenceEntry, PresenceReport } from './livePresence';
-
-/** A subscription field fed by one bus topic of `{ siteId, event }` messages. */
-export interface LiveFeed {
-  topic: string;
-  /** Throws a GraphQLError when the identity may not subscribe with these arguments. */
-  authorize(identity: Identity, args: Record<string, unknown>): void;
-  /** Whether an event goes to a subscriber that gave these arguments. */
-  matches(event: unknown, args: Record<string, unknown>): boolean;
-  /**
-   * Which audience of its site a subscriber belongs to (its account, for a viewer's own progress): a
-   * message entry with an `audience` reaches only that audience's subscribers, found in one lookup.
-   */
-  audienceOf?(identity: Identity): string;
-}
+export type { LiveFeed } from './liveGroups';
 
 /** Told when a signed-in account's overlayBroadcasts subscription to a channel starts and stops (quests' watch time, gateway/watchTime.ts). */
 export interface WatchTimeHooks {

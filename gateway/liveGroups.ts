@@ -8,9 +8,34 @@
 import { execute, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Identity } from '../shared/auth/identity';
 import { withRemaining, inAudience, type OverlayBroadcastEvent } from '../shared/liveEvents';
-import type { LiveFeed } from './live';
-import type { Room } from './liveRooms';
 import { RenderedEvent, type ViewerChannel } from './viewerChannel';
+
+/** A subscription field fed by one bus topic of `{ siteId, event }` messages. */
+export interface LiveFeed {
+  topic: string;
+  /** Throws a GraphQLError when the identity may not subscribe with these arguments. */
+  authorize(identity: Identity, args: Record<string, unknown>): void;
+  /** Whether an event goes to a subscriber that gave these arguments. */
+  matches(event: unknown, args: Record<string, unknown>): boolean;
+  /**
+   * Which audience of its site a subscriber belongs to (its account, for a viewer's own progress): a
+   * message entry with an `audience` reaches only that audience's subscribers, found in one lookup.
+   */
+  audienceOf?(identity: Identity): string;
+}
+
+/** The overlay broadcasts of one site on this instance: its channels' groups and what is live. */
+export interface Room {
+  siteId: string;
+  channels: Map<string, Map<string, Group>>;
+  active: Map<string, OverlayBroadcastEvent>;
+  clearedDuringLoad: Set<string>;
+  expiries: Map<string, NodeJS.Timeout>;
+  loaded: Promise<void>;
+  /** Subscribers registered, and subscriptions still waiting for `loaded`. */
+  size: number;
+  pending: number;
+}
 
 /** One viewer connection, whatever its transport (a socket, an SSE stream, a multipart response). */
 export interface Connection {

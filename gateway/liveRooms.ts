@@ -8,22 +8,12 @@ import { recordFanout } from '../shared/metrics';
 import { withLinkedSpan } from '../shared/tracing';
 import type { Logger } from '../shared/logger';
 import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../shared/liveEvents';
-import { sendFrame, type Connection, type Group, type Subscriber } from './liveGroups';
+import { sendFrame, type Connection, type Group, type Room, type Subscriber } from './liveGroups';
+
+export type { Room } from './liveGroups';
 import type { RenderedEvent } from './viewerChannel';
 
 /** The viewers of one site, by channel (`''` = site-wide viewers), and the site's live broadcasts. */
-export interface Room {
-  siteId: string;
-  channels: Map<string, Map<string, Group>>;
-  active: Map<string, OverlayBroadcastEvent>;
-  clearedDuringLoad: Set<string>;
-  expiries: Map<string, NodeJS.Timeout>;
-  loaded: Promise<void>;
-  /** Subscribers registered, and subscriptions still waiting for `loaded`. */
-  size: number;
-  pending: number;
-}
-
 export interface RoomsOptions {
   /** Broadcasts of a site that are live now (what late joiners get). */
   loadActiveBroadcasts(siteId: string): Promise<OverlayBroadcastEvent[]>;

@@ -9,7 +9,7 @@
  * provider and body digest, claimed in the transaction that stores the event), so it holds across instances.
  */
 import { createHash } from 'node:crypto';
-import { RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { MicroBatcher, sqliteDate } from '../../shared/db/batches';
 import type { Database, Db } from '../../shared/db/client';
 import { whenUnlocked } from '../../shared/db/sqlite';
@@ -21,14 +21,26 @@ import { parseJsonInput } from '../../shared/jsonInput';
 import { newId } from '../../shared/ids';
 import { describeSchemaError } from '../../shared/schemaErrors';
 import type { SubgraphContext } from '../../shared/subgraph';
-import { rulesMetBy, runRules } from './automationRules';
-import type { IntegrationsRuntime } from './runtime';
+import { rulesMetBy, runRules, type RuleCache } from './automationRules';
+import type { DataProviderCache } from './dataProviders';
 import { verifyProviderSignature } from './secrets';
 
 /** Largest data event body. */
 export const MAX_EVENT_BYTES = 256 * 1024;
 /** How long a provider's exact body is remembered: the same body again within it is a replay. */
 export const REPLAY_WINDOW_MS = 10 * 60 * 1000;
+
+/** What taking in data events needs of the subgraph's runtime (built once in runtime.ts). */
+export interface DataEventIntake {
+  dataProviders: DataProviderCache;
+  rules: RuleCache;
+  /** Counts data events per provider ID. */
+  eventRate: RateLimiterAbstract;
+  /** Stores accepted events, many per transaction. */
+  eventWriter: DataEventWriter;
+  /** Longest an accepted event's answer waits for the actions of the rules it met (config.ruleWaitMs). */
+  ruleWaitMs: number;
+}
 
 export interface SignedEvent {
   dataProviderId: string;
@@ -37,7 +49,7 @@ export interface SignedEvent {
   rawBody: string;
 }
 
-async function countAgainstRate(runtime: IntegrationsRuntime, dataProviderId: string): Promise<void> {
+async function countAgainstRate(runtime: DataEventIntake, dataProviderId: string): Promise<void> {
   try {
     await runtime.eventRate.consume(dataProviderId);
   } catch (rejection) {
@@ -54,7 +66,7 @@ function parseEvent(rawBody: string): unknown {
 }
 
 /** Ingests one event and counts it, accepted or rejected with the reason of the step that refused it. */
-export async function ingestDataEvent(ctx: SubgraphContext, runtime: IntegrationsRuntime, signed: SignedEvent) {
+export async function ingestDataEvent(ctx: SubgraphContext, runtime: DataEventIntake, signed: SignedEvent) {
   const step: { reason: DataEventRejection } = { reason: 'too_large' };
   try {
     const answer = await ingest(ctx, runtime, signed, step);
@@ -68,7 +80,7 @@ export async function ingestDataEvent(ctx: SubgraphContext, runtime: Integration
   }
 }
 
-async function ingest(ctx: SubgraphContext, runtime: IntegrationsRuntime, signed: SignedEvent, step: { reason: DataEventRejection }) {
+async function ingest(ctx: SubgraphContext, runtime: DataEventIntake, signed: SignedEvent, step: { reason: DataEventRejection }) {
   if (Buffer.byteLength(signed.rawBody, 'utf8') > MAX_EVENT_BYTES) {
     throw appError(ErrorCode.PAYLOAD_TOO_LARGE, `a data event body may be at most ${MAX_EVENT_BYTES / 1024} KB`);
   }

@@ -16,7 +16,6 @@ import { parseJsonInput } from '../../shared/jsonInput';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { LoadCache } from './cache';
 import { linearRegExp, provePatterns } from './eventSchemaPatterns';
-import type { IntegrationsRuntime } from './runtime';
 import { decryptSecret, encryptSecret, newDataProviderSecret, verifyProviderSignature } from './secrets';
 
 /** The fields a provider registers and may update. */
@@ -155,7 +154,12 @@ export class DataProviderCache {
 
 // ---------------------------------------------------------------- registration, signed update, removal
 
-async function announceProviderChange(ctx: SubgraphContext, runtime: IntegrationsRuntime, dataProviderId: string): Promise<void> {
+/** What changing a provider needs of the subgraph's runtime: the cache it drops the provider from. */
+export interface ProviderCacheHolder {
+  dataProviders: DataProviderCache;
+}
+
+async function announceProviderChange(ctx: SubgraphContext, runtime: ProviderCacheHolder, dataProviderId: string): Promise<void> {
   runtime.dataProviders.drop(dataProviderId);
   try {
     await ctx.bus.publish(Topics.dataProviderChanged, { dataProviderId });
@@ -199,7 +203,7 @@ async function signedProvider(ctx: SubgraphContext, id: string) {
 }
 
 /** A provider's own update, signed over the exact body; answers with the (unchanged) secret. */
-export async function updateDataProvider(ctx: SubgraphContext, runtime: IntegrationsRuntime, id: string, signature: string | null | undefined, rawBody: string) {
+export async function updateDataProvider(ctx: SubgraphContext, runtime: ProviderCacheHolder, id: string, signature: string | null | undefined, rawBody: string) {
   const { row, secret } = await signedProvider(ctx, id);
   verifyProviderSignature(secret, rawBody, signature);
   const parsed = parseJsonInput(rawBody, 'body');
@@ -216,7 +220,7 @@ export async function updateDataProvider(ctx: SubgraphContext, runtime: Integrat
 }
 
 /** A provider's own removal, signed over its ID: its events are refused (403) from now on. */
-export async function removeDataProvider(ctx: SubgraphContext, runtime: IntegrationsRuntime, id: string, signature: string | null | undefined) {
+export async function removeDataProvider(ctx: SubgraphContext, runtime: ProviderCacheHolder, id: string, signature: string | null | undefined) {
   const { row, secret } = await signedProvider(ctx, id);
   verifyProviderSignature(secret, row.id, signature);
   await ctx.db.dataProvider.update({ where: { id: row.id }, data: { removedAt: new Date() } });

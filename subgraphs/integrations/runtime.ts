@@ -10,17 +10,10 @@ import { Topics } from '../../shared/bus';
 import type { ServiceDeps } from '../../shared/subgraph';
 import { RuleCache } from './automationRules';
 import { DataProviderCache } from './dataProviders';
-import { DataEventWriter, removeExpiredEvents } from './dataEvents';
+import { DataEventWriter, removeExpiredEvents, type DataEventIntake } from './dataEvents';
 
-export interface IntegrationsRuntime {
-  dataProviders: DataProviderCache;
-  rules: RuleCache;
-  /** Counts data events per provider ID. */
-  eventRate: RateLimiterAbstract;
-  /** Stores accepted events, many per transaction. */
-  eventWriter: DataEventWriter;
-  /** Longest an accepted event's answer waits for the actions of the rules it met (config.ruleWaitMs). */
-  ruleWaitMs: number;
+/** The data-event intake's caches, limiter and writer, and what stops them. */
+export interface IntegrationsRuntime extends DataEventIntake {
   stop(): Promise<void>;
 }
 
