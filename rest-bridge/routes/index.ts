@@ -28,6 +28,7 @@ import { customEmailRoutes, customEmailSchemas } from './customEmail';
 import { inviteRoutes, inviteSchemas } from './invites';
 import { streamProviderRoutes, streamProviderSchemas } from './streamProvider';
 import { streamRoutes, streamSchemas } from './streams';
+import { videoRoutes, videoSchemas } from './videos';
 import { dataProviderRoutes, dataProviderSchemas } from './dataProvider';
 import { sharedSchemas } from './shared';
 
@@ -64,6 +65,7 @@ export const routes: readonly RouteSpec[] = [
   ...inviteRoutes,
   ...streamProviderRoutes,
   ...streamRoutes,
+  ...videoRoutes,
   ...dataProviderRoutes,
 ];
 
@@ -131,5 +133,6 @@ export const componentSchemas: Record<string, JsonSchema> = {
   ...inviteSchemas,
   ...streamProviderSchemas,
   ...streamSchemas,
+  ...videoSchemas,
   ...dataProviderSchemas,
 };

@@ -7,6 +7,7 @@ import { playlistResolvers } from './resolvers/playlists';
 import { pollAnswerResolvers } from './resolvers/pollAnswers';
 import { pollResolvers } from './resolvers/polls';
 import { questResolvers } from './resolvers/quests';
+import { showResolvers } from './resolvers/show';
 import { siteResolvers } from './resolvers/site';
 import { templateResolvers } from './resolvers/templates';
 import { webhookResolvers } from './resolvers/webhooks';
@@ -25,4 +26,5 @@ export const resolvers: Resolvers = mergeResolvers<Resolvers>(
   calendarResolvers,
   webhookResolvers,
   chatResolvers,
+  showResolvers,
 );

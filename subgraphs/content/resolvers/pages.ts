@@ -5,6 +5,7 @@ import { checkContent } from '../contentCheck';
 import { findConfiguredPage, pageConfiguration } from '../configuration';
 import { clonePage, createPage, deletePage, findPage, listPages, pagePart, updatePage } from '../pages';
 import { found } from '../checks';
+import { deleteChannelStream } from '../show/channelStream';
 import { viewerRead } from '../viewerReads';
 import type { Resolvers } from '../resolvers.generated';
 import { Scopes, timestamps, wakeWebhooks } from './access';
@@ -39,6 +40,7 @@ export const pageResolvers: Resolvers = {
     deletePage: async (_root, { id }, ctx) => {
       const page = await deletePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id);
       wakeWebhooks(ctx);
+      await deleteChannelStream(ctx, page);
       return { id: page.id, success: true };
     },
     clonePage: async (_root, { id, localizedTitle, localizedSlug }, ctx) => {
