@@ -97,6 +97,7 @@ export const tagDescriptions: Record<string, string> = {
   Site: 'The site itself: its settings and theme.',
   'Streaming providers': 'Partner contract of streaming providers: registration, contract updates (Bearer token from registration), VOD delivery and test triggers.',
   Streams: 'Streams run through a streaming provider: creating, starting, stopping, activating and their state; provider webhooks.',
+  Videos: 'A channel\'s videos (its delivered recordings and others): the list, newest first, and their title, description and entitlements.',
   Webhooks: 'Where a site\'s webhooks go (signed with HMAC-SHA256, retried with backoff) and the deliveries with their outcome.',
 };
 
