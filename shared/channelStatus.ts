@@ -3,6 +3,8 @@
  * content subgraph computes and the gateway's live server pushes, and the bus message that says a
  * channel's show changed. One module both import, so neither knows the other's internals.
  */
+import { Topics, type EventBus } from './bus';
+import { announceViewerReadsChanged } from './viewerReads';
 
 /** The show state of a channel, from its stream's webhooks in seed 000's order. */
 export type ShowState = 'OFFLINE' | 'STARTING' | 'LIVE' | 'RECONNECTING' | 'ENDED';
@@ -37,4 +39,14 @@ export interface ChannelStatusMessage {
   channelId: string;
   /** Unix ms the webhook (or call) behind the change was accepted: the start of the webhook → viewer delay. */
   acceptedAt: number;
+}
+
+/**
+ * Tells every instance that a channel's status may have changed: the site's viewer-read caches drop
+ * first (this process's at once, so the content check and channelStatus read it anew), then viewers'
+ * channelStatus subscriptions hear it and read the status once per instance.
+ */
+export async function announceChannelStatus(bus: EventBus, message: ChannelStatusMessage): Promise<void> {
+  await announceViewerReadsChanged(bus, message.siteId);
+  await bus.publish(Topics.channelStatus, message);
 }

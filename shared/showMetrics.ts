@@ -25,7 +25,7 @@ new Gauge({
 
 const webhookToViewer = new Histogram({
   name: 'stagegraph_show_webhook_to_viewer_seconds',
-  help: 'Time from a stream webhook (or recording call) being accepted to the channelStatus event being written to every viewer of the channel on this instance.',
+  help: 'Time from a stream webhook (or a recording call, or an admin changing the channel) being accepted to the channelStatus event being written to every viewer of the channel on this instance.',
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [processRegistry],
 });

@@ -208,6 +208,23 @@ describe('channelStatus live', () => {
     expect(got.events).toHaveLength(4);
   });
 
+  it('pushes the admin’s switch and ends the subscription of a deleted channel with NOT_FOUND', async () => {
+    const show = await showChannel(stack, site, contract);
+    await show.hook('connected', 100);
+    await show.hook('active', 200);
+    const got = await subscribeWs(show.channelId);
+    expect(await got.next()).toMatchObject({ state: 'LIVE', live: true });
+    const off = await rest(stack, 'PUT', `/pages/v3/${show.channelId}`, {
+      headers: site.admin,
+      body: { renderers: { livestream: { livestream_published: false, stream_id: show.stream._id } } },
+    });
+    expect(off.status).toBe(200);
+    expect(await got.next()).toMatchObject({ state: 'LIVE', live: false, playbackUrl: null });
+    expect((await rest(stack, 'DELETE', `/pages/v3/${show.channelId}`, { headers: site.admin })).status).toBe(200);
+    await until(() => got.errors.length, (count) => count > 0, 'the deleted channel’s error');
+    expect(JSON.stringify(got.errors)).toContain('NOT_FOUND');
+  });
+
   it('pushes over SSE with graphql-sse’s client', async () => {
     const show = await showChannel(stack, site, contract);
     const client = createSseClient({ url: `${stack.url}/graphql/stream`, headers: viewer(), retryAttempts: 0 });

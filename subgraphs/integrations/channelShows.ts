@@ -4,11 +4,8 @@
  * Each move is one conditional update (the state it may come from, and no later webhook applied), so a
  * repeated, older or out-of-order webhook changes nothing on any instance, however often it is retried.
  */
-import { Topics } from '../../shared/bus';
-import type { ChannelStatusMessage, ShowState } from '../../shared/channelStatus';
-import { ON_AIR } from '../../shared/channelStatus';
+import { announceChannelStatus, ON_AIR, type ShowState } from '../../shared/channelStatus';
 import type { Stream } from '../../shared/db/generated/sqlite';
-import { announceViewerReadsChanged } from '../../shared/viewerReads';
 import type { SubgraphContext } from '../../shared/subgraph';
 
 export type WebhookType = 'connected' | 'active' | 'disconnected' | 'idle';
@@ -43,10 +40,8 @@ export async function moveShow(ctx: Pick<SubgraphContext, 'db'>, streamId: strin
  * A bus failure is logged; the change itself stands.
  */
 export async function announceChannelShow(ctx: Pick<SubgraphContext, 'bus' | 'logger'>, stream: Pick<Stream, 'siteId' | 'pageId' | 'id'>, acceptedAt = Date.now()) {
-  const message: ChannelStatusMessage = { siteId: stream.siteId, channelId: stream.pageId, acceptedAt };
   try {
-    await announceViewerReadsChanged(ctx.bus, stream.siteId);
-    await ctx.bus.publish(Topics.channelStatus, message);
+    await announceChannelStatus(ctx.bus, { siteId: stream.siteId, channelId: stream.pageId, acceptedAt });
   } catch (error) {
     ctx.logger.warn({ err: (error as Error).message, streamId: stream.id }, 'could not announce a channel show change');
   }

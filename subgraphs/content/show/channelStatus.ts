@@ -27,7 +27,7 @@ export async function channelStatus(ctx: Reader, siteId: string, channelId: stri
   const live = isLive(page, show);
   // A channel without a stream of ours has no show of its own: the switch alone says whether it is on.
   const state: ShowState = show ? show.state : switchedOn(page.document) ? 'LIVE' : 'OFFLINE';
-  const recordingSince = live ? (show?.recordingStartedAt ?? null) : null;
+  const recordingSince = show?.recordingStartedAt ?? null;
   return {
     channelId: page.id,
     state,

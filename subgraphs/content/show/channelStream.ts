@@ -2,8 +2,11 @@
  * Channel ↔ stream: a stream created for a channel becomes its stream (`renderers.livestream.stream_id`)
  * when it has none; a channel that names a stream keeps it. Deleting a channel asks the provider to
  * block its stream's ingest (the integrations subgraph's deleteStream call, retried like every call).
+ * A channel changed or deleted by its admin (the switch, the gate, the countdown) is announced to its
+ * channelStatus viewers like a webhook.
  */
 import { serviceIdentity } from '../../../shared/auth/identity';
+import { announceChannelStatus } from '../../../shared/channelStatus';
 import type { Page, Prisma } from '../../../shared/db/generated/sqlite';
 import type { Logger } from '../../../shared/logger';
 import type { SubgraphContext } from '../../../shared/subgraph';
@@ -44,5 +47,15 @@ export async function deleteChannelStream(ctx: Pick<SubgraphContext, 'supergraph
     await ctx.supergraph.execute(DELETE_STREAM, { streamId }, serviceIdentity(page.siteId));
   } catch (error) {
     ctx.logger.warn({ err: (error as Error).message, streamId }, 'the deleted channel’s stream could not be blocked at its provider');
+  }
+}
+
+/** A channel's admin changed it: its channelStatus viewers on every instance read it again (a failure is logged). */
+export async function announceChannelChange(ctx: Pick<SubgraphContext, 'bus'> & { logger: Logger }, page: Page): Promise<void> {
+  if (page.type !== 'channel') return;
+  try {
+    await announceChannelStatus(ctx.bus, { siteId: page.siteId, channelId: page.id, acceptedAt: Date.now() });
+  } catch (error) {
+    ctx.logger.warn({ err: (error as Error).message, channelId: page.id }, 'a channel change was not announced to its viewers');
   }
 }
