@@ -53,8 +53,11 @@ interface ChannelState {
   status: ChannelStatus | null;
   /** What a change is compared on: the status without the second that advances on its own. */
   signature: string;
+  /** Bumped whenever the status changed. */
+  version: number;
   loaded: Promise<void>;
-  viewers: Set<LiveStreamSubscription>;
+  /** Each viewer with the version it last got (-1: nothing yet), so no one gets the same status twice. */
+  viewers: Map<LiveStreamSubscription, number>;
   /** A change was announced since the last read; the earliest acceptance time among them. */
   pendingSince: number | null;
   running: boolean;
@@ -84,9 +87,11 @@ export class ChannelStatusFeed implements LiveStream {
   subscribe(subscription: LiveStreamSubscription): () => void {
     const siteId = subscription.identity.siteId as string;
     const state = this.stateOf(siteId, String(subscription.args.channelId));
-    state.viewers.add(subscription);
+    state.viewers.set(subscription, -1);
     void state.loaded.then(() => {
-      if (state.status && state.viewers.has(subscription)) subscription.send(subscription.render({ channelStatus: state.status }));
+      if (!state.status || state.viewers.get(subscription) !== -1) return;
+      state.viewers.set(subscription, state.version);
+      subscription.send(subscription.render({ channelStatus: state.status }));
     });
     return () => {
       state.viewers.delete(subscription);
@@ -103,7 +108,9 @@ export class ChannelStatusFeed implements LiveStream {
     const key = `${siteId}\u0000${channelId}`;
     const existing = this.channels.get(key);
     if (existing) return existing;
-    const state: ChannelState = { key, siteId, channelId, status: null, signature: '', loaded: Promise.resolve(), viewers: new Set(), pendingSince: null, running: false, closed: false };
+    const state: ChannelState = {
+      key, siteId, channelId, status: null, signature: '', version: 0, loaded: Promise.resolve(), viewers: new Map(), pendingSince: null, running: false, closed: false,
+    };
     state.loaded = this.load(siteId, channelId).then(
       (status) => {
         state.status = status;
@@ -126,7 +133,7 @@ export class ChannelStatusFeed implements LiveStream {
       error instanceof GraphQLError ? error : new GraphQLError('the channel status is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
     if (!(error instanceof GraphQLError)) this.logger.warn({ err: (error as Error).message, channelId: state.channelId }, 'could not read a channel status');
     this.drop(state);
-    for (const viewer of [...state.viewers]) viewer.fail([graphqlError]);
+    for (const viewer of [...state.viewers.keys()]) viewer.fail([graphqlError]);
     state.viewers.clear();
   }
 
@@ -160,7 +167,8 @@ export class ChannelStatusFeed implements LiveStream {
         if (signature === state.signature || state.closed) continue;
         state.status = status;
         state.signature = signature;
-        await this.send(state, status);
+        state.version += 1;
+        await this.send(state, status, state.version);
         recordShowDelivery(acceptedAt);
       }
     } finally {
@@ -169,13 +177,16 @@ export class ChannelStatusFeed implements LiveStream {
   }
 
   /** One rendering per distinct document (a handful per channel), whatever the number of viewers. */
-  private async send(state: ChannelState, status: ChannelStatus): Promise<void> {
+  private async send(state: ChannelState, status: ChannelStatus, version: number): Promise<void> {
     const rendered = new Map<string, RenderedEvent>();
-    const viewers = [...state.viewers];
+    const viewers = [...state.viewers.keys()];
     for (let index = 0; index < viewers.length; index += 1) {
       if (index > 0 && index % SEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       const viewer = viewers[index];
-      if (!state.viewers.has(viewer)) continue;
+      // Gone, or its first event (sent meanwhile) already is this status.
+      const sent = state.viewers.get(viewer);
+      if (sent === undefined || sent >= version) continue;
+      state.viewers.set(viewer, version);
       let payload = rendered.get(viewer.documentKey);
       if (!payload) rendered.set(viewer.documentKey, (payload = viewer.render({ channelStatus: status })));
       viewer.send(payload);
