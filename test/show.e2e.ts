@@ -116,6 +116,10 @@ describe('the show state machine', () => {
     expect(await state()).toBe('STARTING');
     await show.hook('active', 8000);
     expect(await status(show.channelId)).toMatchObject({ state: 'LIVE', startedAt: 8000 });
+    // An idle that overtakes its disconnected ends the show; the late disconnected (the encoder's state) does not move it.
+    await show.hook('idle', 9500);
+    expect((await show.hook('disconnected', 9000)).status).toBe(200);
+    expect(await status(show.channelId)).toMatchObject({ state: 'ENDED', live: false });
   });
 
   it('keeps a channel off while the admin’s switch is off, and one without a stream of ours live by the switch alone', async () => {
