@@ -120,6 +120,19 @@ export async function siteWithOverlay(instance: Instance, name: string, html: st
   return { site, headers, overlay };
 }
 
+/** What a viewers worker (viewers.ts, showViewers.ts) is told to open. */
+export interface ViewersStart {
+  type: 'start';
+  url: string;
+  siteId: string;
+  channelId: string;
+  count: number;
+  /** Sockets opened at once. */
+  concurrency: number;
+  /** Sign-in JWTs, one per viewer (signed-in viewers: their watch time counts for quests, a gated channel's check lets them play); absent = the site ID alone. */
+  tokens?: string[];
+}
+
 /** A bench worker process (viewers.ts by default), run with tsx, talking over IPC. */
 export function startWorker(file = 'viewers.ts'): ChildProcess {
   return fork(join(__dirname, file), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -2,10 +2,10 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
- * fanout2, answers, chat, fleet, costs, soak, browser, runtimes, httpsubs; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * fanout2, answers, chat, fleet, costs, soak, browser, runtimes, httpsubs, show; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the join, data-event and metrics-cost
- * sections.
+ * sections. BENCH_SHOW_VIEWERS sets the show section's viewers (default 15000).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,6 +25,7 @@ import { measureObservability } from './observability';
 import { measurePeerGateway } from './peer';
 import { root, startInstance, startPostgres, startRedis } from './harness';
 import { measureJoinStorms, type JoinFigures } from './join';
+import { measureShow } from './show';
 import { measureSoak } from './soak';
 import { measureRuntimes } from './runtimes';
 
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
   if (section('browser')) await browserSection(figures);
   if (section('runtimes')) await runtimesSection(figures, viewers);
   if (section('httpsubs')) await httpSubscriptionsSection(figures, viewers);
+  if (section('show')) await showSection(figures, Number(process.env.BENCH_SHOW_VIEWERS ?? 15000));
 
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const name = only.length ? only.join('+') : 'latest';
@@ -61,6 +63,23 @@ async function main(): Promise<void> {
 }
 
 type Figures = Record<string, unknown>;
+
+/**
+ * The show: N viewers on channelStatus, then the stream's `active` webhook; p99 from the webhook to each
+ * viewer holding the live URL, on an open channel (the URL in the push) and behind a login gate (each
+ * viewer then asks the content check), beside the fan-out floor (bench/floor.ts: a bare ws server sending
+ * one frame to as many of the same clients) in the same run.
+ */
+async function showSection(figures: Figures, viewers: number): Promise<void> {
+  const runs = [await measureShow(viewers, false), await measureShow(viewers, true)];
+  const floor = await measureFanoutFloor(viewers);
+  figures.show = { runs, floor };
+  console.log(`\nthe show: the active webhook → ${viewers} viewers of one channel holding the live URL (one instance)`);
+  console.table([
+    ...runs.map((run) => ({ target: `stagegraph, ${run.channel} channel`, viewers: run.viewers, 'holding URL': run.holding, 'check failures': run.checkFailures, 'p50 ms': run.p50Ms, 'p99 ms': run.p99Ms, 'max ms': run.maxMs })),
+    { target: 'floor (bare ws, one frame)', viewers: floor.viewers, 'holding URL': floor.received, 'check failures': 0, 'p50 ms': floor.p50Ms, 'p99 ms': floor.p99Ms, 'max ms': NaN },
+  ]);
+}
 
 /**
  * Subscriptions over HTTP: SSE viewers and multipart viewers, each beside as many graphql-ws viewers in

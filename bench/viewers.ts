@@ -4,18 +4,7 @@
  * broadcast, every viewer's receipt time. Kept minimal (raw `ws`) so one process holds thousands.
  */
 import WebSocket from 'ws';
-
-interface Start {
-  type: 'start';
-  url: string;
-  siteId: string;
-  channelId: string;
-  count: number;
-  /** Sockets opened at once. */
-  concurrency: number;
-  /** Sign-in JWTs, one per viewer (signed-in viewers: their watch time counts for quests); absent = the site ID alone. */
-  tokens?: string[];
-}
+import type { ViewersStart as Start } from './harness';
 
 const SUBSCRIPTION = 'subscription($channelId: ID) { overlayBroadcasts(channelId: $channelId) { kind broadcastId overlay { id contents } expiresAt } }';
 const now = () => performance.timeOrigin + performance.now();

@@ -36,6 +36,7 @@ import { SocketTransport } from './transports/websocket';
 import { WatchTimeTracker } from './watchTime';
 import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
+import { CHANNEL_STATUS_OPERATIONS, ChannelStatusFeed, channelStatusSource } from './channelStatusFeed';
 import { CHAT_OPERATIONS, ChatFeed, chatSource } from './chatFeed';
 
 export interface GatewayOptions {
@@ -150,7 +151,7 @@ const ACTIVE_BROADCASTS = /* GraphQL */ `
   }
 `;
 const VIEWER_TAGS = /* GraphQL */ `query LiveViewerTags { me { tags } }`;
-registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS, ...CHAT_OPERATIONS]);
+registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS, ...CHAT_OPERATIONS, ...CHANNEL_STATUS_OPERATIONS]);
 
 // Unless told not to, @apollo/gateway probes cloud metadata endpoints (169.254.169.254) when built and
 // sends usage metrics to Apollo every hour. This service sends telemetry only where its operator says
@@ -246,6 +247,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     streams: {
       pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })),
       chatMessages: new ChatFeed(chatSource(execute), options.bus, logger.child({ component: 'chat' }), config.chatBatchMs),
+      channelStatus: new ChannelStatusFeed(channelStatusSource(execute), options.bus, logger.child({ component: 'channel-status' })),
     },
     logger: logger.child({ component: 'live' }),
     presenceIntervalMs: config.presenceIntervalMs,

@@ -145,6 +145,9 @@ export function configureMetrics(on: boolean): void {
   }
 }
 
+/** Whether recording is on (families defined beside this module check it too). */
+export const metricsEnabled = (): boolean => enabled;
+
 // ------------------------------------------------------------------ bounded label values
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);

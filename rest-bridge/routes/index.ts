@@ -29,6 +29,7 @@ import { customEmailRoutes, customEmailSchemas } from './customEmail';
 import { inviteRoutes, inviteSchemas } from './invites';
 import { streamProviderRoutes, streamProviderSchemas } from './streamProvider';
 import { streamRoutes, streamSchemas } from './streams';
+import { videoRoutes, videoSchemas } from './videos';
 import { dataProviderRoutes, dataProviderSchemas } from './dataProvider';
 import { sharedSchemas } from './shared';
 
@@ -66,6 +67,7 @@ export const routes: readonly RouteSpec[] = [
   ...inviteRoutes,
   ...streamProviderRoutes,
   ...streamRoutes,
+  ...videoRoutes,
   ...dataProviderRoutes,
 ];
 
@@ -98,6 +100,7 @@ export const tagDescriptions: Record<string, string> = {
   Site: 'The site itself: its settings and theme.',
   'Streaming providers': 'Partner contract of streaming providers: registration, contract updates (Bearer token from registration), VOD delivery and test triggers.',
   Streams: 'Streams run through a streaming provider: creating, starting, stopping, activating and their state; provider webhooks.',
+  Videos: 'A channel\'s videos (its delivered recordings and others): the list, newest first, and their title, description and entitlements.',
   Webhooks: 'Where a site\'s webhooks go (signed with HMAC-SHA256, retried with backoff) and the deliveries with their outcome.',
 };
 
@@ -135,5 +138,6 @@ export const componentSchemas: Record<string, JsonSchema> = {
   ...inviteSchemas,
   ...streamProviderSchemas,
   ...streamSchemas,
+  ...videoSchemas,
   ...dataProviderSchemas,
 };

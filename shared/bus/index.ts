@@ -78,4 +78,6 @@ export const Topics = {
   developerKeyRevoked: 'developer-key-revoked',
   /** { v, siteId, panelId, kind, … }: chat messages stored, deleted or cleared (content → viewers' chatMessages, shared/chatEvents.ts). */
   chat: 'chat',
+  /** { siteId, channelId, acceptedAt }: a channel's show changed (integrations → viewers' channelStatus, shared/channelStatus.ts). */
+  channelStatus: 'channel-status',
 } as const;

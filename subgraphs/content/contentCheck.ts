@@ -3,7 +3,8 @@
  * order: the site's device limit for the signed-in account, the channel's gate (none, password, login,
  * subscription with a free preview), and the entitlements the current video needs. The viewer's
  * entitlements come from the community subgraph (`me { subscriptions }`), asked only when a gate or
- * video needs them.
+ * video needs them. A channel with a stream of ours is live only while its show is on air, and then
+ * offers the live video; offline it may offer its newest recording (subgraphs/content/show/).
  */
 import { verifyPassword } from '../../shared/auth/credentials';
 import type { Identity } from '../../shared/auth/identity';
@@ -15,6 +16,7 @@ import type { SupergraphClient } from '../../shared/supergraph';
 import { found, isRecord, type JsonRecord, stringList } from './checks';
 import { readGate, type Gate } from './pages';
 import { playingNow, scheduleOf } from './schedule';
+import { liveVideoOf, newestRecording, offersRecording, onAir, showOf } from './show/channelShow';
 import { viewerRead } from './viewerReads';
 
 /** Devices not seen for this long no longer count against the limit. */
@@ -104,16 +106,16 @@ async function previewRemaining(db: Db, page: Page, viewerKey: string, seconds: 
 }
 
 /**
- * What the channel plays now: live (its livestream renderer is active and published), else the
- * scheduled video whose occurrence holds `now`, repeats included (offset = seconds into it; see
- * schedule/occurrences.ts), else its offline video.
+ * What the channel plays now: live (its livestream renderer is active and published, and `streamOnAir`:
+ * its stream of ours is on air, or it has none), else the scheduled video whose occurrence holds `now`,
+ * repeats included (offset = seconds into it; see schedule/occurrences.ts), else its offline video.
  */
-export function currentProgram(document: unknown, now: number): { live: boolean; videoId: string | null; offset: number } {
+export function currentProgram(document: unknown, now: number, streamOnAir = true): { live: boolean; videoId: string | null; offset: number } {
   const doc = (isRecord(document) ? document : {}) as JsonRecord;
   const active = isRecord(doc.active_renderers) ? doc.active_renderers : {};
   const renderers = isRecord(doc.renderers) ? doc.renderers : {};
   const livestream = isRecord(renderers.livestream) ? renderers.livestream : {};
-  if (active.livestream === true && livestream.livestream_published === true) {
+  if (active.livestream === true && livestream.livestream_published === true && streamOnAir) {
     return { live: true, videoId: typeof livestream.video_id === 'string' ? livestream.video_id : null, offset: 0 };
   }
   const data = isRecord(doc.data) ? doc.data : {};
@@ -161,11 +163,15 @@ export async function checkContent(ctx: Context, siteId: string, request: Conten
   const page = await findChannel(ctx, siteId, request);
   const now = new Date();
   const gate = readGate(page.document);
-  const program = currentProgram(page.document, now.getTime());
+  const show = await showOf(ctx, page);
+  const program = currentProgram(page.document, now.getTime(), onAir(show));
   const videoId = program.videoId;
+  // The show's own video (live, or the recording after it) goes only to a viewer the check lets play.
+  const showVideo =
+    program.live && show ? liveVideoOf(page, show) : !program.live && videoId === null && offersRecording(page.document) ? await newestRecording(ctx, page) : null;
   const [site, video] = await Promise.all([
     viewerRead(ctx, siteId, 'site', () => ctx.db.site.findUniqueOrThrow({ where: { id: siteId } })),
-    videoId ? viewerRead(ctx, siteId, `video:${videoId}`, () => ctx.db.video.findFirst({ where: { id: videoId, siteId } })) : null,
+    showVideo ?? (videoId ? viewerRead(ctx, siteId, `video:${videoId}`, () => ctx.db.video.findFirst({ where: { id: videoId, siteId } })) : null),
   ]);
   const videoSkus = video ? stringList(video.requiredSkus) : [];
   const account = ctx.identity.account;
@@ -199,7 +205,7 @@ export async function checkContent(ctx: Context, siteId: string, request: Conten
         previewTimeRemainingSeconds: previewLeft,
         userHasChannelGateEntitlement: hasGateEntitlement,
         userHasVideoEntitlement: hasVideoEntitlement,
-        video: { video },
+        video: { video: showVideo && verdict.access === 'none' ? null : video },
       },
       deviceCheck: { accountDevices: devices.accountDevices, accountOverDeviceLimit: devices.over, siteDeviceLimit: site.deviceLimit },
       error: verdict.error,

@@ -8,6 +8,7 @@ import { pollAnswerResolvers } from './resolvers/pollAnswers';
 import { pollResolvers } from './resolvers/polls';
 import { questResolvers } from './resolvers/quests';
 import { scheduleResolvers } from './resolvers/schedule';
+import { showResolvers } from './resolvers/show';
 import { siteResolvers } from './resolvers/site';
 import { templateResolvers } from './resolvers/templates';
 import { webhookResolvers } from './resolvers/webhooks';
@@ -27,4 +28,5 @@ export const resolvers: Resolvers = mergeResolvers<Resolvers>(
   calendarResolvers,
   webhookResolvers,
   chatResolvers,
+  showResolvers,
 );

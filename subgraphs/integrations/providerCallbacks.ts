@@ -8,10 +8,9 @@ import type { Stream, StreamProviderContract } from '../../shared/db/generated/s
 import { badInput, conflict, notFound } from '../../shared/errors';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { isHttpUrl } from './providerCalls';
+import { announceChannelShow, moveShow, type WebhookType } from './channelShows';
 import { announceStreamState, stateOf } from './streamStates';
 import { contractOfAuthorization } from './streamProviders';
-
-export type WebhookType = 'connected' | 'active' | 'disconnected' | 'idle';
 
 async function streamOfContract(ctx: SubgraphContext, contract: StreamProviderContract, providerStreamId: string): Promise<Stream> {
   const stream = await ctx.db.stream.findUnique({ where: { contractId_providerStreamId: { contractId: contract.id, providerStreamId } } });
@@ -24,6 +23,7 @@ async function streamOfContract(ctx: SubgraphContext, contract: StreamProviderCo
  * side remembers the provider time of the webhook that set it, and only a later one changes it.
  */
 export async function receiveStreamWebhook(ctx: SubgraphContext, authorization: string | null | undefined, input: { type: WebhookType; id: string; time: number }) {
+  const acceptedAt = Date.now();
   const contract = await contractOfAuthorization(ctx, authorization);
   // 8.64e15 ms is the last instant a Date can hold: a later time would be stored as Invalid Date.
   if (!Number.isFinite(input.time) || input.time < 0 || input.time > 8.64e15) throw badInput('time must be a Unix time in milliseconds', 'time');
@@ -39,11 +39,13 @@ export async function receiveStreamWebhook(ctx: SubgraphContext, authorization: 
         where: { id: stream.id, OR: [{ playbackChangedAt: null }, { playbackChangedAt: { lt: at } }] },
         data: { playbackLive: input.type === 'active', playbackChangedAt: at, updatedAt: new Date() },
       });
+  const showMoved = await moveShow(ctx, stream.id, input.type, at);
   const current = await ctx.db.stream.findUniqueOrThrow({ where: { id: stream.id } });
-  const changed = applied.count === 1;
+  const changed = applied.count === 1 || showMoved;
   const before = ingest ? stream.ingestConnected : stream.playbackLive;
   const after = ingest ? current.ingestConnected : current.playbackLive;
-  if (changed && before !== after) await announceStreamState(ctx, current, input.type, input.time);
+  if (applied.count === 1 && before !== after) await announceStreamState(ctx, current, input.type, input.time);
+  if (showMoved) await announceChannelShow(ctx, current, acceptedAt);
   return { success: true, changed, state: stateOf(current) };
 }
 
@@ -106,6 +108,8 @@ export async function deliverVod(ctx: SubgraphContext, authorization: string | n
     );
     videoId = recordVod.id;
     await ctx.db.liveBroadcast.update({ where: { id: broadcast.id }, data: { videoId } });
+    // The channel's newest recording changed: viewers of an offline channel get it now.
+    await announceChannelShow(ctx, stream);
   }
   return { success: true, vodId: input.vodId, liveBroadcastId: broadcast.liveBroadcastId, videoId };
 }

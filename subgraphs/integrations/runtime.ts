@@ -10,6 +10,8 @@ import { Topics } from '../../shared/bus';
 import type { ServiceDeps } from '../../shared/subgraph';
 import { RuleCache } from './automationRules';
 import { DataProviderCache } from './dataProviders';
+import { countChannelsLiveWith } from '../../shared/showMetrics';
+import { countOnAir } from './channelShows';
 import { DataEventWriter, removeExpiredEvents, type DataEventIntake } from './dataEvents';
 
 /** The data-event intake's caches, limiter and writer, and what stops them. */
@@ -44,6 +46,7 @@ export function createIntegrationsRuntime({ config, database, bus, logger, super
     removeExpiredEvents(database.prisma).catch((error: Error) => logger.warn({ err: error.message }, 'could not remove expired data events'));
   }, SWEEP_MS);
   sweeper.unref();
+  const stopCountingLive = countChannelsLiveWith(() => countOnAir({ db: database.prisma }));
 
   return {
     dataProviders,
@@ -53,6 +56,7 @@ export function createIntegrationsRuntime({ config, database, bus, logger, super
     ruleWaitMs: config.ruleWaitMs,
     async stop() {
       clearInterval(sweeper);
+      stopCountingLive();
       for (const stop of unsubscribe) stop();
       if (redis) await redis.quit().catch(() => undefined);
     },

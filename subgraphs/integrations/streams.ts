@@ -5,15 +5,18 @@
  * cannot both start a recording, and undone if the provider refuses.
  */
 import { randomUUID } from 'node:crypto';
+import { serviceIdentity } from '../../shared/auth/identity';
 import type { Stream, StreamProviderContract } from '../../shared/db/generated/sqlite';
 import { appError, badInput, conflict, ErrorCode, forbidden, notFound } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { isHttpUrl, messageOf, unexpectedAnswer, type ProviderAnswer, type ProviderOperation } from './providerCalls';
+import { announceChannelShow } from './channelShows';
 import { announceStreamState } from './streamStates';
 import { callContract, checkAccountCredentials, findContract } from './streamProviders';
 
 const CHANNEL = /* GraphQL */ `query StreamChannel($id: ID!) { page(id: $id) { id type } }`;
+const ATTACH = /* GraphQL */ `mutation AttachChannelStream($channelId: ID!, $streamId: ID!) { attachChannelStream(channelId: $channelId, streamId: $streamId) { id } }`;
 
 /** A stream of the site with its contract, or NOT_FOUND. */
 export async function findStream(ctx: SubgraphContext, siteId: string, id: string): Promise<Stream & { contract: StreamProviderContract }> {
@@ -87,6 +90,8 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
     },
   });
   await announceStreamState(ctx, stream, 'created');
+  // The channel's first stream becomes its stream (content owns the page); one it already names stays.
+  await ctx.supergraph.execute(ATTACH, { channelId: page.id, streamId: stream.id }, serviceIdentity(siteId));
   return stream;
 }
 
@@ -109,6 +114,7 @@ export async function startStream(ctx: SubgraphContext, siteId: string, id: stri
     ctx.db.stream.findUniqueOrThrow({ where: { id: stream.id } }),
   ]);
   await announceStreamState(ctx, started, 'started');
+  await announceChannelShow(ctx, started);
   return started;
 }
 
@@ -131,6 +137,7 @@ export async function stopStream(ctx: SubgraphContext, siteId: string, id: strin
     ctx.db.stream.findUniqueOrThrow({ where: { id: stream.id } }),
   ]);
   await announceStreamState(ctx, stopped, 'stopped');
+  await announceChannelShow(ctx, stopped);
   return stopped;
 }
 

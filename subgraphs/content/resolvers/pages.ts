@@ -5,6 +5,7 @@ import { checkContent } from '../contentCheck';
 import { findConfiguredPage, pageConfiguration } from '../configuration';
 import { clonePage, createPage, deletePage, findPage, listPages, pagePart, updatePage } from '../pages';
 import { found } from '../checks';
+import { announceChannelChange, deleteChannelStream } from '../show/channelStream';
 import { viewerRead } from '../viewerReads';
 import type { Resolvers } from '../resolvers.generated';
 import { Scopes, timestamps, wakeWebhooks } from './access';
@@ -34,11 +35,14 @@ export const pageResolvers: Resolvers = {
     updatePage: async (_root, { id, input }, ctx) => {
       const page = await updatePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id, input);
       wakeWebhooks(ctx);
+      await announceChannelChange(ctx, page);
       return page;
     },
     deletePage: async (_root, { id }, ctx) => {
       const page = await deletePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id);
       wakeWebhooks(ctx);
+      await deleteChannelStream(ctx, page);
+      await announceChannelChange(ctx, page);
       return { id: page.id, success: true };
     },
     clonePage: async (_root, { id, localizedTitle, localizedSlug }, ctx) => {

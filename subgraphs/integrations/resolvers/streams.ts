@@ -6,6 +6,7 @@ import { deliverVod, receiveStreamWebhook } from '../providerCallbacks';
 import { findContract, registerStreamProvider, updateStreamProvider } from '../streamProviders';
 import { stateOf } from '../streamStates';
 import { STREAMS_SCOPE as SCOPE } from '../../../shared/liveEvents';
+import { channelShow } from '../channelShows';
 import { channelRecording, recordingOfVideo } from '../recordings';
 import { activateStream, createStream, deleteProviderStream, deleteProviderVod, findStream, startStream, stopStream, verifyAccount } from '../streams';
 
@@ -22,6 +23,7 @@ export const streamResolvers: Resolvers = {
     stream: (_root, { id }, ctx) => findStream(ctx, requireAdmin(ctx.identity, SCOPE, read), id),
     channelRecording: (_root, { channelId }, ctx) => channelRecording(ctx, requireSite(ctx.identity), channelId),
     recordingOfVideo: (_root, { videoId }, ctx) => recordingOfVideo(ctx, requireSite(ctx.identity), videoId),
+    channelShow: (_root, { streamId }, ctx) => channelShow(ctx, requireAdmin(ctx.identity, SCOPE, read), streamId),
   },
   Mutation: {
     registerStreamProvider: (_root, { input }, ctx) => registerStreamProvider(ctx, requireAdmin(ctx.identity, SCOPE, write), input),

@@ -1,0 +1,78 @@
+/**
+ * A bench worker process for the show: opens many live-viewer sockets speaking graphql-transport-ws,
+ * each subscribed to channelStatus(channelId). When a viewer first sees `live: true` it holds the URL at
+ * once when the event carries `playbackUrl` (an open channel), else it asks the content check with its
+ * JWT, as a player behind a gate does, and holds the URL when the check answers it. Reports to the parent
+ * (IPC) when all are subscribed and, on request, when each viewer came to hold the URL.
+ */
+import WebSocket from 'ws';
+import type { ViewersStart as Start } from './harness';
+
+const SUBSCRIPTION = 'subscription($channelId: ID!) { channelStatus(channelId: $channelId) { state live playbackUrl } }';
+const now = () => performance.timeOrigin + performance.now();
+
+const sockets: WebSocket[] = [];
+/** When each viewer came to hold the live URL (ms, wall clock). */
+const holding: number[] = [];
+let failures = 0;
+let checkFailures = 0;
+
+async function askCheck(start: Start, token: string | undefined): Promise<void> {
+  const base = start.url.replace('ws', 'http').replace(/\/graphql$/, '');
+  const headers: Record<string, string> = { 'x-service-client-id': start.siteId, 'x-service-device-id': `bench-${Math.random()}` };
+  if (token) headers.authorization = `Bearer ${token}`;
+  try {
+    const reply = await fetch(`${base}/pages/v2/content/id/${start.channelId}`, { headers });
+    const body = (await reply.json()) as { canIPlayResponse?: { contentCheck?: { video?: { video?: { url?: string } | null } } } };
+    if (body.canIPlayResponse?.contentCheck?.video?.video?.url) holding.push(now());
+    else checkFailures += 1;
+  } catch {
+    checkFailures += 1;
+  }
+}
+
+function openViewer(start: Start, token?: string): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
+    sockets.push(socket);
+    let live = false;
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
+    socket.on('message', (data) => {
+      const text = data.toString();
+      if (text.startsWith('{"type":"connection_ack"')) {
+        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { channelId: start.channelId } } }));
+        return;
+      }
+      if (text.startsWith('{"type":"error"') || text.includes('"errors"')) {
+        failures += 1;
+        return resolve();
+      }
+      if (!text.includes('"channelStatus"')) return;
+      // The first event (at subscribe) says the viewer is in.
+      if (!text.includes('"live":true')) return resolve();
+      if (live) return;
+      live = true;
+      if (text.includes('"playbackUrl":"')) holding.push(now());
+      else void askCheck(start, token);
+    });
+    socket.on('error', () => {
+      failures += 1;
+      resolve();
+    });
+  });
+}
+
+process.on('message', async (message: Start | { type: 'report' } | { type: 'close' }) => {
+  if (message.type === 'start') {
+    for (let opened = 0; opened < message.count; opened += message.concurrency) {
+      const batch = Math.min(message.concurrency, message.count - opened);
+      await Promise.all(Array.from({ length: batch }, (_, index) => openViewer(message, message.tokens?.[opened + index])));
+    }
+    process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures });
+  } else if (message.type === 'report') {
+    process.send?.({ type: 'holding', times: holding, checkFailures });
+  } else if (message.type === 'close') {
+    for (const socket of sockets) socket.terminate();
+    process.exit(0);
+  }
+});

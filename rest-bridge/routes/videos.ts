@@ -1,0 +1,52 @@
+/**
+ * Videos (ours, DESIGN "The show"): a channel's videos newest first, and what an admin changes in one —
+ * its title, description and the entitlements (`subscriptions`) the content check asks of viewers.
+ * Answered by the content subgraph. The provider's VOD delivery (POST /video/v3/vod) is in streams.ts.
+ */
+import { SITE_ADMIN, SITE_ID, arrayOf, pathId as id, ref } from '../table';
+import type { JsonSchema, RouteSpec } from '../table';
+import { VIDEO, limit, obj, offset, query } from './shared';
+
+const updateVideoBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    title: { type: 'string', minLength: 1, maxLength: 200 },
+    description: { type: 'string', maxLength: 5000 },
+    subscriptions: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1 }, description: 'entitlement SKUs of the site; [] = free' },
+  },
+};
+
+/** Components of the OpenAPI document these routes refer to. */
+export const videoSchemas: Record<string, JsonSchema> = {
+  VideoList: obj({ results: arrayOf(ref('Video')), pagination: obj({ limit: { type: 'integer' }, offset: { type: 'integer' }, totalCount: { type: 'integer' } }) }),
+};
+
+export const videoRoutes: RouteSpec[] = [
+  {
+    operationId: 'listChannelVideos',
+    method: 'get',
+    path: '/video/v3/',
+    summary: 'A channel’s videos (its recordings and others), newest first',
+    tag: 'Videos',
+    auth: SITE_ID,
+    params: [query('channelId', { type: 'string', minLength: 1 }, true, 'the channel'), limit, offset],
+    document: /* GraphQL */ `query ListChannelVideos($channelId: ID!, $limit: Int, $offset: Int) {
+      result: channelVideos(channelId: $channelId, limit: $limit, offset: $offset) { results { ${VIDEO} } pagination { limit offset totalCount } } }`,
+    variables: { channelId: 'query.channelId', limit: 'query.limit', offset: 'query.offset' },
+    response: ref('VideoList'),
+  },
+  {
+    operationId: 'updateVideo',
+    method: 'put',
+    path: '/video/v3/{id}',
+    summary: 'Change a video’s title, description or entitlements (subscriptions: SKUs of the site)',
+    tag: 'Videos',
+    auth: SITE_ADMIN,
+    params: [id('id', 'video ID')],
+    body: { schema: updateVideoBody, required: true, readOnly: ['_id', 'created', 'modified', 'siteId', 'type', 'url', 'durationSeconds', 'player', 'thumbnail', 'uploadStatus', 'tags'] },
+    document: /* GraphQL */ `mutation UpdateVideo($id: ID!, $input: UpdateVideoInput!) { result: updateVideo(id: $id, input: $input) { ${VIDEO} } }`,
+    variables: { id: 'path.id', input: 'body' },
+    response: ref('Video'),
+  },
+];

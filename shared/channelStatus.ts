@@ -1,0 +1,52 @@
+/**
+ * The show of a channel as viewers see it (DESIGN "The show"): the shape of `channelStatus`, which the
+ * content subgraph computes and the gateway's live server pushes, and the bus message that says a
+ * channel's show changed. One module both import, so neither knows the other's internals.
+ */
+import { Topics, type EventBus } from './bus';
+import { announceViewerReadsChanged } from './viewerReads';
+
+/** The show state of a channel, from its stream's webhooks in seed 000's order. */
+export type ShowState = 'OFFLINE' | 'STARTING' | 'LIVE' | 'RECONNECTING' | 'ENDED';
+
+/** The states in which a published channel is live (the provider plays the fallback image while RECONNECTING). */
+export const ON_AIR: readonly ShowState[] = ['LIVE', 'RECONNECTING'];
+
+/** Until a scheduled or countdown start. */
+export interface ChannelCountdown {
+  title: string | null;
+  /** Unix ms, server clock. */
+  startsAt: number;
+}
+
+/** What `channelStatus` answers and pushes (contract.md). */
+export interface ChannelStatus {
+  channelId: string;
+  state: ShowState;
+  live: boolean;
+  liveBroadcastId: string | null;
+  startedAt: number | null;
+  streamSecond: number | null;
+  recordingVideoId: string | null;
+  /** Only while live and only for a channel without a gate. */
+  playbackUrl: string | null;
+  countdown: ChannelCountdown | null;
+}
+
+/** What travels on Topics.channelStatus: the channel whose status may have changed, and when the change was accepted. */
+export interface ChannelStatusMessage {
+  siteId: string;
+  channelId: string;
+  /** Unix ms the webhook (or call) behind the change was accepted: the start of the webhook → viewer delay. */
+  acceptedAt: number;
+}
+
+/**
+ * Tells every instance that a channel's status may have changed: the site's viewer-read caches drop
+ * first (this process's at once, so the content check and channelStatus read it anew), then viewers'
+ * channelStatus subscriptions hear it and read the status once per instance.
+ */
+export async function announceChannelStatus(bus: EventBus, message: ChannelStatusMessage): Promise<void> {
+  await announceViewerReadsChanged(bus, message.siteId);
+  await bus.publish(Topics.channelStatus, message);
+}

@@ -1,0 +1,19 @@
+/** Resolvers of the show: channelStatus (C), a channel's videos (C) and their admin (D or a Videos role), channel ↔ stream. */
+import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import type { Resolvers } from '../resolvers.generated';
+import { channelStatus } from '../show/channelStatus';
+import { attachChannelStream } from '../show/channelStream';
+import { channelVideos, updateVideo } from '../show/channelVideos';
+import { Scopes } from './access';
+
+export const showResolvers: Resolvers = {
+  Query: {
+    channelStatus: (_root, { channelId }, ctx) => channelStatus(ctx, requireSite(ctx.identity), channelId),
+    channelVideos: (_root, { channelId, limit, offset }, ctx) => channelVideos(ctx, requireSite(ctx.identity), channelId, limit ?? 50, offset ?? 0),
+  },
+  Mutation: {
+    updateVideo: (_root, { id, input }, ctx) => updateVideo(ctx, requireAdmin(ctx.identity, Scopes.videos, { write: true }), id, input),
+    attachChannelStream: (_root, { channelId, streamId }, ctx) =>
+      attachChannelStream(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true, pageId: channelId }), channelId, streamId),
+  },
+};

@@ -1,0 +1,100 @@
+/**
+ * What the content subgraph knows of a channel's show. Streams belong to the integrations subgraph: a
+ * channel names its stream (`renderers.livestream.stream_id`) and its show is asked there through the
+ * supergraph, as the service, and kept per instance until the site's viewer reads change (integrations
+ * announces every show change), so thousands of viewers' checks make one read per instance per change.
+ */
+import { serviceIdentity } from '../../../shared/auth/identity';
+import { ON_AIR, type ShowState } from '../../../shared/channelStatus';
+import type { Page, Video } from '../../../shared/db/generated/sqlite';
+import type { SubgraphContext } from '../../../shared/subgraph';
+import { isRecord, type JsonRecord } from '../checks';
+import { viewerRead } from '../viewerReads';
+
+/** A stream's show as the integrations subgraph answers it (ChannelShow). */
+export interface StreamShow {
+  streamId: string;
+  state: ShowState;
+  liveBroadcastId: string | null;
+  playbackUrl: string;
+  startedAt: number | null;
+  recordingStartedAt: number | null;
+}
+
+const CHANNEL_SHOW = /* GraphQL */ `
+  query ChannelShowOfStream($streamId: ID!) { channelShow(streamId: $streamId) { streamId state liveBroadcastId playbackUrl startedAt recordingStartedAt } }
+`;
+
+type Reader = Pick<SubgraphContext, 'bus' | 'db' | 'supergraph'>;
+
+const livestreamOf = (document: unknown): JsonRecord => {
+  const renderers = isRecord(document) && isRecord(document.renderers) ? document.renderers : {};
+  return isRecord(renderers.livestream) ? renderers.livestream : {};
+};
+
+/** The stream a channel names, or null (its video comes from elsewhere). */
+export function streamIdOf(document: unknown): string | null {
+  const streamId = livestreamOf(document).stream_id;
+  return typeof streamId === 'string' && streamId !== '' ? streamId : null;
+}
+
+/** The admin's switch: `active_renderers.livestream` and `livestream_published`. */
+export function switchedOn(document: unknown): boolean {
+  const active = isRecord(document) && isRecord(document.active_renderers) ? document.active_renderers : {};
+  return active.livestream === true && livestreamOf(document).livestream_published === true;
+}
+
+/** The show of the channel's stream; null for a channel with no stream of ours (or one integrations does not know). */
+export function showOf(ctx: Reader, page: Page): Promise<StreamShow | null> {
+  const streamId = streamIdOf(page.document);
+  if (!streamId) return Promise.resolve(null);
+  return viewerRead(ctx, page.siteId, `show:${streamId}`, async () => {
+    const { channelShow } = await ctx.supergraph.execute<{ channelShow: StreamShow | null }>(CHANNEL_SHOW, { streamId }, serviceIdentity(page.siteId));
+    return channelShow;
+  });
+}
+
+/** Whether the stream is LIVE or RECONNECTING; a channel without a stream of ours counts as on air (live by the switch alone). */
+export const onAir = (show: StreamShow | null): boolean => show === null || ON_AIR.includes(show.state);
+
+/** Live: the switch is on and the show is on air. */
+export const isLive = (page: Page, show: StreamShow | null): boolean => switchedOn(page.document) && onAir(show);
+
+/** The channel's newest delivered recording (a Video of type vod), kept like the show. */
+export function newestRecording(ctx: Reader, page: Page): Promise<Video | null> {
+  return viewerRead(ctx, page.siteId, `recording:${page.id}`, () =>
+    ctx.db.video.findFirst({ where: { siteId: page.siteId, pageId: page.id, type: 'vod' }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+  );
+}
+
+/** Whether the channel offers its recording while offline (`data.content.offline.kind: "recording"`, ours). */
+export function offersRecording(document: unknown): boolean {
+  const data = isRecord(document) && isRecord(document.data) ? document.data : {};
+  const content = isRecord(data.content) ? data.content : {};
+  return isRecord(content.offline) && content.offline.kind === 'recording';
+}
+
+/** The live video in the seed's Video shape: `_id` the live broadcast, `url` the live HLS, the channel's name as title. */
+export function liveVideoOf(page: Page, show: StreamShow): Video {
+  const data = isRecord(page.document) && isRecord(page.document.data) ? page.document.data : {};
+  const startedAt = new Date(show.startedAt ?? Date.now());
+  return {
+    id: show.liveBroadcastId ?? show.streamId,
+    siteId: page.siteId,
+    pageId: page.id,
+    title: typeof data.name === 'string' ? data.name : '',
+    description: '',
+    type: 'live',
+    url: show.playbackUrl,
+    durationSeconds: null,
+    player: 'stagegraph',
+    thumbnail: null,
+    uploadStatus: 'ready',
+    requiredSkus: [],
+    source: { streamId: show.streamId },
+    externalId: null,
+    tags: [],
+    createdAt: startedAt,
+    updatedAt: startedAt,
+  };
+}

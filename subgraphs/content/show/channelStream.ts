@@ -1,0 +1,61 @@
+/**
+ * Channel ↔ stream: a stream created for a channel becomes its stream (`renderers.livestream.stream_id`)
+ * when it has none; a channel that names a stream keeps it. Deleting a channel asks the provider to
+ * block its stream's ingest (the integrations subgraph's deleteStream call, retried like every call).
+ * A channel changed or deleted by its admin (the switch, the gate, the countdown) is announced to its
+ * channelStatus viewers like a webhook.
+ */
+import { serviceIdentity } from '../../../shared/auth/identity';
+import { announceChannelStatus } from '../../../shared/channelStatus';
+import type { Page, Prisma } from '../../../shared/db/generated/sqlite';
+import type { Logger } from '../../../shared/logger';
+import type { SubgraphContext } from '../../../shared/subgraph';
+import { isRecord } from '../checks';
+import { findPage } from '../pages';
+import { streamIdOf } from './channelShow';
+
+/** Tries this many times when another write changed the page between its read and the update. */
+const ATTEMPTS = 5;
+
+export async function attachChannelStream(db: SubgraphContext['db'], siteId: string, channelId: string, streamId: string): Promise<Page> {
+  for (let attempt = 1; ; attempt += 1) {
+    const page = await findPage(db, siteId, channelId);
+    if (streamIdOf(page.document) !== null) return page;
+    const document = isRecord(page.document) ? page.document : {};
+    const renderers = isRecord(document.renderers) ? document.renderers : {};
+    const livestream = isRecord(renderers.livestream) ? renderers.livestream : {};
+    const next = { ...document, renderers: { ...renderers, livestream: { ...livestream, stream_id: streamId } } };
+    // Conditional on the page being as read: a concurrent write (or a second stream) is never overwritten.
+    const written = await db.page.updateMany({
+      where: { id: page.id, updatedAt: page.updatedAt },
+      data: { document: next as Prisma.InputJsonValue, updatedAt: new Date(Math.max(Date.now(), page.updatedAt.getTime() + 1)) },
+    });
+    if (written.count === 1 || attempt === ATTEMPTS) return findPage(db, siteId, channelId);
+  }
+}
+
+const DELETE_STREAM = /* GraphQL */ `mutation DeleteChannelStream($streamId: ID!) { deleteProviderStream(streamId: $streamId) { id } }`;
+
+/**
+ * Asks the provider to block the deleted channel's stream. The channel is gone whatever the provider
+ * says: a failure (after the call's own retries) is logged for the operator, not thrown at the admin.
+ */
+export async function deleteChannelStream(ctx: Pick<SubgraphContext, 'supergraph'> & { logger: Logger }, page: Page): Promise<void> {
+  const streamId = streamIdOf(page.document);
+  if (!streamId || page.type !== 'channel') return;
+  try {
+    await ctx.supergraph.execute(DELETE_STREAM, { streamId }, serviceIdentity(page.siteId));
+  } catch (error) {
+    ctx.logger.warn({ err: (error as Error).message, streamId }, 'the deleted channel’s stream could not be blocked at its provider');
+  }
+}
+
+/** A channel's admin changed it: its channelStatus viewers on every instance read it again (a failure is logged). */
+export async function announceChannelChange(ctx: Pick<SubgraphContext, 'bus'> & { logger: Logger }, page: Page): Promise<void> {
+  if (page.type !== 'channel') return;
+  try {
+    await announceChannelStatus(ctx.bus, { siteId: page.siteId, channelId: page.id, acceptedAt: Date.now() });
+  } catch (error) {
+    ctx.logger.warn({ err: (error as Error).message, channelId: page.id }, 'a channel change was not announced to its viewers');
+  }
+}
