@@ -19,6 +19,8 @@ export interface WatchState extends ConnectionState {
   view: WatchViewKind;
   /** The show's state from the last status, null before one (or on a server without `channelStatus`). */
   show: ChannelStatus['state'] | null;
+  /** The last status received (what every viewer of the channel gets), null as `show`. */
+  status: ChannelStatus | null;
   /** Content checks answered so far. */
   checks: number;
   player: PlayerState;
@@ -46,7 +48,7 @@ const chat = byId<HTMLElement>('sg-watch-chat');
 const sound = byId<HTMLButtonElement>('sg-watch-sound');
 
 const player = new WatchPlayer(video);
-const state: WatchState = { view: 'loading', show: null, checks: 0, player: player.state, chatPanelId: null, transport: null, connected: false, connections: 0 };
+const state: WatchState = { view: 'loading', show: null, status: null, checks: 0, player: player.state, chatPanelId: null, transport: null, connected: false, connections: 0 };
 (window as unknown as { stagegraphWatch: WatchState }).stagegraphWatch = state;
 
 let check: ContentCheckAnswer | null = null;
@@ -224,6 +226,7 @@ let statusKey = '';
 
 function onStatus(next: ChannelStatus): void {
   status = next;
+  state.status = next;
   state.show = next.state;
   // What the check answers changes with these: ask it again (it is served from the instance's cache).
   const key = [next.state, next.live, next.liveBroadcastId, next.recordingVideoId, next.playbackUrl].join('|');
@@ -244,6 +247,7 @@ function connect(): void {
       if (client !== next) return;
       // No status (a server without the show's push): the check alone decides, asked again now and then.
       status = null;
+      state.status = null;
       state.show = null;
       render();
       window.setTimeout(() => {

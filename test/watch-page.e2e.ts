@@ -7,114 +7,53 @@
  * the check's refusal in place of the video, with no URL of it in the page and nothing asked of the CDN;
  * the viewer holding the entitlement, or the password, plays it. The demo path serves the same page.
  */
-import type { Browser, Frame, Page } from 'puppeteer-core';
-import type { Stack } from '../stack';
-import { launchBrowser } from './helpers/browser';
-import { startHlsCdn, type HlsCdn } from './helpers/cdn';
+import type { Frame } from 'puppeteer-core';
 import { createChatPanel } from './helpers/chat';
 import { graphql, rest } from './helpers/http';
 import { broadcastTo, createOverlay, createShowStream, deliverRecording, startRecording, stopRecording } from './helpers/show';
-import { createTestSite, grantEntitlement, startTestStack, stopAll, type TestSite } from './helpers/stack';
-import { startFakeStreamProvider, type FakeStreamProvider } from './helpers/streamProvider';
+import { createTestSite, grantEntitlement } from './helpers/stack';
 import { until } from './helpers/wait';
+import { messageOf, overlayModeOf, sourceOf, timecodeOverlays, untilAdvancing, untilView, watchTestbed } from './helpers/watchPage';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here only.
 declare const window: any;
 declare const document: any;
-declare const location: any;
-declare const MutationObserver: any;
 
-let stack: Stack;
-let site: TestSite;
-let browser: Browser;
-let cdn: HlsCdn;
-let provider: FakeStreamProvider;
-const pages: Page[] = [];
-
-beforeAll(async () => {
-  [stack, browser, cdn, provider] = await Promise.all([startTestStack(), launchBrowser(), startHlsCdn(), startFakeStreamProvider()]);
-  site = await createTestSite(stack, 'Watch site');
-}, 120_000);
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((page) => page.close()));
-});
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all([cdn?.close(), provider?.close()]);
-  await stopAll();
-});
+const bed = watchTestbed('Watch site');
 
 let count = 0;
 async function createPage(data: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
-  const reply = await rest(stack, 'POST', '/pages/v3', { headers: site.admin, body: { slug: `watch-${++count}`, type: 'channel', data: { name: `Channel ${count}`, ...data }, ...extra } });
+  const reply = await rest(bed.stack, 'POST', '/pages/v3', { headers: bed.site.admin, body: { slug: `watch-${++count}`, type: 'channel', data: { name: `Channel ${count}`, ...data }, ...extra } });
   expect(reply.status).toBe(200);
   return reply.body._id;
 }
 
 /** A Video of the site at `url` (the provider's delivery, through GraphQL as an admin's tool would). */
 async function videoAt(pageId: string, url: string): Promise<string> {
-  const reply = await graphql(stack, /* GraphQL */ `mutation($input: RecordVodInput!) { recordVod(input: $input) { id } }`, { input: { pageId, vodId: `vod-${pageId}-${++count}`, url, durationSeconds: 10 } }, site.admin);
+  const reply = await graphql(bed.stack, /* GraphQL */ `mutation($input: RecordVodInput!) { recordVod(input: $input) { id } }`, { input: { pageId, vodId: `vod-${pageId}-${++count}`, url, durationSeconds: 10 } }, bed.site.admin);
   return reply.body.data!.recordVod.id;
 }
 
-/**
- * The watch page in a new tab. Each overlay element the overlay layer adds is stamped with the video's
- * time then (`window.__overlaysSeen`), and every URL the page asks for is kept (`requested`).
- */
-async function openWatch(channelId: string, options: { token?: string; path?: string } = {}): Promise<{ page: Page; requested: string[] }> {
-  const page = await browser.newPage();
-  pages.push(page);
-  const requested: string[] = [];
-  page.on('request', (request) => requested.push(request.url()));
-  await page.evaluateOnNewDocument(() => {
-    window.posted = [];
-    window.addEventListener('message', (event: any) => window.posted.push(event.data));
-    if (location.pathname !== '/embed/v1/overlays') return;
-    new MutationObserver((records: any[]) => {
-      for (const record of records) {
-        for (const node of record.addedNodes) {
-          if (!node.dataset?.overlayId) continue;
-          const top = window.top;
-          (top.__overlaysSeen ??= []).push({ id: node.dataset.overlayId, origin: node.dataset.origin, at: top.document.getElementById('player').currentTime });
-        }
-      }
-    }).observe(document, { childList: true, subtree: true });
-  });
-  const query = new URLSearchParams({ siteId: site.siteId, channelId, ...(options.token ? { token: options.token } : {}) });
-  await page.goto(`${stack.url}${options.path ?? '/embed/v1/watch'}?${query}`);
-  await page.bringToFront();
-  return { page, requested };
-}
-
-const stateOf = (page: Page) => page.$eval('#sg-watch', (node: any) => node.dataset.state);
-const untilState = (page: Page, state: string) => until(() => stateOf(page), (value) => value === state, `the watch page in state ${state}`);
-const videoTime = (page: Page): Promise<number> => page.evaluate(() => document.getElementById('player').currentTime);
-
-/** Waits until the page's video plays on: its time passes `from`, then advances further. */
-async function untilPlaying(page: Page, from = 0.5): Promise<void> {
-  const first = await until(() => videoTime(page), (time) => time > from, 'the video playing', 60_000);
-  await until(() => videoTime(page), (time) => time > first + 0.5, 'the video time advancing', 30_000);
-}
 
 describe('a recording with its overlays and chat', () => {
   it('plays the recording with hls.js, shows the overlays of its timeline at their seconds, and the chat panel beside it', async () => {
     const channelId = await createPage({});
-    const stream = await createShowStream(stack, site, provider, channelId);
-    const [early, late] = [await createOverlay(stack, site, 'Kick-off', 2), await createOverlay(stack, site, 'Goal', 2)];
-    const liveBroadcastId = await startRecording(stack, site, stream);
+    const stream = await createShowStream(bed.stack, bed.site, bed.provider, channelId);
+    const [early, late] = [await createOverlay(bed.stack, bed.site, 'Kick-off', 2), await createOverlay(bed.stack, bed.site, 'Goal', 2)];
+    const liveBroadcastId = await startRecording(bed.stack, bed.site, stream);
     const startedAt = Date.now();
-    const first = await broadcastTo(stack, site, early, channelId);
+    const first = await broadcastTo(bed.stack, bed.site, early, channelId);
     // Three seconds on, so the second overlay is far into the video from the first (its second is measured).
     await until(() => Date.now(), (now) => now >= startedAt + 3100, 'three seconds of recording');
-    const second = await broadcastTo(stack, site, late, channelId);
-    await stopRecording(stack, site, stream);
+    const second = await broadcastTo(bed.stack, bed.site, late, channelId);
+    await stopRecording(bed.stack, bed.site, stream);
     expect(second.streamSecond! - first.streamSecond!).toBeGreaterThanOrEqual(2);
-    const videoId = await deliverRecording(stack, stream, liveBroadcastId, cdn.vodUrl, 10);
+    const videoId = await deliverRecording(bed.stack, stream, liveBroadcastId, bed.cdn.vodUrl, 10);
 
-    const poster = await rest(stack, 'POST', '/panel/v3/', { headers: site.admin, body: { siteId: site.siteId, renderer: { panel_type: 'image', panel_name: 'Poster', image_url: 'https://img.example/poster.png' } } });
-    const chatPanel = await createChatPanel(stack, site);
-    const update = await rest(stack, 'PUT', `/pages/v3/${channelId}`, {
-      headers: site.admin,
+    const poster = await rest(bed.stack, 'POST', '/panel/v3/', { headers: bed.site.admin, body: { siteId: bed.site.siteId, renderer: { panel_type: 'image', panel_name: 'Poster', image_url: 'https://img.example/poster.png' } } });
+    const chatPanel = await createChatPanel(bed.stack, bed.site);
+    const update = await rest(bed.stack, 'PUT', `/pages/v3/${channelId}`, {
+      headers: bed.site.admin,
       body: {
         data: { name: 'Final replay', content: { offline: { kind: 'video', video: { _id: videoId } } } },
         renderers: { sidebar: { items: [{ array_id: 'poster', id: poster.body._id }, { array_id: 'chat', id: chatPanel }] } },
@@ -122,31 +61,29 @@ describe('a recording with its overlays and chat', () => {
     });
     expect(update.status).toBe(200);
 
-    const { page } = await openWatch(channelId);
-    await untilState(page, 'video');
-    await untilPlaying(page);
+    const { page } = await bed.open(channelId);
+    await untilView(page, 'video');
+    await untilAdvancing(page);
     expect(await page.evaluate(() => window.stagegraphWatch.player.engine)).toBe('hls.js');
-    expect(await page.$eval('#player', (node: any) => node.dataset.source)).toBe('vod');
-    expect(cdn.requests).toEqual(expect.arrayContaining(['/vod/out.m3u8', '/vod/out0.ts']));
+    expect(await sourceOf(page)).toBe('vod');
+    expect(bed.cdn.requests).toEqual(expect.arrayContaining(['/vod/out.m3u8', '/vod/out0.ts']));
 
     // Each overlay at its second of the video, in the order broadcast, never before its second (and not
     // long after: a second of timeupdate spacing, and room for a loaded machine).
     // (The layer shows live pushes until the page knows it plays a recording: the last one may still be live.)
-    type Seen = { id: string; origin: string; at: number };
-    const timecodeShown = () => page.evaluate(() => (window.__overlaysSeen ?? []).filter((entry: Seen) => entry.origin === 'timecode')) as Promise<Seen[]>;
-    const seen = await until(timecodeShown, (list) => [early, late].every((id) => list.some((entry) => entry.id === id)), 'both overlays shown', 60_000);
+    const seen = await until(() => timecodeOverlays(page), (list) => [early, late].every((id) => list.some((entry) => entry.id === id)), 'both overlays shown', 60_000);
     expect(seen.map((entry) => entry.id).slice(0, 2)).toEqual([early, late]);
     for (const [entry, { streamSecond }] of [[seen[0], first], [seen[1], second]] as const) {
       expect(entry.at).toBeGreaterThanOrEqual(streamSecond!);
       expect(entry.at).toBeLessThan(streamSecond! + 3);
     }
-    expect(await page.$eval('#overlays', (node: any) => new URL(node.src).searchParams.get('mode'))).toBe('timecode');
+    expect(await overlayModeOf(page)).toBe('timecode');
 
     // The channel's first chat panel (not the poster before it), connected beside the video.
     expect(await page.evaluate(() => window.stagegraphWatch.chatPanelId)).toBe(chatPanel);
     const chatSrc = await page.$eval('#sg-watch-chat:not([hidden]) iframe', (node: any) => node.src);
     expect(new URL(chatSrc).pathname).toBe('/embed/v1/chat');
-    expect(Object.fromEntries(new URL(chatSrc).searchParams)).toEqual({ siteId: site.siteId, panelId: chatPanel });
+    expect(Object.fromEntries(new URL(chatSrc).searchParams)).toEqual({ siteId: bed.site.siteId, panelId: chatPanel });
     const chat = (await (await page.$('#sg-watch-chat iframe'))!.contentFrame()) as Frame;
     await chat.waitForFunction(() => window.stagegraphChat?.connected === true);
     expect(await page.$eval('#sg-watch-title', (node: any) => node.textContent)).toBe('Final replay');
@@ -156,40 +93,41 @@ describe('a recording with its overlays and chat', () => {
 describe('a refusal in place of the video', () => {
   it('shows a gated channel’s refusal with no URL of its video in the page or asked of the CDN, and plays it for the ticket holder', async () => {
     const holder = await createPage({});
-    const gatedUrl = `${cdn.url}/vod/out.m3u8?gated=${++count}`;
+    const gatedUrl = `${bed.cdn.url}/vod/out.m3u8?gated=${++count}`;
     const videoId = await videoAt(holder, gatedUrl);
     const channelId = await createPage({
       gate: { active: true, kind: 'subscription', gate: { subscriptions: ['season-pass'], title: 'Get a ticket' } },
       content: { offline: { kind: 'video', video: { _id: videoId } } },
     });
-    const cdnAsked = cdn.requests.length;
+    const cdnAsked = bed.cdn.requests.length;
 
-    const { page, requested } = await openWatch(channelId);
-    await untilState(page, 'refused');
+    const { page, requested } = await bed.open(channelId);
+    await untilView(page, 'refused');
     const refusal = await page.$eval('#sg-watch-refusal', (node: any) => ({ hidden: node.hidden, type: node.dataset.errorType, text: node.textContent }));
     expect(refusal).toEqual({ hidden: false, type: 'entitlement_required', text: expect.stringContaining('season-pass') });
     expect(refusal.text).toContain('A ticket is needed to watch');
-    expect(await page.$eval('#player', (node: any) => ({ src: node.getAttribute('src'), source: node.dataset.source ?? null }))).toEqual({ src: null, source: null });
+    expect(await page.$eval('#player', (node: any) => node.getAttribute('src'))).toBeNull();
+    expect(await sourceOf(page)).toBeNull();
     const html = await page.evaluate(() => document.documentElement.outerHTML);
-    expect(html).not.toContain(cdn.url);
+    expect(html).not.toContain(bed.cdn.url);
     expect(html).not.toContain('gated=');
-    expect(requested.filter((url) => url.startsWith(cdn.url))).toEqual([]);
-    expect(cdn.requests.length).toBe(cdnAsked);
+    expect(requested.filter((url) => url.startsWith(bed.cdn.url))).toEqual([]);
+    expect(bed.cdn.requests.length).toBe(cdnAsked);
 
-    const { accountId, token } = await site.signIn([]);
-    await grantEntitlement(stack, site.siteId, accountId, 'season-pass');
-    const holderView = await openWatch(channelId, { token });
-    await untilState(holderView.page, 'video');
-    await untilPlaying(holderView.page);
+    const { accountId, token } = await bed.site.signIn([]);
+    await grantEntitlement(bed.stack, bed.site.siteId, accountId, 'season-pass');
+    const holderView = await bed.open(channelId, { token });
+    await untilView(holderView.page, 'video');
+    await untilAdvancing(holderView.page);
     expect(holderView.requested.some((url) => url === gatedUrl)).toBe(true);
   }, 120_000);
 
   it('asks for a password gate’s password, says when it is wrong, and plays with the right one', async () => {
     const holder = await createPage({});
-    const videoId = await videoAt(holder, cdn.vodUrl);
+    const videoId = await videoAt(holder, bed.cdn.vodUrl);
     const channelId = await createPage({ gate: { active: true, kind: 'password', gate: { password: 'open sesame' } }, content: { offline: { kind: 'video', video: { _id: videoId } } } });
-    const { page } = await openWatch(channelId);
-    await untilState(page, 'refused');
+    const { page } = await bed.open(channelId);
+    await untilView(page, 'refused');
     expect(await page.$eval('#sg-watch-refusal', (node: any) => node.dataset.errorType)).toBe('gate_password');
     expect(await page.$eval('#sg-watch-password', (node: any) => node.hidden)).toBe(false);
     const checks = await page.evaluate(() => window.stagegraphWatch.checks);
@@ -200,21 +138,21 @@ describe('a refusal in place of the video', () => {
     await page.$eval('#sg-watch-password input', (node: any) => (node.value = ''));
     await page.type('#sg-watch-password input', 'open sesame');
     await page.click('#sg-watch-password button');
-    await untilState(page, 'video');
-    await untilPlaying(page);
+    await untilView(page, 'video');
+    await untilAdvancing(page);
   }, 120_000);
 
   it('asks a signed-out viewer of a members-only channel to sign in (the page around it is told)', async () => {
     const channelId = await createPage({ gate: { active: true, kind: 'login' } });
-    const { page } = await openWatch(channelId);
-    await untilState(page, 'refused');
+    const { page } = await bed.open(channelId);
+    await untilView(page, 'refused');
     expect(await page.$eval('#sg-watch-refusal h2', (node: any) => node.textContent)).toBe('Sign in to watch');
     await page.click('#sg-watch-login');
     await until(() => page.evaluate(() => window.posted), (posted: any[]) => posted.some((data) => data?.action === 'login'), 'the login message');
 
-    const signedIn = await openWatch(channelId, { token: await site.token([]) });
-    await untilState(signedIn.page, 'offline');
-    expect(await signedIn.page.$eval('#sg-watch-message h2', (node: any) => node.textContent)).toBe('This channel is offline');
+    const signedIn = await bed.open(channelId, { token: await bed.site.token([]) });
+    await untilView(signedIn.page, 'offline');
+    expect(await messageOf(signedIn.page)).toBe('This channel is offline');
   });
 });
 
@@ -222,31 +160,31 @@ describe('the page itself', () => {
   it('is served at the watch and demo paths with the embed’s headers, and answers 400 naming a missing ID', async () => {
     const channelId = await createPage({});
     for (const path of ['/embed/v1/watch', '/embed/v1/demo']) {
-      const reply = await fetch(`${stack.url}${path}?siteId=${site.siteId}&channelId=${channelId}`);
+      const reply = await fetch(`${bed.stack.url}${path}?siteId=${bed.site.siteId}&channelId=${channelId}`);
       expect(reply.status).toBe(200);
       const csp = reply.headers.get('content-security-policy')!;
       for (const part of ["script-src 'self'", 'frame-ancestors *', "connect-src 'self' http: https:", 'media-src http: https: blob:', 'worker-src blob:']) expect(csp).toContain(part);
       expect(reply.headers.get('x-frame-options')).toBeNull();
       const html = await reply.text();
       expect(html).toContain('<script src="/sdk/v1/watch.js"></script>');
-      expect(html).toContain(`/embed/v1/overlays?siteId=${site.siteId}&amp;channelId=${channelId}`);
+      expect(html).toContain(`/embed/v1/overlays?siteId=${bed.site.siteId}&amp;channelId=${channelId}`);
     }
-    const script = await fetch(`${stack.url}/sdk/v1/watch.js`);
+    const script = await fetch(`${bed.stack.url}/sdk/v1/watch.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('access-control-allow-origin')).toBe('*');
-    for (const [query, field] of [['', 'siteId'], [`?siteId=${site.siteId}`, 'channelId'], [`?siteId=${site.siteId}&channelId=%3Cb%3E`, 'channelId']]) {
-      const reply = await rest(stack, 'GET', `/embed/v1/watch${query}`);
+    for (const [query, field] of [['', 'siteId'], [`?siteId=${bed.site.siteId}`, 'channelId'], [`?siteId=${bed.site.siteId}&channelId=%3Cb%3E`, 'channelId']]) {
+      const reply = await rest(bed.stack, 'GET', `/embed/v1/watch${query}`);
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual({ success: false, message: expect.stringContaining(field) });
     }
   });
 
   it('says a channel of another site is not available, and shows nothing of it', async () => {
-    const other = await createTestSite(stack, 'Other site');
-    const theirs = await rest(stack, 'POST', '/pages/v3', { headers: other.admin, body: { slug: 'theirs', type: 'channel', data: { name: 'Their secret show' } } });
-    const { page } = await openWatch(theirs.body._id);
-    await untilState(page, 'unavailable');
-    expect(await page.$eval('#sg-watch-message h2', (node: any) => node.textContent)).toBe('This channel is not available');
+    const other = await createTestSite(bed.stack, 'Other site');
+    const theirs = await rest(bed.stack, 'POST', '/pages/v3', { headers: other.admin, body: { slug: 'theirs', type: 'channel', data: { name: 'Their secret show' } } });
+    const { page } = await bed.open(theirs.body._id);
+    await untilView(page, 'unavailable');
+    expect(await messageOf(page)).toBe('This channel is not available');
     expect(await page.evaluate(() => document.body.textContent)).not.toContain('Their secret show');
   });
 });

@@ -3,7 +3,7 @@
  * segments), served over HTTP on loopback with CORS (hls.js fetches it from the watch page's origin), and
  * every path asked for recorded. `/vod/out.m3u8` is a finished recording; `/live/index.m3u8` is a live
  * stream: a playlist without an end whose window moves on one segment a second from the first time it
- * is asked for, as a provider's live HLS does.
+ * is asked for, as a provider's live HLS does (the same seconds of test pattern, round and round).
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -49,13 +49,23 @@ async function encode(dir: string, seconds: number): Promise<Segment[]> {
   return segmentsOf(readFileSync(join(dir, 'out.m3u8'), 'utf8'));
 }
 
-/** The live playlist at `elapsed` ms after it was first asked for: the last few segments ready by then, no end. */
+/**
+ * The live playlist at `elapsed` ms after it was first asked for: the last six segments ready by then and
+ * no end. The segments go round (a discontinuity where the recording starts again), so it never runs out.
+ */
 function livePlaylist(segments: Segment[], elapsed: number): string {
-  const ready = Math.min(segments.length, 3 + Math.floor(elapsed / 1000));
+  const ready = 3 + Math.floor(elapsed / 1000);
   const first = Math.max(0, ready - 6);
-  const window = segments.slice(first, ready);
+  const entries: string[] = [];
+  for (let index = first; index < ready; index += 1) {
+    const segment = segments[index % segments.length];
+    if (index > 0 && index % segments.length === 0) entries.push('#EXT-X-DISCONTINUITY');
+    entries.push(`#EXTINF:${segment.duration.toFixed(6)},`, segment.name);
+  }
+  // Discontinuities that left the window before its first segment.
+  const passed = first > 0 ? Math.floor((first - 1) / segments.length) : 0;
   const target = Math.ceil(Math.max(...segments.map((segment) => segment.duration)));
-  return ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, `#EXT-X-MEDIA-SEQUENCE:${first}`, ...window.flatMap((segment) => [`#EXTINF:${segment.duration.toFixed(6)},`, segment.name]), ''].join('\n');
+  return ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, `#EXT-X-MEDIA-SEQUENCE:${first}`, `#EXT-X-DISCONTINUITY-SEQUENCE:${passed}`, ...entries, ''].join('\n');
 }
 
 /** Starts the CDN: a `vodSeconds` recording (default 10) and, when asked, a `liveSeconds` live stream. */
