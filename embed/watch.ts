@@ -183,6 +183,7 @@ function playRecording(source: PlayerSource): void {
 // ------------------------------------------------------------------ the view
 
 let countdownTimer: number | undefined;
+const screenContext = () => ({ token: token !== null, passwordSent: password !== null });
 let lastView: WatchView = { kind: 'loading' };
 let liveWithoutUrl = 0;
 
@@ -206,10 +207,10 @@ function render(): void {
     if (view.kind === 'live' && !view.source && status && liveWithoutUrl < LIVE_URL_TRIES) askCheckIn(backoffDelay(liveWithoutUrl++));
     else if (view.kind !== 'live') liveWithoutUrl = 0;
   }
-  renderView(view, { token: token !== null });
+  renderView(view, screenContext());
   if (view.kind === 'countdown') {
     countdownTimer = window.setInterval(() => {
-      renderView(lastView, { token: token !== null });
+      renderView(lastView, screenContext());
       // The start has come: what plays now may have changed (a scheduled video).
       if (view.startsAt <= Date.now()) {
         clearInterval(countdownTimer);

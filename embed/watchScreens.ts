@@ -58,6 +58,8 @@ function messageOf(view: WatchView): string | null {
 export interface ScreenContext {
   /** The viewer is signed in (a sign-in button would do nothing new). */
   token: boolean;
+  /** A password was sent: the check's words say what was wrong with it (before, the form says it all). */
+  passwordSent: boolean;
 }
 
 /** Shows `view` on the page's screens (the player itself is the caller's). */
@@ -87,7 +89,8 @@ export function renderView(view: WatchView, context: ScreenContext): void {
   if (view.kind === 'refused') {
     refusal.dataset.errorType = view.error.type;
     (refusal.querySelector('h2') as HTMLElement).textContent = REFUSAL_TITLES[view.error.type] ?? 'This channel cannot be played';
-    byId<HTMLElement>('sg-watch-refusal-message').textContent = view.error.message;
+    const unasked = view.error.type === 'gate_password' && !context.passwordSent;
+    byId<HTMLElement>('sg-watch-refusal-message').textContent = unasked ? '' : view.error.message;
     byId<HTMLFormElement>('sg-watch-password').hidden = view.error.type !== 'gate_password';
     byId<HTMLButtonElement>('sg-watch-login').hidden = view.error.type !== 'login_required' || context.token;
   }
