@@ -10,7 +10,7 @@
  */
 import type { Page } from 'puppeteer-core';
 import { rest } from './helpers/http';
-import { broadcastTo, createOverlay, createShowStream, deliverRecording, sendWebhook, startRecording, stopRecording, type ShowStream, type WebhookType } from './helpers/show';
+import { broadcastTo, createOverlay, createShowStream, deliverRecording, sendWebhook, startRecording, stopRecording, type ShowStream, type WebhookType } from './helpers/watchShow';
 import { grantEntitlement } from './helpers/stack';
 import { until } from './helpers/wait';
 import { messageOf, overlayModeOf, sourceOf, timecodeOverlays, untilAdvancing, untilView, watchTestbed } from './helpers/watchPage';

@@ -10,7 +10,7 @@
 import type { Frame } from 'puppeteer-core';
 import { createChatPanel } from './helpers/chat';
 import { graphql, rest } from './helpers/http';
-import { broadcastTo, createOverlay, createShowStream, deliverRecording, startRecording, stopRecording } from './helpers/show';
+import { broadcastTo, createOverlay, createShowStream, deliverRecording, startRecording, stopRecording } from './helpers/watchShow';
 import { createTestSite, grantEntitlement } from './helpers/stack';
 import { until } from './helpers/wait';
 import { messageOf, overlayModeOf, sourceOf, timecodeOverlays, untilAdvancing, untilView, watchTestbed } from './helpers/watchPage';
