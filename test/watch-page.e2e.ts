@@ -5,7 +5,8 @@
  * The page plays it with hls.js and its time advances; the overlays broadcast while the show recorded
  * appear at their seconds of the video; the channel's chat panel sits beside it. A gated channel shows
  * the check's refusal in place of the video, with no URL of it in the page and nothing asked of the CDN;
- * the viewer holding the entitlement, or the password, plays it. The demo path serves the same page.
+ * the viewer holding the entitlement, or the password, plays it. A CDN outage is waited out: the video is
+ * loaded again with backoff and plays once the CDN is back. The demo path serves the same page.
  */
 import type { Frame } from 'puppeteer-core';
 import { createChatPanel } from './helpers/chat';
@@ -88,6 +89,25 @@ describe('a recording with its overlays and chat', () => {
     await chat.waitForFunction(() => window.stagegraphChat?.connected === true);
     expect(await page.$eval('#sg-watch-title', (node: any) => node.textContent)).toBe('Final replay');
   }, 180_000);
+});
+
+describe('a CDN outage', () => {
+  it('loads the video again with backoff while its CDN is down, and plays once it is back', async () => {
+    const holder = await createPage({});
+    const videoId = await videoAt(holder, bed.cdn.vodUrl);
+    const channelId = await createPage({ content: { offline: { kind: 'video', video: { _id: videoId } } } });
+    bed.cdn.down = true;
+    try {
+      const { page } = await bed.open(channelId);
+      await untilView(page, 'video');
+      await until(() => page.evaluate(() => window.stagegraphWatch.player.reloads), (reloads) => reloads >= 2, 'the video loaded again');
+      expect(await sourceOf(page)).toBe('vod');
+      bed.cdn.down = false;
+      await untilAdvancing(page);
+    } finally {
+      bed.cdn.down = false;
+    }
+  }, 120_000);
 });
 
 describe('a refusal in place of the video', () => {

@@ -24,6 +24,8 @@ export interface HlsCdn {
   liveUrl: string;
   /** Every path asked for, in order. */
   requests: string[];
+  /** While true, every answer is 503 (an outage at the CDN). */
+  down: boolean;
   close(): Promise<void>;
 }
 
@@ -74,11 +76,16 @@ export async function startHlsCdn(options: { vodSeconds?: number; liveSeconds?: 
   for (const dir of ['vod', 'live']) mkdirSync(join(root, dir));
   const [, live] = await Promise.all([encode(join(root, 'vod'), options.vodSeconds ?? 10), options.liveSeconds ? encode(join(root, 'live'), options.liveSeconds) : []]);
   const requests: string[] = [];
+  const cdn = { requests, down: false } as HlsCdn;
   let liveSince: number | null = null;
   const server: Server = createServer(async (request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     requests.push(path);
     const headers = { 'access-control-allow-origin': '*', 'cache-control': 'no-store' };
+    if (cdn.down) {
+      response.writeHead(503, headers).end();
+      return;
+    }
     if (path === '/live/index.m3u8' && live.length > 0) {
       liveSince ??= Date.now();
       response.writeHead(200, { ...headers, 'content-type': 'application/vnd.apple.mpegurl' }).end(livePlaylist(live, Date.now() - liveSince));
@@ -97,11 +104,10 @@ export async function startHlsCdn(options: { vodSeconds?: number; liveSeconds?: 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  Object.assign(cdn, {
     url,
     vodUrl: `${url}/vod/out.m3u8`,
     liveUrl: `${url}/live/index.m3u8`,
-    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -110,5 +116,6 @@ export async function startHlsCdn(options: { vodSeconds?: number; liveSeconds?: 
           resolve();
         });
       }),
-  };
+  });
+  return cdn;
 }
