@@ -113,8 +113,7 @@ async function runCheck(): Promise<void> {
     return;
   }
   if ((response.status === 401 || response.status === 403) && token) {
-    // A token the server refuses (expired, another site's): carry on as an anonymous viewer.
-    setToken(null);
+    dropToken();
     return;
   }
   if (response.status >= 500 || response.status === 429) {
@@ -240,7 +239,7 @@ function onStatus(next: ChannelStatus): void {
 
 function connect(): void {
   client?.dispose();
-  const next = new LiveClient({ siteId, token: () => token, ...reportConnection(state), onTokenRefused: () => setToken(null) });
+  const next = new LiveClient({ siteId, token: () => token, ...reportConnection(state), onTokenRefused: dropToken });
   client = next;
   subscribeChannelStatus(next, channelId, {
     onStatus: (value) => client === next && onStatus(value),
@@ -290,6 +289,13 @@ function setToken(next: string | null): void {
   token = next;
   askCheck();
   connect();
+  chatFrame();
+}
+
+/** The server refused the token (expired, another site's): the viewer carries on anonymous (the live client drops it by itself). */
+function dropToken(): void {
+  token = null;
+  askCheck();
   chatFrame();
 }
 

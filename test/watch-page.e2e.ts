@@ -162,7 +162,7 @@ describe('a refusal in place of the video', () => {
     await untilAdvancing(page);
   }, 120_000);
 
-  it('asks a signed-out viewer of a members-only channel to sign in (the page around it is told)', async () => {
+  it('asks a signed-out viewer of a members-only channel to sign in (the page around it is told), and one whose token is refused', async () => {
     const channelId = await createPage({ gate: { active: true, kind: 'login' } });
     const { page } = await bed.open(channelId);
     await untilView(page, 'refused');
@@ -173,6 +173,11 @@ describe('a refusal in place of the video', () => {
     const signedIn = await bed.open(channelId, { token: await bed.site.token([]) });
     await untilView(signedIn.page, 'offline');
     expect(await messageOf(signedIn.page)).toBe('This channel is offline');
+
+    // A token the server refuses (401): the viewer carries on signed out, and is asked to sign in.
+    const refusedToken = await bed.open(channelId, { token: 'not-a-jwt' });
+    await untilView(refusedToken.page, 'refused');
+    expect(await refusedToken.page.$eval('#sg-watch-login', (node: any) => node.hidden)).toBe(false);
   });
 });
 
