@@ -9,6 +9,7 @@
  * loaded again with backoff and plays once the CDN is back. The demo path serves the same page.
  */
 import type { Frame } from 'puppeteer-core';
+import { startStaticSite } from './helpers/browser';
 import { createChatPanel } from './helpers/chat';
 import { graphql, rest } from './helpers/http';
 import { broadcastTo, createOverlay, createShowStream, deliverRecording, startRecording, stopRecording } from './helpers/watchShow';
@@ -140,6 +141,28 @@ describe('a refusal in place of the video', () => {
     await untilView(holderView.page, 'video');
     await untilAdvancing(holderView.page);
     expect(holderView.requested.some((url) => url === gatedUrl)).toBe(true);
+  }, 120_000);
+
+  it('plays for the viewer whose token the site’s own page hands over (framed on another origin)', async () => {
+    const holder = await createPage({});
+    const videoId = await videoAt(holder, bed.cdn.vodUrl);
+    const channelId = await createPage({ gate: { active: true, kind: 'subscription', gate: { subscriptions: ['framed-pass'] } }, content: { offline: { kind: 'video', video: { _id: videoId } } } });
+    const watchUrl = `${bed.stack.url}/embed/v1/watch?siteId=${bed.site.siteId}&channelId=${channelId}`;
+    const customer = await startStaticSite({ '/show.html': { type: 'text/html', body: `<!doctype html><body><iframe id="watch" src="${watchUrl}" allow="autoplay"></iframe></body>` } });
+    try {
+      const { page } = await bed.openUrl(`${customer.url}/show.html`);
+      const frame = (await (await page.waitForSelector('#watch'))!.contentFrame()) as Frame;
+      const view = () => frame.evaluate(() => document.getElementById('sg-watch').dataset.state);
+      await until(view, (state) => state === 'refused', 'the framed page refusing');
+      const { accountId, token } = await bed.site.signIn([]);
+      await grantEntitlement(bed.stack, bed.site.siteId, accountId, 'framed-pass');
+      await page.evaluate((jwt: string) => document.getElementById('watch').contentWindow.postMessage({ source: 'service:iframe:sdk:v1', action: 'set:token', data: jwt }, '*'), token);
+      await until(view, (state) => state === 'video', 'the framed page playing for the viewer');
+      const from = await frame.evaluate(() => document.getElementById('player').currentTime);
+      await until(() => frame.evaluate(() => document.getElementById('player').currentTime), (time) => time > from + 1, 'the framed video playing', 60_000);
+    } finally {
+      await customer.close();
+    }
   }, 120_000);
 
   it('asks for a password gate’s password, says when it is wrong, and plays with the right one', async () => {

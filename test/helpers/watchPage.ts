@@ -100,6 +100,8 @@ export interface WatchTestbed {
   provider: FakeStreamProvider;
   /** The watch page of one of the site's channels, in a new tab (closed after the test). */
   open(channelId: string, options?: WatchOptions): Promise<{ page: Page; requested: string[] }>;
+  /** Any page (a site's own page framing the watch page), in a new tab (closed after the test). */
+  openUrl(url: string): Promise<{ page: Page }>;
 }
 
 /**
@@ -111,6 +113,13 @@ export function watchTestbed(siteName: string, cdn: Parameters<typeof startHlsCd
   const pages: Page[] = [];
   const bed = {
     open: (channelId: string, options: WatchOptions = {}) => openWatchPage(browser!, pages, { base: bed.stack.url, siteId: bed.site.siteId, channelId }, options),
+    openUrl: async (url: string) => {
+      const page = await browser!.newPage();
+      pages.push(page);
+      await page.goto(url);
+      await page.bringToFront();
+      return { page };
+    },
   } as WatchTestbed;
   beforeAll(async () => {
     [bed.stack, browser, bed.cdn, bed.provider] = await Promise.all([startTestStack(), launchBrowser(), startHlsCdn(cdn), startFakeStreamProvider()]);
