@@ -207,6 +207,8 @@ function render(): void {
     else if (view.kind !== 'live') liveWithoutUrl = 0;
   }
   renderView(view, screenContext());
+  // A recording starts once its overlays listen: the button shows with the source it will sound.
+  sound.hidden = !player.current && !recordingWanted;
   if (view.kind === 'countdown') {
     countdownTimer = window.setInterval(() => {
       renderView(lastView, screenContext());
