@@ -1,10 +1,11 @@
 /**
  * The viewer side served by the gateway (DESIGN "Viewers in the browser"): the overlay embed page
  * `/embed/v1/overlays` (made to be framed by any site, over its player), the chat panel page
- * `/embed/v1/chat`, the demo page `/embed/v1/demo`, and the browser scripts `/sdk/v1/embed.js`,
- * `/sdk/v1/chat.js` and `/sdk/v1/player.js` bundled from embed/ at build time.
- * The pages are static (their scripts read the query string), so nothing a caller sends is echoed into
- * HTML except the demo's, which is escaped. The scripts hold nothing secret: any origin may load them.
+ * `/embed/v1/chat`, the watch page `/embed/v1/watch` (also served as the demo, `/embed/v1/demo`), and the
+ * browser scripts `/sdk/v1/embed.js`, `/sdk/v1/chat.js`, `/sdk/v1/player.js` and `/sdk/v1/watch.js` bundled
+ * from embed/ at build time. The pages are static (their scripts read the query string), so nothing a
+ * caller sends is echoed into HTML except the watch page's IDs, which are checked and escaped. The scripts
+ * hold nothing secret: any origin may load them.
  */
 import express, { type Response, type Router } from 'express';
 import { restErrorBody } from '../shared/errors';
@@ -13,25 +14,31 @@ import { faviconPath } from '../shared/paths';
 import { routeTemplate } from '../shared/metrics';
 import { bundleServer } from './bundles';
 import { OVERLAY_STYLE } from './embedStyles';
+import { watchPage } from './watchPage';
 
 /** The bundles by the name they are served under. */
-const SCRIPTS = ['embed.js', 'chat.js', 'player.js'] as const;
+const SCRIPTS = ['embed.js', 'chat.js', 'player.js', 'watch.js'] as const;
 
 // Pages: only the page's own scripts run (inline script is refused whatever a template holds), images and
 // media from anywhere, and any site may frame the embed.
-const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "connect-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  'img-src * data: blob:',
-  'media-src * blob:',
-  'font-src * data:',
-  "frame-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  'frame-ancestors *',
-].join('; ');
+const PAGE_POLICY: Record<string, string> = {
+  'default-src': "'none'",
+  'script-src': "'self'",
+  'connect-src': "'self'",
+  'style-src': "'self' 'unsafe-inline'",
+  'img-src': '* data: blob:',
+  'media-src': '* blob:',
+  'font-src': '* data:',
+  'frame-src': "'self'",
+  'base-uri': "'none'",
+  'form-action': "'none'",
+  'frame-ancestors': '*',
+};
+const cspOf = (policy: Record<string, string>) => Object.entries(policy).map(([directive, sources]) => `${directive} ${sources}`).join('; ');
+const PAGE_CSP = cspOf(PAGE_POLICY);
+// The watch page's player loads a stream from any http(s) host: hls.js fetches the manifest and segments,
+// and plays them from a `blob:` source through a worker of its own.
+const WATCH_CSP = cspOf({ ...PAGE_POLICY, 'connect-src': "'self' http: https:", 'media-src': 'http: https: blob:', 'worker-src': 'blob:' });
 
 const ID = /^[\w-]{1,128}$/;
 
@@ -71,36 +78,6 @@ const CHAT_PAGE = `<!doctype html>
 </div><script src="/sdk/v1/chat.js"></script></body></html>
 `;
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]);
-
-function demoPage(siteId: string, channelId: string | null, videoSrc: string | null): string {
-  const query = new URLSearchParams({ siteId, ...(channelId ? { channelId } : {}) });
-  const source = videoSrc ? ` src="${escapeHtml(videoSrc)}" controls autoplay loop` : '';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>stagegraph demo</title><link rel="icon" href="/favicon.ico"><style>
-body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: #0b0d14; color: #d8dbe6; font: 15px/1.4 system-ui, sans-serif; }
-main { width: min(960px, 94vw); }
-h1 { font-size: 18px; font-weight: 600; margin: 0 0 12px; }
-.stage { position: relative; aspect-ratio: 16 / 9; border-radius: 12px; overflow: hidden;
-  background: radial-gradient(circle at 30% 30%, #2b3a67, #11162a 70%); }
-.stage video { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; }
-.stage iframe { position: absolute; inset: 0; width: 100%; height: 100%; border: 0; }
-.live { position: absolute; top: 14px; left: 14px; background: #e5263f; color: #fff; font-weight: 700; font-size: 12px; padding: 3px 8px; border-radius: 4px; letter-spacing: 0.06em; }
-p { color: #8d93a8; font-size: 13px; }
-code { color: #ffd466; }
-</style></head>
-<body><main>
-<h1>stagegraph — overlays over a player</h1>
-<div class="stage"><video id="player" muted playsinline${source}></video><span class="live">LIVE</span>
-<iframe id="overlays" title="overlays" src="/embed/v1/overlays?${escapeHtml(query.toString())}"></iframe></div>
-<p>Site <code>${escapeHtml(siteId)}</code>${channelId ? `, channel <code>${escapeHtml(channelId)}</code>` : ' (site-wide broadcasts)'}: broadcast an overlay with
-<code>POST /overlay/v1/broadcast/{id}</code> and it appears here.</p>
-</main></body></html>
-`;
-}
-
 /** The page's query: siteId required, channelId optional, both IDs; else 400 naming the field. */
 function readIds(query: Record<string, unknown>, res: Response): { siteId: string; channelId: string | null } | null {
   const { siteId, channelId } = query;
@@ -115,15 +92,13 @@ function readIds(query: Record<string, unknown>, res: Response): { siteId: strin
   return { siteId, channelId: (channelId as string | undefined) ?? null };
 }
 
-const isHttpUrl = (value: unknown): value is string => typeof value === 'string' && /^https?:\/\//i.test(value) && value.length <= 2048;
-
 /** The router of the embed, the demo and the SDK scripts. */
 export function createEmbedRouter(): Router {
   const router = express.Router();
   const serveBundle = bundleServer();
 
-  const page = (res: Response, html: string) => {
-    res.setHeader('Content-Security-Policy', PAGE_CSP);
+  const page = (res: Response, html: string, csp = PAGE_CSP) => {
+    res.setHeader('Content-Security-Policy', csp);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
     res.setHeader('Cache-Control', 'public, max-age=300');
@@ -142,15 +117,18 @@ export function createEmbedRouter(): Router {
     }
     page(res, CHAT_PAGE);
   });
-  router.get('/embed/v1/demo', routeTemplate('/embed/v1/demo'), (req, res) => {
-    const ids = readIds(req.query, res);
-    if (!ids) return;
-    if (req.query.src !== undefined && !isHttpUrl(req.query.src)) {
-      res.status(400).json(restErrorBody('src must be an http(s) URL of a video'));
-      return;
-    }
-    page(res, demoPage(ids.siteId, ids.channelId, (req.query.src as string | undefined) ?? null));
-  });
+  // The demo grew into the watch page: the same page at both paths, so the demo's old links still work.
+  for (const path of ['/embed/v1/watch', '/embed/v1/demo']) {
+    router.get(path, routeTemplate(path), (req, res) => {
+      const ids = readIds(req.query, res);
+      if (!ids) return;
+      if (!ids.channelId) {
+        res.status(400).json(restErrorBody('channelId is required (the channel to watch)'));
+        return;
+      }
+      page(res, watchPage(ids.siteId, ids.channelId), WATCH_CSP);
+    });
+  }
   // Browsers ask every origin for its icon; without one, each page visit logs a 404 in the console.
   let favicon: Promise<Buffer> | null = null;
   router.get('/favicon.ico', routeTemplate('/favicon.ico'), async (_req, res) => {

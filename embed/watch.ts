@@ -1,0 +1,326 @@
+/**
+ * The watch page's script (`/sdk/v1/watch.js`, loaded by `/embed/v1/watch?siteId=&channelId=[&token=]`):
+ * it asks the content check what this viewer may play (a device ID kept in the browser, the token as
+ * Bearer), follows the channel's show on the embed's one live client (`channelStatus`, embed/channelStatus.ts),
+ * and shows what embed/watchView.ts decides: the live stream with the live overlays, "reconnecting", the
+ * countdown, "the show has ended" and its recording with the overlays of its timeline at their seconds,
+ * or the check's refusal — never a URL it refuses. The channel's first chat panel sits beside the video.
+ */
+import { SDK_MESSAGE_SOURCE, SdkAction, isSetTokenMessage } from '../shared/viewerProtocol';
+import { subscribeChannelStatus, type ChannelStatus } from './channelStatus';
+import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from './liveClient';
+import { attachTimecodeOverlays, type TimecodeOverlays } from './player';
+import { renderView } from './watchScreens';
+import { watchViewOf, type ContentCheckAnswer, type WatchView, type WatchViewKind } from './watchView';
+import { WatchPlayer, type PlayerSource, type PlayerState } from './watchPlayer';
+
+/** What the page is doing, readable by the page around it (and by tests) as `window.stagegraphWatch`. */
+export interface WatchState extends ConnectionState {
+  view: WatchViewKind;
+  /** The show's state from the last status, null before one (or on a server without `channelStatus`). */
+  show: ChannelStatus['state'] | null;
+  /** The last status received (what every viewer of the channel gets), null as `show`. */
+  status: ChannelStatus | null;
+  /** Content checks answered so far. */
+  checks: number;
+  player: PlayerState;
+  /** The chat panel beside the video, null when the channel has none. */
+  chatPanelId: string | null;
+}
+
+/** A check or subscription the server refused is tried again after this long (a server of another version). */
+const RETRY_UNAVAILABLE_MS = 30_000;
+/** Checks asked again while live without a URL to play. */
+const LIVE_URL_TRIES = 5;
+const DEVICE_KEY = 'stagegraph:device-id';
+const CHAT_KINDS = new Set(['chat', 'live-stream chat']);
+
+const params = new URLSearchParams(location.search);
+const siteId = params.get('siteId') ?? '';
+const channelId = params.get('channelId') ?? '';
+let token = params.get('token') || null;
+let password: string | null = null;
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const video = byId<HTMLVideoElement>('player');
+const overlays = byId<HTMLIFrameElement>('overlays');
+const chat = byId<HTMLElement>('sg-watch-chat');
+const sound = byId<HTMLButtonElement>('sg-watch-sound');
+
+const player = new WatchPlayer(video);
+const state: WatchState = { view: 'loading', show: null, status: null, checks: 0, player: player.state, chatPanelId: null, transport: null, connected: false, connections: 0 };
+(window as unknown as { stagegraphWatch: WatchState }).stagegraphWatch = state;
+
+let check: ContentCheckAnswer | null = null;
+let status: ChannelStatus | null = null;
+let unavailable: string | null = null;
+
+// ------------------------------------------------------------------ the device and the viewer
+
+/** A random ID for this browser, kept across visits (the site's device limit counts it). */
+function deviceId(): string {
+  const made = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  try {
+    const kept = localStorage.getItem(DEVICE_KEY);
+    if (kept) return kept;
+    const id = made();
+    localStorage.setItem(DEVICE_KEY, id);
+    return id;
+  } catch {
+    // Storage refused (a private window, a sandboxed frame): one ID for this page's life.
+    return made();
+  }
+}
+const device = deviceId();
+
+const viewerHeaders = (): Record<string, string> => ({ 'x-service-client-id': siteId, ...(token ? { authorization: `Bearer ${token}` } : {}) });
+
+// ------------------------------------------------------------------ the content check
+
+let checking: Promise<void> | null = null;
+let checkAgain = false;
+let checkTimer: number | undefined;
+let checkFailures = 0;
+
+/** Asks the check now (once more after the one in flight, when one is). */
+function askCheck(): void {
+  clearTimeout(checkTimer);
+  if (checking) {
+    checkAgain = true;
+    return;
+  }
+  checking = runCheck().finally(() => {
+    checking = null;
+    if (checkAgain) {
+      checkAgain = false;
+      askCheck();
+    }
+  });
+}
+
+const askCheckIn = (ms: number) => {
+  clearTimeout(checkTimer);
+  checkTimer = window.setTimeout(askCheck, ms);
+};
+
+async function runCheck(): Promise<void> {
+  const headers = { ...viewerHeaders(), 'x-service-device-id': device, ...(password ? { 'x-service-gate-password': password } : {}) };
+  let response: Response;
+  try {
+    response = await fetch(`/pages/v2/content/id/${encodeURIComponent(channelId)}`, { headers });
+  } catch {
+    askCheckIn(backoffDelay(checkFailures++));
+    return;
+  }
+  if ((response.status === 401 || response.status === 403) && token) {
+    dropToken();
+    return;
+  }
+  if (response.status >= 500 || response.status === 429) {
+    askCheckIn(backoffDelay(checkFailures++));
+    return;
+  }
+  checkFailures = 0;
+  if (!response.ok) {
+    unavailable = response.status === 404 ? 'This channel is not available' : 'This channel cannot be played here';
+    check = null;
+    render();
+    return;
+  }
+  unavailable = null;
+  check = (await response.json()) as ContentCheckAnswer;
+  state.checks += 1;
+  const { contentCheck } = check.canIPlayResponse;
+  // A free preview ends by the clock: ask again when it runs out (the check then refuses).
+  if (contentCheck.access === 'preview') askCheckIn(Math.max(1, contentCheck.previewTimeRemainingSeconds) * 1000);
+  render();
+}
+
+// ------------------------------------------------------------------ the overlay layer
+
+let overlayKey = overlays.getAttribute('src') ?? '';
+let overlaysReady: Promise<void> = Promise.resolve();
+let timecode: TimecodeOverlays | null = null;
+
+/**
+ * Points the overlay layer at live pushes (`videoId` null) or at a recording's timeline (the player helper
+ * posts each overlay at its second); resolves once the layer listens, so nothing posted is lost.
+ */
+function overlaysFor(videoId: string | null): Promise<void> {
+  const query = new URLSearchParams({ siteId, channelId, ...(token ? { token } : {}), ...(videoId ? { mode: 'timecode' } : {}) });
+  const key = `/embed/v1/overlays?${query.toString()}${videoId ? `#${videoId}` : ''}`;
+  if (key === overlayKey) return overlaysReady;
+  overlayKey = key;
+  timecode?.detach();
+  timecode = null;
+  overlaysReady = new Promise<void>((resolve) => {
+    overlays.addEventListener('load', () => resolve(), { once: true });
+    overlays.src = key.split('#')[0];
+  }).then(async () => {
+    if (!videoId || overlayKey !== key) return;
+    const attached = attachTimecodeOverlays({ video, frame: overlays, siteId, videoId });
+    timecode = attached;
+    // A video without a timeline (not a recording of ours) plays without timecode overlays.
+    await attached.ready.catch(() => undefined);
+  });
+  return overlaysReady;
+}
+
+let recordingWanted: string | null = null;
+
+/** Plays a recording once its overlays listen, so the overlay of its first second is not missed. */
+function playRecording(source: PlayerSource): void {
+  recordingWanted = source.url;
+  const ready = overlaysFor(source.videoId);
+  if (player.current?.url === source.url) return;
+  player.stop();
+  void ready.then(() => {
+    if (recordingWanted === source.url) player.play(source);
+  });
+}
+
+// ------------------------------------------------------------------ the view
+
+let countdownTimer: number | undefined;
+const screenContext = () => ({ token: token !== null, passwordSent: password !== null });
+let lastView: WatchView = { kind: 'loading' };
+let liveWithoutUrl = 0;
+
+function render(): void {
+  const view: WatchView = unavailable ? { kind: 'unavailable', message: unavailable } : watchViewOf(check, status, Date.now());
+  lastView = view;
+  state.view = view.kind;
+  clearInterval(countdownTimer);
+  const recording = view.kind === 'video' ? view.source : view.kind === 'ended' ? view.recording : null;
+  if (recording) {
+    playRecording(recording);
+  } else {
+    recordingWanted = null;
+    void overlaysFor(null);
+    const live = view.kind === 'live' ? view.source : view.kind === 'starting' || view.kind === 'reconnecting' ? view.live : null;
+    if (live) player.play(live);
+    // Reconnecting or starting with nothing new to play: the live player stays, and resumes by itself.
+    else if (!((view.kind === 'reconnecting' || view.kind === 'starting') && player.current?.kind === 'live')) player.stop();
+    // Live without a URL (a gate: the status carries none): the check has it, once its cache has the change.
+    // A few tries only: a channel live by the admin's switch alone plays from elsewhere, with no URL of ours.
+    if (view.kind === 'live' && !view.source && status && liveWithoutUrl < LIVE_URL_TRIES) askCheckIn(backoffDelay(liveWithoutUrl++));
+    else if (view.kind !== 'live') liveWithoutUrl = 0;
+  }
+  renderView(view, screenContext());
+  // A recording starts once its overlays listen: the button shows with the source it will sound.
+  sound.hidden = !player.current && !recordingWanted;
+  if (view.kind === 'countdown') {
+    countdownTimer = window.setInterval(() => {
+      renderView(lastView, screenContext());
+      // The start has come: what plays now may have changed (a scheduled video).
+      if (view.startsAt <= Date.now()) {
+        clearInterval(countdownTimer);
+        askCheck();
+      }
+    }, 1000);
+  }
+}
+
+// ------------------------------------------------------------------ the show's status
+
+let client: LiveClient | null = null;
+let statusKey = '';
+
+function onStatus(next: ChannelStatus): void {
+  status = next;
+  state.status = next;
+  state.show = next.state;
+  // What the check answers changes with these: ask it again (it is served from the instance's cache).
+  const key = [next.state, next.live, next.liveBroadcastId, next.recordingVideoId, next.playbackUrl].join('|');
+  if (key !== statusKey) {
+    statusKey = key;
+    askCheck();
+  }
+  render();
+}
+
+function connect(): void {
+  client?.dispose();
+  const next = new LiveClient({ siteId, token: () => token, ...reportConnection(state), onTokenRefused: dropToken });
+  client = next;
+  subscribeChannelStatus(next, channelId, {
+    onStatus: (value) => client === next && onStatus(value),
+    onUnavailable: () => {
+      if (client !== next) return;
+      // No status (a server without the show's push): the check alone decides, asked again now and then.
+      status = null;
+      state.status = null;
+      state.show = null;
+      render();
+      window.setTimeout(() => {
+        if (client !== next) return;
+        askCheck();
+        connect();
+      }, RETRY_UNAVAILABLE_MS);
+    },
+  });
+}
+
+// ------------------------------------------------------------------ the chat panel and the viewer's token
+
+interface PageConfiguration {
+  panels: { _id: string; panel_type: string }[];
+  page: { name: string };
+}
+
+async function showChat(): Promise<void> {
+  const response = await fetch(`/page/v2/configuration/${encodeURIComponent(channelId)}`, { headers: { 'x-service-client-id': siteId } }).catch(() => null);
+  if (!response?.ok) return;
+  const configuration = (await response.json()) as PageConfiguration;
+  byId<HTMLElement>('sg-watch-title').textContent = configuration.page.name;
+  const panel = configuration.panels.find((candidate) => CHAT_KINDS.has(candidate.panel_type.trim().toLowerCase()));
+  if (!panel) return;
+  state.chatPanelId = panel._id;
+  chatFrame();
+  chat.hidden = false;
+}
+
+function chatFrame(): void {
+  if (!state.chatPanelId) return;
+  const query = new URLSearchParams({ siteId, panelId: state.chatPanelId, ...(token ? { token } : {}) });
+  (chat.querySelector('iframe') as HTMLIFrameElement).src = `/embed/v1/chat?${query.toString()}`;
+}
+
+/** A new viewer token (or none): everything the viewer sees is asked again as them. */
+function setToken(next: string | null): void {
+  token = next;
+  askCheck();
+  connect();
+  chatFrame();
+}
+
+/** The server refused the token (expired, another site's): the viewer carries on anonymous (the live client drops it by itself). */
+function dropToken(): void {
+  token = null;
+  askCheck();
+  chatFrame();
+}
+
+window.addEventListener('message', (message: MessageEvent) => {
+  // The site's page around a framed watch page hands over its viewer's token, as it does to the embed.
+  if (message.source === window.parent && message.source !== window && isSetTokenMessage(message.data) && message.data.data !== token) setToken(message.data.data);
+});
+
+byId<HTMLFormElement>('sg-watch-password').addEventListener('submit', (event) => {
+  event.preventDefault();
+  password = (event.currentTarget as HTMLFormElement).querySelector('input')?.value ?? null;
+  askCheck();
+});
+byId<HTMLButtonElement>('sg-watch-login').addEventListener('click', () => {
+  window.parent.postMessage({ source: SDK_MESSAGE_SOURCE, action: SdkAction.login }, '*');
+});
+sound.addEventListener('click', () => {
+  video.muted = !video.muted;
+  sound.textContent = video.muted ? 'Sound on' : 'Sound off';
+});
+
+if (siteId && channelId) {
+  askCheck();
+  connect();
+  void showChat();
+}

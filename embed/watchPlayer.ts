@@ -1,0 +1,116 @@
+/**
+ * The watch page's `<video>`: plays an HLS URL (a live stream or a recording) with hls.js over Media
+ * Source Extensions, or natively where the browser has no MSE but plays HLS itself (iOS Safari). hls.js
+ * comes first where both exist: it behaves the same in every browser, and a browser's own HLS (Chromium's
+ * is recent) reports less. A URL that fails (a live manifest gone during an outage, the CDN down) is loaded
+ * again with backoff while it is still the one to play, so the player resumes by itself.
+ */
+import Hls, { ErrorTypes, Events, type ErrorData } from 'hls.js';
+import { backoffDelay } from './liveClient';
+
+/** What the player plays. */
+export interface PlayerSource {
+  url: string;
+  kind: 'live' | 'vod';
+  /** The Video it is (a recording's ID for the timeline), null for a live stream. */
+  videoId: string | null;
+  /** Seconds into a recording to start at (a scheduled video that started earlier). */
+  offset: number;
+}
+
+/** How the page plays, readable by tests through the page's state. */
+export interface PlayerState {
+  engine: 'hls.js' | 'native' | null;
+  /** Times a source was loaded again after failing. */
+  reloads: number;
+}
+
+export class WatchPlayer {
+  readonly state: PlayerState = { engine: null, reloads: 0 };
+  private hls: Hls | null = null;
+  private source: PlayerSource | null = null;
+  private failures = 0;
+  private retryTimer: number | undefined;
+
+  constructor(private readonly video: HTMLVideoElement) {
+    // hls.js reports its own errors; the element's are the native player's.
+    video.addEventListener('error', () => this.state.engine === 'native' && this.failed());
+    // Playing again resets the backoff: the next outage starts from a short wait.
+    video.addEventListener('playing', () => {
+      this.failures = 0;
+    });
+  }
+
+  /** What plays now, or null. */
+  get current(): PlayerSource | null {
+    return this.source;
+  }
+
+  /** Plays `source`; the same URL again keeps playing what is loaded (a live stream resumes, it does not restart). */
+  play(source: PlayerSource): void {
+    if (this.source?.url === source.url) return;
+    this.stop();
+    this.source = source;
+    this.video.dataset.source = source.kind;
+    this.load();
+  }
+
+  /** Stops and empties the player. */
+  stop(): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.source = null;
+    this.failures = 0;
+    this.detach();
+    delete this.video.dataset.source;
+    this.state.engine = null;
+  }
+
+  private detach(): void {
+    this.hls?.destroy();
+    this.hls = null;
+    if (this.video.hasAttribute('src')) {
+      this.video.removeAttribute('src');
+      this.video.load();
+    }
+  }
+
+  private load(): void {
+    const source = this.source;
+    if (!source) return;
+    const start = () => void this.video.play().catch(() => undefined);
+    if (Hls.isSupported()) {
+      this.state.engine = 'hls.js';
+      const hls = new Hls({ startPosition: source.offset > 0 ? source.offset : -1 });
+      this.hls = hls;
+      hls.on(Events.MANIFEST_PARSED, start);
+      hls.on(Events.ERROR, (_event, data: ErrorData) => {
+        if (!data.fatal || this.hls !== hls) return;
+        // A decoding hiccup is recovered in place; anything else loads the source again.
+        if (data.type === ErrorTypes.MEDIA_ERROR && this.failures === 0) {
+          this.failures += 1;
+          hls.recoverMediaError();
+        } else {
+          this.failed();
+        }
+      });
+      hls.loadSource(source.url);
+      hls.attachMedia(this.video);
+    } else if (this.video.canPlayType('application/vnd.apple.mpegurl')) {
+      this.state.engine = 'native';
+      if (source.offset > 0) this.video.addEventListener('loadedmetadata', () => (this.video.currentTime = source.offset), { once: true });
+      this.video.src = source.url;
+      start();
+    }
+  }
+
+  private failed(): void {
+    if (!this.source || this.retryTimer !== undefined) return;
+    this.detach();
+    this.retryTimer = window.setTimeout(() => {
+      this.retryTimer = undefined;
+      this.state.reloads += 1;
+      this.load();
+    }, backoffDelay(this.failures++));
+  }
+}
