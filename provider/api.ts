@@ -5,6 +5,8 @@
  * /vod/<vodId>/, readable from any origin (a site's watch page plays them with hls.js).
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../shared/logger';
 import type { Broadcasts } from './broadcasts';
@@ -54,21 +56,31 @@ export function providerApp(deps: ProviderApiDeps) {
   const app = express();
   app.disable('x-powered-by');
 
-  const files = (folder: string) =>
+  const vods = (folder: string) =>
     express.static(folder, {
       fallthrough: false,
       dotfiles: 'deny',
       setHeaders(response, path) {
         response.setHeader('access-control-allow-origin', '*');
-        if (path.endsWith('.m3u8')) {
-          response.setHeader('content-type', 'application/vnd.apple.mpegurl');
-          // A live manifest changes every fragment; a VOD's never does, but both are small.
-          response.setHeader('cache-control', 'no-cache');
-        } else if (path.endsWith('.ts')) response.setHeader('content-type', 'video/mp2t');
+        if (path.endsWith('.m3u8')) response.setHeader('content-type', 'application/vnd.apple.mpegurl');
+        else if (path.endsWith('.ts')) response.setHeader('content-type', 'video/mp2t');
       },
     });
-  app.use('/hls', files(hlsDir(config.stateDir)));
-  app.use('/vod', files(vodsDir(config.stateDir)));
+  // Live HLS under the stream's playback name: nginx writes `<key>.m3u8` and `<key>-<n>.ts`, and its manifest
+  // names the fragments by the key, so the manifest is rewritten on the way out and fragments mapped back.
+  app.get('/hls/:file', async (request, response) => {
+    const match = /^([0-9a-f]{24})(\.m3u8|-\d{1,12}\.ts)$/.exec(request.params.file);
+    const stream = match ? state.streamByPlaybackName(match[1]) : undefined;
+    if (!match || !stream) throw fail(404, 'no such live stream');
+    const file = join(hlsDir(config.stateDir), `${stream.streamKey}${match[2]}`);
+    response.setHeader('access-control-allow-origin', '*');
+    if (match[2] !== '.m3u8') return response.type('video/mp2t').sendFile(file);
+    const manifest = await readFile(file, 'utf8').catch(() => null);
+    if (manifest === null) throw fail(404, 'the stream is not live');
+    response.setHeader('cache-control', 'no-cache');
+    return response.type('application/vnd.apple.mpegurl').send(manifest.split(stream.streamKey).join(stream.playbackName));
+  });
+  app.use('/vod', vods(vodsDir(config.stateDir)));
   app.get('/health', (_request, response) => {
     response.json({ success: true, registered: deps.registration() !== null });
   });
@@ -79,16 +91,16 @@ export function providerApp(deps: ProviderApiDeps) {
   rtmp.use(express.urlencoded({ extended: false, limit: '16kb' }));
   const keyOf = (request: Request) => String((request.body as Record<string, unknown> | undefined)?.name ?? '');
   rtmp.post('/publish', async (request, response) => {
-    const key = keyOf(request);
-    if (!broadcasts.mayPublish(key)) {
+    const stream = broadcasts.admit(keyOf(request));
+    if (!stream) {
       deps.logger.info('refused an encoder: unknown or disabled stream key');
       return response.status(403).end();
     }
-    await broadcasts.published(key, true);
+    await broadcasts.published(stream.streamKey, true);
     return response.status(200).end();
   });
   rtmp.post('/update', (request, response) => {
-    response.status(broadcasts.mayPublish(keyOf(request)) ? 200 : 403).end();
+    response.status(broadcasts.mayContinue(keyOf(request)) ? 200 : 403).end();
   });
   rtmp.post('/publish-done', async (request, response) => {
     await broadcasts.published(keyOf(request), false);
@@ -121,6 +133,7 @@ export function providerApp(deps: ProviderApiDeps) {
       title,
       fallbackImageUrl,
       streamKey: randomBytes(16).toString('hex'),
+      playbackName: randomBytes(12).toString('hex'),
       ingestEnabled: true,
       phase: 'offline',
       publishes: 0,
@@ -132,7 +145,7 @@ export function providerApp(deps: ProviderApiDeps) {
     response.json({
       ingestUrl: `rtmp://${config.publicHost}:${config.rtmpPort}/live`,
       streamKey: stream.streamKey,
-      playbackUrl: `${deps.publicBase()}/hls/${stream.streamKey}.m3u8`,
+      playbackUrl: `${deps.publicBase()}/hls/${stream.playbackName}.m3u8`,
       providerStreamId: stream.id,
     });
   });

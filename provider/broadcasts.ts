@@ -96,9 +96,15 @@ export class Broadcasts {
     await this.ticking;
   }
 
-  /** nginx's on_publish / on_update: whether the key may publish (a known stream whose ingest is enabled). */
-  mayPublish(streamKey: string): boolean {
-    return this.state.streamByKey(streamKey)?.ingestEnabled === true;
+  /** nginx's on_publish: the stream an encoder may publish to with this key (known, ingest enabled), else null. */
+  admit(streamKey: string): ProviderStream | null {
+    const stream = this.state.streamByKey(streamKey);
+    return stream?.ingestEnabled ? stream : null;
+  }
+
+  /** nginx's on_update, every second while an encoder publishes: whether it may go on. */
+  mayContinue(streamKey: string): boolean {
+    return this.admit(streamKey) !== null;
   }
 
   /** An encoder connected (`connecting`) or left (not `connecting`) under the key. */
@@ -144,14 +150,17 @@ export class Broadcasts {
     }
   }
 
-  /** Copies the live fragments that appeared since the recording began (copies: nginx may reuse a name). */
+  /**
+   * Copies the live fragments that appeared since the recording began. nginx numbers a stream's fragments
+   * on across reconnects (hls_continuous), so a name is new exactly when the last look did not list it.
+   * Copies, not links: once a stream's manifest is cleaned up, nginx may write a name again.
+   */
   private async record(stream: ProviderStream, recording: Recording, manifest: LiveManifest): Promise<void> {
     const folder = join(recordingsDir(this.config.stateDir), recording.liveBroadcastId);
     await mkdir(folder, { recursive: true });
     let changed = false;
     for (const fragment of manifest.fragments) {
-      const key = `${stream.publishes}:${fragment.name}`;
-      if (recording.seen.includes(key)) continue;
+      if (recording.seen.includes(fragment.name)) continue;
       const file = `${String(recording.segments.length).padStart(6, '0')}.ts`;
       try {
         await copyFile(join(hlsDir(this.config.stateDir), fragment.name), join(folder, file));
@@ -162,16 +171,18 @@ export class Broadcasts {
       const discontinuity = recording.segments.length > 0 && recording.lastPublish !== stream.publishes;
       recording.segments.push({ file, durationSeconds: fragment.durationSeconds, discontinuity });
       recording.lastPublish = stream.publishes;
-      recording.seen.push(key);
       changed = true;
     }
+    // A fragment that left the manifest never comes back: only the current ones need remembering.
+    recording.seen = manifest.fragments.map((fragment) => fragment.name);
     if (changed) await this.state.save();
   }
 
   /** startStream: records what is ingested from now on, under the service's liveBroadcastId. */
   async startRecording(stream: ProviderStream, liveBroadcastId: string): Promise<void> {
     const manifest = await this.manifest(stream);
-    const seen = stream.phase === 'offline' ? [] : (manifest?.fragments ?? []).map((fragment) => `${stream.publishes}:${fragment.name}`);
+    // What the manifest lists now was ingested before the start (or is left from an earlier show).
+    const seen = (manifest?.fragments ?? []).map((fragment) => fragment.name);
     stream.recording = { liveBroadcastId, startedAt: Date.now(), segments: [], seen, lastPublish: stream.publishes };
     await this.state.save();
   }
@@ -183,10 +194,11 @@ export class Broadcasts {
   async stopRecording(stream: ProviderStream): Promise<string | null> {
     const recording = stream.recording;
     if (!recording) return null;
+    // Taken from the watcher first, then the watcher's current look awaited: no two copy the same fragment.
+    stream.recording = null;
     await this.ticking;
     const manifest = await this.manifest(stream);
     if (manifest) await this.record(stream, recording, manifest);
-    stream.recording = null;
     const folder = join(recordingsDir(this.config.stateDir), recording.liveBroadcastId);
     if (recording.segments.length === 0) {
       await rm(folder, { recursive: true, force: true });

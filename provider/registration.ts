@@ -39,6 +39,8 @@ export async function registerProvider(config: ProviderConfig, options: Register
     headers: { 'content-type': 'application/json', 'x-service-client-id': options.siteId, 'x-service-developer-key': options.developerKey },
     body: JSON.stringify({ name: options.name ?? `Reference provider ${config.publicHost}:${config.port}`, urls, accountCredentials: {}, useAccount: false }),
     signal: AbortSignal.timeout(config.callTimeoutMs),
+  }).catch((error: Error & { cause?: Error }) => {
+    throw new Error(`could not reach the service at ${service.origin}: ${error.cause?.message ?? error.message}`);
   });
   const text = await response.text();
   let answer: { id?: string; authorization?: string; message?: string } = {};

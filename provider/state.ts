@@ -38,7 +38,7 @@ export interface Recording {
   liveBroadcastId: string;
   startedAt: number;
   segments: RecordedSegment[];
-  /** Live fragments already handled (`<publish>:<name>`): those present at the start are not recorded. */
+  /** The live manifest's fragments at the last look, already handled: those present at the start are not recorded. */
   seen: string[];
   /** The encoder connection of the last recorded fragment. */
   lastPublish: number;
@@ -50,6 +50,11 @@ export interface ProviderStream {
   title: string;
   fallbackImageUrl: string;
   streamKey: string;
+  /**
+   * Name of the stream's live HLS in its public URL. nginx names the files after the key; the provider
+   * serves them under this name instead, as the playback URL must not reveal the key that lets one publish.
+   */
+  playbackName: string;
   /** false after deleteStream: nginx refuses the key and drops its encoder. */
   ingestEnabled: boolean;
   phase: StreamPhase;
@@ -120,6 +125,10 @@ export class ProviderState {
 
   streamByKey(streamKey: string): ProviderStream | undefined {
     return Object.values(this.data.streams).find((stream) => stream.streamKey === streamKey);
+  }
+
+  streamByPlaybackName(playbackName: string): ProviderStream | undefined {
+    return Object.values(this.data.streams).find((stream) => stream.playbackName === playbackName);
   }
 }
 

@@ -4,10 +4,14 @@
  * pushing a test pattern over RTMP. The service sees connected then active, the playback URL serves HLS
  * fragments, a recording started and stopped through the service comes back as a Video whose URL ffprobe
  * plays, the encoder leaving gives disconnected then idle, deleteStream refuses the key (and drops a
- * publishing encoder), deleteVod removes the files, and a restarted provider keeps its streams.
+ * publishing encoder), deleteVod removes the files, and a restarted provider keeps its streams. A second
+ * provider registered with a fake service (a real server that refuses its first webhooks) shows the
+ * retries: exponential backoff, the same event sent again, and nothing of the stream overtaking it.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from 'graphql-ws';
@@ -138,15 +142,18 @@ describe('a show through the reference provider', () => {
     expect(stream).toMatchObject({
       ingestUrl: `rtmp://127.0.0.1:${ports.rtmpPort}/live`,
       streamKey: expect.stringMatching(/^[0-9a-f]{32}$/),
-      playbackUrl: `http://127.0.0.1:${ports.httpPort}/hls/${stream.streamKey}.m3u8`,
+      playbackUrl: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:${ports.httpPort}/hls/[0-9a-f]{24}\\.m3u8$`)),
       providerStreamId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
     });
+    // The playback URL is public: it must not carry the key that lets one publish.
+    expect(stream.playbackUrl).not.toContain(stream.streamKey);
     changes = watchChanges(stream._id);
   });
 
-  it('refuses an encoder with an unknown key', async () => {
-    const stranger = pushTestPattern(stream.ingestUrl, 'not-a-stream-key');
-    expect(await exitOf(stranger)).not.toBe(0);
+  it('refuses an encoder with an unknown key, or with the public playback name', async () => {
+    expect(await exitOf(pushTestPattern(stream.ingestUrl, 'not-a-stream-key'))).not.toBe(0);
+    const playbackName = stream.playbackUrl.split('/').at(-1)!.replace('.m3u8', '');
+    expect(await exitOf(pushTestPattern(stream.ingestUrl, playbackName))).not.toBe(0);
   });
 
   it('goes connected then active when ffmpeg publishes, and the playback URL serves fragments', async () => {
@@ -154,7 +161,8 @@ describe('a show through the reference provider', () => {
     await until(() => streamOf(stream._id), (got) => got.state.ingestConnected && got.state.playbackLive, 'the service sees the stream connected and active');
     expect(webhookTypes(changes)).toEqual(['connected', 'active']);
     const manifest = await fetch(stream.playbackUrl);
-    expect(manifest.headers.get('content-type')).toBe('application/vnd.apple.mpegurl');
+    expect(manifest.headers.get('content-type')).toMatch(/^application\/vnd\.apple\.mpegurl/);
+    expect(await manifest.text()).not.toContain(stream.streamKey);
     expect(manifest.headers.get('access-control-allow-origin')).toBe('*');
     const fragments = await fragmentsOf(stream.playbackUrl);
     expect(fragments.length).toBeGreaterThan(0);
@@ -222,4 +230,66 @@ describe('a show through the reference provider', () => {
     await until(() => streamOf(stream._id), (got) => got.state.ingestConnected && got.state.playbackLive, 'live again after the restart');
     await stopChild(encoder, 'SIGKILL');
   }, 60_000);
+});
+
+describe('webhooks the service does not take', () => {
+  interface Received {
+    type: string;
+    time: number;
+    at: number;
+    authorization: string | undefined;
+    status: number;
+  }
+  const received: Received[] = [];
+  const authorization = '6f9c1d2e-3b4a-4c5d-8e6f-7a8b9c0d1e2f';
+  let service: Server;
+
+  beforeAll(async () => {
+    service = createServer((request, response) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      request.on('end', () => {
+        if (request.url === '/streamprovider/v1/register') {
+          response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'fake-contract', authorization }));
+          return;
+        }
+        const body = JSON.parse(text);
+        // The first two deliveries fail: the service is briefly unavailable.
+        const status = received.length < 2 ? 503 : 200;
+        received.push({ type: body.type, time: body.time, at: Date.now(), authorization: request.headers.authorization, status });
+        response.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    service.closeAllConnections();
+    await new Promise((resolve) => service.close(resolve));
+  });
+
+  it('retries with exponential backoff, in order: a stream\'s later webhooks wait for the refused one', async () => {
+    const serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+    const retrying = await referenceProviderPorts({ PROVIDER_RETRY_BASE_MS: '200' });
+    const registered = await registerReferenceProvider(retrying, { service: serviceUrl, siteId: 'site', developerKey: 'key' });
+    expect(JSON.parse(registered.stdout)).toEqual({ contractId: 'fake-contract' });
+    const running = await serveReferenceProvider(retrying);
+    const created = await fetch(`${running.url}/v1/createStream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${authorization}` },
+      body: JSON.stringify({ title: 'retried', fallbackImageUrl: 'https://images.example.test/f.png' }),
+    });
+    const answer = (await created.json()) as { ingestUrl: string; streamKey: string };
+    const pushing = pushTestPattern(answer.ingestUrl, answer.streamKey);
+    await eventually(() => received.some((entry) => entry.type === 'active'), 'active delivered');
+    await stopChild(pushing, 'SIGKILL');
+    await eventually(() => received.some((entry) => entry.type === 'idle'), 'idle delivered', 60_000);
+
+    expect(received.map((entry) => `${entry.type} ${entry.status}`)).toEqual(['connected 503', 'connected 503', 'connected 200', 'active 200', 'disconnected 200', 'idle 200']);
+    expect(received.every((entry) => entry.authorization === `Bearer ${authorization}`)).toBe(true);
+    // The same event each time (its time is when the encoder connected), sent after 200 ms, then 400 ms.
+    expect(new Set(received.slice(0, 3).map((entry) => entry.time)).size).toBe(1);
+    expect(received[1].at - received[0].at).toBeGreaterThanOrEqual(199); // a timer may fire a millisecond early
+    expect(received[2].at - received[1].at).toBeGreaterThanOrEqual(399);
+    expect(received.map((entry) => entry.time)).toEqual([...received.map((entry) => entry.time)].sort((a, b) => a - b));
+  }, 90_000);
 });
