@@ -87,7 +87,10 @@ export function providerApp(deps: ProviderApiDeps) {
 
   // nginx's callbacks: form-encoded, `name` is the stream key. Anything but 2xx makes nginx drop the encoder.
   const rtmp = express.Router();
-  rtmp.use((request, response, next) => (isLoopback(request.socket.remoteAddress) ? next() : response.status(403).end()));
+  // Only nginx, which runs on this machine: loopback, or this server's own address when it listens on one.
+  rtmp.use((request, response, next) =>
+    isLoopback(request.socket.remoteAddress) || request.socket.remoteAddress === request.socket.localAddress ? next() : response.status(403).end(),
+  );
   rtmp.use(express.urlencoded({ extended: false, limit: '16kb' }));
   const keyOf = (request: Request) => String((request.body as Record<string, unknown> | undefined)?.name ?? '');
   rtmp.post('/publish', async (request, response) => {
