@@ -5,8 +5,9 @@
  * fragments, a recording started and stopped through the service comes back as a Video whose URL ffprobe
  * plays, the encoder leaving gives disconnected then idle, deleteStream refuses the key (and drops a
  * publishing encoder), deleteVod removes the files, and a restarted provider keeps its streams. A second
- * provider registered with a fake service (a real server that refuses its first webhooks) shows the
- * retries: exponential backoff, the same event sent again, and nothing of the stream overtaking it.
+ * provider registered with a fake service (a real server that records every call) shows the retries of
+ * refused webhooks (exponential backoff, the same event again, nothing of the stream overtaking it) and
+ * an encoder reconnecting mid-recording (no idle between, one VOD with a discontinuity).
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -232,16 +233,17 @@ describe('a show through the reference provider', () => {
   }, 60_000);
 });
 
-describe('webhooks the service does not take', () => {
+describe('against a fake service (a real server that records every call)', () => {
   interface Received {
-    type: string;
-    time: number;
+    path: string;
+    body: { type?: string; id?: string; time?: number; streamId?: string; url?: string; durationSeconds?: number };
     at: number;
     authorization: string | undefined;
     status: number;
   }
   const received: Received[] = [];
   const authorization = '6f9c1d2e-3b4a-4c5d-8e6f-7a8b9c0d1e2f';
+  let refuseNext = 0;
   let service: Server;
 
   beforeAll(async () => {
@@ -253,10 +255,9 @@ describe('webhooks the service does not take', () => {
           response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'fake-contract', authorization }));
           return;
         }
-        const body = JSON.parse(text);
-        // The first two deliveries fail: the service is briefly unavailable.
-        const status = received.length < 2 ? 503 : 200;
-        received.push({ type: body.type, time: body.time, at: Date.now(), authorization: request.headers.authorization, status });
+        const status = refuseNext > 0 ? 503 : 200;
+        refuseNext = Math.max(0, refuseNext - 1);
+        received.push({ path: request.url ?? '', body: JSON.parse(text), at: Date.now(), authorization: request.headers.authorization, status });
         response.writeHead(status, { 'content-type': 'application/json' }).end('{}');
       });
     });
@@ -267,29 +268,65 @@ describe('webhooks the service does not take', () => {
     await new Promise((resolve) => service.close(resolve));
   });
 
-  it('retries with exponential backoff, in order: a stream\'s later webhooks wait for the refused one', async () => {
-    const serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    const retrying = await referenceProviderPorts({ PROVIDER_RETRY_BASE_MS: '200' });
-    const registered = await registerReferenceProvider(retrying, { service: serviceUrl, siteId: 'site', developerKey: 'key' });
+  /** A provider registered with the fake service, serving, and one stream of it. */
+  async function providerWithStream(env: Record<string, string>) {
+    const own = await referenceProviderPorts(env);
+    const registered = await registerReferenceProvider(own, { service: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, siteId: 'site', developerKey: 'key' });
     expect(JSON.parse(registered.stdout)).toEqual({ contractId: 'fake-contract' });
-    const running = await serveReferenceProvider(retrying);
-    const created = await fetch(`${running.url}/v1/createStream`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${authorization}` },
-      body: JSON.stringify({ title: 'retried', fallbackImageUrl: 'https://images.example.test/f.png' }),
-    });
-    const answer = (await created.json()) as { ingestUrl: string; streamKey: string };
-    const pushing = pushTestPattern(answer.ingestUrl, answer.streamKey);
-    await eventually(() => received.some((entry) => entry.type === 'active'), 'active delivered');
-    await stopChild(pushing, 'SIGKILL');
-    await eventually(() => received.some((entry) => entry.type === 'idle'), 'idle delivered', 60_000);
+    const running = await serveReferenceProvider(own);
+    const call = async (operation: string, body: object) => {
+      const response = await fetch(`${running.url}/v1/${operation}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${authorization}` }, body: JSON.stringify(body) });
+      expect(response.status).toBe(200);
+      return (await response.json()) as Record<string, string>;
+    };
+    const created = await call('createStream', { title: 'fake', fallbackImageUrl: 'https://images.example.test/f.png' });
+    const of = () => received.filter((entry) => (entry.body.id ?? entry.body.streamId) === created.providerStreamId);
+    return { call, created, of, types: () => of().filter((entry) => entry.status === 200 && entry.body.type).map((entry) => entry.body.type) };
+  }
 
-    expect(received.map((entry) => `${entry.type} ${entry.status}`)).toEqual(['connected 503', 'connected 503', 'connected 200', 'active 200', 'disconnected 200', 'idle 200']);
-    expect(received.every((entry) => entry.authorization === `Bearer ${authorization}`)).toBe(true);
+  it('retries with exponential backoff, in order: a stream\'s later webhooks wait for the refused one', async () => {
+    const { created, of } = await providerWithStream({ PROVIDER_RETRY_BASE_MS: '200' });
+    refuseNext = 2; // the service is briefly unavailable
+    const pushing = pushTestPattern(created.ingestUrl, created.streamKey);
+    await eventually(() => of().some((entry) => entry.body.type === 'active'), 'active delivered');
+    await stopChild(pushing, 'SIGKILL');
+    await eventually(() => of().some((entry) => entry.body.type === 'idle'), 'idle delivered', 60_000);
+
+    const hooks = of();
+    expect(hooks.map((entry) => `${entry.body.type} ${entry.status}`)).toEqual(['connected 503', 'connected 503', 'connected 200', 'active 200', 'disconnected 200', 'idle 200']);
+    expect(hooks.every((entry) => entry.path === '/stream/v1/webhook' && entry.authorization === `Bearer ${authorization}`)).toBe(true);
     // The same event each time (its time is when the encoder connected), sent after 200 ms, then 400 ms.
-    expect(new Set(received.slice(0, 3).map((entry) => entry.time)).size).toBe(1);
-    expect(received[1].at - received[0].at).toBeGreaterThanOrEqual(199); // a timer may fire a millisecond early
-    expect(received[2].at - received[1].at).toBeGreaterThanOrEqual(399);
-    expect(received.map((entry) => entry.time)).toEqual([...received.map((entry) => entry.time)].sort((a, b) => a - b));
+    expect(new Set(hooks.slice(0, 3).map((entry) => entry.body.time)).size).toBe(1);
+    expect(hooks[1].at - hooks[0].at).toBeGreaterThanOrEqual(199); // a timer may fire a millisecond early
+    expect(hooks[2].at - hooks[1].at).toBeGreaterThanOrEqual(399);
+    expect(hooks.map((entry) => entry.body.time)).toEqual([...hooks.map((entry) => entry.body.time)].sort((a, b) => a! - b!));
+  }, 90_000);
+
+  it('an encoder that reconnects mid-recording: connected and active again without idle, one VOD with a discontinuity', async () => {
+    // idle only long after the encoder left, so the reconnect below always comes first.
+    const { call, created, of, types } = await providerWithStream({ PROVIDER_IDLE_AFTER_MS: '60000' });
+    const liveFragments = async () => fragmentsOf(`${created.playbackUrl}`);
+    let encoder = pushTestPattern(created.ingestUrl, created.streamKey);
+    await eventually(() => types().includes('active'), 'active delivered');
+    await call('startStream', { id: created.providerStreamId, liveBroadcastId: 'broadcast-1' });
+    const atStart = new Set(await liveFragments());
+    await until(liveFragments, (names) => names.filter((name) => !atStart.has(name)).length >= 2, 'two recorded fragments');
+    await stopChild(encoder, 'SIGKILL');
+    await eventually(() => types().includes('disconnected'), 'disconnected delivered');
+    encoder = pushTestPattern(created.ingestUrl, created.streamKey);
+    await eventually(() => types().filter((type) => type === 'active').length === 2, 'active again');
+    const beforeStop = new Set(await liveFragments());
+    await until(liveFragments, (names) => names.filter((name) => !beforeStop.has(name)).length >= 2, 'two more fragments');
+    await call('stopStream', { id: created.providerStreamId });
+    const vod = await until(() => of().find((entry) => entry.path === '/video/v3/vod'), Boolean, 'the VOD delivered');
+    await stopChild(encoder, 'SIGKILL');
+
+    expect(types().slice(0, 5)).toEqual(['connected', 'active', 'disconnected', 'connected', 'active']);
+    expect(vod!.body).toMatchObject({ liveBroadcastId: 'broadcast-1', streamId: created.providerStreamId, vodId: expect.any(String) });
+    const playlist = await (await fetch(vod!.body.url!)).text();
+    expect(playlist.match(/#EXT-X-DISCONTINUITY/g)).toHaveLength(1);
+    expect(playlist.trim().endsWith('#EXT-X-ENDLIST')).toBe(true);
+    const { stdout } = await ffprobe('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', vod!.body.url!]);
+    expect(Number(stdout.trim())).toBeCloseTo(vod!.body.durationSeconds!, 0);
   }, 90_000);
 });
