@@ -31,6 +31,8 @@ pid ${join(state, 'nginx.pid')};
 error_log ${join(state, 'logs', 'nginx-error.log')} warn;
 events { worker_connections 1024; }
 rtmp {
+  # Inside the state folder: the compiled-in default (/var/log/nginx) is not writable by a user without root.
+  access_log ${join(state, 'logs', 'rtmp-access.log')};
   server {
     listen ${settings.rtmpListenHost}:${settings.rtmpPort};
     chunk_size 4096;
