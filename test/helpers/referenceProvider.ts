@@ -5,7 +5,7 @@
  * started here is stopped by stopReferenceProviders() (provider, nginx with it, encoders).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,13 +17,34 @@ const run = promisify(execFile);
 const children = new Set<ChildProcess>();
 const stateDirs = new Set<string>();
 
-/** A port nothing listens on right now (nginx cannot take port 0: the provider's URLs must carry its ports). */
+/** The lowest port the kernel hands out for port 0 (Linux's ephemeral range starts there). */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A port nothing listens on, for nginx and the provider, which cannot take port 0 (the provider's URLs
+ * carry its ports). It is chosen below the ephemeral range, so no server started meanwhile on port 0 (the
+ * stack's, another test file's) can be given it before the provider binds it.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  const low = ephemeralLow();
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
 }
 
 export interface ReferenceProviderPorts {
