@@ -68,13 +68,15 @@ const providerCall = (operation: string, body: unknown, token?: string) =>
 const token = () => JSON.parse(readFileSync(join(ports.stateDir, 'registration.json'), 'utf8')).authorization as string;
 const streamOf = async (id: string) => (await rest(stack, 'GET', `/stream/v1/${id}`, { headers: site.admin })).body;
 
-/** Webhook changes the admin subscription sees for a stream, in arrival order. */
-function watchChanges(streamId: string): string[] {
+/** Webhook changes the admin subscription sees for a stream, in arrival order; resolves once it listens. */
+async function watchChanges(streamId: string): Promise<string[]> {
   const changes: string[] = [];
+  const before = stack.gateway.live.stats().subscriptions;
   admin.subscribe(
     { query: /* GraphQL */ `subscription W($id: ID) { streamStateChanged(streamId: $id) { change } }`, variables: { id: streamId } },
     { next: (result) => changes.push((result.data as { streamStateChanged: { change: string } }).streamStateChanged.change), error: () => undefined, complete: () => undefined },
   );
+  await eventually(() => stack.gateway.live.stats().subscriptions > before, 'the admin subscription listens');
   return changes;
 }
 const webhookTypes = (changes: string[]) => changes.filter((change) => ['connected', 'active', 'disconnected', 'idle'].includes(change));
@@ -148,7 +150,7 @@ describe('a show through the reference provider', () => {
     });
     // The playback URL is public: it must not carry the key that lets one publish.
     expect(stream.playbackUrl).not.toContain(stream.streamKey);
-    changes = watchChanges(stream._id);
+    changes = await watchChanges(stream._id);
   });
 
   it('refuses an encoder with an unknown key, or with the public playback name', async () => {
@@ -160,6 +162,7 @@ describe('a show through the reference provider', () => {
   it('goes connected then active when ffmpeg publishes, and the playback URL serves fragments', async () => {
     encoder = pushTestPattern(stream.ingestUrl, stream.streamKey);
     await until(() => streamOf(stream._id), (got) => got.state.ingestConnected && got.state.playbackLive, 'the service sees the stream connected and active');
+    await eventually(() => webhookTypes(changes).length === 2, 'two webhooks pushed');
     expect(webhookTypes(changes)).toEqual(['connected', 'active']);
     const manifest = await fetch(stream.playbackUrl);
     expect(manifest.headers.get('content-type')).toMatch(/^application\/vnd\.apple\.mpegurl/);
