@@ -9,8 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../shared/logger';
-import type { Broadcasts } from './broadcasts';
-import { vodsDir } from './broadcasts';
+import { vodsDir, type Broadcasts } from './broadcasts';
 import type { ProviderConfig } from './config';
 import { hlsDir } from './nginx';
 import type { ProviderState, ProviderStream, Registration } from './state';
@@ -30,6 +29,7 @@ class ProviderError extends Error {
 
 const fail = (status: number, message: string) => new ProviderError(status, message);
 
+/** A string field of a JSON body, or 400 naming it. */
 function field(body: unknown, name: string, check: (value: string) => boolean = (value) => value.length > 0 && value.length <= 500): string {
   const value = (body as Record<string, unknown> | null)?.[name];
   if (typeof value !== 'string' || !check(value)) throw fail(400, `${name} is required: a non-empty string${name.endsWith('Url') ? ' holding an http(s) URL' : ''}`);
@@ -56,16 +56,6 @@ export function providerApp(deps: ProviderApiDeps) {
   const app = express();
   app.disable('x-powered-by');
 
-  const vods = (folder: string) =>
-    express.static(folder, {
-      fallthrough: false,
-      dotfiles: 'deny',
-      setHeaders(response, path) {
-        response.setHeader('access-control-allow-origin', '*');
-        if (path.endsWith('.m3u8')) response.setHeader('content-type', 'application/vnd.apple.mpegurl');
-        else if (path.endsWith('.ts')) response.setHeader('content-type', 'video/mp2t');
-      },
-    });
   // Live HLS under the stream's playback name: nginx writes `<key>.m3u8` and `<key>-<n>.ts`, and its manifest
   // names the fragments by the key, so the manifest is rewritten on the way out and fragments mapped back.
   app.get('/hls/:file', async (request, response) => {
@@ -80,7 +70,19 @@ export function providerApp(deps: ProviderApiDeps) {
     response.setHeader('cache-control', 'no-cache');
     return response.type('application/vnd.apple.mpegurl').send(manifest.split(stream.streamKey).join(stream.playbackName));
   });
-  app.use('/vod', vods(vodsDir(config.stateDir)));
+  // Recordings: files that never change once delivered.
+  app.use(
+    '/vod',
+    express.static(vodsDir(config.stateDir), {
+      fallthrough: false,
+      dotfiles: 'deny',
+      setHeaders(response, path) {
+        response.setHeader('access-control-allow-origin', '*');
+        if (path.endsWith('.m3u8')) response.setHeader('content-type', 'application/vnd.apple.mpegurl');
+        else if (path.endsWith('.ts')) response.setHeader('content-type', 'video/mp2t');
+      },
+    }),
+  );
   app.get('/health', (_request, response) => {
     response.json({ success: true, registered: deps.registration() !== null });
   });

@@ -68,7 +68,7 @@ export class Broadcasts {
   constructor(
     private readonly state: ProviderState,
     private readonly deliveries: ServiceDeliveries,
-    private readonly config: Pick<ProviderConfig, 'stateDir' | 'pollMs' | 'idleAfterMs' | 'publicHost'>,
+    private readonly config: Pick<ProviderConfig, 'stateDir' | 'pollMs' | 'idleAfterMs'>,
     private readonly vodBaseUrl: () => string,
     private readonly logger: Logger,
   ) {}
