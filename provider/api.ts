@@ -94,21 +94,25 @@ export function providerApp(deps: ProviderApiDeps) {
     isLoopback(request.socket.remoteAddress) || request.socket.remoteAddress === request.socket.localAddress ? next() : response.status(403).end(),
   );
   rtmp.use(express.urlencoded({ extended: false, limit: '16kb' }));
-  const keyOf = (request: Request) => String((request.body as Record<string, unknown> | undefined)?.name ?? '');
+  const callback = (request: Request) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    return { key: String(body.name ?? ''), client: String(body.clientid ?? '') };
+  };
   rtmp.post('/publish', async (request, response) => {
-    const stream = broadcasts.admit(keyOf(request));
-    if (!stream) {
-      deps.logger.info('refused an encoder: unknown or disabled stream key');
+    const { key, client } = callback(request);
+    if (!(await broadcasts.connect(key, client))) {
+      deps.logger.info('refused an encoder: unknown or disabled stream key, or one already publishing');
       return response.status(403).end();
     }
-    await broadcasts.published(stream.streamKey, true);
     return response.status(200).end();
   });
   rtmp.post('/update', (request, response) => {
-    response.status(broadcasts.mayContinue(keyOf(request)) ? 200 : 403).end();
+    const { key, client } = callback(request);
+    response.status(broadcasts.mayContinue(key, client) ? 200 : 403).end();
   });
   rtmp.post('/publish-done', async (request, response) => {
-    await broadcasts.published(keyOf(request), false);
+    const { key, client } = callback(request);
+    await broadcasts.disconnect(key, client);
     response.status(200).end();
   });
   app.use('/rtmp', rtmp);

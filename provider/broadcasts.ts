@@ -64,6 +64,8 @@ export class Broadcasts {
   private ticking: Promise<void> = Promise.resolve();
   /** When each stream's encoder last connected or left (not kept: nginx restarts with the provider). */
   private readonly changedAt = new Map<string, number>();
+  /** The nginx connection publishing to each stream (not kept either). */
+  private readonly encoders = new Map<string, string>();
 
   constructor(
     private readonly state: ProviderState,
@@ -79,7 +81,7 @@ export class Broadcasts {
    */
   async start(): Promise<void> {
     for (const stream of Object.values(this.state.data.streams)) {
-      if (stream.phase === 'connected' || stream.phase === 'active') await this.published(stream.streamKey, false);
+      await this.left(stream);
     }
     const loop = () => {
       this.ticking = this.tick().catch((error: Error) => this.logger.error({ err: error }, 'watching live manifests failed'));
@@ -96,31 +98,41 @@ export class Broadcasts {
     await this.ticking;
   }
 
-  /** nginx's on_publish: the stream an encoder may publish to with this key (known, ingest enabled), else null. */
-  admit(streamKey: string): ProviderStream | null {
+  /**
+   * nginx's on_publish: admits the encoder (nginx's connection id `client`) when the key is known, its ingest
+   * enabled and no other encoder is on it (nginx would refuse a second one anyway, after asking), and sends
+   * `connected`. False = nginx refuses it.
+   */
+  async connect(streamKey: string, client: string): Promise<boolean> {
     const stream = this.state.streamByKey(streamKey);
-    return stream?.ingestEnabled ? stream : null;
+    if (!stream?.ingestEnabled || this.encoders.has(stream.id)) return false;
+    this.encoders.set(stream.id, client);
+    stream.publishes += 1;
+    stream.phase = 'connected';
+    this.changedAt.set(stream.id, Date.now());
+    await this.deliveries.webhook(stream.id, 'connected');
+    return true;
   }
 
   /** nginx's on_update, every second while an encoder publishes: whether it may go on. */
-  mayContinue(streamKey: string): boolean {
-    return this.admit(streamKey) !== null;
+  mayContinue(streamKey: string, client: string): boolean {
+    const stream = this.state.streamByKey(streamKey);
+    return stream?.ingestEnabled === true && this.encoders.get(stream.id) === client;
   }
 
-  /** An encoder connected (`connecting`) or left (not `connecting`) under the key. */
-  async published(streamKey: string, connecting: boolean): Promise<void> {
+  /** nginx's on_publish_done: the admitted encoder left (a refused one is no news). */
+  async disconnect(streamKey: string, client: string): Promise<void> {
     const stream = this.state.streamByKey(streamKey);
-    if (!stream) return;
-    if (connecting) {
-      stream.publishes += 1;
-      stream.phase = 'connected';
-      this.changedAt.set(stream.id, Date.now());
-      await this.deliveries.webhook(stream.id, 'connected');
-    } else if (stream.phase === 'connected' || stream.phase === 'active') {
-      stream.phase = 'disconnected';
-      this.changedAt.set(stream.id, Date.now());
-      await this.deliveries.webhook(stream.id, 'disconnected');
-    }
+    if (!stream || this.encoders.get(stream.id) !== client) return;
+    this.encoders.delete(stream.id);
+    await this.left(stream);
+  }
+
+  private async left(stream: ProviderStream): Promise<void> {
+    if (stream.phase !== 'connected' && stream.phase !== 'active') return;
+    stream.phase = 'disconnected';
+    this.changedAt.set(stream.id, Date.now());
+    await this.deliveries.webhook(stream.id, 'disconnected');
   }
 
   private async manifest(stream: ProviderStream): Promise<LiveManifest | null> {

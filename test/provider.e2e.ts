@@ -176,6 +176,9 @@ describe('a show through the reference provider', () => {
     const bytes = Buffer.from(await fragment.arrayBuffer());
     expect(bytes.length).toBeGreaterThan(1000);
     expect(bytes[0]).toBe(0x47); // MPEG-TS sync byte
+    // A second encoder on the same key is refused; the first goes on (the webhooks checked below show no trace of it).
+    expect(await exitOf(pushTestPattern(stream.ingestUrl, stream.streamKey))).not.toBe(0);
+    expect(encoder.exitCode).toBeNull();
   }, 60_000);
 
   it('records between start and stop and delivers the recording, which the service keeps as a playable Video', async () => {
