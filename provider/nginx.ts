@@ -72,7 +72,7 @@ function accepts(host: string, port: number): Promise<boolean> {
  * An nginx left running by a provider that was killed (it outlives its parent) would hold the RTMP port:
  * stop it, but only when its command line names this state folder's configuration.
  */
-function stopLeftover(stateDir: string, confFile: string, logger: Logger): void {
+async function stopLeftover(stateDir: string, confFile: string, logger: Logger): Promise<void> {
   const pidFile = join(stateDir, 'nginx.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').trim());
@@ -81,10 +81,14 @@ function stopLeftover(stateDir: string, confFile: string, logger: Logger): void 
     const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     if (!commandLine.includes(confFile)) return;
     process.kill(pid, 'SIGTERM');
-    logger.warn({ pid }, 'stopped an nginx left running by an earlier provider');
+    logger.warn({ pid }, 'stopping an nginx left running by an earlier provider');
   } catch {
-    // Gone already.
+    return; // gone already
   }
+  // It must have let go of the RTMP port before the new one binds it (or the probe below would find the old one).
+  const deadline = Date.now() + 5000;
+  while (existsSync(`/proc/${pid}`) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
 }
 
 /** The running nginx. */
@@ -99,7 +103,7 @@ export async function startNginx(settings: NginxSettings, callbackBase: string, 
   const confFile = join(state, 'nginx.conf');
   await mkdir(join(state, 'logs'), { recursive: true });
   await mkdir(hlsDir(state), { recursive: true });
-  stopLeftover(state, confFile, logger);
+  await stopLeftover(state, confFile, logger);
   await writeFile(confFile, nginxConfiguration(settings, callbackBase));
   const child = spawn(settings.nginxBin, ['-p', state, '-c', confFile, '-e', join(state, 'logs', 'nginx-error.log'), '-g', 'daemon off;'], {
     stdio: ['ignore', 'ignore', 'pipe'],
