@@ -178,6 +178,14 @@ export interface Config {
    * For local development and tests with partners on 127.0.0.1 only.
    */
   outboundAllowPrivate: boolean;
+  /**
+   * Exactly these `host:port` targets may be reached by outbound calls although they are loopback or
+   * private (`OUTBOUND_ALLOW_HOSTS`, comma-separated, e.g. `127.0.0.1:4200,[::1]:4200,provider.lan:4200`;
+   * default none): a streaming provider on the same machine without opening every private address as
+   * OUTBOUND_ALLOW_PRIVATE does. Hosts are normalized as a URL would (lowercase, `127.1` → `127.0.0.1`);
+   * a port is required. Every other non-public target stays refused, when registered and when connecting.
+   */
+  outboundAllowHosts: string[];
 }
 
 /** Limits of a GraphQL document, checked before validation. */
@@ -235,6 +243,27 @@ function dnsServers(env: Env): string[] | null {
     const validPort = port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
     if (!isIP(host) || !validPort) throw new Error(`DNS_SERVERS must be comma-separated ip[:port] entries ([ip]:port for IPv6), got "${server}"`);
     return server;
+  });
+}
+
+/**
+ * `host:port` entries, comma-separated, each normalized to what `new URL('http://host:port').host`
+ * gives (lowercase name, canonical IPv4, compressed IPv6 in brackets) but always with its port.
+ */
+function hostPorts(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((entry) => {
+    const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/?#@[\]]+):(\d{1,5})$/.exec(entry.trim());
+    const port = Number(match?.[2]);
+    let host = '';
+    try {
+      host = match ? new URL(`http://${match[1]}/`).hostname : '';
+    } catch {
+      host = '';
+    }
+    if (!match || !host || port < 1 || port > 65535) throw new Error(`${name} must be a comma-separated list of host:port, got "${entry.trim()}"`);
+    return `${host}:${port}`;
   });
 }
 
@@ -336,6 +365,7 @@ export function loadConfig(env: Env = process.env): Config {
     sseHeartbeatMs: integer(env, 'SSE_HEARTBEAT_MS', 12_000, 10, 600_000),
     multipartHeartbeatMs: integer(env, 'MULTIPART_HEARTBEAT_MS', 5_000, 10, 600_000),
     outboundAllowPrivate: flag(env, 'OUTBOUND_ALLOW_PRIVATE', false),
+    outboundAllowHosts: hostPorts(env, 'OUTBOUND_ALLOW_HOSTS'),
   };
 }
 

@@ -4,17 +4,40 @@
  * a host that is an address or a loopback name), and every connection is checked again when it is
  * made: the host is resolved by a lookup that refuses loopback, private, link-local, metadata, CGNAT,
  * multicast and other non-public addresses, so a name that resolves elsewhere later (DNS rebinding)
- * still cannot reach them. `OUTBOUND_ALLOW_PRIVATE=true` lifts both checks for development and tests.
+ * still cannot reach them. `OUTBOUND_ALLOW_PRIVATE=true` lifts both checks for development and tests;
+ * `OUTBOUND_ALLOW_HOSTS` lifts them for exactly the `host:port` targets it names (a partner on the same
+ * machine), and for nothing else.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import type { Config } from './config';
 import { badInput } from './errors';
 
-/** Whether outbound calls may reach non-public addresses (config.outboundAllowPrivate). */
+/** Which non-public targets outbound calls may reach. */
 export interface OutboundPolicy {
+  /** Any of them (config.outboundAllowPrivate). */
   allowPrivate: boolean;
+  /** Exactly these normalized `host:port` targets (config.outboundAllowHosts). */
+  allowHosts?: readonly string[];
+}
+
+/** The policy a service's configuration sets. */
+export function outboundPolicy(config: Pick<Config, 'outboundAllowPrivate' | 'outboundAllowHosts'>): OutboundPolicy {
+  return { allowPrivate: config.outboundAllowPrivate, allowHosts: config.outboundAllowHosts };
+}
+
+/**
+ * Whether `host` (a URL's hostname, brackets or not) on `port` (empty = the protocol's default) is one of
+ * the policy's named targets; compared in the form config.outboundAllowHosts keeps.
+ */
+function isAllowedTarget(policy: OutboundPolicy, host: string, port: string | number, protocol: string): boolean {
+  if (!policy.allowHosts?.length) return false;
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const named = isIP(bare) === 6 ? `[${bare}]` : bare;
+  const effectivePort = String(port || (protocol === 'https:' ? 443 : 80));
+  return policy.allowHosts.includes(`${named}:${effectivePort}`);
 }
 
 /** Thrown (as a connection error) when a call would reach a non-public address. */
@@ -62,7 +85,7 @@ export function parseHttpUrl(value: string, field: string): URL {
  */
 export function checkOutboundUrl(value: string, field: string, policy: OutboundPolicy): void {
   const url = parseHttpUrl(value, field);
-  if (policy.allowPrivate) return;
+  if (policy.allowPrivate || isAllowedTarget(policy, url.hostname, url.port, url.protocol)) return;
   const host = hostOf(url);
   if ((isIP(host) && !isPublicAddress(host)) || isLoopbackName(host)) {
     throw badInput(`${field} must be a public address: loopback, private, link-local and other non-public hosts are refused`, field);
@@ -85,18 +108,21 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
 /**
  * Connects only to public addresses: an address literal is checked before connecting (Node connects
  * to a literal without a lookup), a name through publicOnlyLookup. Every connection of the agent goes
- * through it, redirects included.
+ * through it, redirects included. A target the policy names connects as any client would.
  */
-function publicOnlyConnector(): buildConnector.connector {
+function publicOnlyConnector(policy: OutboundPolicy): buildConnector.connector {
   const connect = buildConnector({ lookup: publicOnlyLookup as never });
+  const connectNamed = buildConnector({});
   return (options, callback) => {
+    if (isAllowedTarget(policy, options.hostname, options.port, options.protocol)) return connectNamed(options, callback);
     const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(host) && !isPublicAddress(host)) return callback(new NonPublicAddressError(host), null);
     return connect(options, callback);
   };
 }
 
-let publicOnlyAgent: Agent | null = null;
+/** One agent per list of named targets (a process has one configuration, tests a few). */
+const publicOnlyAgents = new Map<string, Agent>();
 
 /**
  * fetch for partner calls. Unless private targets are allowed, every connection (redirects included)
@@ -105,9 +131,14 @@ let publicOnlyAgent: Agent | null = null;
  */
 export async function outboundFetch(url: string, init: RequestInit, policy: OutboundPolicy): Promise<Response> {
   if (policy.allowPrivate) return fetch(url, init);
-  publicOnlyAgent ??= new Agent({ connect: publicOnlyConnector() });
+  const key = (policy.allowHosts ?? []).join(',');
+  let agent = publicOnlyAgents.get(key);
+  if (!agent) {
+    agent = new Agent({ connect: publicOnlyConnector(policy) });
+    publicOnlyAgents.set(key, agent);
+  }
   // undici's own fetch with its own agent: the refusal reaches the caller as the same error object.
-  return (await undiciFetch(url, { ...(init as object), dispatcher: publicOnlyAgent })) as unknown as Response;
+  return (await undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as Response;
 }
 
 /** Whether a failed outboundFetch was refused for its target's address. */

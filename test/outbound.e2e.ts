@@ -4,10 +4,13 @@
  * URLs (register and PUT), the playlist import URL — with a 400 naming the field; and a target that
  * slipped past registration (written to the database directly, or a name resolving to loopback) is
  * refused again when connecting. A trap server on 127.0.0.1 counts every request that reaches it: none
- * may. Nothing is sent anywhere but loopback, and nothing reaches loopback either.
+ * may. Nothing is sent anywhere but loopback, and nothing reaches loopback either. A second stack names
+ * one loopback partner in OUTBOUND_ALLOW_HOSTS: exactly that host:port is reached, and the trap beside
+ * it (same address, another port; or the same port under another name) still is not.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../shared/config';
 import { outboundFetch } from '../shared/outbound';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { rest } from './helpers/http';
@@ -159,5 +162,80 @@ describe('refused again when connecting', () => {
     await allowed.text();
     expect(trapped).toBe(1);
     trapped = 0;
+  });
+});
+
+describe('OUTBOUND_ALLOW_HOSTS opens exactly the named host:port', () => {
+  let named: Stack;
+  let namedSite: TestSite;
+  let partner: Server;
+  let partnerPort: number;
+  const partnerCalls: string[] = [];
+
+  beforeAll(async () => {
+    partner = createServer((request, response) => {
+      partnerCalls.push(request.url ?? '');
+      if (request.url === '/redirect') {
+        response.writeHead(302, { location: `http://127.0.0.1:${trapPort}/hook` }).end();
+        return;
+      }
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ ingestUrl: 'rtmp://127.0.0.1/live', streamKey: 'key', playbackUrl: 'http://127.0.0.1/hls/key.m3u8', providerStreamId: '3f1f8d4e-2b1a-4c3d-9e8f-0a1b2c3d4e5f' }));
+    });
+    await new Promise<void>((resolve) => partner.listen(0, '127.0.0.1', resolve));
+    partnerPort = (partner.address() as AddressInfo).port;
+    named = await startTestStack({ env: { OUTBOUND_ALLOW_PRIVATE: 'false', OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${partnerPort}`, PROVIDER_RETRIES: '0' } });
+    namedSite = await createTestSite(named);
+  });
+  afterAll(async () => {
+    partner.closeAllConnections();
+    await new Promise((resolve) => partner.close(resolve));
+  });
+
+  const partnerUrls = (base: string) => ({ createStream: `${base}/create`, deleteStream: `${base}/delete`, deleteVod: `${base}/delete-vod`, startStream: `${base}/start`, stopStream: `${base}/stop` });
+
+  it('registers and calls a provider at the named host:port, as the URL parser writes it', async () => {
+    // 127.1 is 127.0.0.1 to the URL parser, so it names the same target.
+    for (const base of [`http://127.0.0.1:${partnerPort}`, `http://127.1:${partnerPort}`]) {
+      const contract = await rest(named, 'POST', '/streamprovider/v1/register', { headers: namedSite.admin, body: { name: `Local ${base}`, urls: partnerUrls(base), useAccount: false } });
+      expect(contract.status).toBe(201);
+      const channel = await rest(named, 'POST', '/pages/v3', {
+        headers: namedSite.admin,
+        body: { slug: `local-${base.length}`, type: 'channel', renderers: {}, seo: { title: 't', description: 'd', keywords: 'k' }, data: { name: 'Local' } },
+      });
+      const stream = await rest(named, 'POST', '/stream/v1/', { headers: namedSite.admin, body: { pageId: channel.body._id, contractId: contract.body.id, fallbackImageUrl: 'https://images.example.test/f.png' } });
+      expect(stream.status).toBe(201);
+    }
+    expect(partnerCalls.filter((path) => path === '/create')).toHaveLength(2);
+    const hook = await rest(named, 'POST', '/webhook/v1/', { headers: namedSite.admin, body: { url: `http://127.0.0.1:${partnerPort}/hook`, events: ['*'] } });
+    expect(hook.status).toBe(201);
+  });
+
+  it('still refuses every other non-public target: another port, another name or family for the same port', async () => {
+    for (const url of [`http://127.0.0.1:${trapPort}/create`, `http://localhost:${partnerPort}/create`, `http://[::1]:${partnerPort}/create`, `http://127.0.0.2:${partnerPort}/create`, `http://127.0.0.1/create`]) {
+      const registered = await rest(named, 'POST', '/streamprovider/v1/register', { headers: namedSite.admin, body: { name: `Other ${url}`, urls: { ...partnerUrls(`http://127.0.0.1:${partnerPort}`), createStream: url }, useAccount: false } });
+      expectFieldRefused(registered, 'urls.createStream');
+      expectFieldRefused(await rest(named, 'POST', '/webhook/v1/', { headers: namedSite.admin, body: { url, events: ['*'] } }), 'url');
+    }
+  });
+
+  it('refuses at connect time what is not named, redirects from the named target included', async () => {
+    const policy = { allowPrivate: false, allowHosts: named.config.outboundAllowHosts };
+    const reached = await outboundFetch(`http://127.0.0.1:${partnerPort}/direct`, {}, policy);
+    expect(reached.status).toBe(200);
+    await reached.text();
+    await expect(outboundFetch(`http://127.0.0.1:${trapPort}/`, {}, policy)).rejects.toMatchObject({ cause: { code: 'ERR_NON_PUBLIC_ADDRESS' } });
+    await expect(outboundFetch(`http://localhost:${partnerPort}/`, {}, policy)).rejects.toMatchObject({ cause: { code: 'ERR_NON_PUBLIC_ADDRESS' } });
+    await expect(outboundFetch(`http://127.0.0.1:${partnerPort}/redirect`, {}, policy)).rejects.toMatchObject({ cause: { code: 'ERR_NON_PUBLIC_ADDRESS' } });
+    expect(partnerCalls).toContain('/redirect');
+  });
+
+  it('takes only host:port entries, normalized once at start', () => {
+    const env = (value: string) => ({ OUTBOUND_ALLOW_HOSTS: value, DATA_DIR: named.config.dataDir });
+    expect(loadConfig(env(' 127.1:4200, [::1]:4200 ,Provider.Example:80')).outboundAllowHosts).toEqual(['127.0.0.1:4200', '[::1]:4200', 'provider.example:80']);
+    expect(loadConfig(env('')).outboundAllowHosts).toEqual([]);
+    for (const bad of ['127.0.0.1', 'http://127.0.0.1:4200', '127.0.0.1:0', '127.0.0.1:70000', '[::1:4200', 'a b:1', 'user@host:1', '127.0.0.1:4200/']) {
+      expect(() => loadConfig(env(bad))).toThrow(/OUTBOUND_ALLOW_HOSTS must be a comma-separated list of host:port/);
+    }
   });
 });

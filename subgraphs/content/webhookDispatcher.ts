@@ -6,7 +6,7 @@
  * receiver drops by its delivery id.
  */
 import { openSecret } from '../../shared/auth/sealed';
-import { isNonPublicRefusal, outboundFetch } from '../../shared/outbound';
+import { isNonPublicRefusal, outboundFetch, outboundPolicy } from '../../shared/outbound';
 import type { Config } from '../../shared/config';
 import type { Db } from '../../shared/db/client';
 import type { Logger } from '../../shared/logger';
@@ -19,7 +19,7 @@ const IDLE_POLL_MS = 2_000;
 /** Most deliveries sent at once per instance. */
 const BATCH = 20;
 
-export type WebhookSettings = Pick<Config, 'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'webhookMaxAttempts' | 'encryptionKey' | 'outboundAllowPrivate'>;
+export type WebhookSettings = Pick<Config, 'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'webhookMaxAttempts' | 'encryptionKey' | 'outboundAllowPrivate' | 'outboundAllowHosts'>;
 
 /** Delay before attempt number `attempt + 1`, after `attempt` failures: base · 2^(attempt-1), capped. */
 export function retryDelayMs(settings: WebhookSettings, attempt: number): number {
@@ -141,7 +141,7 @@ export class WebhookDispatcher {
         body: delivery.body,
         redirect: 'manual',
         signal: AbortSignal.timeout(this.settings.webhookTimeoutMs),
-      }, { allowPrivate: this.settings.outboundAllowPrivate });
+      }, outboundPolicy(this.settings));
       await response.body?.cancel();
       const ok = response.status >= 200 && response.status < 300;
       return { ok, status: response.status, error: ok ? null : `answered ${response.status}` };

@@ -4,7 +4,7 @@
  * 5xx (never for 4xx, which the provider meant), only http(s) and no redirects followed. Whatever the
  * provider does, the caller gets an answer or a BAD_GATEWAY error with a message — never a hang.
  */
-import { isNonPublicRefusal, outboundFetch, readTextLimited } from '../../shared/outbound';
+import { isNonPublicRefusal, outboundFetch, readTextLimited, type OutboundPolicy } from '../../shared/outbound';
 import { appError, ErrorCode } from '../../shared/errors';
 import type { Logger } from '../../shared/logger';
 
@@ -18,8 +18,8 @@ export interface ProviderCallSettings {
   /** First backoff; it doubles per attempt (with jitter). */
   backoffMs?: number;
   logger: Logger;
-  /** Whether the URL may reach a non-public address (config.outboundAllowPrivate). */
-  allowPrivate: boolean;
+  /** Which non-public addresses the URL may reach (outboundPolicy(config)). */
+  policy: OutboundPolicy;
 }
 
 /** A 2xx or 4xx answer: the body parsed as JSON when it is JSON, else its text (or null when empty). */
@@ -81,7 +81,7 @@ export async function callProvider(
         body,
         redirect: 'manual',
         signal: AbortSignal.timeout(settings.timeoutMs),
-      }, { allowPrivate: settings.allowPrivate });
+      }, settings.policy);
       const answer = await readAnswer(response);
       if (response.status >= 300 && response.status < 400) throw badGateway(operation, `it answered with a redirect (${response.status}), which is not followed`);
       if (response.status < 500) return { status: response.status, body: answer };

@@ -9,7 +9,7 @@ import type { StreamProviderContract } from '../../shared/db/generated/sqlite';
 import { badInput, conflict, notFound, unauthenticated } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { SubgraphContext } from '../../shared/subgraph';
-import { checkOutboundUrl, type OutboundPolicy } from '../../shared/outbound';
+import { checkOutboundUrl, outboundPolicy, type OutboundPolicy } from '../../shared/outbound';
 import { callProvider, isHttpUrl, type ProviderAnswer, type ProviderOperation } from './providerCalls';
 import { bearerToken, decryptSecret, encryptSecret } from './secrets';
 
@@ -78,7 +78,7 @@ async function assertNameFree(ctx: SubgraphContext, siteId: string, name: string
 
 /** Registers a contract of the site; the answer's authorization is never shown again. */
 export async function registerStreamProvider(ctx: SubgraphContext, siteId: string, input: { name: string; urls: Record<string, unknown>; accountCredentials?: unknown; useAccount: boolean }) {
-  const fields = checkContract({ ...input, accountCredentials: input.accountCredentials }, { allowPrivate: ctx.config.outboundAllowPrivate });
+  const fields = checkContract({ ...input, accountCredentials: input.accountCredentials }, outboundPolicy(ctx.config));
   await assertNameFree(ctx, siteId, fields.name);
   const authorization = randomUUID();
   const now = new Date();
@@ -118,7 +118,7 @@ export async function updateStreamProvider(
     urls: { ...(contract.urls as Record<string, unknown>), ...(input.urls ?? {}) },
     accountCredentials: input.accountCredentials === undefined || input.accountCredentials === null ? contract.accountCredentials : input.accountCredentials,
     useAccount: input.useAccount ?? contract.useAccount,
-  }, { allowPrivate: ctx.config.outboundAllowPrivate });
+  }, outboundPolicy(ctx.config));
   if (fields.name !== contract.name) await assertNameFree(ctx, contract.siteId, fields.name, contract.id);
   return ctx.db.streamProviderContract.update({ where: { id: contract.id }, data: { ...fields, updatedAt: new Date() } });
 }
@@ -143,7 +143,7 @@ export function callContract(ctx: SubgraphContext, contract: StreamProviderContr
     timeoutMs: ctx.config.providerTimeoutMs,
     retries: ctx.config.providerRetries,
     logger: ctx.logger,
-    allowPrivate: ctx.config.outboundAllowPrivate,
+    policy: outboundPolicy(ctx.config),
   });
 }
 

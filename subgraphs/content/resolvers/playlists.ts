@@ -10,6 +10,7 @@ import { checkMembers, findPlaylist, importPlaylist, playlistMembers, videoLoade
 import { referencesTo } from '../references';
 import type { Resolvers } from '../resolvers.generated';
 import { Scopes, timestamps } from './access';
+import { outboundPolicy } from '../../../shared/outbound';
 
 const PLAYLIST_LIST: ListSpec<string> = {
   sort: { created: 'createdAt', modified: 'updatedAt', title: 'title' },
@@ -78,7 +79,7 @@ export const playlistResolvers: Resolvers = {
       return { id: playlist.id, success: true };
     },
     importPlaylist: (_root, { url }, { identity, db, config }) =>
-      importPlaylist(db, requireAdmin(identity, Scopes.playlists, { write: true }), url, config.videoPlatformTimeoutMs, { allowPrivate: config.outboundAllowPrivate }),
+      importPlaylist(db, requireAdmin(identity, Scopes.playlists, { write: true }), url, config.videoPlatformTimeoutMs, outboundPolicy(config)),
   },
   Playlist: {
     members: (playlist) => playlistMembers(playlist),

@@ -8,6 +8,7 @@ import { paging } from '../listing';
 import type { Resolvers, WebhookDeliveryStatus } from '../resolvers.generated';
 import { checkEndpointFields, checkEvents, findEndpoint, newWebhookSecret } from '../webhooks';
 import { Scopes, timestamps } from './access';
+import { outboundPolicy } from '../../../shared/outbound';
 
 export const webhookResolvers: Resolvers = {
   Query: {
@@ -22,7 +23,7 @@ export const webhookResolvers: Resolvers = {
   Mutation: {
     createWebhookEndpoint: async (_root, { input }, { identity, db, config }) => {
       const siteId = requireAdmin(identity, Scopes.webhooks, { write: true });
-      const { url, description } = checkEndpointFields(input, { allowPrivate: config.outboundAllowPrivate });
+      const { url, description } = checkEndpointFields(input, outboundPolicy(config));
       if (!url) throw badInput('url is required', 'url');
       const secret = newWebhookSecret();
       const now = new Date();
@@ -43,7 +44,7 @@ export const webhookResolvers: Resolvers = {
     },
     updateWebhookEndpoint: async (_root, { id, input }, { identity, db, config }) => {
       const current = await findEndpoint(db, requireAdmin(identity, Scopes.webhooks, { write: true }), id);
-      const { url, description } = checkEndpointFields(input, { allowPrivate: config.outboundAllowPrivate });
+      const { url, description } = checkEndpointFields(input, outboundPolicy(config));
       return db.webhookEndpoint.update({
         where: { id: current.id },
         data: {

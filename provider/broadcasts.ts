@@ -1,0 +1,239 @@
+/**
+ * A stream's broadcasts as the seed orders them: the encoder connecting (nginx's on_publish) gives
+ * `connected`; its live manifest gaining fragments gives `active`; the encoder leaving
+ * (on_publish_done) gives `disconnected`; the manifest gone or no longer updated since the encoder
+ * left gives `idle`. A stream moves through those phases in that order only, so the webhooks do too.
+ * While a stream records (startStream → stopStream), every fragment that appears in its live
+ * manifest is copied into the recording's folder; stopStream makes those copies a VOD playlist.
+ */
+import { randomUUID } from 'node:crypto';
+import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../shared/logger';
+import type { ProviderConfig } from './config';
+import type { ServiceDeliveries } from './deliveries';
+import { hlsDir } from './nginx';
+import type { ProviderState, ProviderStream, Recording } from './state';
+
+/** A fragment of a live manifest. */
+interface LiveFragment {
+  name: string;
+  durationSeconds: number;
+}
+
+/** A live manifest as read: its fragments and when nginx last wrote it. */
+interface LiveManifest {
+  fragments: LiveFragment[];
+  modifiedAt: number;
+}
+
+/** The fragments a live HLS playlist lists, with their EXTINF durations. */
+export function parseFragments(playlist: string): LiveFragment[] {
+  const fragments: LiveFragment[] = [];
+  let duration: number | null = null;
+  for (const line of playlist.split('\n').map((text) => text.trim())) {
+    if (line.startsWith('#EXTINF:')) duration = Number.parseFloat(line.slice('#EXTINF:'.length));
+    else if (line && !line.startsWith('#') && duration !== null) {
+      fragments.push({ name: line, durationSeconds: duration });
+      duration = null;
+    }
+  }
+  return fragments;
+}
+
+export const recordingsDir = (stateDir: string) => join(stateDir, 'recordings');
+export const vodsDir = (stateDir: string) => join(stateDir, 'vod');
+
+/** The name of a VOD's playlist inside its folder. */
+export const VOD_PLAYLIST = 'index.m3u8';
+
+/** The playlist of a finished recording: every fragment, a discontinuity where the encoder reconnected, and the end. */
+function vodPlaylist(recording: Recording): string {
+  const target = Math.max(1, ...recording.segments.map((segment) => Math.ceil(segment.durationSeconds)));
+  const lines = ['#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-PLAYLIST-TYPE:VOD', `#EXT-X-TARGETDURATION:${target}`, '#EXT-X-MEDIA-SEQUENCE:0'];
+  recording.segments.forEach((segment, index) => {
+    if (segment.discontinuity && index > 0) lines.push('#EXT-X-DISCONTINUITY');
+    lines.push(`#EXTINF:${segment.durationSeconds.toFixed(3)},`, segment.file);
+  });
+  lines.push('#EXT-X-ENDLIST', '');
+  return lines.join('\n');
+}
+
+export class Broadcasts {
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> = Promise.resolve();
+  /** When each stream's encoder last connected or left (not kept: nginx restarts with the provider). */
+  private readonly changedAt = new Map<string, number>();
+  /** The nginx connection publishing to each stream (not kept either). */
+  private readonly encoders = new Map<string, string>();
+
+  constructor(
+    private readonly state: ProviderState,
+    private readonly deliveries: ServiceDeliveries,
+    private readonly config: Pick<ProviderConfig, 'stateDir' | 'pollMs' | 'idleAfterMs'>,
+    private readonly vodBaseUrl: () => string,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Starts watching manifests. A stream the provider left mid-broadcast (it stopped or crashed) has no
+   * encoder any more, since nginx stopped with it: its broadcast ends as the seed orders.
+   */
+  async start(): Promise<void> {
+    for (const stream of Object.values(this.state.data.streams)) {
+      await this.left(stream);
+    }
+    const loop = () => {
+      this.ticking = this.tick().catch((error: Error) => this.logger.error({ err: error }, 'watching live manifests failed'));
+      void this.ticking.then(() => {
+        if (this.timer) this.timer = setTimeout(loop, this.config.pollMs);
+      });
+    };
+    this.timer = setTimeout(loop, this.config.pollMs);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.ticking;
+  }
+
+  /**
+   * nginx's on_publish: admits the encoder (nginx's connection id `client`) when the key is known, its ingest
+   * enabled and no other encoder is on it (nginx would refuse a second one anyway, after asking), and sends
+   * `connected`. False = nginx refuses it.
+   */
+  async connect(streamKey: string, client: string): Promise<boolean> {
+    const stream = this.state.streamByKey(streamKey);
+    if (!stream?.ingestEnabled || this.encoders.has(stream.id)) return false;
+    this.encoders.set(stream.id, client);
+    stream.publishes += 1;
+    stream.phase = 'connected';
+    this.changedAt.set(stream.id, Date.now());
+    await this.deliveries.webhook(stream.id, 'connected');
+    return true;
+  }
+
+  /** nginx's on_update, every second while an encoder publishes: whether it may go on. */
+  mayContinue(streamKey: string, client: string): boolean {
+    const stream = this.state.streamByKey(streamKey);
+    return stream?.ingestEnabled === true && this.encoders.get(stream.id) === client;
+  }
+
+  /** nginx's on_publish_done: the admitted encoder left (a refused one is no news). */
+  async disconnect(streamKey: string, client: string): Promise<void> {
+    const stream = this.state.streamByKey(streamKey);
+    if (!stream || this.encoders.get(stream.id) !== client) return;
+    this.encoders.delete(stream.id);
+    await this.left(stream);
+  }
+
+  private async left(stream: ProviderStream): Promise<void> {
+    if (stream.phase !== 'connected' && stream.phase !== 'active') return;
+    stream.phase = 'disconnected';
+    this.changedAt.set(stream.id, Date.now());
+    await this.deliveries.webhook(stream.id, 'disconnected');
+  }
+
+  private async manifest(stream: ProviderStream): Promise<LiveManifest | null> {
+    const file = join(hlsDir(this.config.stateDir), `${stream.streamKey}.m3u8`);
+    try {
+      const [info, text] = await Promise.all([stat(file), readFile(file, 'utf8')]);
+      return { fragments: parseFragments(text), modifiedAt: info.mtimeMs };
+    } catch {
+      return null;
+    }
+  }
+
+  /** One look at every stream that is on air or recording. */
+  private async tick(): Promise<void> {
+    for (const stream of Object.values(this.state.data.streams)) {
+      if (stream.phase === 'offline' && !stream.recording) continue;
+      const manifest = await this.manifest(stream);
+      if (stream.recording && manifest) await this.record(stream, stream.recording, manifest);
+      const since = this.changedAt.get(stream.id) ?? 0;
+      if (stream.phase === 'connected' && manifest && manifest.fragments.length > 0 && manifest.modifiedAt >= since) {
+        stream.phase = 'active';
+        await this.deliveries.webhook(stream.id, 'active');
+      } else if (stream.phase === 'disconnected' && (!manifest || Date.now() - Math.max(manifest.modifiedAt, since) >= this.config.idleAfterMs)) {
+        stream.phase = 'offline';
+        await this.deliveries.webhook(stream.id, 'idle');
+      }
+    }
+  }
+
+  /**
+   * Copies the live fragments that appeared since the recording began. nginx numbers a stream's fragments
+   * on across reconnects (hls_continuous), so a name is new exactly when the last look did not list it.
+   * Copies, not links: once a stream's manifest is cleaned up, nginx may write a name again.
+   */
+  private async record(stream: ProviderStream, recording: Recording, manifest: LiveManifest): Promise<void> {
+    const folder = join(recordingsDir(this.config.stateDir), recording.liveBroadcastId);
+    await mkdir(folder, { recursive: true });
+    let changed = false;
+    for (const fragment of manifest.fragments) {
+      if (recording.seen.includes(fragment.name)) continue;
+      const file = `${String(recording.segments.length).padStart(6, '0')}.ts`;
+      try {
+        await copyFile(join(hlsDir(this.config.stateDir), fragment.name), join(folder, file));
+      } catch {
+        continue; // cleaned up already; the next look finds the newer ones
+      }
+      // A fragment of another connection than the one before it: the player must reset its decoder.
+      const discontinuity = recording.segments.length > 0 && recording.lastPublish !== stream.publishes;
+      recording.segments.push({ file, durationSeconds: fragment.durationSeconds, discontinuity });
+      recording.lastPublish = stream.publishes;
+      changed = true;
+    }
+    // A fragment that left the manifest never comes back: only the current ones need remembering.
+    recording.seen = manifest.fragments.map((fragment) => fragment.name);
+    if (changed) await this.state.save();
+  }
+
+  /** startStream: records what is ingested from now on, under the service's liveBroadcastId. */
+  async startRecording(stream: ProviderStream, liveBroadcastId: string): Promise<void> {
+    const manifest = await this.manifest(stream);
+    // What the manifest lists now was ingested before the start (or is left from an earlier show).
+    const seen = (manifest?.fragments ?? []).map((fragment) => fragment.name);
+    stream.recording = { liveBroadcastId, startedAt: Date.now(), segments: [], seen, lastPublish: stream.publishes };
+    await this.state.save();
+  }
+
+  /**
+   * stopStream: takes the fragments finished so far, makes the recording a VOD under a new vodId and
+   * queues its delivery. A recording that caught no fragment is dropped (there is nothing to play).
+   */
+  async stopRecording(stream: ProviderStream): Promise<string | null> {
+    const recording = stream.recording;
+    if (!recording) return null;
+    // Taken from the watcher first, then the watcher's current look awaited: no two copy the same fragment.
+    stream.recording = null;
+    await this.ticking;
+    const manifest = await this.manifest(stream);
+    if (manifest) await this.record(stream, recording, manifest);
+    const folder = join(recordingsDir(this.config.stateDir), recording.liveBroadcastId);
+    if (recording.segments.length === 0) {
+      await rm(folder, { recursive: true, force: true });
+      await this.state.save();
+      this.logger.warn({ streamId: stream.id, liveBroadcastId: recording.liveBroadcastId }, 'recording stopped without any fragment: no VOD');
+      return null;
+    }
+    const vodId = randomUUID();
+    await writeFile(join(folder, VOD_PLAYLIST), vodPlaylist(recording));
+    await mkdir(vodsDir(this.config.stateDir), { recursive: true });
+    await rename(folder, join(vodsDir(this.config.stateDir), vodId));
+    const durationSeconds = Math.round(recording.segments.reduce((sum, segment) => sum + segment.durationSeconds, 0) * 1000) / 1000;
+    this.state.data.vods[vodId] = { id: vodId, streamId: stream.id, liveBroadcastId: recording.liveBroadcastId, durationSeconds, createdAt: Date.now() };
+    await this.deliveries.vod(stream.id, { durationSeconds, liveBroadcastId: recording.liveBroadcastId, vodId, url: `${this.vodBaseUrl()}/vod/${vodId}/${VOD_PLAYLIST}` });
+    return vodId;
+  }
+
+  /** deleteVod: removes the recording's files; false when the vodId is unknown. */
+  async deleteVod(vodId: string): Promise<boolean> {
+    if (!this.state.data.vods[vodId]) return false;
+    await rm(join(vodsDir(this.config.stateDir), vodId), { recursive: true, force: true });
+    delete this.state.data.vods[vodId];
+    await this.state.save();
+    return true;
+  }
+}

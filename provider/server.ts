@@ -1,0 +1,62 @@
+/**
+ * Builds the reference provider without listening: its state, its calls to the service, the broadcast
+ * watcher and the HTTP app. `start()` (after the HTTP server listens, so nginx's callbacks reach it)
+ * starts nginx and the watcher; `close()` stops them all. provider/index.ts listens; tests may run it in
+ * process or, as the README does, as `npm run provider`.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, type Logger } from '../shared/logger';
+import { providerApp } from './api';
+import { Broadcasts } from './broadcasts';
+import type { ProviderConfig } from './config';
+import { ServiceDeliveries } from './deliveries';
+import { startNginx, type Nginx } from './nginx';
+import { ProviderState, readRegistration, type Registration } from './state';
+
+export interface Provider {
+  server: Server;
+  state: ProviderState;
+  deliveries: ServiceDeliveries;
+  /** Starts nginx and the watcher; the server must listen first. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The provider's HTTP base as URLs given to encoders, viewers and the service name it. */
+export function publicBase(config: Pick<ProviderConfig, 'publicHost' | 'port'>, port = config.port): string {
+  return `http://${config.publicHost}:${port}`;
+}
+
+export async function buildProvider(config: ProviderConfig, logger: Logger = createLogger('info', 'provider')): Promise<Provider> {
+  const state = await ProviderState.open(config.stateDir);
+  // Read once: `register` runs as its own command before the provider serves.
+  let registration: Registration | null = readRegistration(config.stateDir);
+  const registered = () => (registration ??= readRegistration(config.stateDir));
+  const deliveries = new ServiceDeliveries(state, registered, config, logger);
+  const server = createServer();
+  const boundPort = () => (server.address() as AddressInfo | null)?.port ?? config.port;
+  const base = () => publicBase(config, boundPort());
+  const broadcasts = new Broadcasts(state, deliveries, config, base, logger);
+  server.on('request', providerApp({ config, state, broadcasts, registration: registered, publicBase: base, logger }));
+  let nginx: Nginx | null = null;
+  return {
+    server,
+    state,
+    deliveries,
+    async start() {
+      const callbackHost = config.listenHost === '0.0.0.0' || config.listenHost === '::' ? '127.0.0.1' : config.listenHost;
+      nginx = await startNginx(config, `http://${callbackHost}:${boundPort()}`, logger);
+      await broadcasts.start();
+      deliveries.kick();
+    },
+    async close() {
+      await nginx?.stop();
+      await broadcasts.stop();
+      deliveries.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await state.save();
+    },
+  };
+}

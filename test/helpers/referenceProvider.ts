@@ -1,0 +1,155 @@
+/**
+ * The reference provider (provider/) as a test runs it: real child processes through its script — the
+ * `register` command against a stack, then the server, which starts nginx with its RTMP module — on free
+ * ports with a throwaway state folder; and ffmpeg pushing a test pattern to it over RTMP. Everything
+ * started here is stopped by stopReferenceProviders() (provider, nginx with it, encoders).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { eventually } from './wait';
+
+const root = join(__dirname, '..', '..');
+const run = promisify(execFile);
+const children = new Set<ChildProcess>();
+const stateDirs = new Set<string>();
+
+/** The lowest port the kernel hands out for port 0 (Linux's ephemeral range starts there). */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A port nothing listens on, for nginx and the provider, which cannot take port 0 (the provider's URLs
+ * carry its ports). It is chosen below the ephemeral range, so no server started meanwhile on port 0 (the
+ * stack's, another test file's) can be given it before the provider binds it.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
+}
+
+export interface ReferenceProviderPorts {
+  httpPort: number;
+  rtmpPort: number;
+  stateDir: string;
+  /** The provider's environment: what the lead's other tests pass to start one the same way. */
+  env: Record<string, string>;
+}
+
+/** Ports and a state folder for a provider; a stack's OUTBOUND_ALLOW_HOSTS names `127.0.0.1:<httpPort>`. */
+export async function referenceProviderPorts(extra: Record<string, string> = {}): Promise<ReferenceProviderPorts> {
+  const httpPort = await freePort();
+  const rtmpPort = await freePort();
+  const stateDir = mkdtempSync(join(tmpdir(), 'stagegraph-provider-'));
+  stateDirs.add(stateDir);
+  const env = {
+    PROVIDER_PORT: String(httpPort),
+    RTMP_PORT: String(rtmpPort),
+    PROVIDER_STATE_DIR: stateDir,
+    PROVIDER_PUBLIC_HOST: '127.0.0.1',
+    PROVIDER_LISTEN_HOST: '127.0.0.1',
+    RTMP_LISTEN_HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    ...extra,
+  };
+  return { httpPort, rtmpPort, stateDir, env };
+}
+
+const providerArgs = (args: string[]) => ['--import', 'tsx', join(root, 'provider', 'index.ts'), ...args];
+
+/** `npm run provider -- register …` as a process: its stdout, stderr and exit code. */
+export async function registerReferenceProvider(
+  ports: ReferenceProviderPorts,
+  args: { service: string; siteId: string; developerKey: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, providerArgs(['register', '--service', args.service, '--site', args.siteId, '--developer-key', args.developerKey]), {
+      cwd: root,
+      env: { ...process.env, ...ports.env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Ends a child and waits for it (SIGTERM lets the provider stop nginx; SIGKILL is an encoder that vanishes). */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
+
+export interface RunningReferenceProvider {
+  process: ChildProcess;
+  /** http://127.0.0.1:<httpPort> */
+  url: string;
+  /** What it logged on stderr (warnings and errors). */
+  output(): string;
+}
+
+/** `npm run provider` as a process; resolves once it answers /health (nginx takes RTMP by then). */
+export async function serveReferenceProvider(ports: ReferenceProviderPorts): Promise<RunningReferenceProvider> {
+  const child = track(spawn(process.execPath, providerArgs([]), { cwd: root, env: { ...process.env, ...ports.env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${ports.httpPort}`;
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new Error(`the provider exited: ${output}`);
+    return (await fetch(`${url}/health`)).ok;
+  }, 'the reference provider answers /health');
+  return { process: child, url, output: () => output };
+}
+
+/** ffmpeg pushing a 320x240 test pattern with a tone, in real time, to `<ingestUrl>/<streamKey>`. */
+export function pushTestPattern(ingestUrl: string, streamKey: string): ChildProcess {
+  return track(
+    spawn('ffmpeg', [
+      '-loglevel', 'error', '-nostdin', '-re',
+      '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25',
+      '-f', 'lavfi', '-i', 'sine=frequency=440',
+      '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '25', '-c:a', 'aac',
+      '-f', 'flv', `${ingestUrl}/${streamKey}`,
+    ], { stdio: 'ignore' }),
+  );
+}
+
+/** The exit code of a child once it ends. */
+export const exitOf = (child: ChildProcess): Promise<number | null> =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+
+/** Stops every encoder and provider started here (each provider stops its nginx), then removes their state. */
+export async function stopReferenceProviders(): Promise<void> {
+  await Promise.all([...children].map((child) => stopChild(child)));
+  for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+  stateDirs.clear();
+}
