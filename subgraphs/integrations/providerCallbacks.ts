@@ -43,7 +43,7 @@ export async function receiveStreamWebhook(ctx: SubgraphContext, authorization: 
   const changed = applied.count === 1;
   const before = ingest ? stream.ingestConnected : stream.playbackLive;
   const after = ingest ? current.ingestConnected : current.playbackLive;
-  if (changed && before !== after) await announceStreamState(ctx, current, input.type, input.time);
+  if (changed && before !== after) announceStreamState(ctx, current, input.type, input.time);
   return { success: true, changed, state: stateOf(current) };
 }
 
