@@ -1,7 +1,7 @@
 /**
  * The embed's way to the live server: graphql-ws on its own origin, and Server-Sent Events (graphql-sse's
  * client, distinct connections at /graphql/stream) when the socket cannot open — no WebSocket in the
- * page, or a proxy that refuses the upgrade. Both retry with jittered backoff; the subscriptions running
+ * page, a WebSocket that throws (a CSP without ws:), or a proxy that refuses the upgrade. Both retry with jittered backoff; the subscriptions running
  * when the embed falls back move to SSE by themselves, so the viewer sees no difference. Every embed page
  * (the overlays, their polls, the chat) goes through this one client.
  */
@@ -70,6 +70,42 @@ const BACKOFF_BASE_MS = 250;
 const BACKOFF_MAX_MS = 15_000;
 /** The socket's close code for refused credentials (graphql-ws Forbidden). */
 const FORBIDDEN = 4403;
+
+/** The close code of a socket that never opened (a refused upgrade, or one that could not be made at all). */
+const ABNORMAL_CLOSURE = 1006;
+
+/**
+ * A socket that could not even be made (the page's WebSocket constructor threw, as it does under a CSP
+ * without ws:): closed at once as a socket refused on the way is, so every failure to open takes one path
+ * — counted, retried with backoff, then SSE. (graphql-ws alone would retry a throwing constructor forever.)
+ */
+function unmadeSocket(reason: unknown): WebSocket {
+  const socket = {
+    readyState: 3,
+    protocol: '',
+    onopen: null,
+    onmessage: null,
+    onerror: null,
+    onclose: null as ((event: { code: number; reason: string; wasClean: boolean }) => void) | null,
+    send: () => undefined,
+    close: () => undefined,
+  };
+  const message = reason instanceof Error ? reason.message : String(reason);
+  setTimeout(() => socket.onclose?.({ code: ABNORMAL_CLOSURE, reason: `the socket could not be made: ${message}`.slice(0, 120), wasClean: false }), 0);
+  return socket as unknown as WebSocket;
+}
+
+/** The page's WebSocket, whose constructor never throws at graphql-ws: a refusal becomes a socket that closes at once. */
+const SocketNeverThrowing = Object.assign(
+  function makeSocket(url: string, protocol: string): WebSocket {
+    try {
+      return new WebSocket(url, protocol);
+    } catch (error) {
+      return unmadeSocket(error);
+    }
+  },
+  { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 },
+) as unknown as typeof WebSocket;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** Milliseconds before retry number `retries`: exponential with jitter, so a whole audience dropped at once does not come back at once. */
@@ -202,6 +238,7 @@ export class LiveClient {
     const url = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/graphql`;
     this.socket = createSocketClient({
       url,
+      webSocketImpl: SocketNeverThrowing,
       lazy: false,
       onNonLazyError: () => undefined,
       connectionParams: () => this.headers(),
@@ -220,7 +257,7 @@ export class LiveClient {
           for (const running of [...this.running]) if (running.once) this.dropOnce(running);
           this.options.onClosed();
           if ((event as CloseEvent).code === FORBIDDEN && this.options.token()) this.options.onTokenRefused();
-          // A socket that never opened (an upgrade refused on the way): serve this viewer over SSE.
+          // A socket that never opened (an upgrade refused on the way, or one the page could not make): serve this viewer over SSE.
           if (!this.socketOpened && (event as CloseEvent).code !== FORBIDDEN && ++this.failedAttempts >= SOCKET_ATTEMPTS) this.fallBack();
         },
       },

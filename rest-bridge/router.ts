@@ -52,12 +52,15 @@ function checkCredentialsPresent(spec: RouteSpec, headers: HeaderBag): void {
   throw new RequestError(401, `credentials required: ${wanted}`);
 }
 
-function firstError(errors: readonly GraphQLFormattedError[]): { status: number; message: string } {
+function firstError(errors: readonly GraphQLFormattedError[]): { status: number; body: ReturnType<typeof restErrorBody> & { rule?: string } } {
   const error = errors[0];
   const code = error.extensions?.code;
   // Variables the GraphQL types refuse are bad input, whatever the server calls them.
   const status = code === undefined || code === 'INTERNAL_SERVER_ERROR' ? (/^Variable "\$/.test(error.message) ? 400 : 500) : statusForCode(code);
-  return { status, message: status === 500 ? 'internal server error' : error.message };
+  const body = restErrorBody(status === 500 ? 'internal server error' : error.message);
+  // A 429 names the limit it hit, as GraphQL's extensions.rule does, so a client tells them apart without reading the message.
+  const rule = error.extensions?.rule;
+  return { status, body: status === 429 && typeof rule === 'string' ? { ...body, rule } : body };
 }
 
 /** A route ready to answer: its input checks (compiled once), who the caller is, its operation's name. */
@@ -228,9 +231,9 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
       const request: OperationRequest = { query: spec.document, variables, operationName: compiled.operationName };
       const result = await ((spec.subgraph && executor.executeOn?.(spec.subgraph, request, caller)) || executor.execute(request, caller));
       if (result.errors?.length) {
-        const { status, message } = firstError(result.errors);
+        const { status, body } = firstError(result.errors);
         if (status === 429) res.setHeader('Retry-After', String(result.errors[0].extensions?.retryAfter ?? 1));
-        res.status(status).json(restErrorBody(message, status === 500 ? (req as { id?: string }).id : undefined));
+        res.status(status).json(status === 500 ? restErrorBody(body.message, (req as { id?: string }).id) : body);
         return;
       }
       const data = (result.data as { result?: unknown } | null | undefined)?.result;

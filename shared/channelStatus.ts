@@ -47,6 +47,8 @@ export interface ChannelStatusMessage {
  * channelStatus subscriptions hear it and read the status once per instance.
  */
 export async function announceChannelStatus(bus: EventBus, message: ChannelStatusMessage): Promise<void> {
-  await announceViewerReadsChanged(bus, message.siteId);
-  await bus.publish(Topics.channelStatus, message);
+  // While Redis is away both are held (the latest per site, and per channel) and this instance's own
+  // viewers hear the change at once: its caches dropped before the publish was tried.
+  await announceViewerReadsChanged(bus, message.siteId).catch(() => undefined);
+  bus.announce(Topics.channelStatus, message.channelId, 'latest', message);
 }

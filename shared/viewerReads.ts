@@ -16,10 +16,20 @@ export function onViewerReadsChanged(bus: EventBus, listener: SiteChange): () =>
   return listenLocalFirst(bus, Topics.viewerReadsChanged, (message) => listener((message as { siteId?: string | null })?.siteId ?? null));
 }
 
-/** Tells every instance that viewer-facing data of `siteId` changed; this process's caches drop it first. */
+/**
+ * Tells every instance that viewer-facing data of `siteId` changed; this process's caches drop it first.
+ * The caller's answer waits for the publish; while the bus refuses it, the announcement is held (the
+ * latest per site) and published once Redis is back, so other instances drop their copies then rather
+ * than only when their TTL runs out.
+ */
 export async function announceViewerReadsChanged(bus: EventBus, siteId: string | null): Promise<void> {
   tellLocalListeners(bus, Topics.viewerReadsChanged, { siteId });
-  await bus.publish(Topics.viewerReadsChanged, { siteId });
+  try {
+    await bus.publish(Topics.viewerReadsChanged, { siteId });
+  } catch (error) {
+    bus.announce(Topics.viewerReadsChanged, siteId ?? '', 'latest', { siteId });
+    throw error;
+  }
 }
 
 interface Entry<V> {

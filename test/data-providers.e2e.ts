@@ -334,7 +334,7 @@ describe('rate limit', () => {
     expect(statuses).toEqual([201, 201, 201, 429]);
     const refused = await send(busy, text, undefined, limited);
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ success: false, message: expect.any(String) });
+    expect(refused.body).toEqual({ success: false, message: expect.any(String), rule: 'data_events' });
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);

@@ -3,7 +3,8 @@
  * history and live messages shown as text (HTML never parsed), the welcome message and rules link, the
  * login button posting the SDK's login message, sending from the page, refusals inline (with the slow
  * mode's countdown), deleted messages vanishing, and a dropped connection coming back with what it
- * missed, each message once. With WebSocket missing from the page, the same over Server-Sent Events
+ * missed, each message once. With WebSocket missing from the page, or throwing as under a CSP without ws:,
+ * the same over Server-Sent Events
  * (history, live messages, sending, coming back after a drop). In timecode mode, a recording's chat
  * replayed at the second posted, and driven by the player helper from a real `<video>` on the site's own
  * page (another origin) as it plays and seeks.
@@ -14,6 +15,7 @@ import type { Frame } from 'puppeteer-core';
 import { launchBrowser, startWatchPage, type StaticSite } from './helpers/browser';
 import { createChatPanel, sendChat } from './helpers/chat';
 import { rest } from './helpers/http';
+import { refuseSockets } from './helpers/pageSockets';
 import { startTcpProxy, type TcpProxy } from './helpers/proxy';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 
@@ -42,7 +44,7 @@ afterAll(async () => {
  * The chat page of a panel; `withoutWebSocket` removes WebSocket from the page (it then falls back to SSE).
  * `subscribed` receives the variables of each chat subscription the page sends (socket frames, SSE requests).
  */
-async function openChat(panelId: string, options: { token?: string; base?: string; withoutWebSocket?: boolean; subscribed?: any[] } = {}): Promise<Page> {
+async function openChat(panelId: string, options: { token?: string; base?: string; withoutWebSocket?: boolean | 'throwing'; subscribed?: any[] } = {}): Promise<Page> {
   const page = await browser.newPage();
   pages.push(page);
   const { subscribed } = options;
@@ -61,10 +63,13 @@ async function openChat(panelId: string, options: { token?: string; base?: strin
     window.posted = [];
     window.addEventListener('message', (event: any) => window.posted.push(event.data));
   });
-  if (options.withoutWebSocket) await page.evaluateOnNewDocument(() => delete (window as any).WebSocket);
+  if (options.withoutWebSocket === 'throwing') await page.evaluateOnNewDocument(refuseSockets);
+  else if (options.withoutWebSocket) await page.evaluateOnNewDocument(() => delete (window as any).WebSocket);
   const query = new URLSearchParams({ siteId: site.siteId, panelId, ...(options.token ? { token: options.token } : {}) });
   await page.goto(`${options.base ?? stack.url}/embed/v1/chat?${query}`);
-  await page.waitForFunction(() => window.stagegraphChat?.connected === true);
+  const connected = await page.waitForFunction(() => window.stagegraphChat?.connected === true && performance.now());
+  // Whatever keeps the socket from opening, the page is on SSE within 10 s of its navigation.
+  expect(await connected.jsonValue()).toBeLessThan(10_000);
   expect(await page.evaluate(() => window.stagegraphChat.transport)).toBe(options.withoutWebSocket ? 'sse' : 'websocket');
   return page;
 }
@@ -161,13 +166,16 @@ describe('the chat page', () => {
     }
   });
 
-  it('without WebSocket in the page: history and live messages over SSE, and a signed-in viewer sends', async () => {
+  it.each([
+    ['WebSocket missing from the page', true],
+    ['the page’s WebSocket throwing (a CSP without ws:)', 'throwing'],
+  ] as const)('with %s: history and live messages over SSE, and a signed-in viewer sends', async (_name, withoutWebSocket) => {
     const panelId = await createChatPanel(stack, site);
     const author = await site.token([]);
     await sendChat(stack, site, author, panelId, 'history');
-    const reader = await openChat(panelId, { withoutWebSocket: true });
+    const reader = await openChat(panelId, { withoutWebSocket });
     const { accountId, token } = await site.signIn([]);
-    const sender = await openChat(panelId, { token, withoutWebSocket: true });
+    const sender = await openChat(panelId, { token, withoutWebSocket });
     for (const page of [reader, sender]) await untilShown(page, 'history');
     expect(await reader.$eval('#sg-chat-welcome', (node: any) => node.textContent)).toBe('Welcome!');
     expect(await reader.$eval('#sg-chat-login', (node: any) => node.hidden)).toBe(false);

@@ -1,7 +1,9 @@
 /**
  * The README's quick-start as a newcomer runs it: the shell lines between `<!-- quickstart:start -->` and
- * `<!-- quickstart:end -->`, run in order by bash against a real server — main.ts in a process of its own,
- * or, with QUICKSTART_SERVER=dist (CI, after its `npm start`), dist/main.js as `npm start` runs it — with only `BASE` pointing at its port and the CLI at its
+ * `<!-- quickstart:end -->`, then the subscriptions over HTTP (`<!-- subscriptions:start -->` …) in the same
+ * terminal, run in order by bash against a real server — main.ts in a process of its own, or, with
+ * QUICKSTART_SERVER=dist (CI, after its `npm start`), dist/main.js as `npm start` runs it — with only `BASE`
+ * pointing at its port and the CLI at its
  * database (the environment a second terminal in the project folder has). Every answer the README shows
  * under a line (`# {…}`) is compared with the real one, and the run must end with the viewer on the
  * leaderboard. The start-up log must say where the server listens.
@@ -19,11 +21,11 @@ import { TEST_SECRETS } from './helpers/stack';
 const root = join(__dirname, '..');
 const README = readFileSync(join(root, 'README.md'), 'utf8');
 
-/** The ```sh blocks between the quick-start markers, joined: exactly what a reader copies. */
-function quickstartLines(readme: string): string[] {
-  const start = readme.indexOf('<!-- quickstart:start -->');
-  const end = readme.indexOf('<!-- quickstart:end -->');
-  if (start < 0 || end < start) throw new Error('README.md has no <!-- quickstart:start --> … <!-- quickstart:end --> section');
+/** The ```sh blocks between a section's markers (`<!-- NAME:start -->`, `<!-- NAME:end -->`), joined: exactly what a reader copies. */
+function sectionLines(readme: string, name: string): string[] {
+  const start = readme.indexOf(`<!-- ${name}:start -->`);
+  const end = readme.indexOf(`<!-- ${name}:end -->`);
+  if (start < 0 || end < start) throw new Error(`README.md has no <!-- ${name}:start --> … <!-- ${name}:end --> section`);
   const blocks = [...readme.slice(start, end).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
   return blocks.join('').split('\n').filter((line) => line.trim() !== '');
 }
@@ -85,15 +87,27 @@ it('logs the address it is bound to, who can reach it, and the URL to open', () 
   expect(describeListenAddress('10.0.1.11', 4000)).toEqual({ bound: '10.0.1.11:4000 (this interface only)', localUrl: 'http://10.0.1.11:4000' });
 });
 
-it('runs the README quick-start line by line: a signed-in viewer answers a trivia poll, completes a quest and is on the leaderboard', async () => {
+it('runs the README quick-start line by line: a signed-in viewer answers a trivia poll, completes a quest and is on the leaderboard; then its subscriptions over HTTP', async () => {
   const missing = ['bash', 'curl', 'npm'].filter((command) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status !== 0);
   if (missing.length) throw new Error(`the README's quick-start needs ${missing.join(', ')} on PATH (apt-get install ${missing.join(' ')})`);
-  const lines = quickstartLines(README);
+  const lines = sectionLines(README, 'quickstart');
+  // The subscriptions over HTTP run in the same terminal after the quick-start, on its site, poll and viewer.
+  const subscriptions = sectionLines(README, 'subscriptions');
   // BASE is the one thing a reader's machine and this test differ in, and the README itself defines it.
   expect(lines[0]).toBe('BASE=${BASE:-http://localhost:4000}');
-  expect(lines.join('\n')).not.toMatch(/localhost:4000\//);
-  const shown = lines.filter((line) => line.startsWith('# ')).map(shownAnswer);
-  const script = ['set -euo pipefail', ...lines, 'echo "::vars:: $SITE $POLL $ACCOUNT"'].join('\n');
+  for (const line of [...lines, ...subscriptions]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);
+  const shown = [...lines, ...subscriptions].filter((line) => line.startsWith('# ')).map(shownAnswer);
+  // A live stream (curl -N) stays open until the reader stops it: here it is stopped once its first event is in
+  // (waited for, up to 30 s); other curl lines run as written.
+  const endStreams = [
+    'curl() {',
+    '  case " $* " in *" -N "*) ;; *) command curl "$@"; return ;; esac',
+    '  local out pid; out=$(mktemp); command curl "$@" > "$out" & pid=$!',
+    '  for _ in $(seq 600); do grep -qE \'^data: |"payload"\' "$out" && break; sleep 0.05; done',
+    '  kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; cat "$out"; echo; rm -f "$out"',
+    '}',
+  ].join('\n');
+  const script = ['set -euo pipefail', ...lines, 'echo "::vars:: $SITE $POLL $ACCOUNT"', endStreams, ...subscriptions].join('\n');
 
   const bash = spawn('bash', ['-c', script], { cwd: root, env: { ...serverEnv, BASE: listening.url }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -103,13 +117,16 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
   const code = await new Promise<number | null>((resolve) => bash.once('close', resolve));
   if (code !== 0) throw new Error(`the quick-start stopped with exit code ${code}:\n${stdout}\n${stderr}`);
 
-  const printed = stdout.trimEnd().split('\n');
-  const [, siteId, pollId, accountId] = printed.pop()!.split(' ');
+  // The README shows the lines that carry events: not the streams' framing (blank lines, CRLF, multipart boundaries and
+  // part headers) nor their keep-alives (SSE comment lines, multipart `{}` parts), whose number depends on timing.
+  const framing = /^(|:(\s.*)?|--graphql(--)?|content-type: application\/json; charset=utf-8|\{\})$/;
+  const printed = stdout.split('\n').map((line) => line.replace(/\r$/, '').trim()).filter((line) => !framing.test(line));
+  const [, siteId, pollId, accountId] = printed.splice(printed.findIndex((line) => line.startsWith('::vars:: ')), 1)[0].split(' ');
   // Each answer shown in the README is the answer the line gives, in order.
   expect(printed).toHaveLength(shown.length);
   printed.forEach((line, index) => expect(line).toMatch(shown[index]));
 
-  const board = JSON.parse(printed[printed.length - 1]);
+  const board = JSON.parse(printed[shown.length - subscriptions.filter((line) => line.startsWith('# ')).length - 1]);
   expect(board).toEqual({ pagination: { limit: 10, offset: 0, totalCount: 1 }, results: [{ rank: 1, accountId, name: 'Fan', points: 2 }] });
   // And the server agrees, asked on its own.
   const viewer = { 'x-service-client-id': siteId };

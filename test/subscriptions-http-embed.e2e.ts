@@ -1,7 +1,8 @@
 /**
  * The overlay embed without WebSockets, in headless Chromium against the real stack: with WebSocket
- * missing from the page, and behind an HTTP proxy that refuses upgrades (as some corporate proxies do),
- * the embed falls back to Server-Sent Events — live overlays arrive (the ones already live at once),
+ * missing from the page, with a WebSocket whose constructor throws (as under a CSP without ws:), and
+ * behind an HTTP proxy that refuses upgrades (as some corporate proxies do), the embed falls back to
+ * Server-Sent Events within 10 s — live overlays arrive (the ones already live at once),
  * poll answers are sent and stored, the results follow — and the page shows exactly what it shows over
  * the socket.
  */
@@ -12,6 +13,7 @@ import type { Stack } from '../stack';
 import { launchBrowser } from './helpers/browser';
 import { viewer } from './helpers/community';
 import { rest } from './helpers/http';
+import { refuseSockets } from './helpers/pageSockets';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 
 declare const window: any;
@@ -58,16 +60,25 @@ afterAll(async () => {
   await stopAll();
 });
 
-/** The embed of the channel; `without` says how the socket is kept from opening. */
-async function openEmbed(without: 'websocket' | 'upgrade' | null, token?: string): Promise<Page> {
+/** How a test keeps the socket from opening (null: it opens). */
+type Without = 'websocket' | 'throwing' | 'upgrade' | null;
+
+/**
+ * The embed of the channel; `without` says how the socket is kept from opening. Returns the page and
+ * how long after navigation it was first seen connected (ms).
+ */
+async function openEmbedTimed(without: Without, token?: string): Promise<{ page: Page; connectedAtMs: number }> {
   const page = await browser.newPage();
   pages.push(page);
   if (without === 'websocket') await page.evaluateOnNewDocument(() => delete (window as any).WebSocket);
+  if (without === 'throwing') await page.evaluateOnNewDocument(refuseSockets);
   const query = new URLSearchParams({ siteId: site.siteId, channelId: channel, ...(token ? { token } : {}) });
   await page.goto(`${without === 'upgrade' ? proxyUrl : stack.url}/embed/v1/overlays?${query}`);
-  await page.waitForFunction(() => (window as any).stagegraphEmbed?.connected === true, { timeout: 60_000 });
-  return page;
+  const connected = await page.waitForFunction(() => (window as any).stagegraphEmbed?.connected === true && performance.now(), { timeout: 60_000 });
+  return { page, connectedAtMs: (await connected.jsonValue()) as number };
 }
+
+const openEmbed = async (without: Without, token?: string) => (await openEmbedTimed(without, token)).page;
 
 async function broadcast(body: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
   const created = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'Overlay', type: 'template', duration: 60, ...body } });
@@ -82,10 +93,12 @@ const shownMarkup = (page: Page, broadcastId: string) =>
 
 it.each([
   ['WebSocket is missing from the page', 'websocket'],
+  ['the page’s WebSocket throws (a CSP without ws:)', 'throwing'],
   ['a proxy refuses the upgrade', 'upgrade'],
-] as const)('when %s, overlays arrive over SSE, the live ones at once, as they look over the socket', async (_name, without) => {
+] as const)('when %s, overlays arrive over SSE within 10 s, the live ones at once, as they look over the socket', async (_name, without) => {
   const early = await broadcast({ contents: { html: '<p class="early">Already live</p>' } });
-  const page = await openEmbed(without);
+  const { page, connectedAtMs } = await openEmbedTimed(without);
+  expect(connectedAtMs).toBeLessThan(10_000);
   const socketPage = await openEmbed(null);
   expect(await page.evaluate(() => (window as any).stagegraphEmbed.transport)).toBe('sse');
   expect(await socketPage.evaluate(() => (window as any).stagegraphEmbed.transport)).toBe('websocket');

@@ -108,7 +108,12 @@ export const componentSchemas: Record<string, JsonSchema> = {
   ErrorBody: {
     type: 'object',
     required: ['success', 'message'],
-    properties: { success: { type: 'boolean', enum: [false] }, message: { type: 'string' }, requestId: { type: 'string' } },
+    properties: {
+      success: { type: 'boolean', enum: [false] },
+      message: { type: 'string' },
+      requestId: { type: 'string' },
+      rule: { type: 'string', description: 'on a 429: the limit that was hit (as GraphQL’s extensions.rule)' },
+    },
   },
   ...sharedSchemas,
   ...insightsSchemas,

@@ -5,7 +5,6 @@
  * it through the bus, and an announcement the bus refuses (Redis away) is held and offered again.
  */
 import { Topics, type EventBus } from '../bus';
-import type { Announcer } from '../bus/announcer';
 import { listenLocalFirst, tellLocalListeners } from '../bus/localFirst';
 
 /** What the bus carries about one revoked key. */
@@ -25,8 +24,8 @@ export function onDeveloperKeyRevoked(bus: EventBus, listener: (revoked: Develop
   });
 }
 
-/** Tells this process at once, then every instance through `announcer` (a publisher of Topics.developerKeyRevoked). */
-export function announceDeveloperKeyRevoked(bus: EventBus, announcer: Announcer, revoked: DeveloperKeyRevoked): void {
+/** Tells this process at once, then every instance through the bus's live-push path (held through a Redis blip). */
+export function announceDeveloperKeyRevoked(bus: EventBus, revoked: DeveloperKeyRevoked): void {
   tellLocalListeners(bus, Topics.developerKeyRevoked, revoked);
-  announcer.announce(revoked);
+  bus.announce(Topics.developerKeyRevoked, revoked.keyId, 'every', revoked);
 }

@@ -5,6 +5,7 @@
  */
 import { ErrorCode } from '../errors';
 import type { Logger } from '../logger';
+import type { Fold, HoldMode } from './announcer';
 import { createMemoryBus } from './memory';
 import { createRedisBus } from './redis';
 
@@ -21,6 +22,12 @@ export type BusHandler = (message: unknown, delivery: BusDelivery) => void;
 export interface EventBus {
   /** Delivers `message` (JSON-serializable) to every subscriber of `topic` on every instance. */
   publish(topic: string, message: unknown): Promise<void>;
+  /**
+   * The path of every live push: publishes `message` on `topic`; while the bus refuses it, delivers it
+   * to this instance's subscribers at once and holds it (the latest per `key`, or every one, as `mode`
+   * says) until the bus is back. Never throws: the change it tells of is stored already (announcer.ts).
+   */
+  announce<T extends object>(topic: string, key: string, mode: HoldMode, message: T, fold?: Fold<T>): void;
   /** Returns the function that unsubscribes. Handlers run after publish returns, never inside it. */
   subscribe(topic: string, handler: BusHandler): () => void;
   /** True while the bus can deliver (a round trip to Redis; waited for at start). */
@@ -38,10 +45,12 @@ export class BusUnavailableError extends Error {
   }
 }
 
+export type { Fold, HoldMode } from './announcer';
+
 export function createEventBus(options: { redisUrl: string | null; prefix: string; logger: Logger; maxLength?: number }): EventBus {
   return options.redisUrl
     ? createRedisBus({ url: options.redisUrl, prefix: options.prefix, logger: options.logger, maxLength: options.maxLength })
-    : createMemoryBus();
+    : createMemoryBus(options.logger);
 }
 
 /**

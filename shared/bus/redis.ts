@@ -20,6 +20,8 @@ import Redis from 'ioredis';
 import type { Logger } from '../logger';
 import { recordBusDelivery } from '../metrics';
 import { activeTraceparent } from '../tracing';
+import { createAnnouncer } from './announcer';
+import { deliveredOnce } from './delivered';
 import { BusUnavailableError, type BusDelivery, type BusHandler, type EventBus } from './index';
 
 /** The format this build writes; it reads this one and the one before. */
@@ -72,9 +74,11 @@ export function createRedisBus({ url, prefix, logger, maxLength = 10_000 }: Redi
     connection.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis connection error'));
   }
 
+  const once = deliveredOnce();
   const deliver = (topic: string, envelope: Envelope) => {
     const set = handlers.get(topic);
-    if (!set) return;
+    // A live push this instance delivered already (itself during a blip, or offered twice) is not delivered again.
+    if (!once.first(envelope.m) || !set) return;
     const delivery: BusDelivery = { publishedAt: envelope.at, traceparent: envelope.tp };
     recordBusDelivery(topic, envelope.at);
     for (const handler of set) handler(envelope.m, delivery);
@@ -127,22 +131,29 @@ export function createRedisBus({ url, prefix, logger, maxLength = 10_000 }: Redi
   };
   void readStream();
 
+  const publish = async (topic: string, message: unknown) => {
+    // Refused at once while Redis is away, so a broadcast answers 503 now instead of after retries.
+    if (publisher.status !== 'ready') throw new BusUnavailableError();
+    const envelope: Envelope = { v: BUS_FORMAT_VERSION, t: topic, at: Date.now(), tp: activeTraceparent(), m: message };
+    const raw = JSON.stringify(envelope);
+    const results = await publisher
+      .pipeline()
+      .xadd(stream, 'MAXLEN', '~', String(maxLength), '*', 'e', raw)
+      .publish(channel(topic), raw)
+      .exec();
+    const appended = results?.[0];
+    if (!appended || appended[0]) throw new BusUnavailableError((appended?.[0] as Error | undefined)?.message);
+  };
+  // Handed over as a copy, as the stream would: subscribers must not share the announcer's object.
+  const deliverHere = (topic: string, message: unknown) =>
+    setImmediate(() => deliver(topic, { at: Date.now(), tp: activeTraceparent(), m: JSON.parse(JSON.stringify(message)) as unknown }));
+  const announcer = createAnnouncer({ publish, deliverHere, logger });
+
   const connected = () => publisher.status === 'ready' && reader.status === 'ready' && subscriber.status === 'ready';
 
   return {
-    async publish(topic, message) {
-      // Refused at once while Redis is away, so a broadcast answers 503 now instead of after retries.
-      if (publisher.status !== 'ready') throw new BusUnavailableError();
-      const envelope: Envelope = { v: BUS_FORMAT_VERSION, t: topic, at: Date.now(), tp: activeTraceparent(), m: message };
-      const raw = JSON.stringify(envelope);
-      const results = await publisher
-        .pipeline()
-        .xadd(stream, 'MAXLEN', '~', String(maxLength), '*', 'e', raw)
-        .publish(channel(topic), raw)
-        .exec();
-      const appended = results?.[0];
-      if (!appended || appended[0]) throw new BusUnavailableError((appended?.[0] as Error | undefined)?.message);
-    },
+    publish,
+    announce: announcer.announce,
     subscribe(topic, handler) {
       let set = handlers.get(topic);
       if (!set) {
@@ -174,6 +185,7 @@ export function createRedisBus({ url, prefix, logger, maxLength = 10_000 }: Redi
     },
     async close() {
       closed = true;
+      announcer.stop();
       handlers.clear();
       reader.disconnect();
       await Promise.allSettled([publisher.quit(), subscriber.quit()]);

@@ -1,13 +1,10 @@
 /**
  * What one community subgraph server keeps between requests: the mailer (SMTP connections), the
- * compiled receipt templates, the timer that checks sender domains again, the announcer of revoked
- * developer keys and the clock recurring passes are read by; closed with the server. Also the
- * per-request batching of Account.subscriptions, so a listing of 50 accounts reads their holdings in one
- * query, not 50.
+ * compiled receipt templates, the timer that checks sender domains again and the clock recurring passes
+ * are read by; closed with the server. Also the per-request batching of Account.subscriptions, so a
+ * listing of 50 accounts reads their holdings in one query, not 50.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import { Topics } from '../../shared/bus';
-import { createAnnouncer, type Announcer } from '../../shared/bus/announcer';
 import { requireSite } from '../../shared/auth/access';
 import { unauthenticated } from '../../shared/errors';
 import type { Identity } from '../../shared/auth/identity';
@@ -26,27 +23,23 @@ export interface CommunityRuntime {
   limits: RateLimits;
   /** Checks sender domains in DNS again, from the server's start to its stop. */
   senderRechecks: SenderRechecks;
-  /** Publishes revoked developer keys to every instance, holding them through a Redis blip. */
-  keyRevocations: Announcer;
   /** Milliseconds since the epoch: when a recurring pass's period has ended (tests set the clock). */
   now: () => number;
-  /** Starts the rechecks with the server; closes them, the announcer, the mailer and the limits when it stops. */
+  /** Starts the rechecks with the server; closes them, the mailer and the limits when it stops. */
   plugin: ApolloServerPlugin<SubgraphContext>;
 }
 
-/** The runtime of one server: a mailer, a template cache, the rate limits, sender rechecks and the revocation announcer, closed when the server stops. */
+/** The runtime of one server: a mailer, a template cache, the rate limits and sender rechecks, closed when the server stops. */
 export function createRuntime(logger: Logger, deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'now'>): CommunityRuntime {
   const { config, database } = deps;
   const mailer = new Mailer(logger.child({ component: 'mail' }));
   const limits = new RateLimits(config, logger.child({ component: 'rate-limits' }));
   const senderRechecks = new SenderRechecks(database.prisma, config, logger.child({ component: 'sender-domains' }));
-  const keyRevocations = createAnnouncer(deps.bus, Topics.developerKeyRevoked, logger.child({ component: 'developer-keys' }));
   return {
     mailer,
     templates: new TemplateCache(),
     limits,
     senderRechecks,
-    keyRevocations,
     now: deps.now ?? Date.now,
     plugin: {
       async serverWillStart() {
@@ -54,7 +47,6 @@ export function createRuntime(logger: Logger, deps: Pick<ServiceDeps, 'config' |
         return {
           async serverWillStop() {
             await senderRechecks.stop();
-            keyRevocations.stop();
             await mailer.close();
             await limits.close();
           },

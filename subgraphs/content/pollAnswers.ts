@@ -171,7 +171,7 @@ export class PollAnswerRuntime {
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw appError(ErrorCode.RATE_LIMITED, `too many answers from this account; try again in ${retryAfter} s`, { retryAfter });
+      throw appError(ErrorCode.RATE_LIMITED, `too many answers from this account; try again in ${retryAfter} s`, { retryAfter, rule: 'answers' });
     }
   }
 
@@ -196,7 +196,7 @@ export class PollAnswerRuntime {
       if (!message) byPoll.set(key, (message = { v: POLL_RESULTS_MESSAGE_VERSION, siteId: row.siteId, pollId: row.pollId, answered: [] }));
       message.answered?.push([row.accountId, row.answerId, row.channelId]);
     }
-    for (const message of byPoll.values()) publishPollResults(this.deps.bus, this.deps.logger, message);
+    for (const message of byPoll.values()) publishPollResults(this.deps.bus, message);
     if (rows.length > 0) this.onStored?.(rows);
   }
 
@@ -206,10 +206,19 @@ export class PollAnswerRuntime {
   }
 }
 
-/** Tells every instance a poll's results may have changed; a bus failure is logged, the change itself stands. */
-export function publishPollResults(bus: EventBus, logger: Logger, message: PollResultsMessage): void {
-  bus.publish(Topics.pollResults, message).catch((error: Error) => logger.warn({ err: error.message, pollId: message.pollId }, 'could not announce poll results'));
+/**
+ * Tells every instance a poll's results may have changed. While Redis is away this instance's viewers
+ * get it at once and the others once it is back: the latest per poll, carrying every account that
+ * answered meanwhile (their own answers) and whether the poll changed.
+ */
+export function publishPollResults(bus: EventBus, message: PollResultsMessage): void {
+  bus.announce(Topics.pollResults, `${message.siteId}\u0000${message.pollId}`, 'latest', message, foldPollResults);
 }
+
+const foldPollResults = (held: PollResultsMessage, next: PollResultsMessage): PollResultsMessage => {
+  const answered = [...(held.answered ?? []), ...(next.answered ?? [])];
+  return { ...next, ...(answered.length > 0 ? { answered } : {}), ...(held.changed || next.changed ? { changed: true } : {}) };
+};
 
 const runtimes = new WeakMap<Db, PollAnswerRuntime>();
 

@@ -73,12 +73,12 @@ export async function savePollChange(ctx: SubgraphContext, current: Poll, data: 
     { timeout: 60_000, maxWait: 10_000 },
   );
   if (webhooks > 0) wakeWebhooks(ctx);
-  publishPollResults(ctx.bus, ctx.logger, { v: POLL_RESULTS_MESSAGE_VERSION, siteId: poll.siteId, pollId: poll.id, changed: true });
+  publishPollResults(ctx.bus, { v: POLL_RESULTS_MESSAGE_VERSION, siteId: poll.siteId, pollId: poll.id, changed: true });
   return poll;
 }
 
 /** Deletes a poll with its answers (points given for it stay); live subscribers hear that it is gone. */
 export async function deletePollWithAnswers(ctx: SubgraphContext, poll: Poll): Promise<void> {
   await ctx.db.$transaction([ctx.db.pollAnswer.deleteMany({ where: { pollId: poll.id } }), ctx.db.poll.delete({ where: { id: poll.id } })]);
-  publishPollResults(ctx.bus, ctx.logger, { v: POLL_RESULTS_MESSAGE_VERSION, siteId: poll.siteId, pollId: poll.id, changed: true });
+  publishPollResults(ctx.bus, { v: POLL_RESULTS_MESSAGE_VERSION, siteId: poll.siteId, pollId: poll.id, changed: true });
 }

@@ -170,12 +170,14 @@ export async function evaluateQuest(deps: QuestDeps, quest: Quest, accountIds: s
   return views;
 }
 
-/** Tells the accounts' questProgress subscriptions (any instance) what changed, in bus messages of a few hundred. */
-export async function publishProgress(deps: Pick<QuestDeps, 'bus' | 'logger'>, siteId: string, views: QuestProgressView[]): Promise<void> {
+/**
+ * Tells the accounts' questProgress subscriptions (any instance) what changed, in bus messages of a few
+ * hundred. Every one is held through a Redis blip (a completion matters on its own), and this
+ * instance's viewers get it at once.
+ */
+export function publishProgress(deps: Pick<QuestDeps, 'bus'>, siteId: string, views: QuestProgressView[]): void {
   for (const part of chunks(views, 200)) {
-    await deps.bus
-      .publish(Topics.questProgress, { siteId, events: part.map((event) => ({ audience: event.accountId, event })) })
-      .catch((error: Error) => deps.logger.warn({ err: error.message }, 'quest progress not announced'));
+    deps.bus.announce(Topics.questProgress, siteId, 'every', { siteId, events: part.map((event) => ({ audience: event.accountId, event })) });
   }
 }
 
@@ -292,7 +294,7 @@ export async function questProgressOf(deps: QuestDeps, identity: Identity, quest
   const started = Date.now();
   const [view] = await evaluateQuest(deps, quest, [identity.account.id]);
   // This look completed the quest (a completion a crash had interrupted): the subscriptions hear it too.
-  if (view.completedAt !== null && view.completedAt >= started) await publishProgress(deps, quest.siteId, [view]);
+  if (view.completedAt !== null && view.completedAt >= started) publishProgress(deps, quest.siteId, [view]);
   return view;
 }
 
@@ -438,7 +440,7 @@ async function evaluateAnswerBatch(deps: QuestDeps, sites: Map<string, Set<strin
     const quests = (await questsOfSite(deps, siteId)).filter((quest) => actionRules(quest).some(counts));
     const views: QuestProgressView[] = [];
     for (const quest of quests) views.push(...(await evaluateQuest(deps, quest, [...accounts])));
-    await publishProgress(deps, siteId, views);
+    publishProgress(deps, siteId, views);
   }
 }
 

@@ -49,7 +49,7 @@ export function announceContentChanges(): ApolloServerPlugin<SubgraphContext> {
           try {
             await announceViewerReadsChanged(contextValue.bus, contextValue.identity.siteId ?? null);
           } catch (error) {
-            contextValue.logger.warn({ err: (error as Error).message }, 'content change not announced to other instances');
+            contextValue.logger.warn({ err: (error as Error).message }, 'content change held until the bus is back (other instances drop their copies then)');
           }
         },
       };

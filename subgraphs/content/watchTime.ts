@@ -188,7 +188,7 @@ export async function recordWatchTime(deps: QuestDeps & { provider: DbProvider }
   }
   for (const { quest, accounts } of byQuest.values()) {
     const views: QuestProgressView[] = await evaluateQuest(deps, quest, [...accounts]);
-    await publishProgress(deps, quest.siteId, views);
+    publishProgress(deps, quest.siteId, views);
   }
   return { rows: rows.length, statements, counters: counters.length };
 }

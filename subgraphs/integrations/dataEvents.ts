@@ -55,7 +55,7 @@ async function countAgainstRate(runtime: DataEventIntake, dataProviderId: string
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
     const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-    throw appError(ErrorCode.RATE_LIMITED, `too many data events for this provider; retry in ${retryAfter} s`, { retryAfter });
+    throw appError(ErrorCode.RATE_LIMITED, `too many data events for this provider; retry in ${retryAfter} s`, { retryAfter, rule: 'data_events' });
   }
 }
 

@@ -44,7 +44,7 @@ export async function receiveStreamWebhook(ctx: SubgraphContext, authorization: 
   const changed = applied.count === 1 || showMoved;
   const before = ingest ? stream.ingestConnected : stream.playbackLive;
   const after = ingest ? current.ingestConnected : current.playbackLive;
-  if (applied.count === 1 && before !== after) await announceStreamState(ctx, current, input.type, input.time);
+  if (applied.count === 1 && before !== after) announceStreamState(ctx, current, input.type, input.time);
   if (showMoved) await announceChannelShow(ctx, current, acceptedAt);
   return { success: true, changed, state: stateOf(current) };
 }

@@ -7,8 +7,6 @@ import { Topics } from '../../shared/bus';
 import type { Stream } from '../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../shared/subgraph';
 
-
-
 export function stateOf(stream: Stream): StreamState {
   return {
     ingestEnabled: stream.ingestEnabled,
@@ -20,13 +18,8 @@ export function stateOf(stream: Stream): StreamState {
   };
 }
 
-/** Tells admins watching the site's streams; a bus failure is logged, the change itself stands. */
-export async function announceStreamState(ctx: SubgraphContext, stream: Stream, change: StreamChange, time = Date.now()): Promise<void> {
+/** Tells admins watching the site's streams; held through a Redis blip, the latest state per stream. */
+export function announceStreamState(ctx: Pick<SubgraphContext, 'bus'>, stream: Stream, change: StreamChange, time = Date.now()): void {
   const event: StreamStateEvent = { streamId: stream.id, pageId: stream.pageId, change, time, liveBroadcastId: stream.liveBroadcastId, state: stateOf(stream) };
-  try {
-    await ctx.bus.publish(Topics.streamStates, { siteId: stream.siteId, event });
-  } catch (error) {
-    ctx.logger.warn({ err: (error as Error).message, streamId: stream.id }, 'could not announce a stream state change');
-  }
+  ctx.bus.announce(Topics.streamStates, stream.id, 'latest', { siteId: stream.siteId, event });
 }
-

@@ -89,7 +89,7 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
       updatedAt: now,
     },
   });
-  await announceStreamState(ctx, stream, 'created');
+  announceStreamState(ctx, stream, 'created');
   // The channel's first stream becomes its stream (content owns the page); one it already names stays.
   await ctx.supergraph.execute(ATTACH, { channelId: page.id, streamId: stream.id }, serviceIdentity(siteId));
   return stream;
@@ -113,7 +113,7 @@ export async function startStream(ctx: SubgraphContext, siteId: string, id: stri
     }),
     ctx.db.stream.findUniqueOrThrow({ where: { id: stream.id } }),
   ]);
-  await announceStreamState(ctx, started, 'started');
+  announceStreamState(ctx, started, 'started');
   await announceChannelShow(ctx, started);
   return started;
 }
@@ -136,7 +136,7 @@ export async function stopStream(ctx: SubgraphContext, siteId: string, id: strin
     ctx.db.liveBroadcast.updateMany({ where: { liveBroadcastId: stream.liveBroadcastId as string, stoppedAt: null }, data: { stoppedAt: new Date() } }),
     ctx.db.stream.findUniqueOrThrow({ where: { id: stream.id } }),
   ]);
-  await announceStreamState(ctx, stopped, 'stopped');
+  announceStreamState(ctx, stopped, 'stopped');
   await announceChannelShow(ctx, stopped);
   return stopped;
 }
@@ -146,7 +146,7 @@ async function switchIngest(ctx: SubgraphContext, siteId: string, id: string, en
   const stream = await findStream(ctx, siteId, id);
   await expectDone(ctx, stream.contract, enabled ? 'activateStream' : 'deleteStream', { id: stream.providerStreamId });
   const switched = await ctx.db.stream.update({ where: { id: stream.id }, data: { ingestEnabled: enabled, updatedAt: new Date() } });
-  await announceStreamState(ctx, switched, enabled ? 'activated' : 'deleted');
+  announceStreamState(ctx, switched, enabled ? 'activated' : 'deleted');
   return switched;
 }
 

@@ -77,10 +77,17 @@ export async function publishBroadcastEvent(ctx: SubgraphContext, siteId: string
 }
 
 /**
- * Shows an overlay: stores the broadcast, then tells every instance; if the bus refuses, the broadcast
- * is withdrawn so no late joiner gets what live viewers never saw.
+ * How a broadcast reaches other instances: `now` (an admin's call, answered 503 while the bus is away so
+ * the admin knows it was not sent) or `held` (an automation rule's, for a data event accepted already:
+ * this instance's viewers get it at once and the others once Redis is back, shared/bus/announcer.ts).
  */
-export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay: Overlay, target: BroadcastTarget): Promise<OverlayBroadcastEvent> {
+export type BroadcastDelivery = 'now' | 'held';
+
+/**
+ * Shows an overlay: stores the broadcast, then tells every instance. Delivered `now`, a broadcast the
+ * bus refuses is withdrawn so no late joiner gets what live viewers never saw.
+ */
+export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay: Overlay, target: BroadcastTarget, delivery: BroadcastDelivery = 'now'): Promise<OverlayBroadcastEvent> {
   const recording = await recordingOfChannel(ctx, siteId, target.channelId);
   const startedAt = Date.now();
   const streamSecond = recording ? streamSecondAt(recording, startedAt) : null;
@@ -112,6 +119,10 @@ export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay:
       streamSecond,
     },
   });
+  if (delivery === 'held') {
+    ctx.bus.announce<OverlayBroadcastMessage>(Topics.overlayBroadcasts, event.broadcastId, 'every', { siteId, event });
+    return event;
+  }
   try {
     await publishBroadcastEvent(ctx, siteId, event);
   } catch (error) {

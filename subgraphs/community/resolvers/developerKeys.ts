@@ -23,7 +23,7 @@ export function developerKeyResolvers(runtime: CommunityRuntime): Resolvers {
         const siteId = requireAdmin(identity, Scope.site, { write: true });
         const { row, revoked } = await revokeDeveloperKey(db, siteId, id);
         // Before the answer: the next request with this key, here or anywhere, is refused.
-        if (revoked) announceDeveloperKeyRevoked(bus, runtime.keyRevocations, { siteId, keyId: row.id, keyHash: row.keyHash });
+        if (revoked) announceDeveloperKeyRevoked(bus, { siteId, keyId: row.id, keyHash: row.keyHash });
         return { success: true, message: revoked ? `developer key ${row.prefix}… revoked` : `developer key ${row.prefix}… was already revoked` };
       },
     },

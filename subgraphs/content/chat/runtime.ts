@@ -9,7 +9,6 @@
 import Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { Topics } from '../../../shared/bus';
-import { createAnnouncer, type Announcer } from '../../../shared/bus/announcer';
 import { CHAT_MESSAGE_VERSION, type ChatBusMessage } from '../../../shared/chatEvents';
 import type { Db } from '../../../shared/db/client';
 import { appError, ErrorCode, notFound } from '../../../shared/errors';
@@ -48,11 +47,9 @@ export class ChatRuntime {
   private readonly recordings = new Map<string, Cached<Promise<ChannelRecording | null>>>();
   private readonly stopFollowing: () => void;
   private readonly sweep: NodeJS.Timeout;
-  private readonly announcer: Announcer;
 
   constructor(private readonly deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>) {
     const { config, database, logger } = deps;
-    this.announcer = createAnnouncer(deps.bus, Topics.chat, logger);
     this.writer = new ChatWriter(database, (rooms) => this.announceStored(rooms));
     if (config.redisUrl) {
       this.redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
@@ -140,12 +137,14 @@ export class ChatRuntime {
 
   /** Tells every instance's viewers a room changed; while the bus is away the announcement is held and published when it is back. */
   announce(message: ChatBusMessage): void {
-    this.announcer.announce(message);
+    this.deps.bus.announce(Topics.chat, 'panelId' in message ? message.panelId : message.accountId, 'every', message);
   }
 
   /** A room's latest "stored" announcement says all its earlier ones did: held, they replace each other. */
   private announceStored(rooms: StoredRooms): void {
-    for (const [panelId, { siteId, lastSeq }] of rooms) this.announcer.announce({ v: CHAT_MESSAGE_VERSION, kind: 'stored', siteId, panelId, lastSeq }, `stored\u0000${siteId}\u0000${panelId}`);
+    for (const [panelId, { siteId, lastSeq }] of rooms) {
+      this.deps.bus.announce<ChatBusMessage>(Topics.chat, `stored\u0000${siteId}\u0000${panelId}`, 'latest', { v: CHAT_MESSAGE_VERSION, kind: 'stored', siteId, panelId, lastSeq });
+    }
   }
 
   /** Messages past the retention are deleted (history already leaves them out). */
@@ -160,7 +159,6 @@ export class ChatRuntime {
 
   async stop(): Promise<void> {
     this.stopFollowing();
-    this.announcer.stop();
     clearInterval(this.sweep);
     if (this.redis) await this.redis.quit().catch(() => undefined);
   }

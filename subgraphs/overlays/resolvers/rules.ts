@@ -150,7 +150,8 @@ export const ruleResolvers: Resolvers = {
       const jsonRule = rule.jsonRule as unknown as JsonRule;
       const overlay = await findOverlay(ctx.db, siteId, jsonRule.action.templateId);
       const targets = ruleBroadcasts(jsonRule, rule.channelId, event, overlay.duration);
-      return Promise.all(targets.map((target) => showOverlay(ctx, siteId, overlay, target)));
+      // The data event that fired the rule is accepted: its broadcasts are held through a Redis blip, never refused.
+      return Promise.all(targets.map((target) => showOverlay(ctx, siteId, overlay, target, 'held')));
     },
   },
   AutomationRule: {
