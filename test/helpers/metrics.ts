@@ -24,7 +24,7 @@ export function parseExposition(text: string): Sample[] {
   return samples;
 }
 
-export async function scrape(stack: Stack, headers: Record<string, string> = {}): Promise<Sample[]> {
+export async function scrape(stack: Pick<Stack, 'url'>, headers: Record<string, string> = {}): Promise<Sample[]> {
   const response = await fetch(`${stack.url}/metrics`, { headers });
   if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
   expect(response.headers.get('content-type')).toContain('text/plain');
