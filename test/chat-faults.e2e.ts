@@ -29,7 +29,7 @@ import { graphql, rest } from './helpers/http';
 import { parseExposition, total } from './helpers/metrics';
 import { startTcpProxy, type TcpProxy } from './helpers/proxy';
 import { createTestSite, startTestStack, stopAll, testConfig, type TestSite } from './helpers/stack';
-import { eventually, pause, until } from './helpers/wait';
+import { eventually, expectStatus, pause, until } from './helpers/wait';
 
 const haproxyInstalled = installed('haproxy', '-v');
 const fleetRuns = usingPostgres && usingRedis && haproxyInstalled;
@@ -230,7 +230,7 @@ if (usingRedis) {
       const acked = await sendMany(first, site, panelId, 10, 'before');
 
       await proxy.cut();
-      await eventually(async () => (await rest(cutOff, 'GET', '/health')).body.bus.connected === false, 'the cut-off instance sees Redis gone');
+      await eventually(async () => expectStatus(await rest(cutOff, 'GET', '/health'), 200).body.bus.connected === false, 'the cut-off instance sees Redis gone');
       const [onFirst, onCutOff] = await Promise.all([sendMany(first, site, panelId, 20, 'cut first'), sendMany(cutOff, site, panelId, 20, 'cut cut-off')]);
       acked.push(...onFirst, ...onCutOff);
       // The last messages of the blip are sent on the cut-off instance: nothing sent afterwards carries them.
@@ -246,7 +246,7 @@ if (usingRedis) {
       expect(statuses).toEqual([...range(1, 20).map(() => 201), 429]);
 
       await proxy.restore();
-      await eventually(async () => (await rest(cutOff, 'GET', '/health')).body.bus.connected === true, 'the cut-off instance is back on Redis');
+      await eventually(async () => expectStatus(await rest(cutOff, 'GET', '/health'), 200).body.bus.connected === true, 'the cut-off instance is back on Redis');
       const count = await expectEveryMessageOnce(first, site, panelId, acked, viewers);
       const texts = viewers.map((viewer) => viewer.events.flatMap((event) => event.messages.map((message: { text: string }) => message.text)));
       for (const seen of texts) expect(seen).toEqual(texts[0]);

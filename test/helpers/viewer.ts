@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import type { Stack } from '../../stack';
 import { type OverlayBroadcastEvent } from '../../shared/liveEvents';
 import { scrape, total } from './metrics';
+import { NotRetryable, until } from './wait';
 
 export const VIEWER_SUBSCRIPTION = /* GraphQL */ `
   subscription Viewer($channelId: ID) {
@@ -101,13 +102,16 @@ export async function watch(
       complete: () => undefined,
     },
   );
-  // Resolve once the server has registered the subscription, so a broadcast sent next reaches it.
-  const deadline = Date.now() + 5000;
-  while ((await subscriptionsOn(stack)) <= before) {
-    if (failure) throw failure;
-    if (Date.now() > deadline) throw new Error('the subscription was not registered');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  // Resolve once the server has registered the subscription, so a broadcast sent next reaches it; a
+  // subscription the server refused fails at once.
+  await until(
+    async () => {
+      if (failure) throw new NotRetryable(`the subscription failed: ${failure instanceof Error ? failure.message : JSON.stringify(failure)}`);
+      return subscriptionsOn(stack);
+    },
+    (count) => count > before,
+    'the subscription registered',
+  );
 
   return {
     events,
