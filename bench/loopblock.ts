@@ -76,7 +76,9 @@ function hostileCredentials(instance: Instance, siteId: string): [string, Record
   const expired = jwt.sign({ site: siteId, roles: [], exp: Math.floor(Date.now() / 1000) - 60 }, 'another-secret-0123456789abcdef', { subject: sub, issuer: 'stagegraph' });
   // Long, but within the HTTP parser's 16 KB header limit, so the application sees them.
   const long = 'A'.repeat(12_000);
-  const hugeClaims = signSessionToken({ sub, site: siteId, roles: Array.from({ length: 800 }, (_, index) => `role-${index}`) as unknown as AccountRole[] }, secret, 600);
+  // Well-formed roles, many of them: a token the server itself signed for an account with a long role list.
+  const roles: AccountRole[] = Array.from({ length: 220 }, (_, index) => ({ scope: `Scope${index}`, write: index % 2 === 0, pageId: [] }));
+  const hugeClaims = signSessionToken({ sub, site: siteId, roles }, secret, 600);
   const bearer = (token: string) => ({ 'x-service-client-id': siteId, authorization: `Bearer ${token}` });
   return [
     ['garbage Bearer', bearer('garbage')],
