@@ -2,7 +2,7 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
- * fanout2, answers, chat, fleet, costs, soak, browser, runtimes, httpsubs, show; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * fanout2, answers, chat, fleet, costs, soak, browser, runtimes, httpsubs, show, loopblock; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the join, data-event and metrics-cost
  * sections. BENCH_SHOW_VIEWERS sets the show section's viewers (default 15000).
@@ -21,6 +21,7 @@ import { measureHttpFanout } from './httpSubscriptions';
 import { measureFleet } from './fleet';
 import { measureGateway } from './gateway';
 import { measureGraphQLLimits } from './limits';
+import { LOOP_BLOCK_GOAL_MS, measureLoopBlocks } from './loopblock';
 import { measureObservability } from './observability';
 import { measurePeerGateway } from './peer';
 import { root, startInstance, startPostgres, startRedis } from './harness';
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
   if (section('runtimes')) await runtimesSection(figures, viewers);
   if (section('httpsubs')) await httpSubscriptionsSection(figures, viewers);
   if (section('show')) await showSection(figures, Number(process.env.BENCH_SHOW_VIEWERS ?? 15000));
+  if (section('loopblock')) await loopBlockSection(figures);
 
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   const name = only.length ? only.join('+') : 'latest';
@@ -101,6 +103,15 @@ async function httpSubscriptionsSection(figures: Figures, viewers: number): Prom
     'KB per idle viewer (ws / http)': `${run.memoryPerViewerKB.websocket} / ${run.memoryPerViewerKB.http}`,
   })));
   console.log('target: p99 over HTTP ≤ 1.2× the socket’s in the same run');
+}
+
+/** The 50 ms rule: the server's longest event-loop block per hostile case, beside an idle baseline (bench/loopblock.ts). */
+async function loopBlockSection(figures: Figures): Promise<void> {
+  const blocks = await measureLoopBlocks();
+  figures.loopBlock = blocks;
+  console.log("\nthe 50 ms rule: the server's longest event-loop block while each case ran (monitorEventLoopDelay in the server process, read from /metrics)");
+  console.table(blocks.rows.map((row) => ({ case: row.case, 'max block ms': row.maxBlockMs, answers: row.statuses })));
+  console.log(`worst hostile case: ${blocks.worstMs} ms (${blocks.worstCase}); idle ${blocks.idleMs} ms; goal: every case ≤ ${LOOP_BLOCK_GOAL_MS} ms`);
 }
 
 /** The GraphQL document limits: gateway p50 with them over without, on two instances side by side. */

@@ -12,20 +12,13 @@ import { startTcpProxy, type TcpProxy } from './helpers/proxy';
 import { createTestSite, startTestStack, stopAll, testConfig } from './helpers/stack';
 import { graphql, rest } from './helpers/http';
 import { watch } from './helpers/viewer';
+import { eventually, expectStatus } from './helpers/wait';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
   await stopAll();
 });
-
-async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 it('a subgraph restarted while the gateway serves: requests fail with a code, then recover', async () => {
   const stack = await startTestStack();
@@ -43,7 +36,8 @@ it('a subgraph restarted while the gateway serves: requests fail with a code, th
   expect((await graphql(stack, '{ site { id } }', {}, site.admin)).body.data.site.id).toBe(site.siteId);
 
   stack.subgraphs.overlays = await listenSubgraph('overlays', SUBGRAPH_FACTORIES.overlays(stack.deps.logger, stack.deps), stack.deps, port);
-  await eventually(async () => (await rest(stack, 'GET', '/overlay/v1', { headers: site.admin })).status === 200);
+  // 503 while the gateway has not reached the restarted subgraph yet; anything else fails at once.
+  await eventually(async () => expectStatus(await rest(stack, 'GET', '/overlay/v1', { headers: site.admin }), 200, 503).status === 200, 'the restarted subgraph answers');
 });
 
 if (usingPostgres) {
@@ -59,7 +53,7 @@ if (usingPostgres) {
     const site = await createTestSite(stack);
 
     await proxy.cut();
-    await eventually(async () => (await rest(stack, 'GET', '/ready')).status === 503);
+    await eventually(async () => expectStatus(await rest(stack, 'GET', '/ready'), 200, 503).status === 503, '/ready says the database is gone');
     expect((await rest(stack, 'GET', '/ready')).body).toMatchObject({ ready: false, database: false });
     const overlay = { name: 'x', type: 'instance', contents: {}, duration: 5 };
     const refused = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: overlay });
@@ -68,7 +62,7 @@ if (usingPostgres) {
     expect((await rest(stack, 'GET', '/health')).status).toBe(200);
 
     await proxy.restore();
-    await eventually(async () => (await rest(stack, 'GET', '/ready')).status === 200);
+    await eventually(async () => expectStatus(await rest(stack, 'GET', '/ready'), 200, 503).status === 200, '/ready says the database is back');
     expect((await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: overlay })).status).toBe(200);
   });
 }
@@ -90,7 +84,7 @@ if (usingRedis) {
     expect((await rest(stack, 'GET', '/health')).body).toMatchObject({ status: 'ok', draining: false, bus: { connected: true } });
 
     await proxy.cut();
-    await eventually(async () => (await rest(stack, 'GET', '/health')).body.bus.connected === false);
+    await eventually(async () => expectStatus(await rest(stack, 'GET', '/health'), 200).body.bus.connected === false, '/health says Redis is gone');
     // This instance still serves: a balancer keeps it (and every other instance) in.
     const ready = await rest(stack, 'GET', '/ready');
     expect(ready.status).toBe(200);
@@ -106,7 +100,7 @@ if (usingRedis) {
     expect((await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'y', type: 'instance', contents: {}, duration: 5 } })).status).toBe(200);
 
     await proxy.restore();
-    await eventually(async () => (await rest(stack, 'GET', '/health')).body.bus.connected === true);
+    await eventually(async () => expectStatus(await rest(stack, 'GET', '/health'), 200).body.bus.connected === true, '/health says Redis is back');
     expect(await (await fetch(`${stack.url}/metrics`)).text()).toMatch(/^stagegraph_bus_connected 1$/m);
     const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: 'stage' } });
     expect(sent.status).toBe(200);
@@ -126,7 +120,7 @@ if (usingRedis) {
     cleanups.push(() => viewer.close());
 
     await proxy.cut();
-    await eventually(async () => (await rest(cutOff, 'GET', '/health')).body.bus.connected === false);
+    await eventually(async () => expectStatus(await rest(cutOff, 'GET', '/health'), 200).body.bus.connected === false, 'the cut-off instance sees Redis gone');
     const sent = await rest(first, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: 'stage' } });
     expect(sent.status).toBe(200);
     await viewer.none(300);

@@ -32,7 +32,7 @@ import { startTestFleet } from './helpers/fleet';
 import { followOverlay, newFleetViewer, retryBackoff, viewerGaps, type FleetViewer } from './helpers/fleetViewer';
 import { rest } from './helpers/http';
 import { VIEWER_SUBSCRIPTION } from './helpers/viewer';
-import { eventually, pause, until } from './helpers/wait';
+import { eventually, expectStatus, pause, until } from './helpers/wait';
 
 const haproxyInstalled = installed('haproxy', '-v');
 const GAP_LIMIT_MS = 10_000;
@@ -246,7 +246,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       for (const instance of fleet.instances) {
         const stopped = instance.stop('SIGTERM');
         // Draining from the moment the signal is handled, for the grace period, before the port closes.
-        await eventually(async () => (await fetch(`${instance.url}/ready`)).status === 503, `${instance.name} answers /ready 503 while draining`);
+        await eventually(async () => expectStatus(await fetch(`${instance.url}/ready`), 200, 503).status === 503, `${instance.name} answers /ready 503 while draining`);
         await stopped;
         await instance.start();
         await fleet.waitForServer(instance.name, 'UP', 60_000);
@@ -269,7 +269,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       const readyChecks = async (instance: { url: string }) => metricSum(await metricsOf(instance), 'stagegraph_http_requests_total', ['route="/ready"', 'method="GET"']);
       const checksBefore: number[] = [];
       for (const instance of fleet.instances) {
-        await eventually(async () => (await rest(instance, 'GET', '/health')).body.bus.connected === false, `${instance.name} sees Redis gone`);
+        await eventually(async () => expectStatus(await rest(instance, 'GET', '/health'), 200).body.bus.connected === false, `${instance.name} sees Redis gone`);
         expect((await rest(instance, 'GET', '/ready')).status).toBe(200);
         checksBefore.push(await readyChecks(instance));
       }
@@ -287,7 +287,8 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       // The first broadcast any instance accepts, while the others may still be reconnecting.
       const restarted = Date.now();
       const sent = await until(
-        () => rest(fleet, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: admin, body: { channelId } }),
+        // 503 while the instance that took it is still reconnecting to Redis; anything else fails at once.
+        async () => expectStatus(await rest(fleet, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: admin, body: { channelId } }), 200, 503),
         (reply) => reply.status === 200,
         'a broadcast is accepted once Redis is back',
       );

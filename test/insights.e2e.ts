@@ -7,6 +7,7 @@ import { usingRedis } from './helpers/database';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { rest } from './helpers/http';
 import { watch, type Viewer } from './helpers/viewer';
+import { eventually, expectStatus } from './helpers/wait';
 
 const env = { PRESENCE_INTERVAL_MS: '100' };
 let first: Stack;
@@ -40,14 +41,6 @@ async function open(stack: Stack, siteId: string, channelId?: string): Promise<V
 const concurrents = (query: string, headers: Record<string, string> = { 'super-api-key': superApiKey }) =>
   rest(first, 'GET', `/insights/v1/concurrents${query}`, { headers });
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('counts did not settle');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 it('counts viewers per site and channel across two instances, and drops those who leave', async () => {
   // A real channel of site A (its slug comes from the content subgraph through the entity key).
   const created = await rest(first, 'POST', '/pages/v3', { headers: siteA.admin, body: { slug: 'main-stage', type: 'channel', data: { name: 'Main stage' } } });
@@ -63,16 +56,16 @@ it('counts viewers per site and channel across two instances, and drops those wh
     { siteId: siteA.siteId, concurrents: 4, totalViews: 4, channels: expect.arrayContaining([{ _id: stageA, slug: 'main-stage', concurrents: 2 }, { _id: 'lobby', slug: null, concurrents: 1 }]) },
     { siteId: siteB.siteId, concurrents: 1, totalViews: 1, channels: [{ _id: 'stage', slug: null, concurrents: 1 }] },
   ];
-  await until(async () => {
-    const reply = await concurrents(`?siteIds=${siteA.siteId},${siteB.siteId}`);
-    return reply.status === 200 && reply.body[0].concurrents === 4 && reply.body[1].concurrents === 1;
-  });
+  await eventually(async () => {
+    const reply = expectStatus(await concurrents(`?siteIds=${siteA.siteId},${siteB.siteId}`), 200);
+    return reply.body[0].concurrents === 4 && reply.body[1].concurrents === 1;
+  }, 'the counts of both instances settle');
   const reply = await concurrents(`?siteIds=${siteA.siteId},${siteB.siteId}`);
   expect(reply.body).toEqual(expected);
   expect(reply.body[0].channels).toHaveLength(2);
 
   await leaving.close();
-  await until(async () => (await concurrents(`?siteIds=${siteA.siteId}`)).body[0].concurrents === 3);
+  await eventually(async () => expectStatus(await concurrents(`?siteIds=${siteA.siteId}`), 200).body[0].concurrents === 3, 'the viewer who left is no longer counted');
   const after = (await concurrents(`?siteIds=${siteA.siteId}`)).body[0];
   expect(after.totalViews).toBe(4);
   expect(after.channels).toEqual(expect.arrayContaining([{ _id: stageA, slug: 'main-stage', concurrents: 1 }]));

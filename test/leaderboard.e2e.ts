@@ -11,6 +11,7 @@ import { awardPoints } from '../subgraphs/content/leaderboard';
 import { join, viewer, type Member } from './helpers/community';
 import { graphql, rest } from './helpers/http';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { DEADLINE_MS } from './helpers/wait';
 
 let stack: Stack;
 let site: TestSite;
@@ -38,7 +39,7 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; wai
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
     received,
     async waitFor(test) {
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + DEADLINE_MS;
       while (!test(received)) {
         if (Date.now() > deadline) throw new Error(`webhooks received: ${JSON.stringify(received.map((entry) => entry.body.event))}`);
         await new Promise((resolve) => setTimeout(resolve, 20));

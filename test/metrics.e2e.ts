@@ -12,6 +12,7 @@ import { graphql, rest } from './helpers/http';
 import { scrape, total, type Sample } from './helpers/metrics';
 import { createTestSite, startTestStack, stopAll } from './helpers/stack';
 import { watch } from './helpers/viewer';
+import { until } from './helpers/wait';
 
 const servers: Server[] = [];
 afterAll(async () => {
@@ -20,14 +21,8 @@ afterAll(async () => {
 });
 
 /** Waits until `check` holds for a fresh scrape (metrics recorded after an answer, e.g. fan-out, land a moment later). */
-async function eventually(stack: Parameters<typeof scrape>[0], check: (samples: Sample[]) => boolean): Promise<Sample[]> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const samples = await scrape(stack);
-    if (check(samples) || Date.now() > deadline) return samples;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const eventually = (stack: Parameters<typeof scrape>[0], check: (samples: Sample[]) => boolean): Promise<Sample[]> =>
+  until(() => scrape(stack), check, 'the metrics reached the expected values');
 
 it('counts requests by route template, operations by name, subgraph fetches, viewers and broadcast fan-out', async () => {
   const stack = await startTestStack();

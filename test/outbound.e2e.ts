@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../shared/config';
 import { outboundFetch } from '../shared/outbound';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { DEADLINE_MS } from './helpers/wait';
 import { rest } from './helpers/http';
 import type { Stack } from '../stack';
 
@@ -124,7 +125,7 @@ describe('refused again when connecting', () => {
       body: { slug: 'rebound', type: 'channel', renderers: {}, seo: { title: 't', description: 'd', keywords: 'k' }, data: { name: 'Rebound' } },
     });
     expect(page.status).toBe(200);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + DEADLINE_MS;
     let delivery = null;
     while (Date.now() < deadline) {
       delivery = await stack.database.prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.body._id, attempts: { gt: 0 } } });

@@ -11,6 +11,7 @@ import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
 import { graphql, rest } from './helpers/http';
 import { createTestSite, startTestStack, startTwoSiteStack, stopAllWithClients, type TestSite } from './helpers/stack';
+import { DEADLINE_MS, until } from './helpers/wait';
 import { connectClient } from './helpers/viewer';
 
 let stack: Stack;
@@ -75,7 +76,7 @@ async function subscribeResults(on: Stack, owner: TestSite, pollId: string, jwt?
     client,
     events,
     errors,
-    async until(test, timeoutMs = 5000) {
+    async until(test, timeoutMs = DEADLINE_MS) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const hit = events.find((event) => test(event.results));
@@ -281,8 +282,7 @@ describe('the pollResults subscription', () => {
   it('refuses an unknown or another site’s poll with NOT_FOUND', async () => {
     const foreignId = await createPoll(other, 'poll');
     const watcher = await subscribeResults(stack, site, foreignId);
-    const deadline = Date.now() + 5000;
-    while (watcher.errors.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => watcher.errors.length, (count) => count > 0, 'the refusal');
     expect(JSON.stringify(watcher.errors)).toContain('NOT_FOUND');
     expect(watcher.events).toEqual([]);
   });
@@ -294,10 +294,9 @@ describe('the pollResults subscription', () => {
     await watcher.until((results) => results.total === 0);
     expect(stack.gateway.live.stats().subscriptions).toBe(before + 1);
     expect((await rest(stack, 'DELETE', `/poll/v3/${pollId}`, { headers: site.admin })).status).toBe(200);
-    const deadline = Date.now() + 5000;
-    while (watcher.errors.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => watcher.errors.length, (count) => count > 0, 'the end');
     expect(JSON.stringify(watcher.errors)).toContain('NOT_FOUND');
-    expect(stack.gateway.live.stats().subscriptions).toBe(before);
+    await until(() => stack.gateway.live.stats().subscriptions, (count) => count === before, 'the live server forgot the subscription');
   });
 });
 

@@ -18,6 +18,7 @@ import { freePort, installed, spawnTracked, startRedis, stopChild, type LocalSer
 import { createTestDatabase, usingPostgres, usingRedis, type TestDatabase } from './helpers/database';
 import { startTestFleet } from './helpers/fleet';
 import { layOutPrometheus, promtool } from './helpers/prometheus';
+import { NotRetryable, until } from './helpers/wait';
 
 const SCRAPE_SECONDS = 1;
 const DEADLINE_MS = 60_000;
@@ -54,22 +55,17 @@ if (fleetHere) {
     async function api<T>(path: string): Promise<T> {
       const response = await fetch(`${prometheusUrl}${path}`);
       const body = (await response.json()) as { status: string; data: T; error?: string };
-      if (body.status !== 'success') throw new Error(`${path}: ${body.error ?? response.status}`);
+      // A refused query is the test's mistake, not "not yet": the wait fails with it at once.
+      if (body.status !== 'success') throw new NotRetryable(`${path}: ${body.error ?? response.status}`);
       return body.data;
     }
     const query = async (promql: string) =>
       (await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(`/api/v1/query?query=${encodeURIComponent(promql)}`)).result;
 
     /** Polls `check` until it returns a value (not undefined), or fails with `what` after the deadline. */
-    async function eventually<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-      const deadline = Date.now() + DEADLINE_MS;
-      for (;;) {
-        const value = await check().catch(() => undefined);
-        if (value !== undefined) return value;
-        if (Date.now() > deadline) throw new Error(`${what}: not seen in Prometheus within ${DEADLINE_MS} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
+    /** Polls `check` until it has a value (Prometheus not answering yet is "not yet"; a refused query fails at once). */
+    const eventually = <T>(check: () => Promise<T | undefined>, what: string): Promise<T> =>
+      until(check, (value) => value !== undefined, `${what}: seen in Prometheus`, DEADLINE_MS) as Promise<T>;
 
     beforeAll(async () => {
       // Missing is a failure, not a skip: .ci/run installs Debian's prometheus with the other services.

@@ -14,7 +14,7 @@ import { startFakeSmtp, type FakeSmtp } from './helpers/smtp';
 import { createLogger } from '../shared/logger';
 import { SenderRechecks } from '../subgraphs/community/senders/verification';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
-import { until } from './helpers/wait';
+import { expectStatus, until } from './helpers/wait';
 
 const MAIL_ENV = { MAIL_FROM: 'Stagegraph <no-reply@stagegraph.test>', MAIL_SPF_INCLUDE: '_spf.mail.stagegraph.test' };
 const DEFAULT_SENDER = [{ name: 'Stagegraph', address: 'no-reply@stagegraph.test' }];
@@ -219,7 +219,7 @@ describe('checking again every SENDER_RECHECK_MS', () => {
   it('verifies a pending domain once its record appears, fails it once the record disappears, and receipts follow', async () => {
     const rechecking = await startTestStack({ env: { SMTP_URL: smtp.url, DNS_SERVERS: dns.server, SENDER_RECHECK_MS: '200', ...MAIL_ENV } });
     const { site, dkim } = await siteWithSender(rechecking, 'rechecked.example.test');
-    const read = () => rest<SenderCheck>(rechecking, 'GET', '/customemail/v1/sender', { headers: site.admin });
+    const read = async () => expectStatus(await rest<SenderCheck>(rechecking, 'GET', '/customemail/v1/sender', { headers: site.admin }), 200);
 
     await publish({ [dkim.name]: [dkim.value] });
     await until(read, (reply) => reply.body.status === 'verified', 'the recheck verifies the published record');

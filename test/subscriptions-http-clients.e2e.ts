@@ -10,6 +10,7 @@ import type { Stack } from '../stack';
 import { rest } from './helpers/http';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { VIEWER_SUBSCRIPTION, type ViewerEvent } from './helpers/viewer';
+import { until } from './helpers/wait';
 
 let stack: Stack;
 let site: TestSite;
@@ -65,11 +66,7 @@ function collector<T>() {
 
 /** Waits until the live server of `on` holds at least `count` subscriptions. */
 async function subscriptions(on: Stack, count: number): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (on.gateway.live.stats().subscriptions < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} subscriptions`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await until(() => on.gateway.live.stats().subscriptions, (held) => held >= count, `${count} subscriptions held`);
 }
 
 describe('graphql-sse’s createClient', () => {
@@ -151,11 +148,7 @@ describe('Apollo Client (HttpLink)', () => {
 
     // Unsubscribing aborts the request: the server frees the viewer.
     subscription.unsubscribe();
-    const deadline = Date.now() + 5000;
-    while (stack.gateway.live.stats().byTransport.multipart > 0) {
-      if (Date.now() > deadline) throw new Error('the multipart viewer was not freed');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await until(() => stack.gateway.live.stats().byTransport.multipart, (held) => held === 0, 'the multipart viewer freed');
   });
 
   it('reports the server’s refusal of a subscription without credentials', async () => {

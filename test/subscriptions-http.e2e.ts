@@ -13,6 +13,7 @@ import { closeHttpViewers, MULTIPART_ACCEPT, openHttpViewer, type HttpTransport 
 import { scrape } from './helpers/metrics';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { VIEWER_SUBSCRIPTION } from './helpers/viewer';
+import { until } from './helpers/wait';
 
 let stack: Stack;
 let site: TestSite;
@@ -43,11 +44,7 @@ const viewerHeaders = () => ({ 'x-service-client-id': site.siteId });
 const broadcast = (body: object) => rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, { headers: site.admin, body });
 /** Waits until the live server holds `count` subscriptions (a broadcast sent next reaches them). */
 async function subscriptions(count: number): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (stack.gateway.live.stats().subscriptions !== count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} subscriptions, have ${stack.gateway.live.stats().subscriptions}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await until(() => stack.gateway.live.stats().subscriptions, (held) => held === count, `${count} subscriptions held`);
 }
 
 describe('the protocols’ framing', () => {

@@ -12,6 +12,7 @@ import { createLogger } from '../shared/logger';
 import { flushTracing } from '../shared/tracing';
 import { graphql, rest } from './helpers/http';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { DEADLINE_MS } from './helpers/wait';
 import { watch } from './helpers/viewer';
 import type { Stack } from '../stack';
 
@@ -91,7 +92,7 @@ afterAll(async () => {
 
 /** Spans of one trace, once the exporter has sent them. */
 async function spansOf(traceId: string, atLeast: (found: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + DEADLINE_MS;
   for (;;) {
     await flushTracing();
     const found = spans.filter((span) => span.traceId === traceId);
@@ -160,7 +161,7 @@ it('links a broadcast’s delivery to viewers back to the call that made it', as
   expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
   await viewer.close();
 
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + DEADLINE_MS;
   let delivery: ReceivedSpan | undefined;
   while (!delivery && Date.now() < deadline) {
     await flushTracing();

@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { rest } from './helpers/http';
+import { expectStatus, until } from './helpers/wait';
 import { verifyWebhookSignature } from '../subgraphs/content/webhooks';
 import { documentedSignatureHolds, SIGNATURE_TOLERANCE_MS } from './helpers/webhookSignature';
 import type { Stack } from '../stack';
@@ -48,12 +49,8 @@ async function startReceiver(answer: (n: number) => number | null = () => 200): 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
     received,
-    async waitFor(count, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`received ${received.length} of ${count} webhook requests`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+    async waitFor(count, timeoutMs) {
+      await until(() => received.length, (length) => length >= count, `${count} webhook requests received`, timeoutMs);
       return received.slice(0, count);
     },
   };
@@ -188,14 +185,10 @@ it('retries a failed delivery with exponential backoff, the same delivery id and
   await rest(stack, 'DELETE', `/webhook/v1/${endpoint._id}`, { headers: site.admin });
 });
 
+/** The endpoint's deliveries once the first is `status`; an answer other than 200 fails at once. */
 async function waitForDelivery(endpointId: string, status: string) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const reply = await rest(stack, 'GET', `/webhook/v1/${endpointId}/deliveries`, { headers: site.admin });
-    if (reply.body[0]?.status === status) return reply.body;
-    if (Date.now() > deadline) throw new Error(`delivery not ${status}: ${JSON.stringify(reply.body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const read = async () => expectStatus(await rest(stack, 'GET', `/webhook/v1/${endpointId}/deliveries`, { headers: site.admin }), 200).body;
+  return until(read, (deliveries) => deliveries[0]?.status === status, `the delivery ${status}`);
 }
 
 it('gives up after WEBHOOK_MAX_ATTEMPTS, counting timeouts as failures', async () => {

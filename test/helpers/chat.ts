@@ -7,6 +7,7 @@ import type { Stack } from '../../stack';
 import { viewer } from './community';
 import { rest, type Reply } from './http';
 import type { TestSite } from './stack';
+import { DEADLINE_MS } from './wait';
 import { retryBackoff } from './fleetViewer';
 import { connectClient } from './viewer';
 
@@ -80,8 +81,8 @@ export function watchChat(stack: Pick<Stack, 'url'>, siteId: string, panelId: st
     events,
     errors,
     seqs,
-    until: (test, timeoutMs = 5000) => wait(() => events.find(test), () => `no matching chat event; got ${JSON.stringify(events)}`, timeoutMs),
-    untilSeqs: (test, timeoutMs = 5000) => wait(() => (test(seqs()) ? seqs() : undefined), () => `seqs never matched; got ${JSON.stringify(seqs())}`, timeoutMs),
+    until: (test, timeoutMs = DEADLINE_MS) => wait(() => events.find(test), () => `no matching chat event; got ${JSON.stringify(events)}`, timeoutMs),
+    untilSeqs: (test, timeoutMs = DEADLINE_MS) => wait(() => (test(seqs()) ? seqs() : undefined), () => `seqs never matched; got ${JSON.stringify(seqs())}`, timeoutMs),
   };
 }
 

@@ -4,6 +4,7 @@
  * Parsed as the protocols define them, so a test sees results, heartbeats and the end separately, and
  * the raw text for checks of the framing itself.
  */
+import { DEADLINE_MS } from './wait';
 
 export type HttpTransport = 'sse' | 'multipart';
 
@@ -89,11 +90,11 @@ export async function openHttpViewer(target: { url: string }, transport: HttpTra
     transportErrors: [],
     raw: '',
     ended: Promise.resolve(),
-    async next(timeoutMs = 5000) {
+    async next(timeoutMs = DEADLINE_MS) {
       await viewer.until(() => viewer.results.length > read, timeoutMs);
       return viewer.results[read++];
     },
-    async until(check, timeoutMs = 5000) {
+    async until(check, timeoutMs = DEADLINE_MS) {
       const deadline = Date.now() + timeoutMs;
       while (!check(viewer)) {
         if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; received ${JSON.stringify(viewer.raw.slice(-400))}`);

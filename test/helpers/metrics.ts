@@ -1,5 +1,6 @@
 /** Reads an instance's /metrics and parses the Prometheus text format into samples. */
 import type { Stack } from '../../stack';
+import { NotRetryable } from './wait';
 
 export interface Sample {
   name: string;
@@ -24,9 +25,10 @@ export function parseExposition(text: string): Sample[] {
   return samples;
 }
 
-export async function scrape(stack: Stack, headers: Record<string, string> = {}): Promise<Sample[]> {
+export async function scrape(stack: Pick<Stack, 'url'>, headers: Record<string, string> = {}): Promise<Sample[]> {
   const response = await fetch(`${stack.url}/metrics`, { headers });
-  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+  // NotRetryable: a wait that polls /metrics fails at once on an answer that is no exposition.
+  if (response.status !== 200) throw new NotRetryable(`/metrics answered ${response.status}`);
   expect(response.headers.get('content-type')).toContain('text/plain');
   return parseExposition(await response.text());
 }

@@ -119,7 +119,7 @@ export async function stopAllWithClients(clients: readonly { dispose(): void | P
  * Test data: gives an account an active entitlement (creating the SKU when new). The community
  * subgraph's own operations for this are tested on their own; this only sets the stage.
  */
-export async function grantEntitlement(stack: Stack, siteId: string, accountId: string, sku: string, grantedMethod = 'admin'): Promise<void> {
+export async function grantEntitlement(stack: Pick<Stack, 'database'>, siteId: string, accountId: string, sku: string, grantedMethod = 'admin'): Promise<void> {
   const now = new Date();
   const db = stack.database.prisma;
   const entitlement =

@@ -6,6 +6,8 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { Stack } from '../../stack';
 import { type OverlayBroadcastEvent } from '../../shared/liveEvents';
+import { scrape, total } from './metrics';
+import { NotRetryable, until } from './wait';
 
 export const VIEWER_SUBSCRIPTION = /* GraphQL */ `
   subscription Viewer($channelId: ID) {
@@ -51,8 +53,17 @@ export async function connectedClient(stack: Stack, connectionParams: Record<str
   return client;
 }
 
+/** A gateway in this process (a started stack), or one running as its own process, known by its URL. */
+export type LiveGateway = Stack | Pick<Stack, 'url'>;
+
+/** Subscriptions the gateway runs now: asked in process, or read from a gateway process's /metrics. */
+async function subscriptionsOn(gateway: LiveGateway): Promise<number> {
+  if ('gateway' in gateway) return gateway.gateway.live.stats().subscriptions;
+  return total(await scrape(gateway), 'stagegraph_live_subscriptions');
+}
+
 export async function watch(
-  stack: Stack,
+  stack: LiveGateway,
   options: { siteId: string; channelId?: string | null; token?: string },
 ): Promise<Viewer> {
   let resolveClosed: (code: number) => void = () => undefined;
@@ -70,7 +81,7 @@ export async function watch(
     client.on('closed', (event) => reject(Object.assign(new Error('closed before ack'), { code: (event as { code: number }).code })));
     client.on('error', reject);
   });
-  const before = stack.gateway.live.stats().subscriptions;
+  const before = await subscriptionsOn(stack);
   client.subscribe<{ overlayBroadcasts: ViewerEvent }>(
     { query: VIEWER_SUBSCRIPTION, variables: { channelId: options.channelId ?? null } },
     {
@@ -91,13 +102,16 @@ export async function watch(
       complete: () => undefined,
     },
   );
-  // Resolve once the server has registered the subscription, so a broadcast sent next reaches it.
-  const deadline = Date.now() + 5000;
-  while (stack.gateway.live.stats().subscriptions <= before) {
-    if (failure) throw failure;
-    if (Date.now() > deadline) throw new Error('the subscription was not registered');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  // Resolve once the server has registered the subscription, so a broadcast sent next reaches it; a
+  // subscription the server refused fails at once.
+  await until(
+    async () => {
+      if (failure) throw new NotRetryable(`the subscription failed: ${failure instanceof Error ? failure.message : JSON.stringify(failure)}`);
+      return subscriptionsOn(stack);
+    },
+    (count) => count > before,
+    'the subscription registered',
+  );
 
   return {
     events,
