@@ -1,7 +1,7 @@
 /** Live viewers over the real graphql-ws client: routing, isolation, late joiners, clears, expiry. */
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { rest } from './helpers/http';
 import { connectClient, watch, type Viewer } from './helpers/viewer';
 import type { Stack } from '../stack';
@@ -11,6 +11,10 @@ let site: TestSite;
 let other: TestSite;
 let overlayId: string;
 let otherOverlayId: string;
+/** Channels (pages) of the sites. */
+let stage: string;
+let lobby: string;
+let otherStage: string;
 const viewers: Viewer[] = [];
 
 async function viewer(options: Parameters<typeof watch>[1]): Promise<Viewer> {
@@ -26,6 +30,7 @@ beforeAll(async () => {
   stack = await startTestStack();
   site = await createTestSite(stack, 'Site A');
   other = await createTestSite(stack, 'Site B');
+  [stage, lobby, otherStage] = await Promise.all([createChannel(stack, site.siteId), createChannel(stack, site.siteId), createChannel(stack, other.siteId)]);
   const body = { name: 'Lower third', type: 'template', contents: { html: '<p>${name}</p>' }, duration: 20, cta: { type: 'social_share', data: null } };
   overlayId = (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body })).body._id;
   otherOverlayId = (await rest(stack, 'POST', '/overlay/v1', { headers: other.admin, body })).body._id;
@@ -38,13 +43,13 @@ afterEach(async () => {
 afterAll(stopAll);
 
 it('a viewer of a channel gets that channel’s broadcast with the variables filled', async () => {
-  const watcher = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const sent = await broadcast(site, overlayId, { channelId: 'stage', variables: { name: 'Ada' } });
+  const watcher = await viewer({ siteId: site.siteId, channelId: stage });
+  const sent = await broadcast(site, overlayId, { channelId: stage, variables: { name: 'Ada' } });
   const event = await watcher.next();
   expect(event).toMatchObject({
     kind: 'SHOW',
     broadcastId: sent.body.broadcastId,
-    channelId: 'stage',
+    channelId: stage,
     tagId: null,
     variables: { name: 'Ada' },
     overlay: { id: overlayId, name: 'Lower third', type: 'template', duration: 20, cta: { type: 'social_share', data: null } },
@@ -55,17 +60,17 @@ it('a viewer of a channel gets that channel’s broadcast with the variables fil
 });
 
 it('routes by channel: site-wide broadcasts reach every channel, a channel’s only its own viewers', async () => {
-  const stage = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const lobby = await viewer({ siteId: site.siteId, channelId: 'lobby' });
+  const onStage = await viewer({ siteId: site.siteId, channelId: stage });
+  const inLobby = await viewer({ siteId: site.siteId, channelId: lobby });
   const siteLevel = await viewer({ siteId: site.siteId });
 
-  await broadcast(site, overlayId, { channelId: 'stage' });
-  expect((await stage.next()).channelId).toBe('stage');
-  await lobby.none();
+  await broadcast(site, overlayId, { channelId: stage });
+  expect((await onStage.next()).channelId).toBe(stage);
+  await inLobby.none();
   await siteLevel.none(0);
 
   const everywhere = await broadcast(site, overlayId, {});
-  for (const watcher of [stage, lobby, siteLevel]) {
+  for (const watcher of [onStage, inLobby, siteLevel]) {
     const event = await watcher.next();
     expect(event.broadcastId).toBe(everywhere.body.broadcastId);
     expect(event.channelId).toBeNull();
@@ -73,55 +78,55 @@ it('routes by channel: site-wide broadcasts reach every channel, a channel’s o
 });
 
 it('never shows one site’s broadcasts to another site’s viewers', async () => {
-  const mine = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const theirs = await viewer({ siteId: other.siteId, channelId: 'stage' });
-  await broadcast(other, otherOverlayId, { channelId: 'stage' });
+  const mine = await viewer({ siteId: site.siteId, channelId: stage });
+  const theirs = await viewer({ siteId: other.siteId, channelId: otherStage });
+  await broadcast(other, otherOverlayId, { channelId: otherStage });
   expect((await theirs.next()).overlay.id).toBe(otherOverlayId);
   await mine.none();
 });
 
 it('a viewer who joins mid-broadcast gets it at once with the time left', async () => {
-  const sent = await broadcast(site, overlayId, { channelId: 'stage', duration: 10 });
+  const sent = await broadcast(site, overlayId, { channelId: stage, duration: 10 });
   await new Promise((resolve) => setTimeout(resolve, 1100));
-  const late = await viewer({ siteId: site.siteId, channelId: 'stage' });
+  const late = await viewer({ siteId: site.siteId, channelId: stage });
   const event = await late.next(15_000);
   expect(event.broadcastId).toBe(sent.body.broadcastId);
   expect(event.kind).toBe('SHOW');
   expect(event.remainingSeconds).toBeLessThan(9.2);
   expect(event.remainingSeconds).toBeGreaterThan(5);
   // A viewer of another channel does not get it.
-  const elsewhere = await viewer({ siteId: site.siteId, channelId: 'lobby' });
+  const elsewhere = await viewer({ siteId: site.siteId, channelId: lobby });
   await elsewhere.none();
 });
 
 it('clearing sends CLEAR to the viewers who saw the broadcast, and late joiners no longer get it', async () => {
-  const watcher = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const sent = await broadcast(site, overlayId, { channelId: 'stage' });
+  const watcher = await viewer({ siteId: site.siteId, channelId: stage });
+  const sent = await broadcast(site, overlayId, { channelId: stage });
   await watcher.next();
-  const cleared = await rest(stack, 'POST', '/overlay/v1/clear-broadcast/stage', { headers: site.admin });
+  const cleared = await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${stage}`, { headers: site.admin });
   expect(cleared.body.cleared).toBe(1);
   const event = await watcher.next();
-  expect(event).toMatchObject({ kind: 'CLEAR', broadcastId: sent.body.broadcastId, channelId: 'stage', remainingSeconds: 0 });
-  const late = await viewer({ siteId: site.siteId, channelId: 'stage' });
+  expect(event).toMatchObject({ kind: 'CLEAR', broadcastId: sent.body.broadcastId, channelId: stage, remainingSeconds: 0 });
+  const late = await viewer({ siteId: site.siteId, channelId: stage });
   await late.none();
 });
 
 it('a broadcast expires after its duration: CLEAR then, and nothing for late joiners', async () => {
-  const watcher = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const sent = await broadcast(site, overlayId, { channelId: 'stage', duration: 1 });
+  const watcher = await viewer({ siteId: site.siteId, channelId: stage });
+  const sent = await broadcast(site, overlayId, { channelId: stage, duration: 1 });
   expect((await watcher.next()).kind).toBe('SHOW');
   const cleared = await watcher.next(15_000);
   expect(cleared).toMatchObject({ kind: 'CLEAR', broadcastId: sent.body.broadcastId });
   expect(Date.now()).toBeGreaterThanOrEqual(sent.body.expiresAt - 50);
-  const late = await viewer({ siteId: site.siteId, channelId: 'stage' });
+  const late = await viewer({ siteId: site.siteId, channelId: stage });
   await late.none();
 });
 
 it('a tag-targeted broadcast reaches only viewers whose account carries the tag', async () => {
-  const vip = await viewer({ siteId: site.siteId, channelId: 'stage', token: await site.token([], ['vip']) });
-  const regular = await viewer({ siteId: site.siteId, channelId: 'stage', token: await site.token([], ['fan']) });
-  const anonymous = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const sent = await rest(stack, 'POST', `/broadcast/${overlayId}/tag/vip`, { headers: site.admin, body: { channelId: 'stage' } });
+  const vip = await viewer({ siteId: site.siteId, channelId: stage, token: await site.token([], ['vip']) });
+  const regular = await viewer({ siteId: site.siteId, channelId: stage, token: await site.token([], ['fan']) });
+  const anonymous = await viewer({ siteId: site.siteId, channelId: stage });
+  const sent = await rest(stack, 'POST', `/broadcast/${overlayId}/tag/vip`, { headers: site.admin, body: { channelId: stage } });
   expect((await vip.next()).broadcastId).toBe(sent.body.broadcastId);
   await regular.none();
   await anonymous.none(0);
@@ -131,12 +136,12 @@ it('viewers with different selections each get their own shape', async () => {
   const client = connectClient(stack, { 'x-service-client-id': site.siteId });
   const received = new Promise<unknown>((resolve, reject) => {
     client.subscribe(
-      { query: 'subscription { overlayBroadcasts(channelId: "stage") { kind overlay { name } } }' },
+      { query: `subscription { overlayBroadcasts(channelId: "${stage}") { kind overlay { name } } }` },
       { next: (value) => resolve(value.data), error: reject, complete: () => undefined },
     );
   });
-  const watcher = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  await broadcast(site, overlayId, { channelId: 'stage' });
+  const watcher = await viewer({ siteId: site.siteId, channelId: stage });
+  await broadcast(site, overlayId, { channelId: stage });
   await watcher.next();
   expect(await received).toEqual({ overlayBroadcasts: { kind: 'SHOW', overlay: { name: 'Lower third' } } });
   await client.dispose();

@@ -136,7 +136,7 @@ export async function grantEntitlement(stack: Stack, siteId: string, accountId: 
  * Test data: a page (a channel unless `type` says landing) of the content subgraph, for what refers to
  * channels (streams, broadcasts). The content subgraph's own page operations are tested on their own.
  */
-export async function createChannel(stack: Stack, siteId: string, type: 'channel' | 'landing' = 'channel'): Promise<string> {
+export async function createChannel(stack: Pick<Stack, 'database'>, siteId: string, type: 'channel' | 'landing' = 'channel'): Promise<string> {
   const id = randomBytes(12).toString('hex');
   const now = new Date();
   await stack.database.prisma.page.create({
