@@ -145,6 +145,20 @@ export async function createChannel(stack: Pick<Stack, 'database'>, siteId: stri
   return id;
 }
 
+const namedChannels = new Map<string, Promise<string>>();
+
+/**
+ * Test data: the channel page a test calls `name` on a site, made on first use and the same afterwards,
+ * so a test keeps its readable channel names while viewers subscribe to real channels (made-up channel
+ * IDs are refused).
+ */
+export function channelNamed(stack: Pick<Stack, 'database'>, siteId: string, name: string): Promise<string> {
+  const key = `${siteId}\u0000${name}`;
+  let channel = namedChannels.get(key);
+  if (!channel) namedChannels.set(key, (channel = createChannel(stack, siteId)));
+  return channel;
+}
+
 async function provisionAccount(stack: Pick<Stack, 'database'>, siteId: string, roles: AccountRole[], tags: string[]): Promise<string> {
   const id = randomBytes(12).toString('hex');
   const now = new Date();
