@@ -4,13 +4,16 @@
  * from then on, and an invented channel never shows up in the operator's concurrents.
  */
 import { createClient as createSseClient } from 'graphql-sse';
+import type { Client } from 'graphql-ws';
 import { signSuperApiKey } from '../shared/auth/credentials';
 import { newId } from '../shared/ids';
 import type { Stack } from '../stack';
 import { rest } from './helpers/http';
 import { closeHttpViewers, openHttpViewer } from './helpers/httpViewer';
+import { scrape, total } from './helpers/metrics';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
-import { connectClient, VIEWER_SUBSCRIPTION, watch, type Viewer } from './helpers/viewer';
+import { connectClient, connectedClient, VIEWER_SUBSCRIPTION, watch, type Viewer } from './helpers/viewer';
+import { until } from './helpers/wait';
 
 let stack: Stack;
 let site: TestSite;
@@ -83,6 +86,27 @@ it('multipart HTTP and SSE streams: an invented channel is answered 404 with NOT
 it('another site’s channel, and a landing page, are refused', async () => {
   expectRefused((await overSocket(site.siteId, await createChannel(stack, other.siteId))).errors);
   expectRefused((await overSocket(site.siteId, await createChannel(stack, site.siteId, 'landing'))).errors);
+});
+
+it('a join storm of one channel asks once on the instance', async () => {
+  const channel = await createChannel(stack, site.siteId);
+  const asked = async () => total(await scrape(stack), 'stagegraph_graphql_operations_total', { operation: 'LiveChannelExists' });
+  const before = await asked();
+  const clients: Client[] = [];
+  const sockets = await Promise.all(Array.from({ length: 20 }, () => connectedClient(stack, { 'x-service-client-id': site.siteId }, clients)));
+  const subscriptions = stack.gateway.live.stats().subscriptions;
+  const failures: unknown[] = [];
+  // 200 viewers at once: 10 subscriptions on each of 20 sockets.
+  for (const socket of sockets) {
+    for (let index = 0; index < 10; index += 1) socket.subscribe({ query: VIEWER_SUBSCRIPTION, variables: { channelId: channel } }, { next: () => undefined, error: (error) => failures.push(error), complete: () => undefined });
+  }
+  try {
+    await until(() => stack.gateway.live.stats().subscriptions, (count) => count >= subscriptions + 200 || failures.length > 0, '200 subscriptions joined');
+    expect(failures).toEqual([]);
+    expect((await asked()) - before).toBe(1);
+  } finally {
+    await Promise.all(clients.map((client) => client.dispose()));
+  }
 });
 
 it('a deleted channel is refused from then on', async () => {
