@@ -5,7 +5,7 @@
  */
 import autocannon from 'autocannon';
 import { createHmac } from 'node:crypto';
-import { createSite, percentile, request, startWorker, type Instance, callJson as call } from './harness';
+import { createChannelPage, createSite, percentile, request, startWorker, type Instance, callJson as call } from './harness';
 
 export interface DataEventFigures {
   /** Closed-loop load: connections, seconds, events answered 201 per second, anything else. */
@@ -26,6 +26,7 @@ const round = (value: number) => Math.round(value * 10) / 10;
 export async function measureDataEvents(instance: Instance, viewers = 100, ruleEvents = 200): Promise<DataEventFigures> {
   const site = createSite(instance);
   const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
+  const channel = await createChannelPage(instance, admin, 'main');
   const schema = {
     type: 'object',
     required: ['data'],
@@ -67,7 +68,7 @@ export async function measureDataEvents(instance: Instance, viewers = 100, ruleE
 
   // Latency: viewers in a worker process; events that fire the rule, one at a time.
   const worker = startWorker();
-  const ready = await request(worker, { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: 'main', count: viewers, concurrency: 50 }, 'ready');
+  const ready = await request(worker, { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: channel, count: viewers, concurrency: 50 }, 'ready');
   await new Promise((resolve) => setTimeout(resolve, 500));
   const answeredAt = new Map<number, number>();
   for (let index = 0; index < ruleEvents; index += 1) {

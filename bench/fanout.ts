@@ -3,7 +3,7 @@
  * broadcast; latency from the broadcast call to each viewer's receipt, and server memory per idle viewer.
  */
 import { viewerAccounts } from './answers';
-import { createSite, percentile, request, rssOf, startInstance, startWorker, type Instance } from './harness';
+import { createChannelPage, createSite, percentile, request, rssOf, startInstance, startWorker, type Instance } from './harness';
 
 export interface FanoutResult {
   viewers: number;
@@ -49,6 +49,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const first = { url: entry ?? instances[0].url };
   const site = createSite(instances[0]);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
+  const channel = await createChannelPage(instances[0], headers, 'main');
   const overlay = await (await fetch(`${first.url}/overlay/v1`, {
     method: 'POST',
     headers,
@@ -63,7 +64,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
     await fetch(`${first.url}/quest/v2`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ title: 'Watch', description: 'Watch the match', rewardDescription: 'A scarf', rewardType: 'prize', claimedMessage: 'Yours', siteId: site.siteId, actions: [{ kind: 'watch:any:video', valueRequired: 3600, channelId: 'main' }] }),
+      body: JSON.stringify({ title: 'Watch', description: 'Watch the match', rewardDescription: 'A scarf', rewardType: 'prize', claimedMessage: 'Yours', siteId: site.siteId, actions: [{ kind: 'watch:any:video', valueRequired: 3600, channelId: channel }] }),
     });
   }
   const watchedBefore = await Promise.all(instances.map(async (instance) => [await metricOf(instance, 'stagegraph_watch_time_rows_total'), await metricOf(instance, 'stagegraph_watch_time_statements_total')]));
@@ -83,7 +84,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
       assigned += count;
       const url = entry ?? instances[index % instances.length].url;
       const slice = tokens ? tokens.slice(assigned - count, assigned) : undefined;
-      return request(worker, { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: 'main', count, concurrency: 200, tokens: slice }, 'ready');
+      return request(worker, { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: channel, count, concurrency: 200, tokens: slice }, 'ready');
     }),
   );
   const open = ready.reduce((sum, reply) => sum + reply.open, 0);
@@ -92,7 +93,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const memoryPerViewerKB = rssAfter.reduce((sum, rss, index) => sum + rss - rssBefore[index], 0) / open / 1024;
 
   const sentAt = performance.timeOrigin + performance.now();
-  const reply = await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: 'main', variables: { score: '1-0' } }) });
+  const reply = await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: channel, variables: { score: '1-0' } }) });
   const { broadcastId } = (await reply.json()) as { broadcastId: string };
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const receipts = await Promise.all(workers.map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')));

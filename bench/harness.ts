@@ -111,13 +111,22 @@ export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
-/** A new site on `instance`, its admin's JSON headers (C + D), and an overlay of it (`name`, template `html`, `duration` s) to broadcast. */
+/** A new channel page of the admin's site (viewers subscribe only to a site's real channels); its ID. */
+export async function createChannelPage(instance: Instance, admin: Record<string, string>, slug: string): Promise<string> {
+  return ((await callJson(instance, 'POST', '/pages/v3', admin, { slug, type: 'channel', data: { name: slug } })) as { _id: string })._id;
+}
+
+/**
+ * A new site on `instance`, its admin's JSON headers (C + D), an overlay of it (`name`, template `html`,
+ * `duration` s) to broadcast, and a channel of it for the viewers.
+ */
 export async function siteWithOverlay(instance: Instance, name: string, html: string, duration: number) {
   const site = createSite(instance);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   const reply = await fetch(`${instance.url}/overlay/v1`, { method: 'POST', headers, body: JSON.stringify({ name, type: 'template', contents: { html }, duration }) });
   const overlay = (await reply.json()) as { _id: string };
-  return { site, headers, overlay };
+  const channel = await createChannelPage(instance, headers, 'main');
+  return { site, headers, overlay, channel };
 }
 
 /** What a viewers worker (viewers.ts, showViewers.ts) is told to open. */

@@ -22,7 +22,7 @@ const round1 = (value: number) => Math.round(value * 10) / 10;
 
 export async function measureHttpFanout(transport: 'sse' | 'multipart', perTransport: number): Promise<HttpFanoutResult> {
   const instance = await startInstance();
-  const { site, headers, overlay } = await siteWithOverlay(instance, 'Bench', '<b>${score}</b>', 60);
+  const { site, headers, overlay, channel } = await siteWithOverlay(instance, 'Bench', '<b>${score}</b>', 60);
   await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: 'warmup', duration: 1 }) });
 
   const perRound = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
@@ -39,8 +39,8 @@ export async function measureHttpFanout(transport: 'sse' | 'multipart', perTrans
       const worker = startWorker(side === 'websocket' ? 'viewers.ts' : 'httpViewers.ts');
       workers[side].push(worker);
       const start = side === 'websocket'
-        ? { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: 'main', count, concurrency: 200 }
-        : { type: 'start', url: instance.url, transport, siteId: site.siteId, channelId: 'main', count, concurrency: 200 };
+        ? { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: channel, count, concurrency: 200 }
+        : { type: 'start', url: instance.url, transport, siteId: site.siteId, channelId: channel, count, concurrency: 200 };
       open[side] += (await request(worker, start, 'ready')).open;
       await settle();
       const now = rssOf(instance.pid);
@@ -50,7 +50,7 @@ export async function measureHttpFanout(transport: 'sse' | 'multipart', perTrans
   }
 
   const sentAt = performance.timeOrigin + performance.now();
-  const reply = await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: 'main', variables: { score: '1-0' } }) });
+  const reply = await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: channel, variables: { score: '1-0' } }) });
   const { broadcastId } = (await reply.json()) as { broadcastId: string };
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const latencies = async (side: 'websocket' | 'http') => {

@@ -36,11 +36,11 @@ async function settledRss(pid: number, seconds = 12): Promise<number> {
   return lowest;
 }
 
-async function churn(url: string, siteId: string, perSecond: number, seconds: number): Promise<ViewerRecord[]> {
+async function churn(url: string, siteId: string, channelId: string, perSecond: number, seconds: number): Promise<ViewerRecord[]> {
   const worker = startWorker('churn.ts');
   const reply = await request(
     worker,
-    { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId, channelId: 'soak', perSecond, seconds, minLifeMs: 1000, maxLifeMs: 4000 },
+    { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId, channelId, perSecond, seconds, minLifeMs: 1000, maxLifeMs: 4000 },
     'done',
   );
   worker.kill();
@@ -49,7 +49,7 @@ async function churn(url: string, siteId: string, perSecond: number, seconds: nu
 
 export async function measureSoak(seconds = 60, perSecond = 200): Promise<SoakFigures> {
   const instance = await startInstance();
-  const { site, headers, overlay } = await siteWithOverlay(instance, 'Soak', '{n}', 2);
+  const { site, headers, overlay, channel } = await siteWithOverlay(instance, 'Soak', '{n}', 2);
 
   const broadcasts: { id: string; startedAt: number; expiresAt: number }[] = [];
   let broadcasting = true;
@@ -59,16 +59,16 @@ export async function measureSoak(seconds = 60, perSecond = 200): Promise<SoakFi
       const reply = (await (await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ channelId: 'soak', duration: 2, variables: { n: String(n) } }),
+        body: JSON.stringify({ channelId: channel, duration: 2, variables: { n: String(n) } }),
       })).json()) as { broadcastId: string; expiresAt: number };
       broadcasts.push({ id: reply.broadcastId, startedAt, expiresAt: reply.expiresAt });
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }
   })();
 
-  await churn(instance.url, site.siteId, perSecond, Math.min(10, seconds));
+  await churn(instance.url, site.siteId, channel, perSecond, Math.min(10, seconds));
   const rssBefore = await settledRss(instance.pid);
-  const records = await churn(instance.url, site.siteId, perSecond, seconds);
+  const records = await churn(instance.url, site.siteId, channel, perSecond, seconds);
   broadcasting = false;
   await loop;
   const rssAfter = await settledRss(instance.pid);

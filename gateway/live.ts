@@ -35,6 +35,7 @@ import { Feeds, SITE_WIDE, fanOut, joinGroup, leaveGroup, payloadFor, type Conne
 import { Rooms } from './liveRooms';
 import { ViewerPresence } from './livePresence';
 import { Streams, type LiveStream } from './liveStreams';
+import type { ChannelCheck } from './liveChannels';
 import { CLOSE_GOING_AWAY, CLOSE_UNAUTHORIZED, TRANSPORTS, type Transport, type ViewerChannel } from './viewerChannel';
 
 export type { PresenceEntry, PresenceReport } from './livePresence';
@@ -73,6 +74,8 @@ export interface LiveServerOptions {
   streams?: Record<string, LiveStream>;
   /** Milliseconds between viewer-presence reports on the bus, for insights (default 5000). */
   presenceIntervalMs?: number;
+  /** Whether a channel is one of the site's (gateway/liveChannels.ts); an overlayBroadcasts subscription to one that is not is refused. */
+  checkChannel?: ChannelCheck;
   /** Counts signed-in viewers' watch time for quests; O(1) per subscription start and stop. */
   watchTime?: WatchTimeHooks;
 }
@@ -322,12 +325,19 @@ export class LiveServer {
     const room = this.rooms.of(identity.siteId as string);
     connection.subscribers.set(id, null);
     room.pending += 1;
+    let refused: GraphQLError | null = null;
     try {
-      await room.loaded;
+      const check = channelKey === SITE_WIDE ? null : this.options.checkChannel?.(room.siteId, channelKey);
+      [refused] = await Promise.all([check ?? null, room.loaded]);
     } finally {
       room.pending -= 1;
     }
-    if (!connection.channel.open || connection.subscribers.get(id) !== null) {
+    const waiting = connection.channel.open && connection.subscribers.get(id) === null;
+    if (!waiting || refused) {
+      if (waiting && refused) {
+        connection.subscribers.delete(id);
+        this.sendErrors(connection, id, [refused]);
+      }
       this.rooms.dropIfEmpty(room);
       return;
     }

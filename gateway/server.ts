@@ -37,6 +37,7 @@ import { WatchTimeTracker } from './watchTime';
 import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
 import { CHANNEL_STATUS_OPERATIONS, ChannelStatusFeed, channelStatusSource } from './channelStatusFeed';
+import { LIVE_CHANNEL_OPERATIONS, liveChannelCheck } from './liveChannels';
 import { CHAT_OPERATIONS, ChatFeed, chatSource } from './chatFeed';
 
 export interface GatewayOptions {
@@ -151,7 +152,7 @@ const ACTIVE_BROADCASTS = /* GraphQL */ `
   }
 `;
 const VIEWER_TAGS = /* GraphQL */ `query LiveViewerTags { me { tags } }`;
-registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS, ...CHAT_OPERATIONS, ...CHANNEL_STATUS_OPERATIONS]);
+registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS, ...CHAT_OPERATIONS, ...CHANNEL_STATUS_OPERATIONS, ...LIVE_CHANNEL_OPERATIONS]);
 
 // Unless told not to, @apollo/gateway probes cloud metadata endpoints (169.254.169.254) when built and
 // sends usage metrics to Apollo every hour. This service sends telemetry only where its operator says
@@ -217,6 +218,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const watchTime = options.recordWatchTime
     ? new WatchTimeTracker({ flushMs: config.watchFlushMs, write: options.recordWatchTime, logger: logger.child({ component: 'watch-time' }) })
     : null;
+  const channels = liveChannelCheck(execute, options.bus, logger.child({ component: 'live-channels' }));
   const live = new LiveServer({
     schema: () => {
       if (!apiSchema) throw new Error('supergraph not loaded');
@@ -242,6 +244,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return (result.data as { me: { tags: string[] } | null } | null)?.me?.tags ?? [];
     },
     bus: options.bus,
+    checkChannel: channels.check,
     feeds: { streamStateChanged: streamStateFeed, questProgress: questProgressFeed },
     watchTime: watchTime ?? undefined,
     streams: {
@@ -295,6 +298,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     watchTime,
     async stop() {
       await live.close();
+      channels.stop();
       await watchTime?.close();
       await apollo.stop();
     },

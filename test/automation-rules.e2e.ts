@@ -4,7 +4,7 @@
  * rules, 200 concurrent events, tenancy.
  */
 import { createHmac } from 'node:crypto';
-import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { channelNamed, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { graphql, rest } from './helpers/http';
 import { watch, type Viewer } from './helpers/viewer';
 import type { Stack } from '../stack';
@@ -74,6 +74,9 @@ async function activeBroadcasts(owner: TestSite = site) {
   expect(reply.body.errors).toBeUndefined();
   return reply.body.data.activeOverlayBroadcasts as { broadcastId: string; channelId: string | null; tags: string[]; variables: Record<string, string>; expiresAt: number; startedAt: number; overlay: { id: string; name: string; contents: any } }[];
 }
+
+/** The site's channel (a real page) the test calls `name`. */
+const channel = (name: string) => channelNamed(stack, site.siteId, name);
 
 async function viewer(options: Parameters<typeof watch>[1]): Promise<Viewer> {
   const opened = await watch(stack, options);
@@ -259,8 +262,8 @@ describe('rules fired by data events', () => {
   it('broadcasts the template with dataMap variables and broadcastPayload to every channel’s viewers', async () => {
     const source = await registerProvider(site, 'All channels');
     await createRule({ name: 'Everywhere', jsonRule: jsonRule({ dataProviderId: source.dataProviderId }) });
-    const main = await viewer({ siteId: site.siteId, channelId: 'main' });
-    const arena = await viewer({ siteId: site.siteId, channelId: 'arena' });
+    const main = await viewer({ siteId: site.siteId, channelId: await channel('main') });
+    const arena = await viewer({ siteId: site.siteId, channelId: await channel('arena') });
     await sendEvent({ data: { score: 1, team: 'home' } }, source);
     await sendEvent({ data: { score: 3, team: 'Home <FC>' } }, source);
     for (const watcher of [main, arena]) {
@@ -274,22 +277,22 @@ describe('rules fired by data events', () => {
 
   it('targets specific channels only', async () => {
     const source = await registerProvider(site, 'Specific');
-    await createRule({ name: 'Arena only', jsonRule: jsonRule({ dataProviderId: source.dataProviderId }, {}, { scope: 'specific_channels', target: ['arena', 'court'] }) });
-    const main = await viewer({ siteId: site.siteId, channelId: 'main' });
-    const arena = await viewer({ siteId: site.siteId, channelId: 'arena' });
-    const court = await viewer({ siteId: site.siteId, channelId: 'court' });
+    await createRule({ name: 'Arena only', jsonRule: jsonRule({ dataProviderId: source.dataProviderId }, {}, { scope: 'specific_channels', target: [await channel('arena'), await channel('court')] }) });
+    const main = await viewer({ siteId: site.siteId, channelId: await channel('main') });
+    const arena = await viewer({ siteId: site.siteId, channelId: await channel('arena') });
+    const court = await viewer({ siteId: site.siteId, channelId: await channel('court') });
     await sendEvent({ data: { score: 5, team: 'away' } }, source);
-    expect((await arena.next()).channelId).toBe('arena');
-    expect((await court.next()).channelId).toBe('court');
+    expect((await arena.next()).channelId).toBe(await channel('arena'));
+    expect((await court.next()).channelId).toBe(await channel('court'));
     await main.none();
   });
 
   it('reaches only viewers whose account carries one of the tags (viewers_with_tags), live and on joining late', async () => {
     const source = await registerProvider(site, 'Tagged');
     await createRule({ name: 'VIP', jsonRule: jsonRule({ dataProviderId: source.dataProviderId }, {}, { segment: 'viewers_with_tags', tags: ['vip', 'gold'] }) });
-    const gold = await viewer({ siteId: site.siteId, channelId: 'main', token: await site.token([], ['gold']) });
-    const basic = await viewer({ siteId: site.siteId, channelId: 'main', token: await site.token([], ['basic']) });
-    const anonymous = await viewer({ siteId: site.siteId, channelId: 'main' });
+    const gold = await viewer({ siteId: site.siteId, channelId: await channel('main'), token: await site.token([], ['gold']) });
+    const basic = await viewer({ siteId: site.siteId, channelId: await channel('main'), token: await site.token([], ['basic']) });
+    const anonymous = await viewer({ siteId: site.siteId, channelId: await channel('main') });
     await sendEvent({ data: { score: 7, team: 'home' } }, source);
     const event = await gold.next();
     expect(event.variables).toMatchObject({ score: '7' });
@@ -298,13 +301,13 @@ describe('rules fired by data events', () => {
     const [stored] = (await activeBroadcasts()).filter((broadcast) => broadcast.broadcastId === event.broadcastId);
     expect(stored.tags).toEqual(['vip', 'gold']);
 
-    const lateVip = await viewer({ siteId: site.siteId, channelId: 'main', token: await site.token([], ['vip']) });
+    const lateVip = await viewer({ siteId: site.siteId, channelId: await channel('main'), token: await site.token([], ['vip']) });
     expect((await lateVip.next()).broadcastId).toBe(event.broadcastId);
-    const lateBasic = await viewer({ siteId: site.siteId, channelId: 'main', token: await site.token([], ['basic']) });
+    const lateBasic = await viewer({ siteId: site.siteId, channelId: await channel('main'), token: await site.token([], ['basic']) });
     await lateBasic.none();
 
     // The single-tag broadcast of POST /broadcast/{id}/tag/{tagId} works as before.
-    const tagged = await rest(stack, 'POST', `/broadcast/${templateId}/tag/basic`, { headers: site.admin, body: { channelId: 'main' } });
+    const tagged = await rest(stack, 'POST', `/broadcast/${templateId}/tag/basic`, { headers: site.admin, body: { channelId: await channel('main') } });
     expect(tagged.body).toMatchObject({ success: true, tagId: 'basic' });
     expect((await basic.next()).tagId).toBe('basic');
     await gold.none(50);
@@ -313,7 +316,7 @@ describe('rules fired by data events', () => {
   it('never fires an inactive rule; activating, deactivating and deleting take effect for the next event', async () => {
     const source = await registerProvider(site, 'Toggled');
     const id = await createRule({ name: 'Toggled', active: false, jsonRule: jsonRule({ dataProviderId: source.dataProviderId }) });
-    const watcher = await viewer({ siteId: site.siteId, channelId: 'main' });
+    const watcher = await viewer({ siteId: site.siteId, channelId: await channel('main') });
     await sendEvent({ data: { score: 9 } }, source);
     await watcher.none();
 
@@ -346,8 +349,8 @@ describe('rules fired by data events', () => {
     const theirs = await registerProvider(other, 'Their feed');
     const theirTemplate = await createTemplate(other, 'Their template');
     await createRule({ name: 'Theirs', jsonRule: { ...jsonRule({ dataProviderId: theirs.dataProviderId }), action: { ...jsonRule().action, templateId: theirTemplate } } }, other);
-    const mine = await viewer({ siteId: site.siteId, channelId: 'main' });
-    const theirViewer = await viewer({ siteId: other.siteId, channelId: 'main' });
+    const mine = await viewer({ siteId: site.siteId, channelId: await channel('main') });
+    const theirViewer = await viewer({ siteId: other.siteId, channelId: await channelNamed(stack, other.siteId, 'main') });
     await sendEvent({ data: { score: 50, team: 'x' } }, theirs);
     expect((await theirViewer.next()).overlay.id).toBe(theirTemplate);
     await mine.none();

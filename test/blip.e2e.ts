@@ -17,7 +17,7 @@ import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
 import { rest } from './helpers/http';
 import { startRedisBlip, type RedisBlip } from './helpers/redisBlip';
-import { createTestSite, stopAll, type TestSite } from './helpers/stack';
+import { createChannel, createTestSite, stopAll, type TestSite } from './helpers/stack';
 import { until } from './helpers/wait';
 
 const clients: Client[] = [];
@@ -217,7 +217,8 @@ if (!usingRedis) {
         const reply = await rest(on, 'POST', `/dataprovider/v1/${provider.dataProviderId}/events`, { headers: { 'X-DataProvider-Signature': signature }, rawBody: text });
         expect(reply.status).toBe(201);
       };
-      const watching = await Promise.all([first, first, cutOff, cutOff].map((on) => follow<Broadcast>(on, { 'x-service-client-id': site.siteId }, BROADCASTS, { channelId: 'main' }, (data) => data.overlayBroadcasts)));
+      const main = await createChannel(first, site.siteId);
+      const watching = await Promise.all([first, first, cutOff, cutOff].map((on) => follow<Broadcast>(on, { 'x-service-client-id': site.siteId }, BROADCASTS, { channelId: main }, (data) => data.overlayBroadcasts)));
       const shows = (watcher: Follower<Broadcast>, score: string) => watcher.received.filter((broadcast) => broadcast.kind === 'SHOW' && broadcast.variables.score === score);
 
       await cut();

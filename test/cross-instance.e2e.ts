@@ -6,7 +6,7 @@ import Redis from 'ioredis';
 import { Topics } from '../shared/bus';
 import { createMemoryBus } from '../shared/bus/memory';
 import { usingRedis } from './helpers/database';
-import { createTestSite, startTestStack, stopAll } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll } from './helpers/stack';
 import { rest } from './helpers/http';
 import { watch } from './helpers/viewer';
 import { until } from './helpers/wait';
@@ -18,21 +18,22 @@ it(`carries broadcasts and clears between instances (${usingRedis ? 'Redis' : 's
   const first = await startTestStack({ bus });
   const second = await startTestStack({ sameDeploymentAs: first, bus });
   const site = await createTestSite(first);
+  const pitch = await createChannel(first, site.siteId);
   const overlay = await rest(first, 'POST', '/overlay/v1', {
     headers: site.admin,
     body: { name: 'Goal', type: 'instance', contents: { text: 'GOAL' }, duration: 30 },
   });
 
-  const viewer = await watch(second, { siteId: site.siteId, channelId: 'pitch' });
-  const sent = await rest(first, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId: 'pitch' } });
+  const viewer = await watch(second, { siteId: site.siteId, channelId: pitch });
+  const sent = await rest(first, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId: pitch } });
   expect(sent.status).toBe(200);
   expect(await viewer.next()).toMatchObject({ kind: 'SHOW', broadcastId: sent.body.broadcastId });
 
   // A late joiner on the second instance gets the broadcast the first accepted.
-  const late = await watch(second, { siteId: site.siteId, channelId: 'pitch' });
+  const late = await watch(second, { siteId: site.siteId, channelId: pitch });
   expect((await late.next()).broadcastId).toBe(sent.body.broadcastId);
 
-  await rest(first, 'POST', '/overlay/v1/clear-broadcast/pitch', { headers: site.admin });
+  await rest(first, 'POST', `/overlay/v1/clear-broadcast/${pitch}`, { headers: site.admin });
   expect(await viewer.next()).toMatchObject({ kind: 'CLEAR', broadcastId: sent.body.broadcastId });
   await Promise.all([viewer.close(), late.close()]);
 });
@@ -58,7 +59,8 @@ if (usingRedis) {
   it('reads the previous release\'s bus messages (format 1, pub/sub), and publishes a copy that release reads, during a rolling deploy', async () => {
     const stack = await startTestStack();
     const site = await createTestSite(stack);
-    const viewer = await watch(stack, { siteId: site.siteId, channelId: 'pitch' });
+    const pitch = await createChannel(stack, site.siteId);
+    const viewer = await watch(stack, { siteId: site.siteId, channelId: pitch });
     const channel = `${stack.config.redisPrefix}:${Topics.overlayBroadcasts}`;
     const oldRelease = new Redis(process.env.REDIS_URL as string);
     const listener = new Redis(process.env.REDIS_URL as string);
@@ -66,7 +68,7 @@ if (usingRedis) {
       // What an instance of the previous release publishes: `{at, tp?, m}` on the topic's channel, no version.
       const now = Date.now();
       const event = {
-        kind: 'SHOW', broadcastId: 'from-version-1', channelId: 'pitch', tagId: null, tags: [], variables: {}, startedAt: now, expiresAt: now + 30_000, remainingSeconds: 30,
+        kind: 'SHOW', broadcastId: 'from-version-1', channelId: pitch, tagId: null, tags: [], variables: {}, startedAt: now, expiresAt: now + 30_000, remainingSeconds: 30,
         overlay: { id: 'overlay-1', name: 'Old', type: 'instance', contents: { text: 'v1' }, cta: null, duration: 30 },
       };
       await oldRelease.publish(channel, JSON.stringify({ at: now, m: { siteId: site.siteId, event } }));
@@ -77,7 +79,7 @@ if (usingRedis) {
       await listener.subscribe(channel);
       listener.on('message', (_name: string, raw: string) => copies.push(JSON.parse(raw)));
       const overlay = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'New', type: 'instance', contents: {}, duration: 30 } });
-      const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId: 'pitch' } });
+      const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId: pitch } });
       expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
       await until(() => copies.length, (count) => count >= 1, 'the copy for the previous release');
       expect(copies).toEqual([expect.objectContaining({ v: 2, at: expect.any(Number), m: expect.objectContaining({ siteId: site.siteId, event: expect.objectContaining({ broadcastId: sent.body.broadcastId }) }) })]);

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { createMemoryBus } from '../shared/bus/memory';
 import { usingRedis } from './helpers/database';
-import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { channelNamed, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { graphql, rest } from './helpers/http';
 import { scrape, total } from './helpers/metrics';
 import { watch, type Viewer } from './helpers/viewer';
@@ -63,7 +63,7 @@ async function storedEvents(provider: Provider): Promise<unknown[]> {
 }
 
 async function viewerOn(stack: Stack, provider: Provider): Promise<Viewer> {
-  const viewer = await watch(stack, { siteId: provider.site.siteId, channelId: 'main' });
+  const viewer = await watch(stack, { siteId: provider.site.siteId, channelId: await channelNamed(stack, provider.site.siteId, 'main') });
   viewers.push(viewer);
   return viewer;
 }

@@ -9,7 +9,7 @@ import { createLogger } from '../shared/logger';
 import { startStack, SUBGRAPH_FACTORIES, type Stack } from '../stack';
 import { createTestDatabase, usingPostgres, usingRedis } from './helpers/database';
 import { startTcpProxy, type TcpProxy } from './helpers/proxy';
-import { createTestSite, startTestStack, stopAll, testConfig } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll, testConfig } from './helpers/stack';
 import { graphql, rest } from './helpers/http';
 import { watch } from './helpers/viewer';
 import { eventually, expectStatus } from './helpers/wait';
@@ -78,8 +78,9 @@ if (usingRedis) {
     const stack: Stack = await startStack(config, { logger: createLogger('silent') });
     cleanups.push(() => stack.close());
     const site = await createTestSite(stack);
+    const stage = await createChannel(stack, site.siteId);
     const overlay = (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'x', type: 'instance', contents: {}, duration: 30 } })).body;
-    const viewer = await watch(stack, { siteId: site.siteId, channelId: 'stage' });
+    const viewer = await watch(stack, { siteId: site.siteId, channelId: stage });
     cleanups.push(() => viewer.close());
     expect((await rest(stack, 'GET', '/health')).body).toMatchObject({ status: 'ok', draining: false, bus: { connected: true } });
 
@@ -90,7 +91,7 @@ if (usingRedis) {
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ ready: true, draining: false, database: true });
     expect(await (await fetch(`${stack.url}/metrics`)).text()).toMatch(/^stagegraph_bus_connected 0$/m);
-    const refused = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: 'stage' } });
+    const refused = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: stage } });
     expect(refused.status).toBe(503);
     expect(refused.body).toEqual({ success: false, message: expect.stringMatching(/live delivery is unavailable/) });
     // Nothing half written: the refused broadcast is not live for a late joiner.
@@ -102,7 +103,7 @@ if (usingRedis) {
     await proxy.restore();
     await eventually(async () => expectStatus(await rest(stack, 'GET', '/health'), 200).body.bus.connected === true, '/health says Redis is back');
     expect(await (await fetch(`${stack.url}/metrics`)).text()).toMatch(/^stagegraph_bus_connected 1$/m);
-    const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: 'stage' } });
+    const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: stage } });
     expect(sent.status).toBe(200);
     expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
   });
@@ -115,13 +116,14 @@ if (usingRedis) {
     const cutOff = await startStack({ ...testConfig(first.config.databaseUrl), redisPrefix: first.config.redisPrefix, redisUrl: `redis://127.0.0.1:${proxy.port}` }, { logger: createLogger('silent') });
     cleanups.push(() => cutOff.close());
     const site = await createTestSite(first);
+    const stage = await createChannel(first, site.siteId);
     const overlay = (await rest(first, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'x', type: 'instance', contents: {}, duration: 60 } })).body;
-    const viewer = await watch(cutOff, { siteId: site.siteId, channelId: 'stage' });
+    const viewer = await watch(cutOff, { siteId: site.siteId, channelId: stage });
     cleanups.push(() => viewer.close());
 
     await proxy.cut();
     await eventually(async () => expectStatus(await rest(cutOff, 'GET', '/health'), 200).body.bus.connected === false, 'the cut-off instance sees Redis gone');
-    const sent = await rest(first, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: 'stage' } });
+    const sent = await rest(first, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId: stage } });
     expect(sent.status).toBe(200);
     await viewer.none(300);
 
@@ -135,7 +137,8 @@ it('SIGTERM drains: /ready 503 at once, answers go on with Connection: close for
   // A grace long enough for the three requests below on a loaded machine (each takes milliseconds when idle).
   const stack = await startTestStack({ env: { SHUTDOWN_GRACE_MS: '5000' } });
   const site = await createTestSite(stack);
-  const viewer = await watch(stack, { siteId: site.siteId, channelId: 'stage' });
+  const stage = await createChannel(stack, site.siteId);
+  const viewer = await watch(stack, { siteId: site.siteId, channelId: stage });
   expect((await rest(stack, 'GET', '/ready')).status).toBe(200);
 
   const drained = stack.drain();

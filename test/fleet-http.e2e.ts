@@ -52,12 +52,13 @@ if (fleetRuns) {
     let siteId: string;
     let live: string;
     const viewers: FleetViewer<Client>[] = [];
-    const channelId = 'main-stage';
+    let channelId: string;
 
     beforeAll(async () => {
       running = await startSiteFleet(2, 'HTTP fleet');
       ({ fleet, admin } = running);
       siteId = running.site.siteId;
+      channelId = running.channel;
       const overlay = await rest(fleet, 'POST', '/overlay/v1', { headers: admin, body: { name: 'Live', type: 'instance', contents: { text: 'on air' }, duration: 600 } });
       const shown = await rest(fleet, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: admin, body: { channelId } });
       expect(shown.status).toBe(200);

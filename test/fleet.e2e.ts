@@ -30,6 +30,7 @@ import { installed, startRedis, type LocalServer } from '../scripts/services';
 import { createTestDatabase, usingPostgres, usingRedis, type TestDatabase } from './helpers/database';
 import { startTestFleet } from './helpers/fleet';
 import { followOverlay, newFleetViewer, retryBackoff, viewerGaps, type FleetViewer } from './helpers/fleetViewer';
+import { createChannel } from './helpers/stack';
 import { rest } from './helpers/http';
 import { VIEWER_SUBSCRIPTION } from './helpers/viewer';
 import { eventually, expectStatus, pause, until } from './helpers/wait';
@@ -92,7 +93,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
     let live: string;
     const viewers: FleetViewer<Client>[] = [];
     /** The broadcast every viewer must have back after each fault. */
-    const channelId = 'main-stage';
+    let channelId: string;
 
     beforeAll(async () => {
       database = await createTestDatabase();
@@ -104,6 +105,7 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       db = await openDatabase(database.url, { migrate: false });
       site = await provisionSite(db.prisma, { name: 'Fleet' });
       admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
+      channelId = await createChannel({ database: db }, site.siteId);
 
       const overlay = await rest(fleet, 'POST', '/overlay/v1', { headers: admin, body: { name: 'Live', type: 'instance', contents: { text: 'on air' }, duration: 3600 } });
       const shown = await rest(fleet, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: admin, body: { channelId } });

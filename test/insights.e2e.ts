@@ -4,7 +4,7 @@ import { createMemoryBus } from '../shared/bus/memory';
 import { newId } from '../shared/ids';
 import type { Stack } from '../stack';
 import { usingRedis } from './helpers/database';
-import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { rest } from './helpers/http';
 import { watch, type Viewer } from './helpers/viewer';
 import { eventually, expectStatus } from './helpers/wait';
@@ -48,13 +48,14 @@ it('counts viewers per site and channel across two instances, and drops those wh
   const stageA = created.body._id as string;
   await open(first, siteA.siteId, stageA);
   const leaving = await open(second, siteA.siteId, stageA);
-  await open(second, siteA.siteId, 'lobby');
+  const [lobby, stageB] = await Promise.all([createChannel(first, siteA.siteId), createChannel(first, siteB.siteId)]);
+  await open(second, siteA.siteId, lobby);
   await open(first, siteA.siteId);
-  await open(second, siteB.siteId, 'stage');
+  await open(second, siteB.siteId, stageB);
 
   const expected = [
-    { siteId: siteA.siteId, concurrents: 4, totalViews: 4, channels: expect.arrayContaining([{ _id: stageA, slug: 'main-stage', concurrents: 2 }, { _id: 'lobby', slug: null, concurrents: 1 }]) },
-    { siteId: siteB.siteId, concurrents: 1, totalViews: 1, channels: [{ _id: 'stage', slug: null, concurrents: 1 }] },
+    { siteId: siteA.siteId, concurrents: 4, totalViews: 4, channels: expect.arrayContaining([{ _id: stageA, slug: 'main-stage', concurrents: 2 }, { _id: lobby, slug: `page-${lobby}`, concurrents: 1 }]) },
+    { siteId: siteB.siteId, concurrents: 1, totalViews: 1, channels: [{ _id: stageB, slug: `page-${stageB}`, concurrents: 1 }] },
   ];
   await eventually(async () => {
     const reply = expectStatus(await concurrents(`?siteIds=${siteA.siteId},${siteB.siteId}`), 200);

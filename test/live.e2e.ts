@@ -1,7 +1,7 @@
 /** Live viewers over the real graphql-ws client: routing, isolation, late joiners, clears, expiry. */
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { rest } from './helpers/http';
 import { connectClient, watch, type Viewer } from './helpers/viewer';
 import { until } from './helpers/wait';
@@ -12,6 +12,10 @@ let site: TestSite;
 let other: TestSite;
 let overlayId: string;
 let otherOverlayId: string;
+/** Channels (pages) of the sites. */
+let stage: string;
+let lobby: string;
+let otherStage: string;
 const viewers: Viewer[] = [];
 
 async function viewer(options: Parameters<typeof watch>[1]): Promise<Viewer> {
@@ -37,6 +41,7 @@ beforeAll(async () => {
   stack = await startTestStack();
   site = await createTestSite(stack, 'Site A');
   other = await createTestSite(stack, 'Site B');
+  [stage, lobby, otherStage] = await Promise.all([createChannel(stack, site.siteId), createChannel(stack, site.siteId), createChannel(stack, other.siteId)]);
   const body = { name: 'Lower third', type: 'template', contents: { html: '<p>${name}</p>' }, duration: 20, cta: { type: 'social_share', data: null } };
   overlayId = (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body })).body._id;
   otherOverlayId = (await rest(stack, 'POST', '/overlay/v1', { headers: other.admin, body })).body._id;
@@ -49,13 +54,13 @@ afterEach(async () => {
 afterAll(stopAll);
 
 it('a viewer of a channel gets that channel’s broadcast with the variables filled', async () => {
-  const watcher = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const sent = await broadcast(site, overlayId, { channelId: 'stage', variables: { name: 'Ada' } });
+  const watcher = await viewer({ siteId: site.siteId, channelId: stage });
+  const sent = await broadcast(site, overlayId, { channelId: stage, variables: { name: 'Ada' } });
   const event = await watcher.next();
   expect(event).toMatchObject({
     kind: 'SHOW',
     broadcastId: sent.body.broadcastId,
-    channelId: 'stage',
+    channelId: stage,
     tagId: null,
     variables: { name: 'Ada' },
     overlay: { id: overlayId, name: 'Lower third', type: 'template', duration: 20, cta: { type: 'social_share', data: null } },
@@ -66,16 +71,16 @@ it('a viewer of a channel gets that channel’s broadcast with the variables fil
 });
 
 it('routes by channel: site-wide broadcasts reach every channel, a channel’s only its own viewers', async () => {
-  const stage = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const lobby = await viewer({ siteId: site.siteId, channelId: 'lobby' });
+  const onStage = await viewer({ siteId: site.siteId, channelId: stage });
+  const inLobby = await viewer({ siteId: site.siteId, channelId: lobby });
   const siteLevel = await viewer({ siteId: site.siteId });
 
-  await broadcast(site, overlayId, { channelId: 'stage' });
-  expect((await stage.next()).channelId).toBe('stage');
+  await broadcast(site, overlayId, { channelId: stage });
+  expect((await onStage.next()).channelId).toBe(stage);
 
   // Also the marker: had the stage's broadcast reached the lobby or the site level, it would come first.
   const everywhere = await broadcast(site, overlayId, {});
-  for (const watcher of [stage, lobby, siteLevel]) {
+  for (const watcher of [onStage, inLobby, siteLevel]) {
     const event = await watcher.next();
     expect(event.broadcastId).toBe(everywhere.body.broadcastId);
     expect(event.channelId).toBeNull();
@@ -83,20 +88,20 @@ it('routes by channel: site-wide broadcasts reach every channel, a channel’s o
 });
 
 it('never shows one site’s broadcasts to another site’s viewers', async () => {
-  const mine = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const theirs = await viewer({ siteId: other.siteId, channelId: 'stage' });
-  await broadcast(other, otherOverlayId, { channelId: 'stage' });
+  const mine = await viewer({ siteId: site.siteId, channelId: stage });
+  const theirs = await viewer({ siteId: other.siteId, channelId: otherStage });
+  await broadcast(other, otherOverlayId, { channelId: otherStage });
   expect((await theirs.next()).overlay.id).toBe(otherOverlayId);
-  await nextIsMarker(mine, 'stage');
+  await nextIsMarker(mine, stage);
 });
 
 it('a viewer who joins mid-broadcast gets it at once with the time left', async () => {
   // Long enough to be live still when a loaded machine gets round to the joiner.
-  const sent = await broadcast(site, overlayId, { channelId: 'stage', duration: 120 });
+  const sent = await broadcast(site, overlayId, { channelId: stage, duration: 120 });
   // A second into the broadcast (how much later the joiner really asks is measured below, never assumed).
   await until(() => Date.now(), (now) => now >= sent.body.startedAt + 1000, 'a second into the broadcast');
   const joining = Date.now();
-  const late = await viewer({ siteId: site.siteId, channelId: 'stage' });
+  const late = await viewer({ siteId: site.siteId, channelId: stage });
   const event = await late.next(15_000);
   const received = Date.now();
   expect(event.broadcastId).toBe(sent.body.broadcastId);
@@ -107,41 +112,41 @@ it('a viewer who joins mid-broadcast gets it at once with the time left', async 
   expect(event.remainingSeconds).toBeGreaterThanOrEqual((expiresAt - received) / 1000);
   expect(event.remainingSeconds).toBeLessThanOrEqual(119);
   // A viewer of another channel does not get it.
-  const elsewhere = await viewer({ siteId: site.siteId, channelId: 'lobby' });
-  await nextIsMarker(elsewhere, 'lobby');
+  const elsewhere = await viewer({ siteId: site.siteId, channelId: lobby });
+  await nextIsMarker(elsewhere, lobby);
 });
 
 it('clearing sends CLEAR to the viewers who saw the broadcast, and late joiners no longer get it', async () => {
-  const watcher = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const sent = await broadcast(site, overlayId, { channelId: 'stage' });
+  const watcher = await viewer({ siteId: site.siteId, channelId: stage });
+  const sent = await broadcast(site, overlayId, { channelId: stage });
   await watcher.next();
-  const cleared = await rest(stack, 'POST', '/overlay/v1/clear-broadcast/stage', { headers: site.admin });
+  const cleared = await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${stage}`, { headers: site.admin });
   expect(cleared.body.cleared).toBe(1);
   const event = await watcher.next();
-  expect(event).toMatchObject({ kind: 'CLEAR', broadcastId: sent.body.broadcastId, channelId: 'stage', remainingSeconds: 0 });
-  const late = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  await nextIsMarker(late, 'stage');
+  expect(event).toMatchObject({ kind: 'CLEAR', broadcastId: sent.body.broadcastId, channelId: stage, remainingSeconds: 0 });
+  const late = await viewer({ siteId: site.siteId, channelId: stage });
+  await nextIsMarker(late, stage);
 });
 
 it('a broadcast expires after its duration: CLEAR then, and nothing for late joiners', async () => {
-  const watcher = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const sent = await broadcast(site, overlayId, { channelId: 'stage', duration: 1 });
+  const watcher = await viewer({ siteId: site.siteId, channelId: stage });
+  const sent = await broadcast(site, overlayId, { channelId: stage, duration: 1 });
   expect((await watcher.next()).kind).toBe('SHOW');
   const cleared = await watcher.next(15_000);
   expect(cleared).toMatchObject({ kind: 'CLEAR', broadcastId: sent.body.broadcastId });
   expect(Date.now()).toBeGreaterThanOrEqual(sent.body.expiresAt - 50);
-  const late = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  await nextIsMarker(late, 'stage');
+  const late = await viewer({ siteId: site.siteId, channelId: stage });
+  await nextIsMarker(late, stage);
 });
 
 it('a tag-targeted broadcast reaches only viewers whose account carries the tag', async () => {
-  const vip = await viewer({ siteId: site.siteId, channelId: 'stage', token: await site.token([], ['vip']) });
-  const regular = await viewer({ siteId: site.siteId, channelId: 'stage', token: await site.token([], ['fan']) });
-  const anonymous = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  const sent = await rest(stack, 'POST', `/broadcast/${overlayId}/tag/vip`, { headers: site.admin, body: { channelId: 'stage' } });
+  const vip = await viewer({ siteId: site.siteId, channelId: stage, token: await site.token([], ['vip']) });
+  const regular = await viewer({ siteId: site.siteId, channelId: stage, token: await site.token([], ['fan']) });
+  const anonymous = await viewer({ siteId: site.siteId, channelId: stage });
+  const sent = await rest(stack, 'POST', `/broadcast/${overlayId}/tag/vip`, { headers: site.admin, body: { channelId: stage } });
   expect((await vip.next()).broadcastId).toBe(sent.body.broadcastId);
   // An untagged broadcast is the marker: the tagged one would have reached the others before it.
-  const marker = await broadcast(site, overlayId, { channelId: 'stage' });
+  const marker = await broadcast(site, overlayId, { channelId: stage });
   for (const watcher of [vip, regular, anonymous]) expect((await watcher.next()).broadcastId).toBe(marker.body.broadcastId);
 });
 
@@ -149,12 +154,12 @@ it('viewers with different selections each get their own shape', async () => {
   const client = connectClient(stack, { 'x-service-client-id': site.siteId });
   const received = new Promise<unknown>((resolve, reject) => {
     client.subscribe(
-      { query: 'subscription { overlayBroadcasts(channelId: "stage") { kind overlay { name } } }' },
+      { query: `subscription { overlayBroadcasts(channelId: "${stage}") { kind overlay { name } } }` },
       { next: (value) => resolve(value.data), error: reject, complete: () => undefined },
     );
   });
-  const watcher = await viewer({ siteId: site.siteId, channelId: 'stage' });
-  await broadcast(site, overlayId, { channelId: 'stage' });
+  const watcher = await viewer({ siteId: site.siteId, channelId: stage });
+  await broadcast(site, overlayId, { channelId: stage });
   await watcher.next();
   expect(await received).toEqual({ overlayBroadcasts: { kind: 'SHOW', overlay: { name: 'Lower third' } } });
   await client.dispose();

@@ -10,7 +10,7 @@ import { createMemoryBus } from '../shared/bus/memory';
 import { usingRedis } from './helpers/database';
 import { graphql, rest } from './helpers/http';
 import { scrape, total, type Sample } from './helpers/metrics';
-import { createTestSite, startTestStack, stopAll } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll } from './helpers/stack';
 import { watch } from './helpers/viewer';
 import { until } from './helpers/wait';
 
@@ -37,12 +37,13 @@ it('counts requests by route template, operations by name, subgraph fetches, vie
   expect((await graphql(stack, /* GraphQL */ `query SiteOverlays { overlays { id } }`, {}, site.admin)).status).toBe(200);
   expect((await graphql(stack, /* GraphQL */ `{ nosuchfield }`, {}, site.admin)).status).toBe(400);
 
-  const viewers = await Promise.all([watch(stack, { siteId: site.siteId, channelId: 'pitch' }), watch(stack, { siteId: site.siteId, channelId: 'pitch' })]);
+  const pitch = await createChannel(stack, site.siteId);
+  const viewers = await Promise.all([watch(stack, { siteId: site.siteId, channelId: pitch }), watch(stack, { siteId: site.siteId, channelId: pitch })]);
   const live = await scrape(stack);
   expect(total(live, 'stagegraph_live_viewers')).toBe(2);
   expect(total(live, 'stagegraph_live_subscriptions')).toBe(2);
 
-  const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${created.body._id}`, { headers: site.admin, body: { channelId: 'pitch' } });
+  const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${created.body._id}`, { headers: site.admin, body: { channelId: pitch } });
   expect(sent.status).toBe(200);
   for (const viewer of viewers) expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
   const after = await eventually(stack, (samples) => total(samples, 'stagegraph_broadcast_fanout_seconds_count') > total(before, 'stagegraph_broadcast_fanout_seconds_count'));

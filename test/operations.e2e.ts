@@ -1,7 +1,7 @@
 /** /health, /ready, request ids, body limits, graceful shutdown, migrations that run once, and a data migration's backfill. */
 import { request as httpRequest } from 'node:http';
 import { migrateDatabase } from '../shared/db/migrate';
-import { createTestSite, startTestStack, stopAll } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll } from './helpers/stack';
 import { rest } from './helpers/http';
 import { watch } from './helpers/viewer';
 
@@ -60,7 +60,7 @@ it('backfills the panels of channels stored before their sidebars were kept as r
 it('shuts down gracefully: viewers get 1001, the in-flight request finishes, then the port is closed', async () => {
   const stack = await startTestStack();
   const site = await createTestSite(stack);
-  const viewer = await watch(stack, { siteId: site.siteId, channelId: 'stage' });
+  const viewer = await watch(stack, { siteId: site.siteId, channelId: await createChannel(stack, site.siteId) });
   // A request surely in flight when the close begins: the server has its head, and the rest of its body is
   // sent only after close() was called.
   const arrived = new Promise<void>((resolve) => stack.httpServer.once('request', () => resolve()));

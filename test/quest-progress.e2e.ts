@@ -14,7 +14,7 @@ import { SUBGRAPH_FACTORIES, type Stack } from '../stack';
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
 import { graphql, rest } from './helpers/http';
-import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { channelNamed, createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { connectClient, watch, type Viewer } from './helpers/viewer';
 import { expectStatus, until as waitUntil } from './helpers/wait';
 import { documentedSignatureHolds } from './helpers/webhookSignature';
@@ -254,7 +254,8 @@ describe('the questProgress subscription', () => {
 
 describe('progress from watch time', () => {
   it('counts seconds a signed-in viewer holds the channel once however many sockets; not other channels, not a closed window', async () => {
-    const questId = await createQuest(site, { channelIds: ['arena'], actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 3 }] });
+    const arena = await channelNamed(stack, site.siteId, 'arena');
+    const questId = await createQuest(site, { channelIds: [arena], actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 3 }] });
     const closed = await createQuest(site, { timeMaximum: Date.now() - 60_000, actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 1 }] });
     const elsewhere = await createQuest(site, { actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 1, channelId: 'lobby' }] });
     const { token } = await site.signIn([]);
@@ -268,7 +269,7 @@ describe('progress from watch time', () => {
     );
 
     const started = Date.now();
-    const tabs = [await watch(stack, { siteId: site.siteId, channelId: 'arena', token }), await watch(stack, { siteId: site.siteId, channelId: 'arena', token })];
+    const tabs = [await watch(stack, { siteId: site.siteId, channelId: arena, token }), await watch(stack, { siteId: site.siteId, channelId: arena, token })];
     viewers.push(...tabs);
     const done = await until(async () => expectStatus(await progress(site, token, questId), 200), (reply) => reply.body.completed);
     const elapsed = (Date.now() - started) / 1000;
@@ -285,7 +286,7 @@ describe('progress from watch time', () => {
     expect(pushed.every((event) => event.questId === questId)).toBe(true);
     expect(new Set(pushed.map((event) => event.actions[0].value)).size).toBeGreaterThan(1);
     // The masks hold each second once.
-    const rows = await stack.database.prisma.watchMinute.findMany({ where: { siteId: site.siteId, channelId: 'arena' } });
+    const rows = await stack.database.prisma.watchMinute.findMany({ where: { siteId: site.siteId, channelId: arena } });
     const bits = rows.reduce((sum, row) => sum + row.mask.toString(2).split('1').length - 1, 0);
     expect(bits).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000) + 1);
   });
@@ -296,9 +297,9 @@ describe('progress from watch time', () => {
     const watching = async () => stack.gateway.watchTime?.size() ?? 0;
     // Viewers of the tests before retire at the counter's next tick.
     await until(watching, (size) => size === 0, 'no one watching');
-    viewers.push(await watch(stack, { siteId: site.siteId, channelId: 'arena' }), await watch(stack, { siteId: site.siteId, token }));
+    viewers.push(await watch(stack, { siteId: site.siteId, channelId: await channelNamed(stack, site.siteId, 'arena') }), await watch(stack, { siteId: site.siteId, token }));
     // The marker: the same account on a channel with its token is counted; the two before it would be counted first.
-    viewers.push(await watch(stack, { siteId: site.siteId, channelId: 'arena', token }));
+    viewers.push(await watch(stack, { siteId: site.siteId, channelId: await channelNamed(stack, site.siteId, 'arena'), token }));
     await until(watching, (size) => size > 0, 'the marker counted');
     expect(await watching()).toBe(1);
     await until(async () => expectStatus(await progress(site, token, questId), 200), (reply) => reply.body.completed === true, 'the marker’s second counted');
@@ -408,17 +409,18 @@ describe('two instances of one deployment', () => {
     const first = await startTestStack({ bus, env });
     const second = await startTestStack({ sameDeploymentAs: first, bus, env });
     const owner = await createTestSite(first, 'Fleet site');
+    const hall = await createChannel(first, owner.siteId);
     const receiver = await startReceiver();
     const hook = await rest(first, 'POST', '/webhook/v1/', { headers: owner.admin, body: { url: receiver.url, events: ['*'] } });
     expect(hook.status).toBe(201);
     const pollId = await createPoll(owner, first);
-    const questId = await createQuest(owner, { channelIds: ['hall'], actions: [{ kind: 'answer:polls:specific', validationValue: pollId }, { arrayId: 'w', kind: 'watch:any:video', valueRequired: 2 }] }, first);
+    const questId = await createQuest(owner, { channelIds: [hall], actions: [{ kind: 'answer:polls:specific', validationValue: pollId }, { arrayId: 'w', kind: 'watch:any:video', valueRequired: 2 }] }, first);
     const { accountId, token } = await owner.signIn([]);
-    expect((await answer(owner, token, pollId, 'hall', first)).status).toBe(200);
+    expect((await answer(owner, token, pollId, hall, first)).status).toBe(200);
 
     // The same account watches the hall on both instances at once: each second counts once.
     const started = Date.now();
-    const tabs = [await watch(first, { siteId: owner.siteId, channelId: 'hall', token }), await watch(second, { siteId: owner.siteId, channelId: 'hall', token })];
+    const tabs = [await watch(first, { siteId: owner.siteId, channelId: hall, token }), await watch(second, { siteId: owner.siteId, channelId: hall, token })];
     viewers.push(...tabs);
     // Both instances look at the progress over and over while the last action gets done.
     const reads: Promise<unknown>[] = [];

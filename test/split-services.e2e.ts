@@ -137,17 +137,21 @@ describe('the REST bridge process walks every route of the table', () => {
 });
 
 it('a broadcast made through the REST bridge process reaches a graphql-ws viewer of the gateway process', async () => {
-  const viewer = await watch(gateway, { siteId: site.siteId, channelId: 'stage' });
+  // A real channel of the site: a viewer cannot subscribe to one it invents.
+  const page = await rest(bridge, 'POST', '/pages/v3', { headers: site.admin, body: { slug: 'split-stage', type: 'channel', data: { name: 'Split stage' } } });
+  expect(page.status).toBeLessThan(300);
+  const stage = page.body._id as string;
+  const viewer = await watch(gateway, { siteId: site.siteId, channelId: stage });
   viewers.push(viewer);
   const overlay = await rest(bridge, 'POST', '/overlay/v1', {
     headers: site.admin,
     body: { name: 'Split', type: 'template', contents: { html: '<p>${name}</p>' }, duration: 20 },
   });
   expect(overlay.status).toBe(200);
-  const sent = await rest(bridge, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId: 'stage', variables: { name: 'Ada' } } });
+  const sent = await rest(bridge, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId: stage, variables: { name: 'Ada' } } });
   expect(sent.status).toBe(200);
   const event = await viewer.next();
-  expect(event).toMatchObject({ kind: 'SHOW', broadcastId: sent.body.broadcastId, channelId: 'stage', overlay: { id: overlay.body._id } });
+  expect(event).toMatchObject({ kind: 'SHOW', broadcastId: sent.body.broadcastId, channelId: stage, overlay: { id: overlay.body._id } });
   expect(event.overlay.contents.html).toBe('<p>Ada</p>');
 });
 

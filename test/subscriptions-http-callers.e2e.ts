@@ -11,12 +11,15 @@ import { CHAT_SUBSCRIPTION, createChatPanel, sendChat } from './helpers/chat';
 import { viewer } from './helpers/community';
 import { rest } from './helpers/http';
 import { closeHttpViewers, openHttpViewer, type HttpTransport, type HttpViewer } from './helpers/httpViewer';
-import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { VIEWER_SUBSCRIPTION } from './helpers/viewer';
 
 let stack: Stack;
 let site: TestSite;
 let other: TestSite;
+/** Channels (pages) of site A and of site B that their viewers watch. */
+let stage: string;
+let otherStage: string;
 let overlayId: string;
 let otherOverlayId: string;
 
@@ -24,6 +27,8 @@ beforeAll(async () => {
   stack = await startTestStack();
   site = await createTestSite(stack, 'Site A');
   other = await createTestSite(stack, 'Site B');
+  stage = await createChannel(stack, site.siteId);
+  otherStage = await createChannel(stack, other.siteId);
   const body = { name: 'Lower third', type: 'template', contents: { html: '<p>hi</p>' }, duration: 60 };
   overlayId = (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body })).body._id;
   otherOverlayId = (await rest(stack, 'POST', '/overlay/v1', { headers: other.admin, body })).body._id;
@@ -81,14 +86,16 @@ async function openOwnResource(watcher: HttpViewer, caller: Caller): Promise<{ f
 describe('overlayBroadcasts', () => {
   it.each(MATRIX)('%s as %s', async (transport, caller) => {
     const { headers } = await headersOf(caller);
-    const watcher = await openHttpViewer(stack, transport, { query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' }, headers });
+    // Each site's viewer watches a channel of its own site (another site's channel is refused, see live-channels.e2e.ts).
+    const channelId = caller === 'another site' ? otherStage : stage;
+    const watcher = await openHttpViewer(stack, transport, { query: VIEWER_SUBSCRIPTION, variables: { channelId }, headers });
     if (caller === 'anonymous') {
       expect([watcher.status, codeOf(watcher)]).toEqual([401, 'UNAUTHENTICATED']);
       return;
     }
     expect(watcher.status).toBe(200);
-    const mine = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, { headers: site.admin, body: { channelId: 'stage' } });
-    const theirs = await rest(stack, 'POST', `/overlay/v1/broadcast/${otherOverlayId}`, { headers: other.admin, body: { channelId: 'stage' } });
+    const mine = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, { headers: site.admin, body: { channelId: stage } });
+    const theirs = await rest(stack, 'POST', `/overlay/v1/broadcast/${otherOverlayId}`, { headers: other.admin, body: { channelId: otherStage } });
     // Another site's viewer gets its own broadcast first and never site A's (sent before it).
     const expected = caller === 'another site' ? theirs : mine;
     expect((await watcher.next()).data.overlayBroadcasts.broadcastId).toBe(expected.body.broadcastId);

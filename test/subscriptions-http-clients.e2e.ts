@@ -8,18 +8,21 @@ import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { createClient, type Client } from 'graphql-sse';
 import type { Stack } from '../stack';
 import { rest } from './helpers/http';
-import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { VIEWER_SUBSCRIPTION, type ViewerEvent } from './helpers/viewer';
 import { until } from './helpers/wait';
 
 let stack: Stack;
 let site: TestSite;
+/** Channels (pages) of the site the viewers watch. */
+let stage: string;
 let overlayId: string;
 const cleanups: (() => void)[] = [];
 
 beforeAll(async () => {
   stack = await startTestStack();
   site = await createTestSite(stack, 'Client site');
+  stage = await createChannel(stack, site.siteId);
   const body = { name: 'Lower third', type: 'template', contents: { html: '<p>${name}</p>' }, duration: 60 };
   overlayId = (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body })).body._id;
 });
@@ -79,11 +82,11 @@ describe('graphql-sse’s createClient', () => {
   it('subscribes with the site ID in headers and gets broadcasts, and runs a query', async () => {
     const client = sseClient(`${stack.url}/graphql/stream`, { 'x-service-client-id': site.siteId });
     const got = collector<{ data?: { overlayBroadcasts: ViewerEvent } }>();
-    cleanups.push(client.subscribe({ query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' } }, { next: (result) => got.push(result as never), error: (error) => got.fail(error), complete: () => undefined }));
+    cleanups.push(client.subscribe({ query: VIEWER_SUBSCRIPTION, variables: { channelId: stage } }, { next: (result) => got.push(result as never), error: (error) => got.fail(error), complete: () => undefined }));
     await subscriptions(stack, 1);
-    const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, { headers: site.admin, body: { channelId: 'stage', variables: { name: 'Ada' } } });
+    const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, { headers: site.admin, body: { channelId: stage, variables: { name: 'Ada' } } });
     const event = (await got.next()).data?.overlayBroadcasts;
-    expect(event).toMatchObject({ kind: 'SHOW', broadcastId: sent.body.broadcastId, channelId: 'stage' });
+    expect(event).toMatchObject({ kind: 'SHOW', broadcastId: sent.body.broadcastId, channelId: stage });
     expect(event?.overlay.contents.html).toBe('<p>Ada</p>');
 
     const admin = sseClient(`${stack.url}/graphql/stream`, site.admin);
@@ -102,12 +105,12 @@ describe('graphql-sse’s createClient', () => {
 
   it('retries a stream a drain ended and has the live overlay back from another instance', async () => {
     const second = await startTestStack({ sameDeploymentAs: stack, env: { SHUTDOWN_GRACE_MS: '0' } });
-    const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, { headers: site.admin, body: { channelId: 'stage' } });
+    const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, { headers: site.admin, body: { channelId: stage } });
     // Like a balancer: the instance that drains first, then the other.
     let target = second;
     const client = sseClient(() => `${target.url}/graphql/stream`, { 'x-service-client-id': site.siteId }, { retryAttempts: 5, retry: () => Promise.resolve() });
     const got = collector<{ data?: { overlayBroadcasts: ViewerEvent } }>();
-    cleanups.push(client.subscribe({ query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' } }, { next: (result) => got.push(result as never), error: (error) => got.fail(error), complete: () => undefined }));
+    cleanups.push(client.subscribe({ query: VIEWER_SUBSCRIPTION, variables: { channelId: stage } }, { next: (result) => got.push(result as never), error: (error) => got.fail(error), complete: () => undefined }));
     expect((await got.next()).data?.overlayBroadcasts.broadcastId).toBe(sent.body.broadcastId);
     target = stack;
     await second.drain();
@@ -128,7 +131,7 @@ describe('Apollo Client (HttpLink)', () => {
   it('runs a query and a mutation through the gateway, and gets the mutation’s broadcast on a multipart subscription', async () => {
     const viewerClient = apollo({ 'x-service-client-id': site.siteId });
     const got = collector<{ data?: { overlayBroadcasts: ViewerEvent } }>();
-    const subscription = viewerClient.subscribe({ query: gql(VIEWER_SUBSCRIPTION), variables: { channelId: 'stage' } }).subscribe({
+    const subscription = viewerClient.subscribe({ query: gql(VIEWER_SUBSCRIPTION), variables: { channelId: stage } }).subscribe({
       next: (result) => got.push(result as never),
       error: (error: unknown) => got.fail(error),
     });
@@ -139,12 +142,12 @@ describe('Apollo Client (HttpLink)', () => {
     const query = await admin.query({ query: gql`query SiteName { site { name } }` });
     expect(query.data).toEqual({ site: { __typename: 'Site', name: 'Client site' } });
     const mutation = await admin.mutate({
-      mutation: gql`mutation Show($id: ID!) { broadcastOverlay(id: $id, input: { channelId: "stage" }) { broadcastId kind } }`,
-      variables: { id: overlayId },
+      mutation: gql`mutation Show($id: ID!, $channelId: ID) { broadcastOverlay(id: $id, input: { channelId: $channelId }) { broadcastId kind } }`,
+      variables: { id: overlayId, channelId: stage },
     });
     const broadcastId = (mutation.data as { broadcastOverlay: { broadcastId: string } }).broadcastOverlay.broadcastId;
     const event = (await got.next()).data?.overlayBroadcasts;
-    expect(event).toMatchObject({ kind: 'SHOW', broadcastId, channelId: 'stage' });
+    expect(event).toMatchObject({ kind: 'SHOW', broadcastId, channelId: stage });
 
     // Unsubscribing aborts the request: the server frees the viewer.
     subscription.unsubscribe();

@@ -11,12 +11,14 @@ import type { Stack } from '../stack';
 import { rest } from './helpers/http';
 import { closeHttpViewers, MULTIPART_ACCEPT, openHttpViewer, type HttpTransport } from './helpers/httpViewer';
 import { scrape } from './helpers/metrics';
-import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { VIEWER_SUBSCRIPTION } from './helpers/viewer';
 import { until } from './helpers/wait';
 
 let stack: Stack;
 let site: TestSite;
+/** Channels (pages) of the site the viewers watch. */
+let stage: string;
 let overlayId: string;
 const errorLines: string[] = [];
 const TRANSPORTS: HttpTransport[] = ['sse', 'multipart'];
@@ -31,6 +33,7 @@ beforeAll(async () => {
   });
   stack = await startTestStack({ logger: pino({ level: 'warn' }, sink), env: { SSE_HEARTBEAT_MS: '100', MULTIPART_HEARTBEAT_MS: '100', GRAPHQL_MAX_DEPTH: '8' } });
   site = await createTestSite(stack, 'HTTP viewers');
+  stage = await createChannel(stack, site.siteId);
   const body = { name: 'Lower third', type: 'template', contents: { html: '<p>${name}</p>' }, duration: 60 };
   overlayId = (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body })).body._id;
 });
@@ -49,24 +52,24 @@ async function subscriptions(count: number): Promise<void> {
 
 describe('the protocols’ framing', () => {
   it('SSE: text/event-stream, an opening comment, each result an event `next` with one data line', async () => {
-    const viewer = await openHttpViewer(stack, 'sse', { query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' }, headers: viewerHeaders() });
+    const viewer = await openHttpViewer(stack, 'sse', { query: VIEWER_SUBSCRIPTION, variables: { channelId: stage }, headers: viewerHeaders() });
     expect(viewer.status).toBe(200);
     expect(viewer.contentType).toBe('text/event-stream; charset=utf-8');
     await subscriptions(1);
-    const sent = await broadcast({ channelId: 'stage', variables: { name: 'Ada' } });
+    const sent = await broadcast({ channelId: stage, variables: { name: 'Ada' } });
     const result = await viewer.next();
-    expect(result.data.overlayBroadcasts).toMatchObject({ kind: 'SHOW', broadcastId: sent.body.broadcastId, channelId: 'stage' });
+    expect(result.data.overlayBroadcasts).toMatchObject({ kind: 'SHOW', broadcastId: sent.body.broadcastId, channelId: stage });
     expect(result.data.overlayBroadcasts.overlay.contents.html).toBe('<p>Ada</p>');
     expect(viewer.raw.startsWith(':\n\n')).toBe(true);
     expect(viewer.raw).toContain(`event: next\ndata: ${JSON.stringify(result)}\n\n`);
   });
 
   it('multipart: boundary "graphql", a {} part first, each result a part {"payload": …} followed by the next boundary', async () => {
-    const viewer = await openHttpViewer(stack, 'multipart', { query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' }, headers: viewerHeaders() });
+    const viewer = await openHttpViewer(stack, 'multipart', { query: VIEWER_SUBSCRIPTION, variables: { channelId: stage }, headers: viewerHeaders() });
     expect(viewer.status).toBe(200);
     expect(viewer.contentType).toBe('multipart/mixed;boundary="graphql";subscriptionSpec=1.0');
     await subscriptions(1);
-    const sent = await broadcast({ channelId: 'stage' });
+    const sent = await broadcast({ channelId: stage });
     const result = await viewer.next();
     expect(result.data.overlayBroadcasts.broadcastId).toBe(sent.body.broadcastId);
     const part = '\r\ncontent-type: application/json; charset=utf-8\r\n\r\n';
@@ -151,9 +154,9 @@ describe('a subscription over plain HTTP', () => {
 
 describe('live state, limits, closing', () => {
   it.each(TRANSPORTS)('%s: a late joiner (or a viewer back after a drop) gets the live overlay at once', async (transport) => {
-    const sent = await broadcast({ channelId: 'stage' });
+    const sent = await broadcast({ channelId: stage });
     for (let visit = 0; visit < 2; visit += 1) {
-      const viewer = await openHttpViewer(stack, transport, { query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' }, headers: viewerHeaders() });
+      const viewer = await openHttpViewer(stack, transport, { query: VIEWER_SUBSCRIPTION, variables: { channelId: stage }, headers: viewerHeaders() });
       const event = (await viewer.next()).data.overlayBroadcasts;
       expect(event.broadcastId).toBe(sent.body.broadcastId);
       expect(event.remainingSeconds).toBeGreaterThan(50);
@@ -162,10 +165,10 @@ describe('live state, limits, closing', () => {
   });
 
   it('SSE over GET (query parameters), and multipart with the quoted subscriptionSpec="1.0" of Apollo Router’s docs', async () => {
-    const sent = await broadcast({ channelId: 'stage' });
-    const overGet = await openHttpViewer(stack, 'sse', { method: 'GET', query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' }, headers: viewerHeaders() });
+    const sent = await broadcast({ channelId: stage });
+    const overGet = await openHttpViewer(stack, 'sse', { method: 'GET', query: VIEWER_SUBSCRIPTION, variables: { channelId: stage }, headers: viewerHeaders() });
     expect((await overGet.next()).data.overlayBroadcasts.broadcastId).toBe(sent.body.broadcastId);
-    const quoted = await openHttpViewer(stack, 'multipart', { accept: 'multipart/mixed;subscriptionSpec="1.0", application/json', query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' }, headers: viewerHeaders() });
+    const quoted = await openHttpViewer(stack, 'multipart', { accept: 'multipart/mixed;subscriptionSpec="1.0", application/json', query: VIEWER_SUBSCRIPTION, variables: { channelId: stage }, headers: viewerHeaders() });
     expect((await quoted.next()).data.overlayBroadcasts.broadcastId).toBe(sent.body.broadcastId);
   });
 
@@ -189,7 +192,7 @@ describe('live state, limits, closing', () => {
 
   it('the client closing a stream frees it: the viewer gauges by transport return to 0', async () => {
     const opened = await Promise.all([
-      openHttpViewer(stack, 'sse', { query: VIEWER_SUBSCRIPTION, variables: { channelId: 'stage' }, headers: viewerHeaders() }),
+      openHttpViewer(stack, 'sse', { query: VIEWER_SUBSCRIPTION, variables: { channelId: stage }, headers: viewerHeaders() }),
       openHttpViewer(stack, 'sse', { query: VIEWER_SUBSCRIPTION, headers: viewerHeaders() }),
       openHttpViewer(stack, 'multipart', { query: VIEWER_SUBSCRIPTION, headers: viewerHeaders() }),
     ]);

@@ -10,7 +10,7 @@ import { openDatabase } from '../../shared/db/client';
 import { startFleet, type Fleet, type FleetOptions } from '../../scripts/fleet';
 import { startRedis, type LocalServer } from '../../scripts/services';
 import { createTestDatabase, type TestDatabase } from './database';
-import { createTestSite, type TestSite } from './stack';
+import { createChannel, createTestSite, type TestSite } from './stack';
 
 export function startTestFleet(database: TestDatabase, redis: LocalServer, options: { instances: number; shutdownGraceMs: number; prometheusDir?: string }): Promise<Fleet> {
   const fleetOptions: FleetOptions = {
@@ -33,6 +33,8 @@ export interface TestFleet {
   site: TestSite;
   /** Headers of the site's admin (C + D). */
   admin: Record<string, string>;
+  /** A channel (page) of the site, for viewers to watch. */
+  channel: string;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startSiteFleet(instances: number, siteName: string): Promi
     redis,
     site,
     admin: site.admin,
+    channel: await createChannel({ database: db }, site.siteId),
     async stop() {
       await db.close();
       await fleet.stop();

@@ -136,13 +136,27 @@ export async function grantEntitlement(stack: Pick<Stack, 'database'>, siteId: s
  * Test data: a page (a channel unless `type` says landing) of the content subgraph, for what refers to
  * channels (streams, broadcasts). The content subgraph's own page operations are tested on their own.
  */
-export async function createChannel(stack: Stack, siteId: string, type: 'channel' | 'landing' = 'channel'): Promise<string> {
+export async function createChannel(stack: Pick<Stack, 'database'>, siteId: string, type: 'channel' | 'landing' = 'channel'): Promise<string> {
   const id = randomBytes(12).toString('hex');
   const now = new Date();
   await stack.database.prisma.page.create({
     data: { id, siteId, slug: `page-${id}`, type, document: { data: { name: `Page ${id}` } }, tags: [], createdAt: now, updatedAt: now },
   });
   return id;
+}
+
+const namedChannels = new Map<string, Promise<string>>();
+
+/**
+ * Test data: the channel page a test calls `name` on a site, made on first use and the same afterwards,
+ * so a test keeps its readable channel names while viewers subscribe to real channels (made-up channel
+ * IDs are refused).
+ */
+export function channelNamed(stack: Pick<Stack, 'database'>, siteId: string, name: string): Promise<string> {
+  const key = `${siteId}\u0000${name}`;
+  let channel = namedChannels.get(key);
+  if (!channel) namedChannels.set(key, (channel = createChannel(stack, siteId)));
+  return channel;
 }
 
 async function provisionAccount(stack: Pick<Stack, 'database'>, siteId: string, roles: AccountRole[], tags: string[]): Promise<string> {
