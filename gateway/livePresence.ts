@@ -4,23 +4,9 @@
  */
 import { Topics, type EventBus } from '../shared/bus';
 import type { Logger } from '../shared/logger';
+import type { PresenceEntry, PresenceReport } from '../shared/viewerPresence';
 
-/** Live viewers of one channel (`channelId` '' = site-wide viewers) on one instance. */
-export interface PresenceEntry {
-  siteId: string;
-  channelId: string;
-  /** Viewers subscribed now. */
-  concurrents: number;
-  /** Subscriptions started since this instance started. */
-  views: number;
-}
-
-/** What each instance reports on the bus every few seconds. */
-export interface PresenceReport {
-  instanceId: string;
-  at: number;
-  entries: PresenceEntry[];
-}
+export type { PresenceEntry, PresenceReport } from '../shared/viewerPresence';
 
 export class ViewerPresence {
   /** Viewer counts by site and channel, kept across rooms so views accumulate for the instance's life. */

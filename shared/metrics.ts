@@ -16,7 +16,7 @@ import type { RequestHandler } from 'express';
 import type { ExecutionResult } from 'graphql';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 // Read at call time only: the bus records its deliveries here, so this import is circular.
-import { Topics } from './bus';
+import { Topics } from './bus/topics';
 import { ErrorCode, restErrorBody } from './errors';
 
 /** False only for the bench's baseline (METRICS=off): recording does nothing and /metrics is 404. */

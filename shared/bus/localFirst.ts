@@ -4,7 +4,7 @@
  * the old value (the bus delivers after `publish` returns, and through Redis after a round trip). Other
  * instances hear them through the bus; listeners here hear them twice, so they must be idempotent.
  */
-import type { EventBus } from './index';
+import type { EventBus } from './types';
 
 type Listener = (message: unknown) => void;
 

@@ -3,7 +3,7 @@ import type { Logger } from '../logger';
 import { recordBusDelivery } from '../metrics';
 import { activeTraceparent } from '../tracing';
 import { createAnnouncer } from './announcer';
-import type { BusDelivery, BusHandler, EventBus } from './index';
+import type { BusDelivery, BusHandler, EventBus } from './types';
 
 export function createMemoryBus(logger?: Logger): EventBus {
   const handlers = new Map<string, Set<BusHandler>>();

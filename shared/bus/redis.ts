@@ -22,7 +22,7 @@ import { recordBusDelivery } from '../metrics';
 import { activeTraceparent } from '../tracing';
 import { createAnnouncer } from './announcer';
 import { deliveredOnce } from './delivered';
-import { BusUnavailableError, type BusDelivery, type BusHandler, type EventBus } from './index';
+import { BusUnavailableError, type BusDelivery, type BusHandler, type EventBus } from './types';
 
 /** The format this build writes; it reads this one and the one before. */
 export const BUS_FORMAT_VERSION = 2;
