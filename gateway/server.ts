@@ -37,6 +37,7 @@ import { WatchTimeTracker } from './watchTime';
 import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
 import { CHAT_OPERATIONS, ChatFeed, chatSource } from './chatFeed';
+import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
 
 export interface GatewayOptions {
   config: Config;
@@ -52,6 +53,8 @@ export interface GatewayOptions {
   localSubgraph?(name: SubgraphName): RunningService | undefined;
   /** Writes a batch of signed-in viewers' watch time (quests); unset = watch time is not counted. */
   recordWatchTime?(batch: WatchedMinute[]): Promise<unknown>;
+  /** Sites' trusted documents: operations sent by id, and sites that run nothing else (gateway/trustedDocuments.ts). */
+  trustedDocuments: TrustedDocumentStore;
 }
 
 /** Executes a subgraph's part of a query plan in this process (see RunningService.execute). */
@@ -252,9 +255,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const apolloMiddleware = expressMiddleware(apollo, {
-    context: async ({ req }) => {
+    context: async ({ req, res }) => {
       try {
-        return { identity: await authenticator.authenticate(req.headers, (req as { id?: string }).id ?? newId()) };
+        return { identity: authenticatedIdentity(res.locals) ?? (await authenticator.authenticate(req.headers, (req as { id?: string }).id ?? newId())) };
       } catch (error) {
         throw error instanceof GraphQLError ? withHttpStatus(error) : error;
       }
@@ -262,7 +265,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   // The limits run before Apollo Server parses and validates: a refused document never reaches them.
-  const middleware: RequestHandler = (req, res, next) => {
+  const withinLimits: RequestHandler = (req, res, next) => {
     for (const query of queriesOf(req)) {
       const refused = limits.check(query);
       if (refused) {
@@ -273,6 +276,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // Subscriptions are served (or refused) there; everything else goes on to Apollo Server.
     return subscriptions(req, res, (error?: unknown) => (error ? next(error) : apolloMiddleware(req, res, next)));
   };
+  // Operations sent by id get their body first, so the limits and Apollo Server see the document.
+  const trusted = trustedDocuments(options.trustedDocuments, authenticator);
+  const middleware: RequestHandler = (req, res, next) => trusted(req, res, (error?: unknown) => (error ? next(error) : withinLimits(req, res, next)));
   const sockets = new SocketTransport(live, { path: '/graphql', logger: logger.child({ component: 'live' }) });
   const subscriptions = multipartTransport({
     live,
@@ -294,6 +300,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async stop() {
       await live.close();
       await watchTime?.close();
+      options.trustedDocuments.stop();
       await apollo.stop();
     },
   };

@@ -2,6 +2,7 @@
  * `npm run --silent cli -- site create --name NAME [--admin-email E --admin-password P]`
  * `npm run --silent cli -- superkey create --name NAME`
  * `npm run --silent cli -- outbox [--site SITE_ID] [--to EMAIL] [--limit N]`
+ * `npm run --silent cli -- documents add --site SITE_ID --file manifest.json`
  * Creates a site with its first developer key (and, when asked, an admin account with every
  * permission) and prints one JSON line: {"siteId","developerKey","adminAccountId"}. A new install has
  * no other way to get its first credentials. The developer key is shown only here; it is stored hashed.
@@ -15,11 +16,14 @@ import { provisionSite } from '../subgraphs/community/sites';
 import { signSuperApiKey } from '../shared/auth/credentials';
 import { newId } from '../shared/ids';
 import { waitingMail } from '../subgraphs/community/mail';
+import { registerTrustedDocuments } from '../subgraphs/content/trustedDocuments';
+import { readFileSync } from 'node:fs';
 
 const USAGE = [
   'usage: cli site create --name NAME [--admin-email EMAIL --admin-password PASSWORD]',
   '       cli superkey create --name NAME',
   '       cli outbox [--site SITE_ID] [--to EMAIL] [--limit N]',
+  '       cli documents add --site SITE_ID --file MANIFEST_JSON',
 ].join('\n');
 
 function fail(message: string): never {
@@ -81,11 +85,36 @@ async function printOutbox(args: string[]): Promise<void> {
   }
 }
 
+/**
+ * Registers a persisted query manifest (Apollo's format) as the site's trusted documents and prints
+ * {"operations","added","ids"}; a bad entry is refused, naming it, and nothing is stored.
+ */
+async function addDocuments(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { site: { type: 'string' }, file: { type: 'string' } }, strict: true });
+  if (!values.site) fail('--site is required');
+  if (!values.file) fail('--file is required');
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(readFileSync(values.file, 'utf8'));
+  } catch (error) {
+    fail(`--file: ${(error as Error).message}`);
+  }
+  const config = loadConfig();
+  const database = await openDatabase(config.databaseUrl);
+  try {
+    if (!(await database.prisma.site.findUnique({ where: { id: values.site }, select: { id: true } }))) fail(`--site: no site ${values.site}`);
+    process.stdout.write(`${JSON.stringify(await registerTrustedDocuments(database.prisma, values.site, manifest))}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'site' && verb === 'create') return createSite(rest);
   if (noun === 'superkey' && verb === 'create') return createSuperKey(rest);
   if (noun === 'outbox') return printOutbox(argv.slice(1));
+  if (noun === 'documents' && verb === 'add') return addDocuments(rest);
   fail(`unknown command: ${[noun, verb].filter(Boolean).join(' ') || '(none)'}`);
 }
 

@@ -10,6 +10,7 @@ import { questResolvers } from './resolvers/quests';
 import { scheduleResolvers } from './resolvers/schedule';
 import { siteResolvers } from './resolvers/site';
 import { templateResolvers } from './resolvers/templates';
+import { trustedDocumentResolvers } from './resolvers/trustedDocuments';
 import { webhookResolvers } from './resolvers/webhooks';
 import { mergeResolvers } from '../../shared/subgraph';
 import type { Resolvers } from './resolvers.generated';
@@ -27,4 +28,5 @@ export const resolvers: Resolvers = mergeResolvers<Resolvers>(
   calendarResolvers,
   webhookResolvers,
   chatResolvers,
+  trustedDocumentResolvers,
 );
