@@ -124,6 +124,19 @@ function queriesOf(req: Parameters<RequestHandler>[0]): string[] {
   return queries.filter((query): query is string => typeof query === 'string');
 }
 
+/** A signature is reused within a request for this long: well inside the signed identity's lifetime (60 s). */
+const SIGNATURE_REUSE_MS = 20_000;
+
+/** The request's identity header, signed at its first subgraph fetch and reused by the others. */
+function signedOnce(context: GatewayContext, secret: string): string {
+  const now = Date.now();
+  const kept = context.signedIdentity;
+  if (kept && now - kept.signedAt < SIGNATURE_REUSE_MS) return kept.header;
+  const header = signIdentity(context.identity, secret);
+  context.signedIdentity = { header, signedAt: now };
+  return header;
+}
+
 /** Longest wait for a subgraph's answer. */
 const SUBGRAPH_TIMEOUT_MS = 30_000;
 
@@ -174,7 +187,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         url,
         fetcher: subgraphFetcher(name, logger),
         willSendRequest({ request, context }) {
-          if (context?.identity) request.http?.headers.set(IDENTITY_HEADER, signIdentity(context.identity, config.internalSecret));
+          if (context?.identity) request.http?.headers.set(IDENTITY_HEADER, signedOnce(context as GatewayContext, config.internalSecret));
           // The subgraph's spans and log lines join this request's trace.
           injectTraceHeaders((header, value) => request.http?.headers.set(header, value));
         },
