@@ -120,13 +120,13 @@ export async function measureDeepGateway(instance: Instance): Promise<PeerRow[]>
   const deep = await seedDeepQuery(instance);
   const peers = await startPeers(instance);
   try {
-    const duration = Number(process.env.BENCH_SECONDS ?? 6);
+    const duration = Number(process.env.BENCH_SECONDS ?? 5);
     return await comparePeers(
       instance,
       peers,
       [
         { name: 'one subgraph (overlays)', body: JSON.stringify({ query: 'query Overlays { overlays { id name type duration } }' }), headers: overlays.headers, siteId: overlays.site.siteId },
-        { name: 'deep (4 subgraphs)', body: deep.body, headers: deep.headers, siteId: deep.siteId },
+        { name: 'deep (4 subgraphs)', body: deep.body, headers: deep.headers, siteId: deep.siteId, amount: Number(process.env.BENCH_DEEP_REQUESTS ?? 100) },
       ],
       CONNECTIONS,
       duration,

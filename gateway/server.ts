@@ -38,6 +38,7 @@ import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './pollResultsFeed';
 import { CHAT_OPERATIONS, ChatFeed, chatSource } from './chatFeed';
 import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
+import { distinctEntities } from './distinctEntities';
 
 export interface GatewayOptions {
   config: Config;
@@ -182,7 +183,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     buildService: ({ name, url }) => {
       const local = options.localSubgraph;
-      if (local && local(name as SubgraphName)) return measuredDataSource(name, 'in_process', new InProcessDataSource(() => local(name as SubgraphName) as RunningService));
+      if (local && local(name as SubgraphName)) return measuredDataSource(name, 'in_process', distinctEntities(new InProcessDataSource(() => local(name as SubgraphName) as RunningService)));
       const remote = new RemoteGraphQLDataSource<GatewayContext>({
         url,
         fetcher: subgraphFetcher(name, logger),
@@ -192,7 +193,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           injectTraceHeaders((header, value) => request.http?.headers.set(header, value));
         },
       });
-      return measuredDataSource(name, 'http', remote);
+      return measuredDataSource(name, 'http', distinctEntities(remote));
     },
   });
 
