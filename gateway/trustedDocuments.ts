@@ -14,7 +14,7 @@ import type { Authenticator } from '../shared/auth/authenticate';
 import type { Identity } from '../shared/auth/identity';
 import type { EventBus } from '../shared/bus';
 import type { Db } from '../shared/db/client';
-import { ErrorCode } from '../shared/errors';
+import { databaseUnavailable, ErrorCode, isDatabaseUnavailable } from '../shared/errors';
 import { newId } from '../shared/ids';
 import { followedSiteCache } from '../shared/viewerReads';
 
@@ -115,6 +115,10 @@ export function trustedDocuments(store: TrustedDocumentStore, authenticator: Aut
         }
       }
     } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        res.status(503).json({ errors: [{ message: databaseUnavailable().message, extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } }] });
+        return;
+      }
       next(error);
       return;
     }
