@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { print } from 'graphql';
 import type { Client } from 'graphql-ws';
 import type { Stack } from '../stack';
-import { createChannel, startTwoSiteStack, stopAllWithClients, TEST_SECRETS, type TestSite } from './helpers/stack';
+import { createChannel, startTestStack, startTwoSiteStack, stopAllWithClients, TEST_SECRETS, type TestSite } from './helpers/stack';
 import { graphql, rest } from './helpers/http';
 import { connectedClient } from './helpers/viewer';
 import { eventually } from './helpers/wait';
@@ -211,4 +211,25 @@ it('the CLI registers a manifest file the same way', async () => {
 
   writeFileSync(file, JSON.stringify(manifest([{ id: sha256('x'), type: 'query', body }])));
   await expect(cli(['documents', 'add', '--site', other.siteId, '--file', file])).rejects.toMatchObject({ stderr: expect.stringContaining('operations[0].id') });
+});
+
+it('another instance of the deployment knows the documents and the setting', async () => {
+  // Without REDIS_URL the two instances share the first's in-process bus; with it, Redis carries the change.
+  const second = await startTestStack({ sameDeploymentAs: stack, bus: process.env.REDIS_URL ? undefined : stack.bus });
+  const body = 'query SiteId { site { id } }';
+  const id = sha256(body);
+  expect((await rest(stack, 'POST', '/graphql/documents', { headers: site.admin, body: manifest([{ id, name: 'SiteId', type: 'query', body }]) })).status).toBe(201);
+  expect((await rest(second, 'POST', '/graphql', { headers: site.admin, body: { documentId: id } })).body).toEqual({ data: { site: { id: site.siteId } } });
+
+  const viewerHeaders = { 'x-service-client-id': site.siteId };
+  const untrusted = () => graphql(second, print(PAGE_TYPE), { id: channelId }, viewerHeaders);
+  // The second instance has read (and kept) the setting while it was off.
+  expect((await untrusted()).status).toBe(200);
+  await setOnly(site, true);
+  try {
+    // The change reaches the other instance through the bus, not through a cache's expiry.
+    await eventually(async () => (await untrusted()).status === 400, 'the other instance refuses untrusted documents');
+  } finally {
+    await setOnly(site, false);
+  }
 });
