@@ -19,6 +19,7 @@ import { listenSubgraph, type RunningService, type ServiceDeps, type SubgraphCon
 import { createPublicApp } from './gateway/app';
 import { Drain, DRAIN_CLOSE_CODE } from './gateway/drain';
 import { createGateway, type Gateway } from './gateway/server';
+import { trustedDocumentStore } from './gateway/trustedDocuments';
 import type { Executor } from './rest-bridge/router';
 import { createRestBridge, routes } from './rest-bridge/server';
 import { createCommunitySubgraph } from './subgraphs/community/server';
@@ -100,7 +101,7 @@ export async function serveGateway(
   const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret, bus);
   // Watch time is counted where the viewers' sockets are, and written with content's own code (its tables).
   const quests = { ...questDepsOf(deps), provider: database.provider };
-  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph, recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined });
+  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph, trustedDocuments: trustedDocumentStore(database.prisma, bus), recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined });
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   registerOperationNames(routes.map((route) => route.document));

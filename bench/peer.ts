@@ -1,10 +1,11 @@
 /**
- * Peer baseline: the same supergraph and query served by @graphql-hive/gateway (the Node.js peer, a
+ * Peer baseline: the same supergraph and queries served by @graphql-hive/gateway (the Node.js peer, a
  * dev dependency used only here) next to stagegraph's gateway, all against the subgraphs of one running
- * instance. Both gateways reach the subgraphs over HTTP here; stagegraph's in-process path (npm start)
- * is measured too. Hive Gateway does no authentication: it forwards the signed identity a client of the
- * deployment presents, so it does less work per request than stagegraph's gateway. Its default
- * deduplication of identical in-flight upstream requests is turned off so both do the same work.
+ * instance: stagegraph with its subgraphs in-process (npm start), stagegraph's gateway as its own
+ * process reaching them over HTTP, and Hive Gateway over HTTP. Hive Gateway does no authentication: it
+ * forwards the signed identity a client of the deployment presents, so it does less work per request
+ * than stagegraph's gateway. Its default deduplication of identical in-flight upstream requests is
+ * turned off so both do the same work.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { composeSupergraphSdl } from '../gateway/compose';
 import { SUBGRAPH_NAMES } from '../shared/config';
 import { signIdentity } from '../shared/auth/identity';
-import { load, type LoadFigures } from './gateway';
+import { load, loadWithP95, type LoadFigures } from './gateway';
 import { createSite, freePort, root, type Instance } from './harness';
 
 export interface PeerFigures {
@@ -44,18 +45,19 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
   return () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM')));
 }
 
-export async function measurePeerGateway(instance: Instance): Promise<PeerFigures> {
-  const site = createSite(instance);
-  const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
-  for (let index = 0; index < 5; index += 1) {
-    await fetch(`${instance.url}/overlay/v1`, { method: 'POST', headers, body: JSON.stringify({ name: `Overlay ${index}`, type: 'instance', contents: { text: 'hi' }, duration: 10 }) });
-  }
+/** Hive Gateway and a stagegraph gateway process, both over `instance`'s subgraphs. */
+export interface Peers {
+  hiveUrl: string;
+  gatewayUrl: string;
+  subgraphUrl(name: (typeof SUBGRAPH_NAMES)[number]): string;
+  /** Headers Hive Gateway forwards: the identity of `siteId`'s developer key, signed now (it lives 60 s). */
+  hiveHeaders(siteId: string): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startPeers(instance: Instance): Promise<Peers> {
   const base = Number(instance.env.SUBGRAPH_PORT_BASE);
   const subgraphUrl = (name: (typeof SUBGRAPH_NAMES)[number]) => `http://127.0.0.1:${base + SUBGRAPH_NAMES.indexOf(name) + 1}/graphql`;
-  const identity = signIdentity({ siteId: site.siteId, developerKey: true, account: null, requestId: 'bench' }, instance.env.INTERNAL_SECRET);
-  const signed = { 'content-type': 'application/json', 'x-stagegraph-identity': identity };
-  const body = JSON.stringify({ query: QUERY });
-
   // Hive Gateway on the same supergraph, composed with the instance's subgraph URLs.
   const work = mkdtempSync(join(tmpdir(), 'stagegraph-hive-'));
   const hivePort = await freePort();
@@ -76,21 +78,111 @@ export async function measurePeerGateway(instance: Instance): Promise<PeerFigure
   const stopHive = run(process.execPath, [join(root, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js'), 'supergraph'], { cwd: work });
   // stagegraph's gateway as its own process, reaching the same subgraphs over HTTP.
   const gatewayPort = await freePort();
-  const stopGateway = run(process.execPath, [join(root, 'dist', 'gateway', 'index.js')], { env: { ...instance.env, PORT: String(gatewayPort) } });
-  const hiveUrl = `http://127.0.0.1:${hivePort}/graphql`;
-  const gatewayUrl = `http://127.0.0.1:${gatewayPort}/graphql`;
-  await waitFor(hiveUrl, { method: 'POST', headers: signed, body });
+  const stopGateway = run(process.execPath, [join(instance.dist, 'gateway', 'index.js')], { env: { ...instance.env, PORT: String(gatewayPort) } });
+  const peers: Peers = {
+    hiveUrl: `http://127.0.0.1:${hivePort}/graphql`,
+    gatewayUrl: `http://127.0.0.1:${gatewayPort}/graphql`,
+    subgraphUrl,
+    hiveHeaders: (siteId) => ({
+      'content-type': 'application/json',
+      'x-stagegraph-identity': signIdentity({ siteId, developerKey: true, account: null, requestId: 'bench' }, instance.env.INTERNAL_SECRET),
+    }),
+    stop: async () => {
+      await Promise.all([stopHive(), stopGateway()]);
+    },
+  };
+  await waitFor(`http://127.0.0.1:${hivePort}/healthcheck`);
   await waitFor(`http://127.0.0.1:${gatewayPort}/health`);
+  return peers;
+}
 
-  const check = await (await fetch(hiveUrl, { method: 'POST', headers: signed, body })).json() as { data?: { overlays: unknown[] } };
+/** One operation to compare: its JSON body and the C + D headers of the site it reads. */
+export interface PeerRequest {
+  name: string;
+  body: string;
+  headers: Record<string, string>;
+  siteId: string;
+  /**
+   * Requests per gateway instead of a fixed duration: a deep query under 50 clients on a loaded machine
+   * may answer none within a few seconds, so it is measured over a fixed amount of work.
+   */
+  amount?: number;
+}
+
+export interface PeerRow {
+  query: string;
+  answerBytes: number;
+  /** Whether the three answered the same JSON (stagegraph's two answers byte for byte). */
+  sameAnswers: boolean;
+  stagegraphInProcess: LoadFigures;
+  stagegraphOverHttp: LoadFigures;
+  hiveGatewayOverHttp: LoadFigures;
+  /** stagegraph requests/s over Hive Gateway's: in one process, and over HTTP. */
+  inProcessOverHiveRps: number;
+  overHttpOverHiveRps: number;
+  inProcessOverHiveP95: number;
+  overHttpOverHiveP95: number;
+}
+
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+
+/** Each request through the three gateways in turn, `connections` concurrent clients each. */
+export async function comparePeers(instance: Instance, peers: Peers, requests: PeerRequest[], connections: number, duration: number): Promise<PeerRow[]> {
+  const rows: PeerRow[] = [];
+  for (const request of requests) {
+    const targets = [
+      { url: `${instance.url}/graphql`, headers: () => request.headers },
+      { url: peers.gatewayUrl, headers: () => request.headers },
+      { url: peers.hiveUrl, headers: () => peers.hiveHeaders(request.siteId) },
+    ];
+    const answers = await Promise.all(targets.map(async (target) => (await fetch(target.url, { method: 'POST', headers: target.headers(), body: request.body })).text()));
+    for (const answer of answers) {
+      const parsed = JSON.parse(answer) as { data?: unknown; errors?: unknown };
+      if (!parsed.data || parsed.errors) throw new Error(`${request.name}: ${answer.slice(0, 500)}`);
+    }
+    const figures: LoadFigures[] = [];
+    for (const target of targets) {
+      const options = { url: target.url, method: 'POST' as const, headers: target.headers(), body: request.body, connections };
+      await load({ ...options, ...(request.amount ? { amount: connections } : { duration: 1 }) });
+      // A deep answer under 50 clients may take longer than autocannon's 10 s default to come back.
+      figures.push(await loadWithP95({ ...options, timeout: 60, ...(request.amount ? { amount: request.amount } : { duration }) }));
+    }
+    const [inProcess, overHttp, hive] = figures;
+    rows.push({
+      query: request.name,
+      answerBytes: Buffer.byteLength(answers[0]),
+      sameAnswers: answers[0] === answers[1] && JSON.stringify(JSON.parse(answers[0])) === JSON.stringify(JSON.parse(answers[2])),
+      stagegraphInProcess: inProcess,
+      stagegraphOverHttp: overHttp,
+      hiveGatewayOverHttp: hive,
+      inProcessOverHiveRps: ratio(inProcess.requestsPerSecond, hive.requestsPerSecond),
+      overHttpOverHiveRps: ratio(overHttp.requestsPerSecond, hive.requestsPerSecond),
+      inProcessOverHiveP95: ratio(inProcess.p95Ms ?? NaN, hive.p95Ms ?? NaN),
+      overHttpOverHiveP95: ratio(overHttp.p95Ms ?? NaN, hive.p95Ms ?? NaN),
+    });
+  }
+  return rows;
+}
+
+/** The one-subgraph overlay query, 10 connections, beside the subgraph itself (the `peer` section). */
+export async function measurePeerGateway(instance: Instance): Promise<PeerFigures> {
+  const site = createSite(instance);
+  const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
+  for (let index = 0; index < 5; index += 1) {
+    await fetch(`${instance.url}/overlay/v1`, { method: 'POST', headers, body: JSON.stringify({ name: `Overlay ${index}`, type: 'instance', contents: { text: 'hi' }, duration: 10 }) });
+  }
+  const body = JSON.stringify({ query: QUERY });
+  const peers = await startPeers(instance);
+  const signed = peers.hiveHeaders(site.siteId);
+  const check = (await (await fetch(peers.hiveUrl, { method: 'POST', headers: signed, body })).json()) as { data?: { overlays: unknown[] } };
   if (!check.data || check.data.overlays.length !== 5) throw new Error(`Hive Gateway answered ${JSON.stringify(check)}`);
 
-  for (const url of [hiveUrl, gatewayUrl]) await load({ url, method: 'POST', headers: url === hiveUrl ? signed : headers, body, duration: 1 });
-  const subgraphDirect = await load({ url: subgraphUrl('overlays'), method: 'POST', headers: signed, body });
+  for (const url of [peers.hiveUrl, peers.gatewayUrl]) await load({ url, method: 'POST', headers: url === peers.hiveUrl ? signed : headers, body, duration: 1 });
+  const subgraphDirect = await load({ url: peers.subgraphUrl('overlays'), method: 'POST', headers: signed, body });
   const stagegraphInProcess = await load({ url: `${instance.url}/graphql`, method: 'POST', headers, body });
-  const stagegraphOverHttp = await load({ url: gatewayUrl, method: 'POST', headers, body });
-  const hiveGatewayOverHttp = await load({ url: hiveUrl, method: 'POST', headers: signed, body });
-  await Promise.all([stopHive(), stopGateway()]);
+  const stagegraphOverHttp = await load({ url: peers.gatewayUrl, method: 'POST', headers, body });
+  const hiveGatewayOverHttp = await load({ url: peers.hiveUrl, method: 'POST', headers: peers.hiveHeaders(site.siteId), body });
+  await peers.stop();
   return {
     subgraphDirect,
     stagegraphInProcess,

@@ -19,6 +19,7 @@ import { measureCosts } from './costs';
 import { measureFanout } from './fanout';
 import { measureHttpFanout } from './httpSubscriptions';
 import { measureFleet } from './fleet';
+import { measureDeepGateway } from './deepQuery';
 import { measureGateway } from './gateway';
 import { measureGraphQLLimits } from './limits';
 import { LOOP_BLOCK_GOAL_MS, measureLoopBlocks } from './loopblock';
@@ -155,8 +156,9 @@ async function runtimesSection(figures: Figures, viewers: number): Promise<void>
 async function gatewaySection(figures: Figures): Promise<void> {
   const instance = await startInstance();
   const gateway = await measureGateway(instance);
+  const peers = await measureDeepGateway(instance);
   await instance.stop();
-  figures.gateway = gateway;
+  figures.gateway = { ...gateway, againstHiveGateway: peers };
   console.log('\ngateway and REST bridge: one-subgraph query (overlays), 10 connections');
   console.table({
     'straight to subgraph': gateway.subgraphDirect,
@@ -165,6 +167,12 @@ async function gatewaySection(figures: Figures): Promise<void> {
     'gateway, 2-subgraph join': gateway.gatewayJoin,
   });
   console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
+  console.log('\nagainst Hive Gateway: the same supergraph and subgraphs, 50 connections (targets: in one process ≥ 1.2× Hive req/s with p95 no worse; over HTTP ≥ 1.0×)');
+  for (const row of peers) {
+    console.log(`${row.query}: ${row.answerBytes} bytes answered, same answers: ${row.sameAnswers}`);
+    console.table({ 'stagegraph, in-process subgraphs': row.stagegraphInProcess, 'stagegraph gateway, HTTP to subgraphs': row.stagegraphOverHttp, 'Hive Gateway, HTTP to subgraphs': row.hiveGatewayOverHttp });
+    console.log(`req/s over Hive: in one process ${row.inProcessOverHiveRps}×, over HTTP ${row.overHttpOverHiveRps}×; p95 over Hive: ${row.inProcessOverHiveP95}×, ${row.overHttpOverHiveP95}×`);
+  }
 }
 
 async function peerSection(figures: Figures): Promise<void> {

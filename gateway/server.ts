@@ -39,6 +39,8 @@ import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './p
 import { CHANNEL_STATUS_OPERATIONS, ChannelStatusFeed, channelStatusSource } from './channelStatusFeed';
 import { LIVE_CHANNEL_OPERATIONS, liveChannelCheck } from './liveChannels';
 import { CHAT_OPERATIONS, ChatFeed, chatSource } from './chatFeed';
+import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
+import { distinctEntities } from './distinctEntities';
 
 export interface GatewayOptions {
   config: Config;
@@ -54,6 +56,8 @@ export interface GatewayOptions {
   localSubgraph?(name: SubgraphName): RunningService | undefined;
   /** Writes a batch of signed-in viewers' watch time (quests); unset = watch time is not counted. */
   recordWatchTime?(batch: WatchedMinute[]): Promise<unknown>;
+  /** Sites' trusted documents: operations sent by id, and sites that run nothing else (gateway/trustedDocuments.ts). */
+  trustedDocuments: TrustedDocumentStore;
 }
 
 /** Executes a subgraph's part of a query plan in this process (see RunningService.execute). */
@@ -123,6 +127,19 @@ function queriesOf(req: Parameters<RequestHandler>[0]): string[] {
   return queries.filter((query): query is string => typeof query === 'string');
 }
 
+/** A signature is reused within a request for this long: well inside the signed identity's lifetime (60 s). */
+const SIGNATURE_REUSE_MS = 20_000;
+
+/** The request's identity header, signed at its first subgraph fetch and reused by the others. */
+function signedOnce(context: GatewayContext, secret: string): string {
+  const now = Date.now();
+  const kept = context.signedIdentity;
+  if (kept && now - kept.signedAt < SIGNATURE_REUSE_MS) return kept.header;
+  const header = signIdentity(context.identity, secret);
+  context.signedIdentity = { header, signedAt: now };
+  return header;
+}
+
 /** Longest wait for a subgraph's answer. */
 const SUBGRAPH_TIMEOUT_MS = 30_000;
 
@@ -168,17 +185,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     buildService: ({ name, url }) => {
       const local = options.localSubgraph;
-      if (local && local(name as SubgraphName)) return measuredDataSource(name, 'in_process', new InProcessDataSource(() => local(name as SubgraphName) as RunningService));
+      if (local && local(name as SubgraphName)) return measuredDataSource(name, 'in_process', distinctEntities(new InProcessDataSource(() => local(name as SubgraphName) as RunningService)));
       const remote = new RemoteGraphQLDataSource<GatewayContext>({
         url,
         fetcher: subgraphFetcher(name, logger),
         willSendRequest({ request, context }) {
-          if (context?.identity) request.http?.headers.set(IDENTITY_HEADER, signIdentity(context.identity, config.internalSecret));
+          if (context?.identity) request.http?.headers.set(IDENTITY_HEADER, signedOnce(context as GatewayContext, config.internalSecret));
           // The subgraph's spans and log lines join this request's trace.
           injectTraceHeaders((header, value) => request.http?.headers.set(header, value));
         },
       });
-      return measuredDataSource(name, 'http', remote);
+      return measuredDataSource(name, 'http', distinctEntities(remote));
     },
   });
 
@@ -257,9 +274,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const apolloMiddleware = expressMiddleware(apollo, {
-    context: async ({ req }) => {
+    context: async ({ req, res }) => {
       try {
-        return { identity: await authenticator.authenticate(req.headers, (req as { id?: string }).id ?? newId()) };
+        return { identity: authenticatedIdentity(res.locals) ?? (await authenticator.authenticate(req.headers, (req as { id?: string }).id ?? newId())) };
       } catch (error) {
         throw error instanceof GraphQLError ? withHttpStatus(error) : error;
       }
@@ -267,7 +284,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   // The limits run before Apollo Server parses and validates: a refused document never reaches them.
-  const middleware: RequestHandler = (req, res, next) => {
+  const withinLimits: RequestHandler = (req, res, next) => {
     for (const query of queriesOf(req)) {
       const refused = limits.check(query);
       if (refused) {
@@ -278,6 +295,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // Subscriptions are served (or refused) there; everything else goes on to Apollo Server.
     return subscriptions(req, res, (error?: unknown) => (error ? next(error) : apolloMiddleware(req, res, next)));
   };
+  // Operations sent by id get their body first, so the limits and Apollo Server see the document.
+  const trusted = trustedDocuments(options.trustedDocuments, authenticator);
+  const middleware: RequestHandler = (req, res, next) => trusted(req, res, (error?: unknown) => (error ? next(error) : withinLimits(req, res, next)));
   const sockets = new SocketTransport(live, { path: '/graphql', logger: logger.child({ component: 'live' }) });
   const subscriptions = multipartTransport({
     live,
@@ -300,6 +320,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await live.close();
       channels.stop();
       await watchTime?.close();
+      options.trustedDocuments.stop();
       await apollo.stop();
     },
   };

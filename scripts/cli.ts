@@ -3,6 +3,7 @@
  * `npm run --silent cli -- superkey create --name NAME`
  * `npm run --silent cli -- outbox [--site SITE_ID] [--to EMAIL] [--limit N]`
  * `npm run --silent cli -- key create|list|revoke --site SITE_ID [--name NAME] [--id KEY_ID]`
+ * `npm run --silent cli -- documents add --site SITE_ID --file manifest.json`
  * Creates a site with its first developer key (and, when asked, an admin account with every
  * permission) and prints one JSON line: {"siteId","developerKey","adminAccountId"}. A new install has
  * no other way to get its first credentials. The developer key is shown only here; it is stored hashed.
@@ -21,12 +22,15 @@ import { waitingMail } from '../subgraphs/community/mail';
 import { createEventBus, Topics, waitForBus } from '../shared/bus';
 import { createLogger } from '../shared/logger';
 import { createDeveloperKey, listDeveloperKeys, revokeDeveloperKey } from '../subgraphs/community/developerKeys';
+import { registerTrustedDocuments } from '../subgraphs/content/trustedDocuments';
+import { readFileSync } from 'node:fs';
 
 const USAGE = [
   'usage: cli site create --name NAME [--admin-email EMAIL --admin-password PASSWORD]',
   '       cli superkey create --name NAME',
   '       cli outbox [--site SITE_ID] [--to EMAIL] [--limit N]',
   '       cli key create --site SITE_ID --name NAME | key list --site SITE_ID | key revoke --site SITE_ID --id KEY_ID',
+  '       cli documents add --site SITE_ID --file MANIFEST_JSON',
 ].join('\n');
 
 function fail(message: string): never {
@@ -127,6 +131,30 @@ async function manageKeys(verb: string | undefined, args: string[]): Promise<voi
 }
 
 /**
+ * Registers a persisted query manifest (Apollo's format) as the site's trusted documents and prints
+ * {"operations","added","ids"}; a bad entry is refused, naming it, and nothing is stored.
+ */
+async function addDocuments(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { site: { type: 'string' }, file: { type: 'string' } }, strict: true });
+  if (!values.site) fail('--site is required');
+  if (!values.file) fail('--file is required');
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(readFileSync(values.file, 'utf8'));
+  } catch (error) {
+    fail(`--file: ${(error as Error).message}`);
+  }
+  const config = loadConfig();
+  const database = await openDatabase(config.databaseUrl);
+  try {
+    if (!(await database.prisma.site.findUnique({ where: { id: values.site }, select: { id: true } }))) fail(`--site: no site ${values.site}`);
+    process.stdout.write(`${JSON.stringify(await registerTrustedDocuments(database.prisma, values.site, manifest))}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+/**
  * Tells the running instances through Redis (with REDIS_URL). Without it the instance's bus is in its
  * own process: it refuses the key once its 5-second cache of it expires.
  */
@@ -147,6 +175,7 @@ async function main(argv: string[]): Promise<void> {
   if (noun === 'superkey' && verb === 'create') return createSuperKey(rest);
   if (noun === 'outbox') return printOutbox(argv.slice(1));
   if (noun === 'key') return manageKeys(verb, rest);
+  if (noun === 'documents' && verb === 'add') return addDocuments(rest);
   fail(`unknown command: ${[noun, verb].filter(Boolean).join(' ') || '(none)'}`);
 }
 

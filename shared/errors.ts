@@ -16,6 +16,8 @@ export const ErrorCode = {
   BAD_GATEWAY: 'BAD_GATEWAY',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /** A persisted query id the site has not registered, or a document a trusted-documents-only site refuses. */
+  PERSISTED_QUERY_NOT_FOUND: 'PERSISTED_QUERY_NOT_FOUND',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -24,6 +26,7 @@ const STATUS: Record<string, number> = {
   GRAPHQL_VALIDATION_FAILED: 400,
   GRAPHQL_PARSE_FAILED: 400,
   BAD_REQUEST: 400,
+  PERSISTED_QUERY_NOT_FOUND: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

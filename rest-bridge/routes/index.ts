@@ -32,6 +32,7 @@ import { streamRoutes, streamSchemas } from './streams';
 import { videoRoutes, videoSchemas } from './videos';
 import { dataProviderRoutes, dataProviderSchemas } from './dataProvider';
 import { sharedSchemas } from './shared';
+import { trustedDocumentRoutes, trustedDocumentSchemas } from './trustedDocuments';
 
 /**
  * Order matters: it is the order of the OpenAPI document, and where paths overlap the fixed path comes first
@@ -69,6 +70,7 @@ export const routes: readonly RouteSpec[] = [
   ...streamRoutes,
   ...videoRoutes,
   ...dataProviderRoutes,
+  ...trustedDocumentRoutes,
 ];
 
 /** What each tag of the OpenAPI document groups, for the people who read it. */
@@ -100,6 +102,7 @@ export const tagDescriptions: Record<string, string> = {
   Site: 'The site itself: its settings and theme.',
   'Streaming providers': 'Partner contract of streaming providers: registration, contract updates (Bearer token from registration), VOD delivery and test triggers.',
   Streams: 'Streams run through a streaming provider: creating, starting, stopping, activating and their state; provider webhooks.',
+  'Trusted documents': 'A site\'s persisted query manifest (Apollo\'s format): operations sent by id, and a setting that runs nothing else for callers without a developer key.',
   Videos: 'A channel\'s videos (its delivered recordings and others): the list, newest first, and their title, description and entitlements.',
   Webhooks: 'Where a site\'s webhooks go (signed with HMAC-SHA256, retried with backoff) and the deliveries with their outcome.',
 };
@@ -145,4 +148,5 @@ export const componentSchemas: Record<string, JsonSchema> = {
   ...streamSchemas,
   ...videoSchemas,
   ...dataProviderSchemas,
+  ...trustedDocumentSchemas,
 };

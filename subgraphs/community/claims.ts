@@ -29,10 +29,16 @@ export async function findClaimStatus(db: Db, identity: Identity, siteId: string
   return claim;
 }
 
-/** The claims the caller may read, optionally of one quest or account. */
-export function listClaimStatuses(db: Db, identity: Identity, siteId: string, filter: { questId?: string | null; accountId?: string | null }) {
+/** The claims the caller may read, optionally of one quest (or of several) or account. */
+export function listClaimStatuses(db: Db, identity: Identity, siteId: string, filter: { questId?: string | null; questIds?: string[]; accountId?: string | null }) {
   return db.claimStatus.findMany({
-    where: { siteId, ...(filter.questId ? { questId: filter.questId } : {}), ...(filter.accountId ? { accountId: filter.accountId } : {}), ...readerScope(identity) },
+    where: {
+      siteId,
+      ...(filter.questId ? { questId: filter.questId } : {}),
+      ...(filter.questIds ? { questId: { in: filter.questIds } } : {}),
+      ...(filter.accountId ? { accountId: filter.accountId } : {}),
+      ...readerScope(identity),
+    },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
   });
 }

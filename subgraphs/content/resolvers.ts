@@ -11,6 +11,7 @@ import { scheduleResolvers } from './resolvers/schedule';
 import { showResolvers } from './resolvers/show';
 import { siteResolvers } from './resolvers/site';
 import { templateResolvers } from './resolvers/templates';
+import { trustedDocumentResolvers } from './resolvers/trustedDocuments';
 import { webhookResolvers } from './resolvers/webhooks';
 import { mergeResolvers } from '../../shared/subgraph';
 import type { Resolvers } from './resolvers.generated';
@@ -29,4 +30,5 @@ export const resolvers: Resolvers = mergeResolvers<Resolvers>(
   webhookResolvers,
   chatResolvers,
   showResolvers,
+  trustedDocumentResolvers,
 );
