@@ -1,8 +1,39 @@
 /** jest: one test/ tree; *.test.ts run in-process, *.e2e.ts start real servers on free ports. */
+
+/**
+ * What depends on neither the database nor the bus runs once: CI's second pass (PostgreSQL + Redis,
+ * `STAGEGRAPH_TEST_PASS=storage` in .ci/run) leaves these out, and its first pass (SQLite, in-process bus)
+ * runs them with everything else. In-process tests of cores against their seams, the browser pages (the
+ * storage under them is what the other suites test on both), the partner and CLI-free contracts (OpenAPI,
+ * GraphQL lint, alert rules, auditors, document limits), the reference provider's own tests, and the README's
+ * quick-start (the embedded defaults by definition). Everything that touches storage or the bus runs twice.
+ */
+const RUNS_ONCE = [
+  '.*\\.test\\.ts',
+  'embed\\.e2e\\.ts',
+  'embed-chat\\.e2e\\.ts',
+  'embed-demo\\.e2e\\.ts',
+  'embed-poll-states\\.e2e\\.ts',
+  'embed-polls\\.e2e\\.ts',
+  'subscriptions-http-embed\\.e2e\\.ts',
+  'watch-page\\.e2e\\.ts',
+  'watch-live\\.e2e\\.ts',
+  'watch-provider\\.e2e\\.ts',
+  'graphiql\\.e2e\\.ts',
+  'graphql-auditor\\.e2e\\.ts',
+  'graphql-limits\\.e2e\\.ts',
+  'openapi\\.e2e\\.ts',
+  'generated-client\\.e2e\\.ts',
+  'legacy-clients\\.e2e\\.ts',
+  'provider\\.e2e\\.ts',
+  'readme-quickstart\\.e2e\\.ts',
+];
+
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts', '**/*.e2e.ts'],
+  testPathIgnorePatterns: ['/node_modules/', ...(process.env.STAGEGRAPH_TEST_PASS === 'storage' ? RUNS_ONCE.map((file) => `/test/${file}$`) : [])],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   testTimeout: 30000,
   maxWorkers: 2,
