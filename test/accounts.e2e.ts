@@ -177,7 +177,11 @@ describe('sign-in and sessions', () => {
     const claims = { site: site.siteId, roles: [] };
     const expired = jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, TEST_SECRETS.JWT_SECRET, { algorithm: 'HS256', subject: member.accountId, issuer: 'stagegraph' });
     const foreign = jwt.sign(claims, 'another-secret-of-at-least-32-characters!!', { algorithm: 'HS256', subject: member.accountId, issuer: 'stagegraph', expiresIn: 600 });
-    for (const token of [expired, foreign]) {
+    // Signed with the right key, but roles the access checks cannot read: refused, never a 500.
+    const misshapen = [['Overlays'], [{ scope: 7, write: true, pageId: [] }], [{ scope: 'Overlays', write: 'yes', pageId: [] }], [{ scope: 'Overlays', write: true, pageId: 'all' }], 'admin'].map((roles) =>
+      jwt.sign({ site: site.siteId, roles }, TEST_SECRETS.JWT_SECRET, { algorithm: 'HS256', subject: member.accountId, issuer: 'stagegraph', expiresIn: 600 }),
+    );
+    for (const token of [expired, foreign, ...misshapen]) {
       const reply = await rest(stack, 'GET', path, { headers: bearer(site, token) });
       expect(reply.status).toBe(401);
       expect(reply.body.message).toMatch(/invalid or expired token/);

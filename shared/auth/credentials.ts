@@ -67,11 +67,22 @@ export function signSessionToken(claims: SessionClaims, secret: string, ttlSecon
 }
 
 /** The claims of a valid token, or null for a bad signature, wrong issuer or expired token. */
+/** An AccountRole as the access checks read it: a string scope; `write` a boolean and `pageId` strings when given. */
+function isAccountRole(role: unknown): role is AccountRole {
+  if (typeof role !== 'object' || role === null) return false;
+  const { scope, write, pageId } = role as Record<string, unknown>;
+  const pagesReadable = pageId === undefined || (Array.isArray(pageId) && pageId.every((page) => typeof page === 'string'));
+  return typeof scope === 'string' && (write === undefined || typeof write === 'boolean') && pagesReadable;
+}
+
 export function verifySessionToken(token: string, secret: string): SessionClaims | null {
   try {
     const payload = jwt.verify(token, hmacKey(secret), { algorithms: ['HS256'], issuer: 'stagegraph' }) as jwt.JwtPayload;
     if (typeof payload.sub !== 'string' || typeof payload.site !== 'string') return null;
-    return { sub: payload.sub, site: payload.site, roles: Array.isArray(payload.roles) ? (payload.roles as AccountRole[]) : [] };
+    const roles: unknown = payload.roles ?? [];
+    // Signed by us, but still read, not trusted for its shape: roles the access checks cannot read make no session.
+    if (!Array.isArray(roles) || !roles.every(isAccountRole)) return null;
+    return { sub: payload.sub, site: payload.site, roles };
   } catch {
     return null;
   }
