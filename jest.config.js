@@ -35,7 +35,9 @@ module.exports = {
   testMatch: ['**/*.test.ts', '**/*.e2e.ts'],
   testPathIgnorePatterns: ['/node_modules/', ...(process.env.STAGEGRAPH_TEST_PASS === 'storage' ? RUNS_ONCE.map((file) => `/test/${file}$`) : [])],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
-  testTimeout: 30000,
+  // Waits inside tests have deadlines of their own (30 s, test/helpers/wait.ts): a test's own limit is well past them,
+  // so on a loaded machine the wait that failed says what it waited for, instead of jest's bare timeout.
+  testTimeout: 120_000,
   maxWorkers: 2,
   // Every REST answer through test/helpers/http.ts is checked against the OpenAPI document; the teardown prints how many.
   globalSetup: '<rootDir>/test/helpers/globalSetup.ts',

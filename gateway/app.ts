@@ -16,8 +16,8 @@ import { countHttpRequests, metricsHandler, routeTemplate } from '../shared/metr
 import { currentTraceId, traceRequests } from '../shared/tracing';
 import type { RestBridge } from '../rest-bridge/server';
 import type { Drain } from './drain';
-import { createEmbedRouter } from './embed';
-import { createGraphiqlRouter } from './graphiql';
+import { createEmbedRouter } from './pages/embed';
+import { createGraphiqlRouter } from './pages/graphiql';
 import type { Gateway } from './server';
 
 export interface PublicAppOptions {

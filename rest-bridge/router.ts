@@ -11,7 +11,7 @@ import type { EventBus } from '../shared/bus';
 import { followedSiteCache, type SiteCache } from '../shared/viewerReads';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
 import type { Logger } from '../shared/logger';
-import { keptAnswer, sendCacheable, siteHeader, type KeptAnswer } from './keptAnswers';
+import { keptAnswer, sendCacheable, siteHeader, type KeptAnswer } from './responseCache';
 import { project, readProjection, type Projection } from './projection';
 import { compileInputRules, lookup, readInput, resolveSource, type InputRules, type RouteInput } from './requestInput';
 import { RequestError } from './requestError';

@@ -1,6 +1,6 @@
 /**
  * What each gateway instance reports of its live viewers on Topics.viewerPresence, and the overlays
- * subgraph adds up for insights (gateway/livePresence.ts writes it, subgraphs/overlays/presence.ts reads it).
+ * subgraph adds up for insights (gateway/live/presence.ts writes it, subgraphs/overlays/presence.ts reads it).
  */
 
 /** Live viewers of one channel (`channelId` '' = site-wide viewers) on one instance. */

@@ -9,9 +9,9 @@ import { createMemoryBus } from '../shared/bus/memory';
 import type { ChannelStatus, ChannelStatusMessage } from '../shared/channelStatus';
 import { ErrorCode } from '../shared/errors';
 import { createLogger } from '../shared/logger';
-import { ChannelStatusFeed } from '../gateway/channelStatusFeed';
-import type { LiveStreamSubscription } from '../gateway/liveStreams';
-import type { RenderedEvent } from '../gateway/viewerChannel';
+import { ChannelStatusFeed } from '../gateway/live/feeds/channelStatus';
+import type { LiveStreamSubscription } from '../gateway/live/streams';
+import type { RenderedEvent } from '../gateway/live/viewerChannel';
 import { until } from './helpers/wait';
 
 const offline: ChannelStatus = {

@@ -98,9 +98,10 @@ describe('a poll overlay sent by show:overlay (the timecode path)', () => {
     expect((await rest(scene.stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, me.token), body: { answerId: 'blue' } })).status).toBe(200);
     await page.click(`${scope} button[data-answer-id="red"]`);
     await proxy.restore();
-    await page.waitForSelector(`${scope} [data-poll-id][data-answer-error="CONFLICT"]`, { timeout: 10_000 });
+    // The embed retries with backoff of up to 15 s (embed/liveClient.ts): after the cut its next try may be that far off.
+    await page.waitForSelector(`${scope} [data-poll-id][data-answer-error="CONFLICT"]`, { timeout: 60_000 });
     await waitForPoll(page, scope, colourPoll([0, 1], { signedIn: true, mine: 'blue' }));
-  });
+  }, 120_000);
 
   it('offers the answers once the page hands over a token (set:token), on the new socket', async () => {
     const { site } = scene;
@@ -130,7 +131,7 @@ describe('a poll overlay sent by show:overlay (the timecode path)', () => {
     await waitForPoll(page, scope, colourPoll([0, 0], { signedIn: true }));
     const subscribed = sent.find((frame) => frame.type === 'subscribe' && frame.payload?.variables?.pollId === pollId && /pollResults/.test(frame.payload.query ?? ''));
     expect(subscribed).toBeDefined();
-    await page.waitForSelector(scope, { hidden: true, timeout: 4000 });
+    await page.waitForSelector(scope, { hidden: true, timeout: 30_000 });
     // The `complete` goes out as the overlay is taken down; the network layer reports it a moment later.
     const frames = () => sent.filter((frame) => frame.id === subscribed!.id).map((frame) => frame.type);
     const until = Date.now() + 5000;

@@ -7,9 +7,9 @@ import { GraphQLError } from 'graphql';
 import { createMemoryBus } from '../shared/bus/memory';
 import { Topics, type EventBus } from '../shared/bus';
 import { createLogger } from '../shared/logger';
-import { PUSH_INTERVAL_MS, PollResultsFeed, type PollResultsSource, type SharedPollResults } from '../gateway/pollResultsFeed';
-import type { LiveStreamSubscription } from '../gateway/liveStreams';
-import { RenderedEvent } from '../gateway/viewerChannel';
+import { PUSH_INTERVAL_MS, PollResultsFeed, type PollResultsSource, type SharedPollResults } from '../gateway/live/feeds/pollResults';
+import type { LiveStreamSubscription } from '../gateway/live/streams';
+import { RenderedEvent } from '../gateway/live/viewerChannel';
 import { POLL_RESULTS_MESSAGE_VERSION } from '../shared/viewerActivity';
 import { until } from './helpers/wait';
 

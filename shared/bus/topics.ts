@@ -2,7 +2,7 @@
 /** Topic names, in one place. */
 export const Topics = {
   overlayBroadcasts: 'overlay-broadcasts',
-  /** Live viewer counts each instance reports (gateway/livePresence.ts → overlays insights). */
+  /** Live viewer counts each instance reports (gateway/live/presence.ts → overlays insights). */
   viewerPresence: 'viewer-presence',
   /** { siteId, dataProviderIds }: automation rules of these providers changed (caches drop them). */
   automationRulesChanged: 'automation-rules-changed',

@@ -1,7 +1,7 @@
 /**
  * Watch time for quests, as written. Each instance's live server counts the seconds each signed-in
  * account holds a live overlayBroadcasts subscription to a channel, as 60-bit masks per (site, account,
- * channel, minute) (gateway/watchTime.ts), and hands them here in one batch every WATCH_FLUSH_MS.
+ * channel, minute) (gateway/live/watchTime.ts), and hands them here in one batch every WATCH_FLUSH_MS.
  *
  * The batch is ORed into WatchMinute rows, so a second counted by two tabs, or by two instances, is one
  * bit. In the same transaction the bits that were new to the database (new & ~old, read under the row

@@ -1,6 +1,6 @@
 /**
  * Insights from live viewer connections. Every instance's live server reports its counts on the bus
- * (gateway/livePresence.ts); this records them, a row per instance, site and channel. Upserting absolute
+ * (gateway/live/presence.ts); this records them, a row per instance, site and channel. Upserting absolute
  * values makes the record idempotent, so every overlays process may record the same report.
  * Concurrents count only fresh rows (an instance that stopped reporting drops out); total views add
  * up every row ever written.

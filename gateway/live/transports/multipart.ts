@@ -11,9 +11,9 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
-import { ErrorCode } from '../../shared/errors';
-import type { Logger } from '../../shared/logger';
-import type { LiveServer } from '../live';
+import { ErrorCode } from '../../../shared/errors';
+import type { Logger } from '../../../shared/logger';
+import type { LiveServer } from '../liveServer';
 import { CLOSE_SERVICE_RESTART, CLOSE_UNAUTHORIZED } from '../viewerChannel';
 import { Heartbeats, HttpStream, serveOperation, type StreamFormat } from './streamChannel';
 

@@ -9,11 +9,11 @@ import type { Request, Response } from 'express';
 import type { Socket } from 'node:net';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
-import { ErrorCode, statusForCode } from '../../shared/errors';
-import { jsonValueProblem } from '../../shared/jsonInput';
-import type { Logger } from '../../shared/logger';
-import { recordViewerDropped } from '../../shared/metrics';
-import type { LiveServer, OperationRequest } from '../live';
+import { ErrorCode, statusForCode } from '../../../shared/errors';
+import { jsonValueProblem } from '../../../shared/jsonInput';
+import type { Logger } from '../../../shared/logger';
+import { recordViewerDropped } from '../../../shared/metrics';
+import type { LiveServer, OperationRequest } from '../liveServer';
 import type { RenderedEvent, Transport, ViewerChannel } from '../viewerChannel';
 
 /** Bytes a viewer may leave unread before it is dropped (a socket's bufferedAmount, a response's writableLength). */

@@ -8,10 +8,10 @@
  * hold nothing secret: any origin may load them.
  */
 import express, { type Response, type Router } from 'express';
-import { restErrorBody } from '../shared/errors';
+import { restErrorBody } from '../../shared/errors';
 import { readFile } from 'node:fs/promises';
-import { faviconPath } from '../shared/paths';
-import { routeTemplate } from '../shared/metrics';
+import { faviconPath } from '../../shared/paths';
+import { routeTemplate } from '../../shared/metrics';
 import { bundleServer } from './bundles';
 import { OVERLAY_STYLE } from './embedStyles';
 import { watchPage } from './watchPage';

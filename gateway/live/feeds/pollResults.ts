@@ -11,15 +11,15 @@
  * and own answer, never once per viewer, and no viewer gets more than one push per 500 ms.
  */
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import type { Authenticator } from '../shared/auth/authenticate';
-import type { Identity } from '../shared/auth/identity';
-import { newId } from '../shared/ids';
-import { Topics, type EventBus } from '../shared/bus';
-import type { Logger } from '../shared/logger';
-import { ErrorCode } from '../shared/errors';
-import type { PollResultsMessage, PollResultsModel } from '../shared/viewerActivity';
-import type { LiveStream, LiveStreamSubscription } from './liveStreams';
-import type { RenderedEvent } from './viewerChannel';
+import type { Authenticator } from '../../../shared/auth/authenticate';
+import type { Identity } from '../../../shared/auth/identity';
+import { newId } from '../../../shared/ids';
+import { Topics, type EventBus } from '../../../shared/bus';
+import type { Logger } from '../../../shared/logger';
+import { ErrorCode } from '../../../shared/errors';
+import type { PollResultsMessage, PollResultsModel } from '../../../shared/viewerActivity';
+import type { LiveStream, LiveStreamSubscription } from '../streams';
+import type { RenderedEvent } from '../viewerChannel';
 
 /** Shortest time between two pushes of a poll, and between two pushes to one viewer. */
 export const PUSH_INTERVAL_MS = 500;

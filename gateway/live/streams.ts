@@ -1,11 +1,11 @@
 /**
- * Subscription fields the live server hands to a module of their own (gateway/pollResultsFeed.ts): the
+ * Subscription fields the live server hands to a module of their own (gateway/live/feeds/pollResults.ts): the
  * module decides when to push and what; the live server keeps the socket side (framing, slow readers,
  * the per-socket cap, complete and close) through the Streams below.
  */
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
-import type { Identity } from '../shared/auth/identity';
-import { executeFrame, sendFrame, type Connection } from './liveGroups';
+import type { Identity } from '../../shared/auth/identity';
+import { executeFrame, sendFrame, type Connection } from './groups';
 import type { RenderedEvent } from './viewerChannel';
 
 export interface LiveStreamSubscription {

@@ -6,8 +6,8 @@
  * for each subscriber whose arguments it matches.
  */
 import { execute, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import type { Identity } from '../shared/auth/identity';
-import { withRemaining, inAudience, type OverlayBroadcastEvent } from '../shared/liveEvents';
+import type { Identity } from '../../shared/auth/identity';
+import { withRemaining, inAudience, type OverlayBroadcastEvent } from '../../shared/liveEvents';
 import { RenderedEvent, type ViewerChannel } from './viewerChannel';
 
 /** A subscription field fed by one bus topic of `{ siteId, event }` messages. */

@@ -9,8 +9,8 @@
  * What a crash loses: the seconds counted since the last batch was written (at most WATCH_FLUSH_MS and
  * the tick in flight), never a completion or a claim (those are database facts once written).
  */
-import type { Logger } from '../shared/logger';
-import type { WatchedMinute } from '../shared/viewerActivity';
+import type { Logger } from '../../shared/logger';
+import type { WatchedMinute } from '../../shared/viewerActivity';
 
 interface Entry {
   siteId: string;

@@ -1,18 +1,18 @@
 /**
  * Live viewers over WebSocket: the graphql-ws protocol (graphql-transport-ws) on the gateway's /graphql
  * path. This is the socket side only: connection_init and its credentials (connectionParams), ping and
- * keep-alive, message dispatch, slow readers; subscriptions run in the live server (gateway/live.ts).
+ * keep-alive, message dispatch, slow readers; subscriptions run in the live server (gateway/live/liveServer.ts).
  */
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, stringifyMessage, handleProtocols } from 'graphql-ws';
 import type { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
-import type { HeaderBag } from '../../shared/auth/authenticate';
-import { recordViewerDropped } from '../../shared/metrics';
-import type { Logger } from '../../shared/logger';
-import type { LiveServer } from '../live';
-import type { Connection } from '../liveGroups';
+import type { HeaderBag } from '../../../shared/auth/authenticate';
+import { recordViewerDropped } from '../../../shared/metrics';
+import type { Logger } from '../../../shared/logger';
+import type { LiveServer } from '../liveServer';
+import type { Connection } from '../groups';
 import { CLOSE_UNAUTHORIZED, type RenderedEvent, type ViewerChannel } from '../viewerChannel';
 import { MAX_BUFFERED_BYTES } from './streamChannel';
 

@@ -2,11 +2,11 @@
  * Viewer presence for insights: how many viewers each channel has on this instance, reported on the bus
  * every few seconds (overlays records them, a row per instance, site and channel).
  */
-import { Topics, type EventBus } from '../shared/bus';
-import type { Logger } from '../shared/logger';
-import type { PresenceEntry, PresenceReport } from '../shared/viewerPresence';
+import { Topics, type EventBus } from '../../shared/bus';
+import type { Logger } from '../../shared/logger';
+import type { PresenceEntry, PresenceReport } from '../../shared/viewerPresence';
 
-export type { PresenceEntry, PresenceReport } from '../shared/viewerPresence';
+export type { PresenceEntry, PresenceReport } from '../../shared/viewerPresence';
 
 export class ViewerPresence {
   /** Viewer counts by site and channel, kept across rooms so views accumulate for the instance's life. */

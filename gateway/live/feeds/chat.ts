@@ -11,8 +11,8 @@
  * not bring a removed message back.
  */
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import type { Identity } from '../shared/auth/identity';
-import { Topics, type EventBus } from '../shared/bus';
+import type { Identity } from '../../../shared/auth/identity';
+import { Topics, type EventBus } from '../../../shared/bus';
 import {
   CHAT_FIRST_EVENT_MESSAGES,
   type ChatBusMessage,
@@ -20,13 +20,13 @@ import {
   type ChatMessageView,
   type ChatRoomView,
   type ChatSystemView,
-} from '../shared/chatEvents';
-import { ErrorCode } from '../shared/errors';
-import { newId } from '../shared/ids';
-import type { Logger } from '../shared/logger';
-import { onViewerReadsChanged } from '../shared/viewerReads';
-import type { LiveStream, LiveStreamSubscription } from './liveStreams';
-import type { RenderedEvent } from './viewerChannel';
+} from '../../../shared/chatEvents';
+import { ErrorCode } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import type { Logger } from '../../../shared/logger';
+import { onViewerReadsChanged } from '../../../shared/viewerReads';
+import type { LiveStream, LiveStreamSubscription } from '../streams';
+import type { RenderedEvent } from '../viewerChannel';
 
 /** Recent messages a room keeps per instance: reconnects within them cost no read. */
 const RING = 500;

@@ -2,9 +2,9 @@
  * Live viewers: @apollo/gateway cannot execute subscriptions, so this server executes them itself
  * against the supergraph's API schema, fed by the event bus, for viewers on every transport.
  *
- * This file is the transport-neutral core: a transport (gateway/transports/: the graphql-ws socket,
+ * This file is the transport-neutral core: a transport (gateway/live/transports/: the graphql-ws socket,
  * Server-Sent Events, multipart HTTP) opens a viewer connection with `connect` on a ViewerChannel of
- * its own (gateway/viewerChannel.ts), then `subscribe`s, `complete`s and `disconnect`s; each subscribe
+ * its own (gateway/live/viewerChannel.ts), then `subscribe`s, `complete`s and `disconnect`s; each subscribe
  * is validated like /graphql over HTTP. Queries and mutations are executed through the gateway like HTTP
  * ones. Where events go from there: liveGroups.ts (the fan-out groups that execute and serialize an
  * event once for many viewers, and feeds), liveRooms.ts (per site, the live broadcasts late joiners get)
@@ -22,26 +22,26 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { randomUUID } from 'node:crypto';
-import { Topics, type EventBus } from '../shared/bus';
-import type { HeaderBag } from '../shared/auth/authenticate';
-import { onDeveloperKeyRevoked } from '../shared/auth/keyRevocations';
-import type { Identity } from '../shared/auth/identity';
-import { ErrorCode, unauthenticated } from '../shared/errors';
-import { jsonValueProblem } from '../shared/jsonInput';
-import type { Logger } from '../shared/logger';
-import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from './documentLimits';
-import { type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../shared/liveEvents';
-import { Feeds, SITE_WIDE, fanOut, joinGroup, leaveGroup, payloadFor, type Connection, type FeedMessage, type FeedSubscriber, type LiveFeed, type Subscriber } from './liveGroups';
-import { Rooms } from './liveRooms';
-import { ViewerPresence } from './livePresence';
-import { Streams, type LiveStream } from './liveStreams';
-import type { ChannelCheck } from './liveChannels';
+import { Topics, type EventBus } from '../../shared/bus';
+import type { HeaderBag } from '../../shared/auth/authenticate';
+import { onDeveloperKeyRevoked } from '../../shared/auth/keyRevocations';
+import type { Identity } from '../../shared/auth/identity';
+import { ErrorCode, unauthenticated } from '../../shared/errors';
+import { jsonValueProblem } from '../../shared/jsonInput';
+import type { Logger } from '../../shared/logger';
+import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from '../documentLimits';
+import { type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../../shared/liveEvents';
+import { Feeds, SITE_WIDE, fanOut, joinGroup, leaveGroup, payloadFor, type Connection, type FeedMessage, type FeedSubscriber, type LiveFeed, type Subscriber } from './groups';
+import { Rooms } from './rooms';
+import { ViewerPresence } from './presence';
+import { Streams, type LiveStream } from './streams';
+import type { ChannelCheck } from './channels';
 import { CLOSE_GOING_AWAY, CLOSE_UNAUTHORIZED, TRANSPORTS, type Transport, type ViewerChannel } from './viewerChannel';
 
-export type { PresenceEntry, PresenceReport } from './livePresence';
-export type { LiveFeed } from './liveGroups';
+export type { PresenceEntry, PresenceReport } from './presence';
+export type { LiveFeed } from './groups';
 
-/** Told when a signed-in account's overlayBroadcasts subscription to a channel starts and stops (quests' watch time, gateway/watchTime.ts). */
+/** Told when a signed-in account's overlayBroadcasts subscription to a channel starts and stops (quests' watch time, gateway/live/watchTime.ts). */
 export interface WatchTimeHooks {
   watch(siteId: string, accountId: string, channelId: string): void;
   unwatch(siteId: string, accountId: string, channelId: string): void;
@@ -70,11 +70,11 @@ export interface LiveServerOptions {
   logger: Logger;
   /** Subscription fields besides overlayBroadcasts, by field name. */
   feeds?: Record<string, LiveFeed>;
-  /** Subscription fields a module of their own serves (gateway/liveStreams.ts), by field name. */
+  /** Subscription fields a module of their own serves (gateway/live/streams.ts), by field name. */
   streams?: Record<string, LiveStream>;
   /** Milliseconds between viewer-presence reports on the bus, for insights (default 5000). */
   presenceIntervalMs?: number;
-  /** Whether a channel is one of the site's (gateway/liveChannels.ts); an overlayBroadcasts subscription to one that is not is refused. */
+  /** Whether a channel is one of the site's (gateway/live/channels.ts); an overlayBroadcasts subscription to one that is not is refused. */
   checkChannel?: ChannelCheck;
   /** Counts signed-in viewers' watch time for quests; O(1) per subscription start and stop. */
   watchTime?: WatchTimeHooks;

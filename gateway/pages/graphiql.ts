@@ -7,7 +7,7 @@
  * `GRAPHIQL=off` leaves it out.
  */
 import express, { type Router } from 'express';
-import { routeTemplate } from '../shared/metrics';
+import { routeTemplate } from '../../shared/metrics';
 import { bundleServer } from './bundles';
 
 // This origin only: no inline script, no framing (an IDE holding a developer key is no widget); GraphiQL

@@ -3,14 +3,14 @@
  * (with the time left) when they subscribe. A room loads the live broadcasts once, when its first viewer
  * subscribes, follows SHOW and CLEAR events from the bus meanwhile, and goes when its last viewer leaves.
  */
-import { type BusDelivery } from '../shared/bus';
-import { recordFanout } from '../shared/metrics';
-import { withLinkedSpan } from '../shared/tracing';
-import type { Logger } from '../shared/logger';
-import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../shared/liveEvents';
-import { sendFrame, type Connection, type Group, type Room, type Subscriber } from './liveGroups';
+import { type BusDelivery } from '../../shared/bus';
+import { recordFanout } from '../../shared/metrics';
+import { withLinkedSpan } from '../../shared/tracing';
+import type { Logger } from '../../shared/logger';
+import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../../shared/liveEvents';
+import { sendFrame, type Connection, type Group, type Room, type Subscriber } from './groups';
 
-export type { Room } from './liveGroups';
+export type { Room } from './groups';
 import type { RenderedEvent } from './viewerChannel';
 
 /** The viewers of one site, by channel (`''` = site-wide viewers), and the site's live broadcasts. */

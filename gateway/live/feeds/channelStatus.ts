@@ -10,15 +10,15 @@
  * at subscribe with NOT_FOUND.
  */
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import type { Identity } from '../shared/auth/identity';
-import { Topics, type EventBus } from '../shared/bus';
-import type { ChannelStatus, ChannelStatusMessage } from '../shared/channelStatus';
-import { ErrorCode } from '../shared/errors';
-import { newId } from '../shared/ids';
-import type { Logger } from '../shared/logger';
-import { recordShowDelivery } from '../shared/showMetrics';
-import type { LiveStream, LiveStreamSubscription } from './liveStreams';
-import type { RenderedEvent } from './viewerChannel';
+import type { Identity } from '../../../shared/auth/identity';
+import { Topics, type EventBus } from '../../../shared/bus';
+import type { ChannelStatus, ChannelStatusMessage } from '../../../shared/channelStatus';
+import { ErrorCode } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import type { Logger } from '../../../shared/logger';
+import { recordShowDelivery } from '../../../shared/showMetrics';
+import type { LiveStream, LiveStreamSubscription } from '../streams';
+import type { RenderedEvent } from '../viewerChannel';
 
 /** Viewers written to before a push yields to other work. */
 const SEND_SLICE = 1000;

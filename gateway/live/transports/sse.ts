@@ -9,9 +9,9 @@
  */
 import type { RequestHandler } from 'express';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
-import { ErrorCode } from '../../shared/errors';
-import type { Logger } from '../../shared/logger';
-import type { LiveServer } from '../live';
+import { ErrorCode } from '../../../shared/errors';
+import type { Logger } from '../../../shared/logger';
+import type { LiveServer } from '../liveServer';
 import { Heartbeats, HttpStream, serveOperation, type StreamFormat } from './streamChannel';
 
 const event = (name: 'next' | 'complete', data?: string) => `event: ${name}\ndata:${data === undefined ? '' : ` ${data}`}\n\n`;

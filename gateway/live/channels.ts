@@ -10,12 +10,12 @@
  * instance, so a deleted channel is refused from then on.
  */
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import type { Identity } from '../shared/auth/identity';
-import type { EventBus } from '../shared/bus';
-import { ErrorCode, appError } from '../shared/errors';
-import { newId } from '../shared/ids';
-import type { Logger } from '../shared/logger';
-import { followedSiteCache } from '../shared/viewerReads';
+import type { Identity } from '../../shared/auth/identity';
+import type { EventBus } from '../../shared/bus';
+import { ErrorCode, appError } from '../../shared/errors';
+import { newId } from '../../shared/ids';
+import type { Logger } from '../../shared/logger';
+import { followedSiteCache } from '../../shared/viewerReads';
 
 const LOAD_CHANNEL = /* GraphQL */ `
   query LiveChannelExists($id: ID!) {

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Request, Response } from 'express';
-import { restErrorBody } from '../shared/errors';
-import { sdkBuildDir } from '../shared/paths';
+import { restErrorBody } from '../../shared/errors';
+import { sdkBuildDir } from '../../shared/paths';
 
 const gzipped = promisify(gzip);
 
