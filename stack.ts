@@ -28,8 +28,8 @@ import { createIntegrationsSubgraph } from './subgraphs/integrations/server';
 import { createOverlaysSubgraph } from './subgraphs/overlays/server';
 import { recordViewerPresence } from './subgraphs/overlays/presence';
 import { runWebhookDelivery } from './subgraphs/content/webhookDispatcher';
-import { questDepsOf, runQuestOutbox } from './subgraphs/content/questProgress';
-import { recordWatchTime } from './subgraphs/content/watchTime';
+import { questDepsOf, runQuestOutbox } from './subgraphs/content/quests/progress';
+import { recordWatchTime } from './subgraphs/content/quests/watchTime';
 
 export interface Stack {
   url: string;

@@ -4,7 +4,7 @@
  * counter per (site, account, channel), so several tabs or sockets of one account are one entry. One
  * interval per instance (every second) walks the entries and sets a bit per watched second in the
  * entry's mask of the current minute; every WATCH_FLUSH_MS the masks go to the database in one batch
- * (subgraphs/content/watchTime.ts ORs them in, so instances and tabs never count a second twice).
+ * (subgraphs/content/quests/watchTime.ts ORs them in, so instances and tabs never count a second twice).
  *
  * What a crash loses: the seconds counted since the last batch was written (at most WATCH_FLUSH_MS and
  * the tick in flight), never a completion or a claim (those are database facts once written).

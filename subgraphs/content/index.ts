@@ -4,7 +4,7 @@ import { subgraphPort } from '../../shared/config';
 import { listenSubgraph } from '../../shared/subgraph';
 import { createContentSubgraph } from './server';
 import { runWebhookDelivery } from './webhookDispatcher';
-import { runQuestOutbox } from './questProgress';
+import { runQuestOutbox } from './quests/progress';
 
 runService('content', async (deps) => {
   const service = await listenSubgraph('content', createContentSubgraph(deps.logger, deps), deps, subgraphPort(deps.config, 'content'));

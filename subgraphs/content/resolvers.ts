@@ -1,12 +1,12 @@
 /** Resolvers of the content subgraph, one file per area under resolvers/, merged here. */
 import { calendarResolvers } from './resolvers/calendar';
-import { chatResolvers } from './resolvers/chat';
+import { chatResolvers } from './chat/resolvers';
 import { pageResolvers } from './resolvers/pages';
 import { panelResolvers } from './resolvers/panels';
 import { playlistResolvers } from './resolvers/playlists';
-import { pollAnswerResolvers } from './resolvers/pollAnswers';
-import { pollResolvers } from './resolvers/polls';
-import { questResolvers } from './resolvers/quests';
+import { pollAnswerResolvers } from './polls/answerResolvers';
+import { pollResolvers } from './polls/resolvers';
+import { questResolvers } from './quests/resolvers';
 import { scheduleResolvers } from './resolvers/schedule';
 import { showResolvers } from './resolvers/show';
 import { siteResolvers } from './resolvers/site';

@@ -10,25 +10,25 @@
  * runQuestOutbox until done, so a crash between the steps loses nothing and repeats nothing.
  */
 import { randomInt } from 'node:crypto';
-import { requireAdmin } from '../../shared/auth/access';
-import { serviceIdentity, type Identity } from '../../shared/auth/identity';
-import { Topics, type EventBus } from '../../shared/bus';
-import type { Config } from '../../shared/config';
-import { Prisma, type Db } from '../../shared/db/client';
-import type { Quest, QuestCompletion } from '../../shared/db/generated/sqlite';
-import { badInput, conflict, unauthenticated } from '../../shared/errors';
-import { newId } from '../../shared/ids';
-import { stringList } from '../../shared/json';
-import type { Logger } from '../../shared/logger';
-import type { ServiceDeps } from '../../shared/subgraph';
-import type { SupergraphClient } from '../../shared/supergraph';
-import { awardPoints } from './leaderboard';
+import { requireAdmin } from '../../../shared/auth/access';
+import { serviceIdentity, type Identity } from '../../../shared/auth/identity';
+import { Topics, type EventBus } from '../../../shared/bus';
+import type { Config } from '../../../shared/config';
+import { Prisma, type Db } from '../../../shared/db/client';
+import type { Quest, QuestCompletion } from '../../../shared/db/generated/sqlite';
+import { badInput, conflict, unauthenticated } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import { stringList } from '../../../shared/json';
+import type { Logger } from '../../../shared/logger';
+import type { ServiceDeps } from '../../../shared/subgraph';
+import type { SupergraphClient } from '../../../shared/supergraph';
+import { awardPoints } from '../leaderboard';
 import { findQuest, questActions } from './quests';
-import { Scopes } from './resolvers/access';
-import { webhookDispatcher } from './webhookDispatcher';
-import type { QuestProgressView } from '../../shared/viewerActivity';
-import { viewerRead } from './viewerReads';
-import { enqueueWebhook, WebhookEvents } from './webhooks';
+import { Scopes } from '../resolvers/access';
+import { webhookDispatcher } from '../webhookDispatcher';
+import type { QuestProgressView } from '../../../shared/viewerActivity';
+import { viewerRead } from '../viewerReads';
+import { enqueueWebhook, WebhookEvents } from '../webhooks';
 
 /** What quest progress needs from its surroundings: a resolver context, or a service's deps. */
 export interface QuestDeps {

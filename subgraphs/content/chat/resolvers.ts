@@ -1,6 +1,6 @@
 /** Resolvers of live chat (subgraphs/content/chat/): sending (C + J), history, room and replay (C), moderation (admins of Panels). */
-import { chatHistory, chatReplay, chatRoomState, sendChatMessage } from '../chat/messages';
-import { banChatAccount, chatBans, deleteChatMessage, unbanChatAccount } from '../chat/moderation';
+import { chatHistory, chatReplay, chatRoomState, sendChatMessage } from './messages';
+import { banChatAccount, chatBans, deleteChatMessage, unbanChatAccount } from './moderation';
 import type { Resolvers } from '../resolvers.generated';
 
 export const chatResolvers: Resolvers = {

@@ -13,19 +13,19 @@
  */
 import Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { Topics, type EventBus } from '../../shared/bus';
-import { MicroBatcher, sqliteDate } from '../../shared/db/batches';
-import type { Database, Db } from '../../shared/db/client';
-import { whenUnlocked } from '../../shared/db/sqlite';
-import type { Poll } from '../../shared/db/generated/sqlite';
-import { appError, badInput, conflict, ErrorCode, notFound, unauthenticated } from '../../shared/errors';
-import { newId } from '../../shared/ids';
-import type { Logger } from '../../shared/logger';
-import type { ServiceDeps, SubgraphContext } from '../../shared/subgraph';
-import { requireSite } from '../../shared/auth/access';
-import type { Identity } from '../../shared/auth/identity';
+import { Topics, type EventBus } from '../../../shared/bus';
+import { MicroBatcher, sqliteDate } from '../../../shared/db/batches';
+import type { Database, Db } from '../../../shared/db/client';
+import { whenUnlocked } from '../../../shared/db/sqlite';
+import type { Poll } from '../../../shared/db/generated/sqlite';
+import { appError, badInput, conflict, ErrorCode, notFound, unauthenticated } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import type { Logger } from '../../../shared/logger';
+import type { ServiceDeps, SubgraphContext } from '../../../shared/subgraph';
+import { requireSite } from '../../../shared/auth/access';
+import type { Identity } from '../../../shared/auth/identity';
 import { pollAnswers } from './polls';
-import { POLL_RESULTS_MESSAGE_VERSION, type PollResultsMessage, type PollResultsModel } from '../../shared/viewerActivity';
+import { POLL_RESULTS_MESSAGE_VERSION, type PollResultsMessage, type PollResultsModel } from '../../../shared/viewerActivity';
 
 
 

@@ -10,12 +10,12 @@
  * Statements per batch: 3 per 1,000 masks and one per 1,000 counters — they grow with minutes watched,
  * never with viewers × seconds.
  */
-import { Prisma } from '../../shared/db/client';
-import type { DbProvider } from '../../shared/db/providers';
-import type { Quest } from '../../shared/db/generated/sqlite';
-import { recordWatchTimeBatch } from '../../shared/metrics';
-import { actionRules, evaluateQuest, publishProgress, questsOfSite, WATCH_KIND, type ActionRule, type QuestDeps } from './questProgress';
-import type { QuestProgressView, WatchedMinute } from '../../shared/viewerActivity';
+import { Prisma } from '../../../shared/db/client';
+import type { DbProvider } from '../../../shared/db/providers';
+import type { Quest } from '../../../shared/db/generated/sqlite';
+import { recordWatchTimeBatch } from '../../../shared/metrics';
+import { actionRules, evaluateQuest, publishProgress, questsOfSite, WATCH_KIND, type ActionRule, type QuestDeps } from './progress';
+import type { QuestProgressView, WatchedMinute } from '../../../shared/viewerActivity';
 
 
 const ROWS_PER_STATEMENT = 1000;

@@ -6,15 +6,15 @@
  * at once only one closes it, and the points, the webhooks and the change commit together: nothing is
  * awarded or reported twice, and nothing is reported that did not happen.
  */
-import type { Prisma, Poll } from '../../shared/db/generated/sqlite';
-import { conflict } from '../../shared/errors';
-import type { SubgraphContext } from '../../shared/subgraph';
-import { awardPoints } from './leaderboard';
-import { pollResultsOf, publishPollResults, revealed } from './pollAnswers';
-import { POLL_RESULTS_MESSAGE_VERSION } from '../../shared/viewerActivity';
+import type { Prisma, Poll } from '../../../shared/db/generated/sqlite';
+import { conflict } from '../../../shared/errors';
+import type { SubgraphContext } from '../../../shared/subgraph';
+import { awardPoints } from '../leaderboard';
+import { pollResultsOf, publishPollResults, revealed } from './answers';
+import { POLL_RESULTS_MESSAGE_VERSION } from '../../../shared/viewerActivity';
 import type { pollFields } from './polls';
-import { wakeWebhooks } from './resolvers/access';
-import { enqueueWebhook, WebhookEvents } from './webhooks';
+import { wakeWebhooks } from '../resolvers/access';
+import { enqueueWebhook, WebhookEvents } from '../webhooks';
 
 type PollData = Omit<ReturnType<typeof pollFields>, 'answers'> & { answers: Prisma.InputJsonValue };
 

@@ -2,10 +2,10 @@
 import { hasAdminAccess, requireAdmin, requireSite } from '../../../shared/auth/access';
 import { unauthenticated } from '../../../shared/errors';
 import { leaderboardEntryOf, leaderboardPage } from '../leaderboard';
-import { answerPoll, answersOfAccounts, pollResultsOf } from '../pollAnswers';
-import { findPoll } from '../polls';
+import { answerPoll, answersOfAccounts, pollResultsOf } from './answers';
+import { findPoll } from './polls';
 import type { PollType, Resolvers } from '../resolvers.generated';
-import { Scopes } from './access';
+import { Scopes } from '../resolvers/access';
 
 export const pollAnswerResolvers: Resolvers = {
   Query: {

@@ -3,13 +3,13 @@
  * imageUrl }. Trivia names its right answer when created; a prediction names it once the outcome is
  * known; a plain poll has none.
  */
-import type { Db } from '../../shared/db/client';
-import type { Poll } from '../../shared/db/generated/sqlite';
-import { badInput } from '../../shared/errors';
-import { newId } from '../../shared/ids';
-import { checkOptionalUrl, checkSiteId, checkText, found } from './checks';
-import { searchKey } from './listing';
-import type { PollAnswer, PollAnswerInput, PollType } from './resolvers.generated';
+import type { Db } from '../../../shared/db/client';
+import type { Poll } from '../../../shared/db/generated/sqlite';
+import { badInput } from '../../../shared/errors';
+import { newId } from '../../../shared/ids';
+import { checkOptionalUrl, checkSiteId, checkText, found } from '../checks';
+import { searchKey } from '../listing';
+import type { PollAnswer, PollAnswerInput, PollType } from '../resolvers.generated';
 
 export interface PollFieldsInput {
   type: PollType;

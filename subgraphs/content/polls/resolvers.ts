@@ -3,11 +3,11 @@ import { hasAdminAccess, requireAdmin, requireReader, requireSite } from '../../
 import type { Prisma } from '../../../shared/db/generated/sqlite';
 import { newId } from '../../../shared/ids';
 import { listQuery, searchFilter, type ListSpec } from '../listing';
-import { deletePollWithAnswers, savePollChange } from '../pollOutcomes';
-import { findPoll, pollAnswers, pollFields, pollFilter } from '../polls';
+import { deletePollWithAnswers, savePollChange } from './outcomes';
+import { findPoll, pollAnswers, pollFields, pollFilter } from './polls';
 import { referencesTo } from '../references';
 import type { PollType, Resolvers } from '../resolvers.generated';
-import { Scopes, timestamps } from './access';
+import { Scopes, timestamps } from '../resolvers/access';
 
 const POLL_LIST: ListSpec<string> = { sort: { created: 'createdAt', name: 'name' }, defaultSort: 'created', defaultDirection: 1 };
 

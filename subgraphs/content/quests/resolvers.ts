@@ -5,11 +5,11 @@ import type { Quest } from '../../../shared/db/generated/sqlite';
 import { newId } from '../../../shared/ids';
 import { stringList } from '../../../shared/json';
 import { listQuery, searchFilter, type ListSpec } from '../listing';
-import { findQuest, QUEST_PROPERTIES, questActions, questFields } from '../quests';
-import { drawQuestRaffle, questProgressOf } from '../questProgress';
+import { findQuest, QUEST_PROPERTIES, questActions, questFields } from './quests';
+import { drawQuestRaffle, questProgressOf } from './progress';
 import { referencesOfQuest, replaceReferences } from '../references';
 import type { QuestInput, Resolvers } from '../resolvers.generated';
-import { Scopes, timestamps } from './access';
+import { Scopes, timestamps } from '../resolvers/access';
 
 const QUEST_LIST: ListSpec<string> = {
   sort: { created: 'createdAt', modified: 'updatedAt', title: 'title', rewardType: 'rewardType', timeMinimum: 'timeMinimum', timeMaximum: 'timeMaximum' },

@@ -3,12 +3,12 @@
  * kinds are the seed's; an answer:polls:specific action names its poll in validationValue, and that poll
  * must be one of the site's.
  */
-import type { Db } from '../../shared/db/client';
-import type { Prisma, Quest } from '../../shared/db/generated/sqlite';
-import { badInput } from '../../shared/errors';
-import { checkListSize, checkOptionalNumber, checkOptionalText, checkOptionalUrl, checkSiteId, checkTags, checkText, found } from './checks';
-import { searchKey, type PropertyKind } from './listing';
-import type { QuestAction, QuestInput } from './resolvers.generated';
+import type { Db } from '../../../shared/db/client';
+import type { Prisma, Quest } from '../../../shared/db/generated/sqlite';
+import { badInput } from '../../../shared/errors';
+import { checkListSize, checkOptionalNumber, checkOptionalText, checkOptionalUrl, checkSiteId, checkTags, checkText, found } from '../checks';
+import { searchKey, type PropertyKind } from '../listing';
+import type { QuestAction, QuestInput } from '../resolvers.generated';
 
 export const REWARD_TYPES = ['raffle', 'prize', 'webhook', 'prize-service-specific'] as const;
 /** The action kinds the server keeps progress of; any other kind is stored and shown, never done. */
