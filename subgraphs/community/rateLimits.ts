@@ -4,8 +4,8 @@
  * limits are per site and key (rate-limiter-flexible). With REDIS_URL they are counted in Redis, so N
  * instances allow what one does (DESIGN.md); while Redis is away each instance counts on its own.
  */
-import Redis from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { openRateLimiters, type RateLimiters } from '../../shared/rateLimits';
 import type { Config } from '../../shared/config';
 import { appError, ErrorCode } from '../../shared/errors';
 import type { Logger } from '../../shared/logger';
@@ -32,24 +32,11 @@ function rateLimited(name: LimitName, result: RateLimiterRes) {
 /** The limits of one community server: in memory, or in Redis when REDIS_URL is set. */
 export class RateLimits {
   private readonly limiters: Record<LimitName, RateLimiterAbstract>;
-  private readonly redis: Redis | null = null;
+  private readonly store: RateLimiters;
 
   constructor(config: Pick<Config, 'redisUrl' | 'redisPrefix'>, logger: Logger) {
-    const memory = (name: LimitName) => new RateLimiterMemory(LIMITS[name]);
-    if (config.redisUrl) {
-      const redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-      redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'rate limiter redis error'));
-      this.redis = redis;
-    }
-    const redis = this.redis;
-    this.limiters = Object.fromEntries(
-      (Object.keys(LIMITS) as LimitName[]).map((name) => [
-        name,
-        redis
-          ? new RateLimiterRedis({ ...LIMITS[name], storeClient: redis, keyPrefix: `${config.redisPrefix}:limit:${LIMITS[name].keyPrefix}`, insuranceLimiter: memory(name) })
-          : memory(name),
-      ]),
-    ) as unknown as Record<LimitName, RateLimiterAbstract>;
+    this.store = openRateLimiters(config, logger);
+    this.limiters = Object.fromEntries((Object.keys(LIMITS) as LimitName[]).map((name) => [name, this.store.limiter(LIMITS[name])])) as Record<LimitName, RateLimiterAbstract>;
   }
 
   /** Spends one point; throws RATE_LIMITED when the key has none left. */
@@ -74,6 +61,6 @@ export class RateLimits {
   }
 
   async close(): Promise<void> {
-    if (this.redis) await this.redis.quit().catch(() => undefined);
+    await this.store.close();
   }
 }

@@ -4,8 +4,7 @@
  * per-provider rate limiter of data events (in Redis when configured, so every instance counts the
  * same events), the batching writer of data events, and the sweeper that removes expired ones.
  */
-import Redis from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { openRateLimiters } from '../../shared/rateLimits';
 import { Topics } from '../../shared/bus';
 import type { ServiceDeps } from '../../shared/subgraph';
 import { RuleCache } from './automationRules';
@@ -31,16 +30,8 @@ export function createIntegrationsRuntime({ config, database, bus, logger, super
     bus.subscribe(Topics.dataProviderChanged, (message) => dataProviders.drop((message as { dataProviderId: string }).dataProviderId)),
   ];
 
-  const limits = { points: config.dataEventRateLimit, duration: config.dataEventRateWindowSeconds };
-  const memoryRate = new RateLimiterMemory({ ...limits, keyPrefix: 'data-events' });
-  let redis: Redis | null = null;
-  let eventRate: RateLimiterAbstract = memoryRate;
-  if (config.redisUrl) {
-    redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-    redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'rate limiter redis error'));
-    // While Redis is away each instance counts on its own rather than refusing every event.
-    eventRate = new RateLimiterRedis({ ...limits, storeClient: redis, keyPrefix: `${config.redisPrefix}:data-events`, insuranceLimiter: memoryRate });
-  }
+  const limits = openRateLimiters(config, logger);
+  const eventRate = limits.limiter({ points: config.dataEventRateLimit, duration: config.dataEventRateWindowSeconds, keyPrefix: 'data-events' });
 
   const sweeper = setInterval(() => {
     removeExpiredEvents(database.prisma).catch((error: Error) => logger.warn({ err: error.message }, 'could not remove expired data events'));
@@ -58,7 +49,7 @@ export function createIntegrationsRuntime({ config, database, bus, logger, super
       clearInterval(sweeper);
       stopCountingLive();
       for (const stop of unsubscribe) stop();
-      if (redis) await redis.quit().catch(() => undefined);
+      await limits.close();
     },
   };
 }

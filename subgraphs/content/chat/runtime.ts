@@ -6,8 +6,8 @@
  * every instance's viewers a room changed (held while Redis is away and published once it is back, so a
  * message acknowledged during a blip still reaches every instance: shared/bus/announcer.ts).
  */
-import Redis from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { openRateLimiters, type LimitOptions, type RateLimiters } from '../../../shared/rateLimits';
 import { Topics } from '../../../shared/bus';
 import { CHAT_MESSAGE_VERSION, type ChatBusMessage } from '../../../shared/chatEvents';
 import type { Db } from '../../../shared/db/client';
@@ -40,7 +40,7 @@ interface Cached<T> {
 
 export class ChatRuntime {
   readonly writer: ChatWriter;
-  private readonly redis: Redis | null = null;
+  private readonly limits: RateLimiters;
   private readonly siteLimit: RateLimiterAbstract;
   private readonly slowLimits = new Map<number, RateLimiterAbstract>();
   private readonly settings = new Map<string, Cached<ChatSettings | null>>();
@@ -51,10 +51,7 @@ export class ChatRuntime {
   constructor(private readonly deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>) {
     const { config, database, logger } = deps;
     this.writer = new ChatWriter(database, (rooms) => this.announceStored(rooms));
-    if (config.redisUrl) {
-      this.redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-      this.redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'chat rate limiter redis error'));
-    }
+    this.limits = openRateLimiters(config, logger);
     this.siteLimit = this.limiter(SITE_LIMIT);
     this.stopFollowing = onViewerReadsChanged(deps.bus, (siteId) => {
       if (siteId === null) this.settings.clear();
@@ -65,10 +62,8 @@ export class ChatRuntime {
   }
 
   /** A limiter in Redis when there is one (each instance counts alone only while Redis is away). */
-  private limiter(options: IRateLimiterOptions & { keyPrefix: string }): RateLimiterAbstract {
-    const memory = new RateLimiterMemory(options);
-    if (!this.redis) return memory;
-    return new RateLimiterRedis({ ...options, storeClient: this.redis, keyPrefix: `${this.deps.config.redisPrefix}:limit:${options.keyPrefix}`, insuranceLimiter: memory });
+  private limiter(options: LimitOptions): RateLimiterAbstract {
+    return this.limits.limiter(options);
   }
 
   /** The room's settings, or NOT_FOUND when the site has no such panel or it is no chat. */
@@ -160,7 +155,7 @@ export class ChatRuntime {
   async stop(): Promise<void> {
     this.stopFollowing();
     clearInterval(this.sweep);
-    if (this.redis) await this.redis.quit().catch(() => undefined);
+    await this.limits.close();
   }
 }
 

@@ -11,8 +11,8 @@
  * After each batch the instance tells every instance over the bus which accounts answered which poll
  * (Topics.pollResults): live results are recounted from the database and pushed from there.
  */
-import Redis from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { openRateLimiters, type RateLimiters } from '../../../shared/rateLimits';
 import { Topics, type EventBus } from '../../../shared/bus';
 import { MicroBatcher, sqliteDate } from '../../../shared/db/batches';
 import type { Database, Db } from '../../../shared/db/client';
@@ -139,7 +139,7 @@ interface PollSummary {
 export class PollAnswerRuntime {
   readonly writer: PollAnswerWriter;
   private readonly rate: RateLimiterAbstract;
-  private readonly redis: Redis | null = null;
+  private readonly limits: RateLimiters;
   private readonly polls = new Map<string, PollSummary>();
   private readonly unsubscribe: () => void;
 
@@ -150,14 +150,8 @@ export class PollAnswerRuntime {
   ) {
     const { config, database, bus, logger } = deps;
     this.writer = new PollAnswerWriter(database, (rows) => this.announceAnswers(rows));
-    const memory = new RateLimiterMemory(ANSWER_LIMIT);
-    this.rate = memory;
-    if (config.redisUrl) {
-      this.redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-      this.redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'rate limiter redis error'));
-      // While Redis is away each instance counts on its own rather than refusing every answer.
-      this.rate = new RateLimiterRedis({ ...ANSWER_LIMIT, storeClient: this.redis, keyPrefix: `${config.redisPrefix}:limit:${ANSWER_LIMIT.keyPrefix}`, insuranceLimiter: memory });
-    }
+    this.limits = openRateLimiters(config, logger);
+    this.rate = this.limits.limiter(ANSWER_LIMIT);
     this.unsubscribe = bus.subscribe(Topics.pollResults, (message) => {
       const { siteId, pollId, changed } = message as PollResultsMessage;
       if (changed) this.polls.delete(`${siteId}\u0000${pollId}`);
@@ -202,7 +196,7 @@ export class PollAnswerRuntime {
 
   async stop(): Promise<void> {
     this.unsubscribe();
-    if (this.redis) await this.redis.quit().catch(() => undefined);
+    await this.limits.close();
   }
 }
 
