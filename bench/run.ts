@@ -19,12 +19,7 @@ import { measureCosts } from './costs';
 import { measureFanout } from './fanout';
 import { measureHttpFanout } from './httpSubscriptions';
 import { measureFleet } from './fleet';
-import { measureDeepGateway } from './deepQuery';
-import { measureGateway } from './gateway';
-import { measureGraphQLLimits } from './limits';
-import { LOOP_BLOCK_GOAL_MS, measureLoopBlocks } from './loopblock';
-import { measureObservability } from './observability';
-import { measurePeerGateway } from './peer';
+import { gatewaySection, graphqlLimitsSection, loopBlockSection, observabilitySection, peerSection, type Figures } from './gatewaySections';
 import { root, startInstance, startPostgres, startRedis } from './harness';
 import { measureJoinStorms, type JoinFigures } from './join';
 import { measureShow } from './show';
@@ -65,7 +60,6 @@ async function main(): Promise<void> {
   writeFileSync(join(root, 'bench', 'results', `${name}.json`), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
 }
 
-type Figures = Record<string, unknown>;
 
 /**
  * The show: N viewers on channelStatus, then the stream's `active` webhook; p99 from the webhook to each
@@ -106,33 +100,6 @@ async function httpSubscriptionsSection(figures: Figures, viewers: number): Prom
   console.log('target: p99 over HTTP ≤ 1.2× the socket’s in the same run');
 }
 
-/** The 50 ms rule: the server's longest event-loop block per hostile case, beside an idle baseline (bench/loopblock.ts). */
-async function loopBlockSection(figures: Figures): Promise<void> {
-  const blocks = await measureLoopBlocks();
-  figures.loopBlock = blocks;
-  console.log("\nthe 50 ms rule: the server's longest event-loop block while each case ran (monitorEventLoopDelay in the server process, read from /metrics)");
-  console.table(blocks.rows.map((row) => ({ case: row.case, 'max block ms': row.maxBlockMs, answers: row.statuses })));
-  console.log(`worst hostile case: ${blocks.worstMs} ms (${blocks.worstCase}); idle ${blocks.idleMs} ms; goal: every case ≤ ${LOOP_BLOCK_GOAL_MS} ms`);
-}
-
-/** The GraphQL document limits: gateway p50 with them over without, on two instances side by side. */
-async function graphqlLimitsSection(figures: Figures): Promise<void> {
-  const limits = await measureGraphQLLimits();
-  figures.graphqlLimits = limits;
-  console.log('\nGraphQL document limits: the gateway query with the limits on and off (GRAPHQL_LIMITS=off), alternating rounds');
-  console.table({ 'limits on': limits.limitsOn, 'limits off': limits.limitsOff });
-  console.log(`limits on/off p50 = ${limits.onOverOffP50}× (target ≤ 1.05×); requests/s off/on = ${limits.offOverOnRequests}×`);
-}
-
-/** What metrics cost: gateway p50 with metrics on over METRICS=off (or an earlier build), tracing off in both. */
-async function observabilitySection(figures: Figures): Promise<void> {
-  const observability = await measureObservability();
-  figures.observability = observability;
-  console.log(`\nmetrics cost: one-subgraph query through the gateway, 10 connections, ${observability.rounds} alternating rounds each; tracing off in both`);
-  console.table({ [`baseline: ${observability.baseline}`]: observability.metricsOff, 'metrics on (default)': observability.metricsOn });
-  console.log(`metrics on / off: p50 = ${observability.p50Ratio}× (target ≤ 1.05×)`);
-}
-
 /** Viewers in the browser: from the broadcast call to the overlay in the embed's DOM, and the SDK scripts' size. */
 async function browserSection(figures: Figures): Promise<void> {
   const instance = await startInstance();
@@ -151,43 +118,6 @@ async function runtimesSection(figures: Figures, viewers: number): Promise<void>
   const { baseline, current } = runtimes.runtimes;
   console.log(`\nruntimes: the same build on Node.js ${current} and ${baseline}, on a private PostgreSQL + Redis (lower is better but for requests/s)`);
   console.table(Object.fromEntries(Object.entries(runtimes.figures).map(([figure, value]) => [figure, { [baseline]: value.baseline, [current]: value.current, [`${current} / ${baseline}`]: value.ratio }])));
-}
-
-async function gatewaySection(figures: Figures): Promise<void> {
-  const instance = await startInstance();
-  const gateway = await measureGateway(instance);
-  const peers = await measureDeepGateway(instance);
-  await instance.stop();
-  figures.gateway = { ...gateway, againstHiveGateway: peers };
-  console.log('\ngateway and REST bridge: one-subgraph query (overlays), 10 connections');
-  console.table({
-    'straight to subgraph': gateway.subgraphDirect,
-    'through gateway': gateway.gateway,
-    'REST bridge': gateway.rest,
-    'gateway, 2-subgraph join': gateway.gatewayJoin,
-  });
-  console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
-  console.log('\nagainst Hive Gateway: the same supergraph and subgraphs, 50 connections (targets: in one process ≥ 1.2× Hive req/s with p95 no worse; over HTTP ≥ 1.0×)');
-  for (const row of peers) {
-    console.log(`${row.query}: ${row.answerBytes} bytes answered, same answers: ${row.sameAnswers}`);
-    console.table({ 'stagegraph, in-process subgraphs': row.stagegraphInProcess, 'stagegraph gateway, HTTP to subgraphs': row.stagegraphOverHttp, 'Hive Gateway, HTTP to subgraphs': row.hiveGatewayOverHttp });
-    console.log(`req/s over Hive: in one process ${row.inProcessOverHiveRps}×, over HTTP ${row.overHttpOverHiveRps}×; p95 over Hive: ${row.inProcessOverHiveP95}×, ${row.overHttpOverHiveP95}×`);
-  }
-}
-
-async function peerSection(figures: Figures): Promise<void> {
-  const peerInstance = await startInstance();
-  const peer = await measurePeerGateway(peerInstance);
-  await peerInstance.stop();
-  figures.peerGateway = peer;
-  console.log('\npeer baseline: the same supergraph and query through @graphql-hive/gateway (request deduplication off)');
-  console.table({
-    'straight to subgraph': peer.subgraphDirect,
-    'stagegraph gateway, in-process subgraphs (npm start)': peer.stagegraphInProcess,
-    'stagegraph gateway, own process, HTTP to subgraphs': peer.stagegraphOverHttp,
-    'Hive Gateway, own process, HTTP to subgraphs': peer.hiveGatewayOverHttp,
-  });
-  console.log(`stagegraph/Hive p50, both over HTTP = ${peer.stagegraphOverHiveP50}×`);
 }
 
 async function accessCodesSection(figures: Figures): Promise<void> {
