@@ -3,28 +3,10 @@
  * document, the shape it answers, and the subscription on the embed's live client. Everything else in
  * the page reads {@link ChannelStatus} from here, so a change in the contract is a change in this file.
  */
+import type { ChannelStatus, ShowState } from '../shared/viewerProtocol';
 import type { LiveClient } from './liveClient';
 
-/** The show state of a channel, from its stream's webhooks in seed 000's order. */
-export type ShowState = 'OFFLINE' | 'STARTING' | 'LIVE' | 'RECONNECTING' | 'ENDED';
-
-/** What `channelStatus` answers: one event at subscribe, one per change. */
-export interface ChannelStatus {
-  channelId: string;
-  state: ShowState;
-  /** Exactly what the content check's `live` says right now. */
-  live: boolean;
-  liveBroadcastId: string | null;
-  /** Unix ms the show went LIVE, null when not live. */
-  startedAt: number | null;
-  streamSecond: number | null;
-  /** The channel's newest delivered recording (a Video ID). */
-  recordingVideoId: string | null;
-  /** The live HLS URL, only while live and only for a channel without a gate. */
-  playbackUrl: string | null;
-  /** Until a scheduled start (`startsAt` Unix ms, server clock). */
-  countdown: { title: string | null; startsAt: number } | null;
-}
+export type { ChannelStatus, ShowState } from '../shared/viewerProtocol';
 
 const SUBSCRIPTION = /* GraphQL */ `subscription WatchChannelStatus($channelId: ID!) {
   channelStatus(channelId: $channelId) {

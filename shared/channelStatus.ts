@@ -4,34 +4,13 @@
  * channel's show changed. One module both import, so neither knows the other's internals.
  */
 import { Topics, type EventBus } from './bus';
+import type { ShowState } from './viewerProtocol';
 import { announceViewerReadsChanged } from './viewerReads';
 
-/** The show state of a channel, from its stream's webhooks in seed 000's order. */
-export type ShowState = 'OFFLINE' | 'STARTING' | 'LIVE' | 'RECONNECTING' | 'ENDED';
+export type { ChannelCountdown, ChannelStatus, ShowState } from './viewerProtocol';
 
 /** The states in which a published channel is live (the provider plays the fallback image while RECONNECTING). */
 export const ON_AIR: readonly ShowState[] = ['LIVE', 'RECONNECTING'];
-
-/** Until a scheduled or countdown start. */
-export interface ChannelCountdown {
-  title: string | null;
-  /** Unix ms, server clock. */
-  startsAt: number;
-}
-
-/** What `channelStatus` answers and pushes (contract.md). */
-export interface ChannelStatus {
-  channelId: string;
-  state: ShowState;
-  live: boolean;
-  liveBroadcastId: string | null;
-  startedAt: number | null;
-  streamSecond: number | null;
-  recordingVideoId: string | null;
-  /** Only while live and only for a channel without a gate. */
-  playbackUrl: string | null;
-  countdown: ChannelCountdown | null;
-}
 
 /** What travels on Topics.channelStatus: the channel whose status may have changed, and when the change was accepted. */
 export interface ChannelStatusMessage {

@@ -136,3 +136,27 @@ export interface PollResults {
   correctAnswerId: string | null;
   mine: { answerId: string; correct: boolean | null } | null;
 }
+
+/** The show state of a channel, from its stream's webhooks in seed 000's order. */
+export type ShowState = 'OFFLINE' | 'STARTING' | 'LIVE' | 'RECONNECTING' | 'ENDED';
+
+/** Until a scheduled or countdown start. */
+export interface ChannelCountdown {
+  title: string | null;
+  /** Unix ms, server clock. */
+  startsAt: number;
+}
+
+/** What `channelStatus` answers and pushes: the watch page reads it, the content subgraph computes it. */
+export interface ChannelStatus {
+  channelId: string;
+  state: ShowState;
+  live: boolean;
+  liveBroadcastId: string | null;
+  startedAt: number | null;
+  streamSecond: number | null;
+  recordingVideoId: string | null;
+  /** Only while live and only for a channel without a gate. */
+  playbackUrl: string | null;
+  countdown: ChannelCountdown | null;
+}
