@@ -7,6 +7,7 @@
  */
 import WebSocket from 'ws';
 import type { ViewersStart as Start } from './harness';
+import { openInBatches } from './viewerBatches';
 
 const SUBSCRIPTION = 'subscription($channelId: ID!) { channelStatus(channelId: $channelId) { state live playbackUrl } }';
 const now = () => performance.timeOrigin + performance.now();
@@ -64,10 +65,7 @@ function openViewer(start: Start, token?: string): Promise<void> {
 
 process.on('message', async (message: Start | { type: 'report' } | { type: 'close' }) => {
   if (message.type === 'start') {
-    for (let opened = 0; opened < message.count; opened += message.concurrency) {
-      const batch = Math.min(message.concurrency, message.count - opened);
-      await Promise.all(Array.from({ length: batch }, (_, index) => openViewer(message, message.tokens?.[opened + index])));
-    }
+    await openInBatches(message, (token) => openViewer(message, token));
     process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures });
   } else if (message.type === 'report') {
     process.send?.({ type: 'holding', times: holding, checkFailures });

@@ -5,6 +5,7 @@
  */
 import WebSocket from 'ws';
 import type { ViewersStart as Start } from './harness';
+import { openInBatches } from './viewerBatches';
 
 const SUBSCRIPTION = 'subscription($channelId: ID) { overlayBroadcasts(channelId: $channelId) { kind broadcastId overlay { id contents } expiresAt } }';
 const now = () => performance.timeOrigin + performance.now();
@@ -55,10 +56,7 @@ function openViewer(start: Start, token?: string): Promise<void> {
 
 process.on('message', async (message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }) => {
   if (message.type === 'start') {
-    for (let opened = 0; opened < message.count; opened += message.concurrency) {
-      const batch = Math.min(message.concurrency, message.count - opened);
-      await Promise.all(Array.from({ length: batch }, (_, index) => openViewer(message, message.tokens?.[opened + index])));
-    }
+    await openInBatches(message, (token) => openViewer(message, token));
     process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures });
   } else if (message.type === 'report') {
     process.send?.({ type: 'receipts', broadcastId: message.broadcastId, times: receipts.get(message.broadcastId) ?? [] });
