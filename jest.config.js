@@ -26,6 +26,7 @@ const RUNS_ONCE = [
   'generated-client\\.e2e\\.ts',
   'legacy-clients\\.e2e\\.ts',
   'provider\\.e2e\\.ts',
+  'provider-fallback\\.e2e\\.ts',
   'readme-quickstart\\.e2e\\.ts',
 ];
 
