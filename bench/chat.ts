@@ -66,7 +66,7 @@ export interface ChatOptions {
   reactionsPerSecond?: number;
 }
 
-/** Accounts the reactions come from: 30 reactions per 10 s per account is the limit, so 2,000 carry 5,000/s. */
+/** Viewers who react, each on its own socket: 30 reactions per 10 s per account is the limit, so 2,000 carry 5,000/s. */
 const REACTORS = 2000;
 const BENCH_EMOJI = ['👍', '❤️', '🔥', '🎉'];
 
@@ -122,6 +122,12 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     }),
   );
   const open = ready.reduce((sum, reply) => sum + reply.open, 0);
+  // The reacting viewers open their sockets before anything is measured.
+  const reactor = reactionRate > 0 ? startWorker('chatReactors.ts') : null;
+  if (reactor) {
+    const start = { type: 'start', urls, siteId, panelId, tokens: reactorTokens, emoji: BENCH_EMOJI, ratePerSecond: reactionRate, seconds, inFlight: 1000 };
+    await request(reactor, start, 'ready');
+  }
 
   // Senders: one message every 1000/rate ms, each from the next account (and instance) in turn.
   const acks: [number, number][] = [];
@@ -130,9 +136,8 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
   const total = rate * seconds;
   const startAt = performance.now() + 100;
   const sends: Promise<void>[] = [];
-  const reactor = reactionRate > 0 ? startWorker('chatReactors.ts') : null;
   const reacted: Promise<{ accepted: Record<string, number>; statuses: Record<string, number>; sent: number }> = reactor
-    ? request(reactor, { type: 'start', urls, siteId, panelId, tokens: reactorTokens, emoji: BENCH_EMOJI, ratePerSecond: reactionRate, seconds, inFlight: 512 }, 'reacted')
+    ? request(reactor, { type: 'go' }, 'reacted')
     : Promise.resolve({ accepted: {}, statuses: {}, sent: 0 });
   for (let index = 0; index < total; index += 1) {
     const wait = startAt + (index * 1000) / rate - performance.now();
@@ -183,7 +188,7 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     reactionsSent: reactions.sent,
     reactionsAccepted: Object.values(reactions.accepted).reduce((sum, count) => sum + count, 0),
     reactionStatuses: reactions.statuses,
-    exactReactionViewers: reports.reduce((sum, report) => sum + report.exactReactions, 0),
+    exactReactionViewers: reactor ? reports.reduce((sum, report) => sum + report.exactReactions, 0) : 0,
   };
 }
 

@@ -265,7 +265,8 @@ async function chatSection(figures: Figures, viewers: number): Promise<void> {
   const stagegraph = rows[0];
   const bare = rows.find((row) => row.target.startsWith('floor')) as ChatFigures;
   console.log(`targets: ack p99 ≤ 250 ms (${stagegraph.ackP99Ms}), ack→viewer p99 ≤ 1000 ms (${stagegraph.deliveryP99Ms}), ≤ 4 frames/s (mean ${stagegraph.meanFramesPerSecond}, most in any 1 s ${stagegraph.maxFramesPerSecond}); ` +
-    `ack→viewer p99 stagegraph / floor = ${(stagegraph.deliveryP99Ms / bare.deliveryP99Ms).toFixed(2)}×`);
+    `ack→viewer p99 stagegraph / floor = ${(stagegraph.deliveryP99Ms / bare.deliveryP99Ms).toFixed(2)}×; ` +
+    `reactions accepted ${stagegraph.reactionsAccepted} of ${stagegraph.reactionsSent} sent (${shape.reactionsPerSecond * shape.seconds} meant), counts exact at ${stagegraph.exactReactionViewers} of ${stagegraph.viewers} viewers`);
 }
 
 /**
