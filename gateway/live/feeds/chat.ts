@@ -354,7 +354,8 @@ export class ChatFeed implements LiveStream {
         // Reconnected ahead of this instance: its own rendering, without what it already has.
         for (const event of events) {
           const messages = event.messages.filter((message) => message.seq > viewer.hasThrough);
-          if (event.kind === 'MESSAGES' && messages.length === 0) continue;
+          // Nothing new for it unless counts ride on the event (they are this viewer's too).
+          if (event.kind === 'MESSAGES' && messages.length === 0 && !event.reactions && event.viewers == null) continue;
           viewer.subscription.send(viewer.subscription.render({ chatMessages: { ...event, messages } }));
         }
         if (room.sentSeq >= viewer.hasThrough) viewer.hasThrough = 0;
