@@ -39,6 +39,7 @@ import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './l
 import { CHANNEL_STATUS_OPERATIONS, ChannelStatusFeed, channelStatusSource } from './live/feeds/channelStatus';
 import { LIVE_CHANNEL_OPERATIONS, liveChannelCheck } from './live/channels';
 import { CHAT_OPERATIONS, ChatFeed, chatSource } from './live/feeds/chat';
+import { ChatRoomCounts } from './live/feeds/chatReactions';
 import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
 import { distinctEntities } from './distinctEntities';
 
@@ -236,6 +237,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ? new WatchTimeTracker({ flushMs: config.watchFlushMs, write: options.recordWatchTime, logger: logger.child({ component: 'watch-time' }) })
     : null;
   const channels = liveChannelCheck(execute, options.bus, logger.child({ component: 'live-channels' }));
+  const chatFeed = new ChatFeed(chatSource(execute), options.bus, logger.child({ component: 'chat' }), config.chatBatchMs);
+  // Reactions and viewer counts of the rooms, summed across instances, ride on the chat feed's events.
+  const chatCounts = new ChatRoomCounts(chatFeed, options.bus, logger.child({ component: 'chat-counts' }), { occupancyMs: config.chatOccupancyMs });
   const live = new LiveServer({
     schema: () => {
       if (!apiSchema) throw new Error('supergraph not loaded');
@@ -266,7 +270,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     watchTime: watchTime ?? undefined,
     streams: {
       pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })),
-      chatMessages: new ChatFeed(chatSource(execute), options.bus, logger.child({ component: 'chat' }), config.chatBatchMs),
+      chatMessages: chatFeed,
       channelStatus: new ChannelStatusFeed(channelStatusSource(execute), options.bus, logger.child({ component: 'channel-status' })),
     },
     logger: logger.child({ component: 'live' }),
@@ -317,6 +321,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     live,
     watchTime,
     async stop() {
+      chatCounts.close();
       await live.close();
       channels.stop();
       await watchTime?.close();

@@ -5,7 +5,7 @@
  */
 import type { GraphQLError } from 'graphql';
 import { hasAdminAccess, requireSite } from '../../../shared/auth/access';
-import { CHAT_FIRST_EVENT_MESSAGES, type ChatRoomView } from '../../../shared/chatEvents';
+import { CHAT_FIRST_EVENT_MESSAGES } from '../../../shared/chatEvents';
 import { appError, badInput, ErrorCode, unauthenticated } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import { recordChatMessage, type ChatRefusal } from '../../../shared/metrics';
@@ -14,6 +14,8 @@ import type { SubgraphContext } from '../../../shared/subgraph';
 import { streamSecondAt } from '../../../shared/viewerProtocol';
 import { Scopes } from '../resolvers/access';
 import { checkNotBanned } from './moderation';
+import { chatPinOf } from './pins';
+import { replyTarget } from './replies';
 import { checkedText, filteredWordIn, hasLink } from './rules';
 import { chatRuntimeOf } from './runtime';
 
@@ -30,9 +32,23 @@ export interface ChatMessageModel {
   author: { accountId: string; admin: boolean };
   created: number;
   streamSecond: number | null;
+  /** A reply's answered message (the community subgraph adds its author's name). */
+  replyTo: { id: string; accountId: string; excerpt: string } | null;
 }
 
-type MessageRow = { id: string; seq: number; panelId: string; text: string; accountId: string; admin: boolean; createdAt: Date; streamSecond: number | null };
+type MessageRow = {
+  id: string;
+  seq: number;
+  panelId: string;
+  text: string;
+  accountId: string;
+  admin: boolean;
+  createdAt: Date;
+  streamSecond: number | null;
+  replyToId: string | null;
+  replyAccountId: string | null;
+  replyExcerpt: string | null;
+};
 
 export const toChatMessage = (row: MessageRow): ChatMessageModel => ({
   id: row.id,
@@ -42,6 +58,7 @@ export const toChatMessage = (row: MessageRow): ChatMessageModel => ({
   author: { accountId: row.accountId, admin: row.admin },
   created: row.createdAt.getTime(),
   streamSecond: row.streamSecond,
+  replyTo: row.replyToId ? { id: row.replyToId, accountId: row.replyAccountId ?? '', excerpt: row.replyExcerpt ?? '' } : null,
 });
 
 /** Moderators of chat (write on Panels) are its admins: exempt from filtered words, links and slow mode. */
@@ -66,7 +83,7 @@ function refusalOf(error: unknown): ChatRefusal {
 }
 
 /** Sends a message as the caller's account: checks every rule, stores it (durable before it returns). */
-export async function sendChatMessage(ctx: SubgraphContext, input: { panelId: string; text: string }): Promise<ChatMessageModel> {
+export async function sendChatMessage(ctx: SubgraphContext, input: SendInput): Promise<ChatMessageModel> {
   try {
     const message = await send(ctx, input);
     recordChatMessage(null);
@@ -77,7 +94,9 @@ export async function sendChatMessage(ctx: SubgraphContext, input: { panelId: st
   }
 }
 
-async function send(ctx: SubgraphContext, input: { panelId: string; text: string }): Promise<ChatMessageModel> {
+type SendInput = { panelId: string; text: string; replyTo?: string | null };
+
+async function send(ctx: SubgraphContext, input: SendInput): Promise<ChatMessageModel> {
   const { identity, db } = ctx;
   const siteId = requireSite(identity);
   if (!identity.account) throw unauthenticated('Authorization: Bearer <JWT> of a signed-in viewer is required to chat');
@@ -92,6 +111,7 @@ async function send(ctx: SubgraphContext, input: { panelId: string; text: string
     if (word !== null) throw refused('filtered_word', `text holds a word this chat filters ("${word}")`);
     if (!room.system.allowLinks && hasLink(text)) throw refused('link', 'text holds a link, and this chat allows links from admins only');
   }
+  const reply = await replyTarget(db, siteId, input.panelId, input.replyTo);
   await runtime.countSiteMessage(siteId, accountId);
   if (!admin) await runtime.countSlowMode(input.panelId, accountId, room.system.slowModeSeconds);
   const recording = await runtime.roomRecording(ctx, siteId, room);
@@ -106,6 +126,9 @@ async function send(ctx: SubgraphContext, input: { panelId: string; text: string
     liveBroadcastId: recording?.liveBroadcastId ?? null,
     streamSecond: recording ? streamSecondAt(recording, now.getTime()) : null,
     createdAt: now,
+    replyToId: reply?.replyToId ?? null,
+    replyAccountId: reply?.replyAccountId ?? null,
+    replyExcerpt: reply?.replyExcerpt ?? null,
   });
   return toChatMessage(stored);
 }
@@ -128,7 +151,10 @@ function seqArgument(value: number | null | undefined, name: string): number | n
   return value;
 }
 
-const MESSAGE_SELECT = { id: true, seq: true, panelId: true, text: true, accountId: true, admin: true, createdAt: true, streamSecond: true } as const;
+const MESSAGE_SELECT = {
+  ...{ id: true, seq: true, panelId: true, text: true, accountId: true, admin: true, createdAt: true, streamSecond: true },
+  ...{ replyToId: true, replyAccountId: true, replyExcerpt: true },
+} as const;
 
 /** A page of history, oldest first within the page; `before` (a seq) pages back. */
 export async function chatHistory(ctx: SubgraphContext, args: { panelId: string; limit?: number | null; before?: number | null }) {
@@ -151,7 +177,7 @@ export async function chatHistory(ctx: SubgraphContext, args: { panelId: string;
  * The room as the live server reads it: its system block and the messages after `afterSeq` (oldest
  * first, at most `limit`), or its latest `limit` messages when afterSeq is null.
  */
-export async function chatRoomState(ctx: SubgraphContext, args: { panelId: string; afterSeq?: number | null; limit?: number | null }): Promise<Omit<ChatRoomView, 'messages'> & { messages: ChatMessageModel[] }> {
+export async function chatRoomState(ctx: SubgraphContext, args: { panelId: string; afterSeq?: number | null; limit?: number | null }) {
   const siteId = requireSite(ctx.identity);
   const afterSeq = seqArgument(args.afterSeq, 'afterSeq');
   const limit = pageLimit(args.limit, CHAT_FIRST_EVENT_MESSAGES, MAX_ROOM_READ);
@@ -161,7 +187,7 @@ export async function chatRoomState(ctx: SubgraphContext, args: { panelId: strin
     afterSeq === null
       ? (await ctx.db.chatMessage.findMany({ where, orderBy: { seq: 'desc' }, take: limit, select: MESSAGE_SELECT })).reverse()
       : await ctx.db.chatMessage.findMany({ where: { ...where, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' }, take: limit, select: MESSAGE_SELECT });
-  return { system: room.system, messages: rows.map(toChatMessage) };
+  return { system: { ...room.system, pinned: await chatPinOf(ctx.db, siteId, args.panelId) }, messages: rows.map(toChatMessage) };
 }
 
 /** A recording's chat in stream order, between two seconds of it. */

@@ -10,6 +10,7 @@ import type { Db } from '../../../shared/db/client';
 import { appError, badInput, ErrorCode, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { Scopes } from '../resolvers/access';
+import { unpinDeletedMessage } from './pins';
 import { chatRuntimeOf } from './runtime';
 
 /** The longest timeout: 14 days. */
@@ -48,6 +49,7 @@ export async function deleteChatMessage(ctx: SubgraphContext, args: { panelId: s
   await runtime.room(ctx.db, siteId, args.panelId);
   const { count } = await ctx.db.chatMessage.updateMany({ where: { id: args.id, siteId, panelId: args.panelId, deletedAt: null }, data: { deletedAt: new Date() } });
   if (count === 0) throw notFound(`chat message ${args.id}`);
+  await unpinDeletedMessage(ctx.db, siteId, args.panelId, args.id);
   runtime.announce({ v: CHAT_MESSAGE_VERSION, kind: 'deleted', siteId, panelId: args.panelId, ids: [args.id] });
   return { success: true, id: args.id };
 }

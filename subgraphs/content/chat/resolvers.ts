@@ -1,5 +1,7 @@
-/** Resolvers of live chat (subgraphs/content/chat/): sending (C + J), history, room and replay (C), moderation (admins of Panels). */
+/** Resolvers of live chat (subgraphs/content/chat/): sending and reactions (C + J), history, room and replay (C), moderation and pins (admins of Panels). */
 import { chatHistory, chatReplay, chatRoomState, sendChatMessage } from './messages';
+import { pinChatMessage, unpinChatMessage } from './pins';
+import { sendChatReaction } from './reactions';
 import { banChatAccount, chatBans, deleteChatMessage, unbanChatAccount } from './moderation';
 import type { Resolvers } from '../resolvers.generated';
 
@@ -15,5 +17,8 @@ export const chatResolvers: Resolvers = {
     deleteChatMessage: (_root, args, ctx) => deleteChatMessage(ctx, args),
     banChatAccount: (_root, args, ctx) => banChatAccount(ctx, args),
     unbanChatAccount: (_root, args, ctx) => unbanChatAccount(ctx, args),
+    pinChatMessage: (_root, args, ctx) => pinChatMessage(ctx, args),
+    unpinChatMessage: (_root, args, ctx) => unpinChatMessage(ctx, args),
+    sendChatReaction: (_root, args, ctx) => sendChatReaction(ctx, args),
   },
 };
