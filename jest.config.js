@@ -12,6 +12,7 @@ const RUNS_ONCE = [
   '.*\\.test\\.ts',
   'embed\\.e2e\\.ts',
   'embed-chat\\.e2e\\.ts',
+  'embed-chat-room\\.e2e\\.ts',
   'embed-demo\\.e2e\\.ts',
   'embed-poll-states\\.e2e\\.ts',
   'embed-polls\\.e2e\\.ts',
