@@ -265,6 +265,7 @@ export class LiveServer {
    */
   async subscribe(connection: Connection, id: string, payload: OperationRequest): Promise<void> {
     const { identity } = connection;
+    const askedAt = Date.now();
     // The same input rule as /graphql over HTTP (shared/jsonInput): refused before anything runs.
     const problem = jsonValueProblem({ query: payload.query, variables: payload.variables ?? {} }, '');
     if (problem) {
@@ -347,7 +348,7 @@ export class LiveServer {
     room.size += 1;
     this.presence.count(room.siteId, channelKey, 1);
     if (identity.account && channelKey !== SITE_WIDE) this.options.watchTime?.watch(room.siteId, identity.account.id, channelKey);
-    this.rooms.catchUp(room, subscriber);
+    this.rooms.catchUp(room, subscriber, askedAt);
   }
 
   private subscribeFeed(

@@ -26,6 +26,8 @@ export interface RoomsOptions {
 
 export class Rooms {
   private readonly rooms = new Map<string, Room>();
+  /** The latest catch-up rendering of each live broadcast, by group (see `catchUp`). */
+  private readonly catchUps = new WeakMap<Group, Map<string, { at: number; event: OverlayBroadcastEvent; payload: RenderedEvent }>>();
 
   constructor(private readonly options: RoomsOptions) {}
 
@@ -74,12 +76,28 @@ export class Rooms {
     this.rooms.delete(room.siteId);
   }
 
-  /** A late joiner gets what is live now, with the time left. */
-  catchUp(room: Room, subscriber: Subscriber): void {
+  /**
+   * A late joiner gets what is live now, with the time left, taken between its asking (`askedAt`, when
+   * it subscribed) and its receiving. Joiners of a group share a rendering made since they asked: a join
+   * storm executes and frames a live broadcast about once per turn of the loop, not once per viewer.
+   */
+  catchUp(room: Room, subscriber: Subscriber, askedAt: number): void {
     const { group } = subscriber;
+    if (room.active.size === 0) return;
+    let renderings = this.catchUps.get(group);
+    if (!renderings) this.catchUps.set(group, (renderings = new Map()));
+    const now = Date.now();
     for (const event of room.active.values()) {
-      if (reaches(event, group.channelKey, subscriber.connection)) sendFrame(subscriber, this.options.payloadFor(group, withRemaining(event)));
+      if (!reaches(event, group.channelKey, subscriber.connection)) continue;
+      let shared = renderings.get(event.broadcastId);
+      if (!shared || shared.event !== event || shared.at < askedAt) {
+        shared = { at: now, event, payload: this.options.payloadFor(group, withRemaining(event, now)) };
+        renderings.set(event.broadcastId, shared);
+      }
+      sendFrame(subscriber, shared.payload);
     }
+    // Broadcasts no longer live are not rendered for joiners again.
+    for (const broadcastId of renderings.keys()) if (!room.active.has(broadcastId)) renderings.delete(broadcastId);
   }
 
   onBusMessage(message: OverlayBroadcastMessage, delivery?: BusDelivery): void {

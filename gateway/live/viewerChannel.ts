@@ -28,13 +28,34 @@ export class RenderedEvent {
   private sse: Buffer | null = null;
   private multipart: Buffer | null = null;
 
+  /** Whole frames by frame prefix (a socket's `{"id":…}` part, shared by viewers that chose the same id): see `framed`. */
+  private byPrefix: Map<Buffer, Buffer> | null = null;
+
   constructor(readonly json: string) {}
 
   /** The frame of `transport`, encoded by `encode` the first time it is asked for. */
   frame(transport: Transport, encode: (json: string) => Buffer): Buffer {
     return (this[transport] ??= encode(this.json));
   }
+
+  /**
+   * The whole frame, ready for the wire, of viewers whose frame prefix is this very buffer: built once
+   * per event and prefix, then the same bytes are written to each of them (no allocation per viewer).
+   * Prefixes are shared where viewers chose the same operation id; distinct ones past a few are built
+   * each time, so a group of viewers with random ids does not fill a map per event.
+   */
+  framed(prefix: Buffer, build: () => Buffer): Buffer {
+    const byPrefix = (this.byPrefix ??= new Map());
+    let frame = byPrefix.get(prefix);
+    if (frame) return frame;
+    frame = build();
+    if (byPrefix.size < MAX_SHARED_PREFIXES) byPrefix.set(prefix, frame);
+    return frame;
+  }
 }
+
+/** Whole frames one event keeps by prefix (viewers mostly share one or two operation ids). */
+const MAX_SHARED_PREFIXES = 16;
 
 /** What carries one viewer connection's frames. */
 export interface ViewerChannel {

@@ -71,17 +71,30 @@ function checkDeviceId(deviceId: string): string {
 }
 
 /**
+ * How long a device's last sighting stands before a check writes it again. The window it counts in is
+ * 30 days, so an hour is precise enough, and a known device checked again (every signed-in viewer of a
+ * gated channel at go-live) costs one read instead of a write transaction each.
+ */
+export const DEVICE_SEEN_REFRESH_MS = 3600 * 1000;
+
+type AccountDevices = { accountDevices: Record<string, string>; over: boolean };
+
+const listed = (devices: { deviceId: string; lastSeenAt: Date }[]) => Object.fromEntries(devices.map((device) => [device.deviceId, device.lastSeenAt.toISOString()]));
+
+/**
  * Counts the device against the account's devices: a known device is seen again; a new one is added
  * unless the account already plays on as many devices as the site allows (then it is over the limit).
+ * A known device seen within DEVICE_SEEN_REFRESH_MS is answered from one read, without writing.
  */
-async function checkDevices(db: Db, siteId: string, accountId: string, deviceId: string, limit: number, now: Date) {
+async function checkDevices(db: Db, siteId: string, accountId: string, deviceId: string, limit: number, now: Date): Promise<AccountDevices> {
+  const recent = { siteId, accountId, lastSeenAt: { gte: new Date(now.getTime() - DEVICE_WINDOW_MS) } };
+  const seen = await db.accountDevice.findMany({ where: recent, orderBy: { firstSeenAt: 'asc' } });
+  const known = seen.find((device) => device.deviceId === deviceId);
+  if (known && now.getTime() - known.lastSeenAt.getTime() < DEVICE_SEEN_REFRESH_MS) return { accountDevices: listed([...seen.filter((device) => device !== known), known]), over: false };
   return db.$transaction(async (tx) => {
-    const devices = await tx.accountDevice.findMany({
-      where: { siteId, accountId, lastSeenAt: { gte: new Date(now.getTime() - DEVICE_WINDOW_MS) } },
-      orderBy: { firstSeenAt: 'asc' },
-    });
-    const known = devices.some((device) => device.deviceId === deviceId);
-    const over = !known && limit > 0 && devices.length >= limit;
+    const devices = await tx.accountDevice.findMany({ where: recent, orderBy: { firstSeenAt: 'asc' } });
+    const isKnown = devices.some((device) => device.deviceId === deviceId);
+    const over = !isKnown && limit > 0 && devices.length >= limit;
     if (!over) {
       await tx.accountDevice.upsert({
         where: { siteId_accountId_deviceId: { siteId, accountId, deviceId } },
@@ -90,7 +103,7 @@ async function checkDevices(db: Db, siteId: string, accountId: string, deviceId:
       });
     }
     const counted = over ? devices : [...devices.filter((device) => device.deviceId !== deviceId), { deviceId, lastSeenAt: now }];
-    return { accountDevices: Object.fromEntries(counted.map((device) => [device.deviceId, device.lastSeenAt.toISOString()])), over };
+    return { accountDevices: listed(counted), over };
   });
 }
 

@@ -33,8 +33,15 @@ import type { RenderedEvent } from '../viewerChannel';
 const RING = 500;
 /** Messages one read asks for. */
 const READ_LIMIT = 500;
-/** Viewers sent to before a push yields to other work (an acknowledgement waits at most one slice per turn). */
-const SEND_SLICE = 250;
+/**
+ * Milliseconds a push writes to viewers before it yields to other work: an acknowledgement waits at most
+ * one slice per turn of the loop, and the pass itself is only writes of frames built once (measured
+ * in viewers it was 250 a slice, whatever a write cost; a slice of time keeps the same bound for the
+ * acknowledgement while a cheap pass yields far less often).
+ */
+const SEND_SLICE_MS = 8;
+/** Viewers between two looks at the clock. */
+const CLOCK_EVERY = 64;
 /** How long a deletion or clear is remembered against reads that raced it. */
 const REMOVAL_MEMORY_MS = 60_000;
 const RETRY_READ_MS = 1000;
@@ -96,16 +103,9 @@ interface Room {
   deleted: Map<string, number>;
   cleared: { accountId: string; since: number; at: number }[];
   loaded: Promise<void>;
-  ready: boolean;
-  closed: boolean;
-  reading: boolean;
-  readAgain: boolean;
+  state: RoomState;
   timer: NodeJS.Timeout | null;
   lastFlushAt: number;
-  /** A flush's frames are going out to the viewers (a pass over them spans several turns of the loop). */
-  sending: boolean;
-  /** A flush came due while the previous one was still going out: it follows that one. */
-  flushWhenSent: boolean;
   viewers: Set<Viewer>;
   /** The first event of a viewer without afterSeq, rendered once per selection until the room changes. */
   firstFrames: Map<string, RenderedEvent>;
@@ -114,6 +114,25 @@ interface Room {
   /** The room's viewers on every instance, as last counted (the first event carries it). */
   viewersCounted: number | null;
 }
+
+/**
+ * Where a room stands, in one value: its life, its database reads and its pushes (each independent of
+ * the others, so three fields rather than one name per combination).
+ */
+interface RoomState {
+  /** Loading its first read; open (reads and pushes run); closed (its last viewer left, or the chat is gone). */
+  life: 'loading' | 'open' | 'closed';
+  /** No read running; one running; one running and another wanted once it is done (more was announced meanwhile). */
+  read: 'idle' | 'reading' | 'readingThenAgain';
+  /**
+   * No push going out; one going out (a pass over the viewers spans several turns of the loop); one going
+   * out and a flush that came due meanwhile, which follows it.
+   */
+  push: 'idle' | 'sending' | 'sendingThenFlush';
+}
+
+/** Whether a room is closed (a function, so a check after an await is not narrowed away by the one before it). */
+const isClosed = (room: Room) => room.state.life === 'closed';
 
 const emptyEvent = (kind: ChatEventView['kind']): ChatEventView => ({ kind, messages: [], ids: [], accountId: null, system: null });
 
@@ -164,8 +183,8 @@ export class ChatFeed implements LiveStream {
     if (existing) return existing;
     const room: Room = {
       key, siteId, panelId, system: null, recent: [], coveredFrom: 0, sentSeq: 0, readSeq: 0, announcedSeq: 0, pending: [], pendingEvents: [],
-      deleted: new Map(), cleared: [], loaded: Promise.resolve(), ready: false, closed: false, reading: false, readAgain: false,
-      timer: null, lastFlushAt: 0, sending: false, flushWhenSent: false, viewers: new Set(), firstFrames: new Map(), counts: null, viewersCounted: null,
+      deleted: new Map(), cleared: [], loaded: Promise.resolve(),
+      state: { life: 'loading', read: 'idle', push: 'idle' }, timer: null, lastFlushAt: 0, viewers: new Set(), firstFrames: new Map(), counts: null, viewersCounted: null,
     };
     room.loaded = this.source.read(siteId, panelId, null, RING).then(
       (view) => {
@@ -174,7 +193,7 @@ export class ChatFeed implements LiveStream {
         const last = view.messages.at(-1)?.seq ?? 0;
         room.sentSeq = room.readSeq = last;
         room.coveredFrom = view.messages.length < RING ? 0 : view.messages[0].seq - 1;
-        room.ready = true;
+        if (room.state.life === 'loading') room.state.life = 'open';
         if (room.announcedSeq > room.readSeq) this.read(room);
       },
       (error: unknown) => this.failAll(room, error),
@@ -188,7 +207,7 @@ export class ChatFeed implements LiveStream {
   }
 
   private drop(room: Room): void {
-    room.closed = true;
+    room.state.life = 'closed';
     if (room.timer) clearTimeout(room.timer);
     room.timer = null;
     if (this.rooms.get(room.key) === room) this.rooms.delete(room.key);
@@ -211,10 +230,10 @@ export class ChatFeed implements LiveStream {
       return;
     }
     const room = this.rooms.get(`${message.siteId}\u0000${message.panelId}`);
-    if (!room || room.closed) return;
+    if (!room || isClosed(room)) return;
     if (message.kind === 'stored') {
       room.announcedSeq = Math.max(room.announcedSeq, message.lastSeq);
-      if (room.ready && message.lastSeq > room.readSeq) this.read(room);
+      if (room.state.life === 'open' && message.lastSeq > room.readSeq) this.read(room);
     } else if (message.kind === 'deleted') this.delete(room, message.ids);
     else if (message.kind === 'pinned') this.read(room);
   }
@@ -248,18 +267,18 @@ export class ChatFeed implements LiveStream {
 
   /** Reads what the room holds after the last seq read (and its system block); one read at a time per room. */
   private read(room: Room): void {
-    if (!room.ready || room.closed) return;
-    if (room.reading) {
-      room.readAgain = true;
+    const { state } = room;
+    if (state.life !== 'open') return;
+    if (state.read !== 'idle') {
+      state.read = 'readingThenAgain';
       return;
     }
-    room.reading = true;
     void (async () => {
       try {
         do {
-          room.readAgain = false;
+          state.read = 'reading';
           const view = await this.source.read(room.siteId, room.panelId, room.readSeq, READ_LIMIT);
-          if (room.closed) return;
+          if (isClosed(room)) return;
           if (JSON.stringify(view.system) !== JSON.stringify(room.system)) {
             const kind = systemChange(room.system, view.system);
             room.system = view.system;
@@ -272,8 +291,8 @@ export class ChatFeed implements LiveStream {
             room.pending.push(...fresh.filter((message) => !this.removed(room, message)));
             this.schedule(room);
           }
-          if (view.messages.length === READ_LIMIT) room.readAgain = true;
-        } while (room.readAgain && !room.closed);
+          if (view.messages.length === READ_LIMIT) state.read = 'readingThenAgain';
+        } while (state.read === 'readingThenAgain' && !isClosed(room));
       } catch (error) {
         if (error instanceof GraphQLError && error.extensions.code === ErrorCode.NOT_FOUND) this.failAll(room, error);
         else {
@@ -282,7 +301,7 @@ export class ChatFeed implements LiveStream {
           setTimeout(() => this.read(room), RETRY_READ_MS).unref();
         }
       } finally {
-        room.reading = false;
+        state.read = 'idle';
       }
     })();
   }
@@ -296,7 +315,7 @@ export class ChatFeed implements LiveStream {
 
   /** A flush now when the room was quiet for a batch interval, else at the end of the interval. */
   private schedule(room: Room): void {
-    if (room.timer || room.closed) return;
+    if (room.timer || isClosed(room)) return;
     const wait = Math.max(0, room.lastFlushAt + this.batchMs - Date.now());
     room.timer = setTimeout(() => {
       room.timer = null;
@@ -312,9 +331,10 @@ export class ChatFeed implements LiveStream {
    * instead of growing with a queue of passes.
    */
   private flush(room: Room): void {
-    if (room.closed) return;
-    if (room.sending) {
-      room.flushWhenSent = true;
+    const { state } = room;
+    if (isClosed(room)) return;
+    if (state.push !== 'idle') {
+      state.push = 'sendingThenFlush';
       return;
     }
     const events = room.pendingEvents;
@@ -335,19 +355,22 @@ export class ChatFeed implements LiveStream {
     room.lastFlushAt = Date.now();
     room.firstFrames.clear();
     const viewers = [...room.viewers].filter((viewer) => viewer.started);
-    room.sending = true;
+    state.push = 'sending';
     void this.send(room, viewers, events).catch((error: Error) => this.logger.error({ err: error.message, panelId: room.panelId }, 'could not send chat events')).finally(() => {
-      room.sending = false;
-      if (!room.flushWhenSent) return;
-      room.flushWhenSent = false;
-      this.schedule(room);
+      const flushNext = state.push === 'sendingThenFlush';
+      state.push = 'idle';
+      if (flushNext) this.schedule(room);
     });
   }
 
   private async send(room: Room, viewers: Viewer[], events: ChatEventView[]): Promise<void> {
     const rendered = new Map<string, RenderedEvent[]>();
+    let sliceEnds = performance.now() + SEND_SLICE_MS;
     for (let index = 0; index < viewers.length; index += 1) {
-      if (index > 0 && index % SEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (index % CLOCK_EVERY === CLOCK_EVERY - 1 && performance.now() > sliceEnds) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceEnds = performance.now() + SEND_SLICE_MS;
+      }
       const viewer = viewers[index];
       if (!room.viewers.has(viewer)) continue;
       if (viewer.hasThrough > 0) {
@@ -369,7 +392,7 @@ export class ChatFeed implements LiveStream {
 
   /** The first event: the system block and the last 50 messages, or every message after the viewer's afterSeq. */
   private async start(room: Room, viewer: Viewer): Promise<void> {
-    if (viewer.started || !room.ready || !room.viewers.has(viewer)) return;
+    if (viewer.started || room.state.life !== 'open' || !room.viewers.has(viewer)) return;
     const { afterSeq } = viewer;
     if (afterSeq === null) {
       viewer.started = true;
@@ -392,7 +415,7 @@ export class ChatFeed implements LiveStream {
         }
         return;
       }
-      if (!room.viewers.has(viewer) || room.closed) return;
+      if (!room.viewers.has(viewer) || isClosed(room)) return;
       // What the database gave up to what went out here, then the ring after it: each message once.
       const upTo = older.filter((message) => message.seq <= room.sentSeq && !this.removed(room, message));
       const through = upTo.at(-1)?.seq ?? afterSeq;
@@ -410,7 +433,7 @@ export class ChatFeed implements LiveStream {
   /** Adds reaction counts or the room's viewer count to its next event, if the room has viewers here. */
   addCounts(siteId: string, panelId: string, counts: ChatCounts): void {
     const room = this.rooms.get(`${siteId}\u0000${panelId}`);
-    if (!room || room.closed) return;
+    if (!room || isClosed(room)) return;
     room.counts = mergeCounts(room.counts, counts);
     if (counts.viewers !== undefined) {
       room.viewersCounted = counts.viewers;
@@ -421,6 +444,6 @@ export class ChatFeed implements LiveStream {
 
   /** Each room with viewers here, and how many (what this instance reports for the room's occupancy). */
   roomViewers(): [siteId: string, panelId: string, viewers: number][] {
-    return [...this.rooms.values()].filter((room) => !room.closed && room.viewers.size > 0).map((room) => [room.siteId, room.panelId, room.viewers.size]);
+    return [...this.rooms.values()].filter((room) => !isClosed(room) && room.viewers.size > 0).map((room) => [room.siteId, room.panelId, room.viewers.size]);
   }
 }

@@ -14,6 +14,7 @@ import { jsonValueProblem } from '../../../shared/jsonInput';
 import type { Logger } from '../../../shared/logger';
 import { recordViewerDropped } from '../../../shared/metrics';
 import type { LiveServer, OperationRequest } from '../liveServer';
+import { Rounds } from '../rounds';
 import type { RenderedEvent, Transport, ViewerChannel } from '../viewerChannel';
 
 /** Bytes a viewer may leave unread before it is dropped (a socket's bufferedAmount, a response's writableLength). */
@@ -49,29 +50,25 @@ export function chunked(data: string | Buffer): Buffer {
   return Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, CRLF]);
 }
 
-/** Writes every open stream of one transport its heartbeat, on one timer. */
+/** Writes every open stream of one transport its heartbeat, a slice of the streams at a time (gateway/live/rounds.ts). */
 export class Heartbeats {
-  private readonly streams = new Set<HttpStream>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly rounds: Rounds<HttpStream>;
 
   constructor(heartbeat: string, intervalMs: number) {
     const frame = chunked(heartbeat);
-    this.timer = setInterval(() => {
-      for (const stream of this.streams) stream.write(frame);
-    }, intervalMs);
-    this.timer.unref();
+    this.rounds = new Rounds(intervalMs, (stream) => stream.write(frame));
   }
 
   add(stream: HttpStream): void {
-    this.streams.add(stream);
+    this.rounds.add(stream);
   }
 
   delete(stream: HttpStream): void {
-    this.streams.delete(stream);
+    this.rounds.delete(stream);
   }
 
   close(): void {
-    clearInterval(this.timer);
+    this.rounds.close();
   }
 }
 

@@ -7,12 +7,14 @@ import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, stringifyMessage, handleProtocols } from 'graphql-ws';
 import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import type { HeaderBag } from '../../../shared/auth/authenticate';
 import { recordViewerDropped } from '../../../shared/metrics';
 import type { Logger } from '../../../shared/logger';
 import type { LiveServer } from '../liveServer';
 import type { Connection } from '../groups';
+import { Rounds } from '../rounds';
 import { CLOSE_UNAUTHORIZED, type RenderedEvent, type ViewerChannel } from '../viewerChannel';
 import { MAX_BUFFERED_BYTES } from './streamChannel';
 
@@ -29,6 +31,53 @@ export interface SocketTransportOptions {
 /** The rest of a `next` frame after its per-subscription prefix: the result, and the frame's closing brace. */
 const encodeWebSocket = (json: string) => Buffer.from(`${json}}`);
 
+/**
+ * Frame prefixes of short operation ids (graphql-ws clients that number their operations: "1", "2"…),
+ * made once per process and shared by every socket that uses the id, so an event's whole frame is built
+ * once per id (RenderedEvent.framed). Longer ids (random UUIDs) get a prefix of their own.
+ */
+const sharedPrefixes = new Map<string, Buffer>();
+const SHARED_ID_MAX_LENGTH = 8;
+const MAX_SHARED_IDS = 1024;
+
+function prefixOf(id: string): Buffer {
+  const shared = sharedPrefixes.get(id);
+  if (shared) return shared;
+  const prefix = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+  if (id.length <= SHARED_ID_MAX_LENGTH && sharedPrefixes.size < MAX_SHARED_IDS) sharedPrefixes.set(id, prefix);
+  return prefix;
+}
+
+/**
+ * A server's WebSocket text frame (FIN, unmasked: RFC 6455 §5.2) carrying `prefix` then `body`, header
+ * included, in one buffer: one plain write per viewer instead of `ws`'s header and payload (two chunks).
+ */
+export function textFrame(prefix: Buffer, body: Buffer): Buffer {
+  const length = prefix.length + body.length;
+  const header = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(header + length);
+  frame[0] = 0x81;
+  if (length < 126) frame[1] = length;
+  else if (length < 65_536) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeUInt32BE(Math.floor(length / 2 ** 32), 2);
+    frame.writeUInt32BE(length >>> 0, 6);
+  }
+  prefix.copy(frame, header);
+  body.copy(frame, header + prefix.length);
+  return frame;
+}
+
+/**
+ * The TCP socket under a `ws` socket. Writing a whole frame to it is what `ws` itself does for a frame
+ * it sends without compression (perMessageDeflate is off here, and nothing sends Blobs, so its sender
+ * never queues): frames keep their order with the ones `ws` writes (pongs, errors, closes).
+ */
+const tcpOf = (socket: WebSocket): Socket | undefined => (socket as unknown as { _socket?: Socket })._socket;
+
 /** One viewer socket, as the live server's channel. */
 class SocketChannel implements ViewerChannel {
   readonly transport = 'websocket' as const;
@@ -44,21 +93,24 @@ class SocketChannel implements ViewerChannel {
 
   /** `{"id":"…","type":"next","payload":` — the only per-subscriber part of a frame, encoded once. */
   framePrefix(id: string): Buffer {
-    return Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+    return prefixOf(id);
   }
 
   next(framePrefix: Buffer, event: RenderedEvent): void {
     const { socket } = this;
     if (socket.readyState !== WebSocket.OPEN) return;
-    if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+    const tcp = tcpOf(socket);
+    if ((tcp?.writableLength ?? socket.bufferedAmount) > MAX_BUFFERED_BYTES) {
       // A viewer that does not read is dropped rather than buffered without bound.
       recordViewerDropped('slow_reader');
       socket.terminate();
       return;
     }
     const payload = event.frame('websocket', encodeWebSocket);
-    // One buffer per viewer (its prefix and the shared payload), sent as one text frame.
-    socket.send(Buffer.concat([framePrefix, payload], framePrefix.length + payload.length), { binary: false });
+    // The whole frame, shared by the viewers of this prefix: the fan-out writes the same bytes to each.
+    const frame = event.framed(framePrefix, () => textFrame(framePrefix, payload));
+    if (tcp) tcp.write(frame);
+    else socket.send(Buffer.concat([framePrefix, payload]), { binary: false });
   }
 
   errors(id: string, errors: readonly GraphQLFormattedError[]): void {
@@ -79,16 +131,16 @@ class SocketChannel implements ViewerChannel {
 export class SocketTransport {
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024, handleProtocols, clientTracking: false });
   private readonly channels = new Set<SocketChannel>();
-  private readonly keepAlive: NodeJS.Timeout;
+  /** Keep-alive pings, a slice of the sockets at a time (gateway/live/rounds.ts). */
+  private readonly keepAlive: Rounds<SocketChannel>;
 
   constructor(
     private readonly live: LiveServer,
     private readonly options: SocketTransportOptions,
   ) {
-    this.keepAlive = setInterval(() => this.sweep(), options.keepAliveMs ?? 30_000);
-    this.keepAlive.unref();
+    this.keepAlive = new Rounds(options.keepAliveMs ?? 30_000, (channel) => this.sweep(channel));
     live.onClose((code) => {
-      clearInterval(this.keepAlive);
+      this.keepAlive.close();
       // Sockets still waiting for connection_init are no viewers of the live server yet.
       for (const channel of this.channels) if (!channel.connection) channel.close(code);
       this.wss.close();
@@ -114,6 +166,7 @@ export class SocketTransport {
     }
     const channel = new SocketChannel(socket);
     this.channels.add(channel);
+    this.keepAlive.add(channel);
     const initTimer = setTimeout(() => {
       if (channel.state !== 'ready') socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
     }, this.options.connectionInitWaitTimeoutMs ?? 3000);
@@ -129,21 +182,21 @@ export class SocketTransport {
     socket.once('close', () => {
       clearTimeout(initTimer);
       this.channels.delete(channel);
+      this.keepAlive.delete(channel);
       if (channel.connection) this.live.disconnect(channel.connection);
     });
     socket.on('error', () => socket.terminate());
   }
 
-  private sweep(): void {
-    for (const channel of this.channels) {
-      if (!channel.alive) {
-        recordViewerDropped('keepalive_missed');
-        channel.socket.terminate();
-        continue;
-      }
-      channel.alive = false;
-      channel.socket.ping();
+  /** A socket that did not answer its last ping is dropped; else it is pinged again. */
+  private sweep(channel: SocketChannel): void {
+    if (!channel.alive) {
+      recordViewerDropped('keepalive_missed');
+      channel.socket.terminate();
+      return;
     }
+    channel.alive = false;
+    channel.socket.ping();
   }
 
   private async onMessage(channel: SocketChannel, data: RawData): Promise<void> {
