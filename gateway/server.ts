@@ -9,7 +9,7 @@ import type { RunningService } from '../shared/subgraph';
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import type { Fetcher } from '@apollo/utils.fetcher';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
+import { graphqlMiddleware } from '../shared/graphqlMiddleware';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { RequestHandler } from 'express';
 import type { Server } from 'node:http';
@@ -273,7 +273,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     presenceIntervalMs: config.presenceIntervalMs,
   });
 
-  const apolloMiddleware = expressMiddleware(apollo, {
+  const apolloMiddleware = graphqlMiddleware(apollo, {
     context: async ({ req, res }) => {
       try {
         return { identity: authenticatedIdentity(res.locals) ?? (await authenticator.authenticate(req.headers, (req as { id?: string }).id ?? newId())) };
