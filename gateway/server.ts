@@ -3,11 +3,10 @@
  * subgraph SDLs, on @apollo/server with the express 5 integration, plus the graphql-ws endpoint for
  * live viewers. It authenticates the caller once and hands subgraphs a signed identity.
  */
-import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { ApolloGateway, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import type { RunningService } from '../shared/subgraph';
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
-import type { Fetcher } from '@apollo/utils.fetcher';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { graphqlMiddleware } from '../shared/graphqlMiddleware';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
@@ -41,6 +40,7 @@ import { LIVE_CHANNEL_OPERATIONS, liveChannelCheck } from './live/channels';
 import { CHAT_OPERATIONS, ChatFeed, chatSource } from './live/feeds/chat';
 import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
 import { distinctEntities } from './distinctEntities';
+import { subgraphHttpSource } from './subgraphHttp';
 
 export interface GatewayOptions {
   config: Config;
@@ -140,26 +140,6 @@ function signedOnce(context: GatewayContext, secret: string): string {
   return header;
 }
 
-/** Longest wait for a subgraph's answer. */
-const SUBGRAPH_TIMEOUT_MS = 30_000;
-
-/**
- * Node's fetch (undici, keep-alive connections) for one subgraph. A subgraph that cannot be reached or
- * does not answer in time is answered for, as a GraphQL error with code SERVICE_UNAVAILABLE, so the
- * caller gets a clean 503 while the rest of the plan still runs.
- */
-function subgraphFetcher(name: string, logger: Logger): Fetcher {
-  return (async (url: string, init: RequestInit) => {
-    try {
-      return await fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(SUBGRAPH_TIMEOUT_MS) });
-    } catch (error) {
-      logger.warn({ subgraph: name, err: (error as Error).message }, 'subgraph unreachable');
-      const body = { data: null, errors: [{ message: `the ${name} service is unavailable, try again shortly`, extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } }] };
-      return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
-    }
-  }) as unknown as Fetcher;
-}
-
 const ACTIVE_BROADCASTS = /* GraphQL */ `
   query LiveActiveBroadcasts {
     activeOverlayBroadcasts {
@@ -186,13 +166,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     buildService: ({ name, url }) => {
       const local = options.localSubgraph;
       if (local && local(name as SubgraphName)) return measuredDataSource(name, 'in_process', distinctEntities(new InProcessDataSource(() => local(name as SubgraphName) as RunningService)));
-      const remote = new RemoteGraphQLDataSource<GatewayContext>({
-        url,
-        fetcher: subgraphFetcher(name, logger),
-        willSendRequest({ request, context }) {
-          if (context?.identity) request.http?.headers.set(IDENTITY_HEADER, signedOnce(context as GatewayContext, config.internalSecret));
+      const remote = subgraphHttpSource<GatewayContext>({
+        name,
+        url: url as string,
+        logger,
+        headers: (context) => {
+          const headers: Record<string, string> = {};
+          if (context?.identity) headers[IDENTITY_HEADER] = signedOnce(context, config.internalSecret);
           // The subgraph's spans and log lines join this request's trace.
-          injectTraceHeaders((header, value) => request.http?.headers.set(header, value));
+          injectTraceHeaders((header, value) => (headers[header] = value));
+          return headers;
         },
       });
       return measuredDataSource(name, 'http', distinctEntities(remote));
