@@ -41,6 +41,7 @@ import { CHAT_OPERATIONS, ChatFeed, chatSource } from './live/feeds/chat';
 import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
 import { distinctEntities } from './distinctEntities';
 import { subgraphHttpSource } from './subgraphHttp';
+import { withLocalQueries } from './localQueries';
 
 export interface GatewayOptions {
   config: Config;
@@ -188,7 +189,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const apollo = new ApolloServer<GatewayContext>({
-    gateway,
+    gateway: options.localSubgraph ? withLocalQueries(gateway, { planner: singleSubgraph, localSubgraph: options.localSubgraph }) : gateway,
     includeStacktraceInErrorResponses: false,
     // Signals are handled once, by the process that runs the services.
     stopOnTerminationSignals: false,
