@@ -33,7 +33,13 @@ async function localAnswer(options: LocalQueryOptions, requestContext: Parameter
   if (!name || !local) return null;
   const { request } = requestContext;
   const started = process.hrtime.bigint();
-  const result = await local.execute({ query: requestContext.source, variables: request.variables, operationName: request.operationName }, (requestContext.context as GatewayContext).identity);
+  let result: Awaited<ReturnType<RunningService['execute']>>;
+  try {
+    result = await local.execute({ query: requestContext.source, variables: request.variables, operationName: request.operationName }, (requestContext.context as GatewayContext).identity);
+  } catch {
+    // The gateway's fetch turns the same failure into the error it always gave.
+    return null;
+  }
   if (result.errors?.length || result.extensions) return null;
   recordSubgraphFetch(name, 'in_process', 'ok', started);
   return { data: result.data };
