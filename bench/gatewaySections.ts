@@ -71,6 +71,7 @@ export async function gatewaySection(figures: Figures, builds: [string, string |
       console.log(`${row.query}: ${row.answerBytes} bytes answered, same answers: ${row.sameAnswers}`);
       console.table({ 'stagegraph, in-process subgraphs': row.stagegraphInProcess, 'stagegraph gateway, HTTP to subgraphs': row.stagegraphOverHttp, 'Hive Gateway, HTTP to subgraphs': row.hiveGatewayOverHttp });
       console.log(`req/s over Hive: in one process ${row.inProcessOverHiveRps}×, over HTTP ${row.overHttpOverHiveRps}×; p95 over Hive: ${row.inProcessOverHiveP95}×, ${row.overHttpOverHiveP95}×`);
+      if (row.roundsRps.hiveGatewayOverHttp.length > 1) console.log(`req/s of each round (the median round is shown): ${JSON.stringify(row.roundsRps)}`);
     }
   }
   figures.gateway = builds.length > 1 ? all : all[builds[0][0]];
