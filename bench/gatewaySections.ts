@@ -3,6 +3,7 @@
  * subgraph, stagegraph beside Hive Gateway (one-subgraph and deep queries), what the document limits and the
  * metrics cost, and the 50 ms rule under hostile input. Each prints its table and puts its figures in `figures`.
  */
+import { loadavg } from 'node:os';
 import { measureDeepGateway } from './deepQuery';
 import { measureGateway } from './gateway';
 import { startInstance } from './harness';
@@ -41,28 +42,42 @@ export async function observabilitySection(figures: Figures): Promise<void> {
   console.log(`metrics on / off: p50 = ${observability.p50Ratio}× (target ≤ 1.05×)`);
 }
 
-/** The gateway and REST bridge beside the subgraph, and stagegraph beside Hive Gateway on the one-subgraph and deep queries. */
-export async function gatewaySection(figures: Figures): Promise<void> {
-  const instance = await startInstance();
-  const gateway = await measureGateway(instance);
-  const peers = await measureDeepGateway(instance);
-  await instance.stop();
-  figures.gateway = { ...gateway, againstHiveGateway: peers };
-  console.log('\ngateway and REST bridge: one-subgraph query (overlays), 10 connections');
-  console.table({
-    'straight to subgraph': gateway.subgraphDirect,
-    'through gateway': gateway.gateway,
-    'REST bridge': gateway.rest,
-    'gateway, 2-subgraph join': gateway.gatewayJoin,
-  });
-  console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
-  console.log('\nagainst Hive Gateway: the same supergraph and subgraphs, 50 connections (targets: in one process ≥ 1.2× Hive req/s with p95 no worse; over HTTP ≥ 1.0×)');
-  for (const row of peers) {
-    console.log(`${row.query}: ${row.answerBytes} bytes answered, same answers: ${row.sameAnswers}`);
-    console.table({ 'stagegraph, in-process subgraphs': row.stagegraphInProcess, 'stagegraph gateway, HTTP to subgraphs': row.stagegraphOverHttp, 'Hive Gateway, HTTP to subgraphs': row.hiveGatewayOverHttp });
-    console.log(`req/s over Hive: in one process ${row.inProcessOverHiveRps}×, over HTTP ${row.overHttpOverHiveRps}×; p95 over Hive: ${row.inProcessOverHiveP95}×, ${row.overHttpOverHiveP95}×`);
+/**
+ * The gateway and REST bridge beside the subgraph, and stagegraph beside Hive Gateway on the one-subgraph and
+ * deep queries: for each build given (this one, and BENCH_BEFORE_DIST's when set), one after the other in one
+ * run, each with the machine's load average while it ran (the machine may be shared).
+ */
+export async function gatewaySection(figures: Figures, builds: [string, string | undefined][] = [['after', undefined]]): Promise<void> {
+  const all: Record<string, unknown> = {};
+  for (const [build, dist] of builds) {
+    const loadBefore = loadavg()[0];
+    const instance = await startInstance({ dist });
+    const gateway = await measureGateway(instance);
+    const peers = await measureDeepGateway(instance);
+    await instance.stop();
+    const load = { start: round(loadBefore), end: round(loadavg()[0]) };
+    all[build] = { ...gateway, againstHiveGateway: peers, loadAverage: load };
+    const label = builds.length > 1 ? ` (${build}${dist ? `: ${dist}` : ''})` : '';
+    console.log(`\ngateway and REST bridge${label}: one-subgraph query (overlays), 10 connections; load average ${load.start} → ${load.end}`);
+    console.table({
+      'straight to subgraph': gateway.subgraphDirect,
+      'through gateway': gateway.gateway,
+      'REST bridge': gateway.rest,
+      'gateway, 2-subgraph join': gateway.gatewayJoin,
+    });
+    console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
+    console.log(`\nagainst Hive Gateway${label}: the same supergraph and subgraphs, 50 connections (targets: in one process ≥ 1.2× Hive req/s with p95 no worse; over HTTP ≥ 1.0×)`);
+    for (const row of peers) {
+      console.log(`${row.query}: ${row.answerBytes} bytes answered, same answers: ${row.sameAnswers}`);
+      console.table({ 'stagegraph, in-process subgraphs': row.stagegraphInProcess, 'stagegraph gateway, HTTP to subgraphs': row.stagegraphOverHttp, 'Hive Gateway, HTTP to subgraphs': row.hiveGatewayOverHttp });
+      console.log(`req/s over Hive: in one process ${row.inProcessOverHiveRps}×, over HTTP ${row.overHttpOverHiveRps}×; p95 over Hive: ${row.inProcessOverHiveP95}×, ${row.overHttpOverHiveP95}×`);
+      if (row.roundsRps.hiveGatewayOverHttp.length > 1) console.log(`req/s of each round (the median round is shown): ${JSON.stringify(row.roundsRps)}`);
+    }
   }
+  figures.gateway = builds.length > 1 ? all : all[builds[0][0]];
 }
+
+const round = (value: number) => Math.round(value * 100) / 100;
 
 /** The peer baseline: the one-subgraph query through Hive Gateway beside stagegraph, both over HTTP. */
 export async function peerSection(figures: Figures): Promise<void> {

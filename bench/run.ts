@@ -4,8 +4,8 @@
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
  * fanout2, answers, chat, fleet, costs, soak, browser, runtimes, httpsubs, show, loopblock; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
- * build's dist folder) puts that build's figures beside this one's in the join, data-event and metrics-cost
- * sections. BENCH_SHOW_VIEWERS sets the show section's viewers (default 15000). BENCH_REPEAT
+ * build's dist folder) puts that build's figures beside this one's in the gateway, join, data-event and
+ * metrics-cost sections. BENCH_SHOW_VIEWERS sets the show section's viewers (default 15000). BENCH_REPEAT
  * repeats the fan-out (each run beside its own floor; BENCH_FANOUT_SIGNED_IN=false leaves out its signed-in runs).
  */
 import { execFileSync } from 'node:child_process';
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const viewers = Number(process.env.BENCH_VIEWERS ?? 15000);
   const figures: Record<string, unknown> = {};
 
-  if (section('gateway')) await gatewaySection(figures);
+  if (section('gateway')) await gatewaySection(figures, builds());
   if (section('limits')) await graphqlLimitsSection(figures);
   if (section('observability')) await observabilitySection(figures);
   if (section('peer')) await peerSection(figures);

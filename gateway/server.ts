@@ -3,13 +3,12 @@
  * subgraph SDLs, on @apollo/server with the express 5 integration, plus the graphql-ws endpoint for
  * live viewers. It authenticates the caller once and hands subgraphs a signed identity.
  */
-import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { ApolloGateway, type GraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
 import type { RunningService } from '../shared/subgraph';
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
-import type { Fetcher } from '@apollo/utils.fetcher';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
+import { graphqlMiddleware } from '../shared/graphqlMiddleware';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { RequestHandler } from 'express';
 import type { Server } from 'node:http';
@@ -42,6 +41,8 @@ import { CHAT_OPERATIONS, ChatFeed, chatSource } from './live/feeds/chat';
 import { ChatRoomCounts } from './live/feeds/chatReactions';
 import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
 import { distinctEntities } from './distinctEntities';
+import { subgraphHttpSource } from './subgraphHttp';
+import { withLocalQueries } from './localQueries';
 
 export interface GatewayOptions {
   config: Config;
@@ -141,26 +142,6 @@ function signedOnce(context: GatewayContext, secret: string): string {
   return header;
 }
 
-/** Longest wait for a subgraph's answer. */
-const SUBGRAPH_TIMEOUT_MS = 30_000;
-
-/**
- * Node's fetch (undici, keep-alive connections) for one subgraph. A subgraph that cannot be reached or
- * does not answer in time is answered for, as a GraphQL error with code SERVICE_UNAVAILABLE, so the
- * caller gets a clean 503 while the rest of the plan still runs.
- */
-function subgraphFetcher(name: string, logger: Logger): Fetcher {
-  return (async (url: string, init: RequestInit) => {
-    try {
-      return await fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(SUBGRAPH_TIMEOUT_MS) });
-    } catch (error) {
-      logger.warn({ subgraph: name, err: (error as Error).message }, 'subgraph unreachable');
-      const body = { data: null, errors: [{ message: `the ${name} service is unavailable, try again shortly`, extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } }] };
-      return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
-    }
-  }) as unknown as Fetcher;
-}
-
 const ACTIVE_BROADCASTS = /* GraphQL */ `
   query LiveActiveBroadcasts {
     activeOverlayBroadcasts {
@@ -187,13 +168,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     buildService: ({ name, url }) => {
       const local = options.localSubgraph;
       if (local && local(name as SubgraphName)) return measuredDataSource(name, 'in_process', distinctEntities(new InProcessDataSource(() => local(name as SubgraphName) as RunningService)));
-      const remote = new RemoteGraphQLDataSource<GatewayContext>({
-        url,
-        fetcher: subgraphFetcher(name, logger),
-        willSendRequest({ request, context }) {
-          if (context?.identity) request.http?.headers.set(IDENTITY_HEADER, signedOnce(context as GatewayContext, config.internalSecret));
+      const remote = subgraphHttpSource<GatewayContext>({
+        name,
+        url: url as string,
+        logger,
+        headers: (context) => {
+          const headers: Record<string, string> = {};
+          if (context?.identity) headers[IDENTITY_HEADER] = signedOnce(context, config.internalSecret);
           // The subgraph's spans and log lines join this request's trace.
-          injectTraceHeaders((header, value) => request.http?.headers.set(header, value));
+          injectTraceHeaders((header, value) => (headers[header] = value));
+          return headers;
         },
       });
       return measuredDataSource(name, 'http', distinctEntities(remote));
@@ -206,7 +190,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const apollo = new ApolloServer<GatewayContext>({
-    gateway,
+    gateway: options.localSubgraph ? withLocalQueries(gateway, { planner: singleSubgraph, localSubgraph: options.localSubgraph }) : gateway,
     includeStacktraceInErrorResponses: false,
     // Signals are handled once, by the process that runs the services.
     stopOnTerminationSignals: false,
@@ -277,7 +261,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     presenceIntervalMs: config.presenceIntervalMs,
   });
 
-  const apolloMiddleware = expressMiddleware(apollo, {
+  const apolloMiddleware = graphqlMiddleware(apollo, {
     context: async ({ req, res }) => {
       try {
         return { identity: authenticatedIdentity(res.locals) ?? (await authenticator.authenticate(req.headers, (req as { id?: string }).id ?? newId())) };

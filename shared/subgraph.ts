@@ -9,7 +9,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDi
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { refuseNullForRequiredUpdates } from './updateInputs';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
-import { expressMiddleware } from '@as-integrations/express5';
+import { graphqlMiddleware } from './graphqlMiddleware';
 import express from 'express';
 import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { Server } from 'node:http';
@@ -156,7 +156,7 @@ export async function listenSubgraph(
     '/graphql',
     routeTemplate('/graphql'),
     express.json({ limit: deps.config.bodyLimitBytes }),
-    expressMiddleware(server, {
+    graphqlMiddleware(server, {
       context: async ({ req }) => {
         const identity = verifyIdentity(req.header(IDENTITY_HEADER), deps.config.internalSecret);
         if (!identity) throw withHttpStatus(unauthenticated('subgraphs accept only requests signed by the gateway'));

@@ -7,6 +7,7 @@ import { Pool } from 'pg';
 import { PrismaClient as SqlitePrismaClient, Prisma } from './generated/sqlite';
 import { withLiteralLike } from './literalSearch';
 import { migrateDatabase, sqliteFilePath } from './migrate';
+import { cacheReadPlans } from './planCache';
 import { providerOf, type DbProvider } from './providers';
 import { SqliteConnection } from './sqlite';
 import { PrismaSqlite } from './sqliteClient';
@@ -65,6 +66,8 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   };
   let plain: PlainDriver | null = null;
   if (provider === 'sqlite') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    cacheReadPlans(require('./generated/sqlite/query_compiler_bg.js'));
     const file = sqliteFilePath(databaseUrl);
     prisma = new SqlitePrismaClient({ adapter: withLiteralLike(new PrismaSqlite(file)), log: COUNT_QUERIES, transactionOptions: TRANSACTIONS });
     if (file !== ':memory:' && file !== '') {
@@ -78,6 +81,8 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     // The PostgreSQL client is generated from the derived schema; its model API matches the SQLite one.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { PrismaClient } = require('./generated/postgresql') as { PrismaClient: new (options: unknown) => Db };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    cacheReadPlans(require('./generated/postgresql/query_compiler_bg.js'));
     const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
     // An idle connection the server ends (restart, failover, a dropped database) is an 'error' event on
     // the pool; unheard, it would crash the process. The pool has already discarded that connection and
