@@ -27,6 +27,8 @@ const RUNS_ONCE = [
   'legacy-clients\\.e2e\\.ts',
   'provider\\.e2e\\.ts',
   'readme-quickstart\\.e2e\\.ts',
+  // SQLite whatever DATABASE_URL says: its own file.
+  'sqlite-adapter\\.e2e\\.ts',
 ];
 
 module.exports = {

@@ -5,11 +5,10 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient as SqlitePrismaClient, Prisma } from './generated/sqlite';
-import { withLiteralLike } from './literalSearch';
 import { migrateDatabase, sqliteFilePath } from './migrate';
 import { providerOf, type DbProvider } from './providers';
 import { SqliteConnection } from './sqlite';
-import { PrismaSqlite } from './sqliteClient';
+import { PrismaSqlite } from './sqliteAdapter';
 import { tracingEnabled, withSpan } from '../tracing';
 
 export type Db = SqlitePrismaClient;
@@ -66,7 +65,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   let plain: PlainDriver | null = null;
   if (provider === 'sqlite') {
     const file = sqliteFilePath(databaseUrl);
-    prisma = new SqlitePrismaClient({ adapter: withLiteralLike(new PrismaSqlite(file)), log: COUNT_QUERIES, transactionOptions: TRANSACTIONS });
+    prisma = new SqlitePrismaClient({ adapter: new PrismaSqlite(file), log: COUNT_QUERIES, transactionOptions: TRANSACTIONS });
     if (file !== ':memory:' && file !== '') {
       const connection = new SqliteConnection(file, 0);
       plain = { provider, connection, counted };

@@ -14,9 +14,9 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { openRateLimiters, type RateLimiters } from '../../../shared/rateLimits';
 import { Topics, type EventBus } from '../../../shared/bus';
-import { MicroBatcher, sqliteDate } from '../../../shared/db/batches';
+import { MicroBatcher } from '../../../shared/db/batches';
 import type { Database, Db } from '../../../shared/db/client';
-import { whenUnlocked } from '../../../shared/db/sqlite';
+import { sqliteDate, whenUnlocked } from '../../../shared/db/sqlite';
 import type { Poll } from '../../../shared/db/generated/sqlite';
 import { appError, badInput, conflict, ErrorCode, notFound, unauthenticated } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
