@@ -27,8 +27,7 @@ import { createContentSubgraph } from './subgraphs/content/server';
 import { createIntegrationsSubgraph } from './subgraphs/integrations/server';
 import { createOverlaysSubgraph } from './subgraphs/overlays/server';
 import { recordViewerPresence } from './subgraphs/overlays/presence';
-import { runWebhookDelivery } from './subgraphs/content/webhookDispatcher';
-import { questDepsOf, runQuestOutbox } from './subgraphs/content/quests/progress';
+import { questDepsOf } from './subgraphs/content/quests/progress';
 import { recordWatchTime } from './subgraphs/content/quests/watchTime';
 
 export interface Stack {
@@ -154,7 +153,8 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
     subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name }), deps), deps, subgraphPort(config, name));
   }
-  const workers = [recordViewerPresence(deps), runWebhookDelivery(deps), runQuestOutbox(deps)];
+  // Webhook delivery and the quest outbox are the content subgraph's (its runtime).
+  const workers = [recordViewerPresence(deps)];
   // The subgraphs run in this process: the gateway executes their parts of a plan in-process.
   const served = await serveGateway(deps, (name) => subgraphs[name].url, options.subgraphsOverHttp ? undefined : (name) => subgraphs[name]);
   supergraph.bind((request, identity) => served.gateway.execute(request, identity));

@@ -25,23 +25,30 @@ import type { SupergraphClient } from '../../../shared/supergraph';
 import { awardPoints } from '../leaderboard';
 import { findQuest, questActions } from './quests';
 import { Scopes } from '../resolvers/access';
-import { webhookDispatcher } from '../webhookDispatcher';
 import type { QuestProgressView } from '../../../shared/viewerActivity';
+import type { WebhookWaker } from '../webhookDispatcher';
 import { viewerRead } from '../viewerReads';
 import { enqueueWebhook, WebhookEvents } from '../webhooks';
 
-/** What quest progress needs from its surroundings: a resolver context, or a service's deps. */
+/**
+ * Outside the content service (the gateway's watch time) there is no dispatcher to wake: the content
+ * service's dispatcher finds the deliveries at its next look at the outbox, within 2 s.
+ */
+const NO_DISPATCHER_HERE: WebhookWaker = { kick: () => undefined };
+
+/** What quest progress needs from its surroundings: the content runtime's, or a service's deps. */
 export interface QuestDeps {
   db: Db;
   bus: EventBus;
   supergraph: SupergraphClient;
   logger: Logger;
   config: Config;
+  webhooks: WebhookWaker;
 }
 
-/** The deps of a service (stack workers, the live server's watch time) as QuestDeps. */
-export function questDepsOf(deps: ServiceDeps): QuestDeps {
-  return { db: deps.database.prisma, bus: deps.bus, supergraph: deps.supergraph, logger: deps.logger.child({ component: 'quests' }), config: deps.config };
+/** The deps of a service (the content runtime, the live server's watch time) as QuestDeps. */
+export function questDepsOf(deps: ServiceDeps, webhooks: WebhookWaker = NO_DISPATCHER_HERE): QuestDeps {
+  return { db: deps.database.prisma, bus: deps.bus, supergraph: deps.supergraph, logger: deps.logger.child({ component: 'quests' }), config: deps.config, webhooks };
 }
 
 /** One step of a quest as progress reads it: its kind, what it needs, and where and when it counts. */
@@ -270,7 +277,7 @@ export async function recordClaim(deps: QuestDeps, completion: QuestCompletion):
       webhookValue: completion.webhookValue,
     });
   });
-  if (written > 0) webhookDispatcher(deps.db, deps.config, deps.logger).kick();
+  if (written > 0) deps.webhooks.kick();
   // A raffle drawn while this claim was on its way settles again, so the claim gets the draw's state.
   if (!raffle) {
     const late = await deps.db.questRaffle.findUnique({ where: { questId: completion.questId } });
@@ -349,8 +356,7 @@ const OUTBOX_GRACE_MS = 2_000;
  * yet recorded, with their webhooks, and raffles not yet settled. Runs every `intervalMs` on every
  * instance; each step is idempotent, so two instances doing the same one change nothing twice.
  */
-export function runQuestOutbox(serviceDeps: ServiceDeps, intervalMs = 5_000): { close(): Promise<void>; sweep(): Promise<void> } {
-  const deps = questDepsOf(serviceDeps);
+export function runQuestOutbox(deps: QuestDeps, intervalMs = 5_000): { close(): Promise<void>; sweep(): Promise<void> } {
   let running: Promise<void> | null = null;
   const sweep = async () => {
     const before = new Date(Date.now() - OUTBOX_GRACE_MS);
@@ -398,35 +404,48 @@ export interface AnswerActivity {
 
 /** Answers are looked at in batches: a burst of thousands costs a few statements per quest, not per answer. */
 const ANSWER_BATCH_MS = 50;
-const answerBatches = new WeakMap<Db, { sites: Map<string, Set<string>>; done: Promise<void>; deps: QuestDeps }>();
 
-/**
- * THE hook of the answer path: call it after answers are stored (one or many). Within ~50 ms the
- * quests of their sites that count answers are evaluated for those accounts (completing the ones now
- * done) and their progress is pushed. Never throws; the promise settles when the batch was looked at.
- * A crash before that loses nothing: progress is recomputed from the stored answers at the next look.
- */
-export function recordQuestActivityForAnswers(deps: QuestDeps, answers: readonly AnswerActivity[]): Promise<void> {
-  if (answers.length === 0) return Promise.resolve();
-  let batch = answerBatches.get(deps.db);
-  if (!batch) {
-    const created = { sites: new Map<string, Set<string>>(), deps, done: Promise.resolve() };
-    created.done = new Promise<void>((resolve) => {
+/** The accounts per site whose answers one batch looks at, and when it has been looked at. */
+interface AnswerBatch {
+  sites: Map<string, Set<string>>;
+  done: Promise<void>;
+}
+
+/** Gathers stored answers for ~50 ms and then evaluates the quests they may advance, one batch at a time. */
+export class QuestAnswerBatcher {
+  private batch: AnswerBatch | null = null;
+
+  constructor(private readonly deps: QuestDeps) {}
+
+  /**
+   * THE hook of the answer path: call it after answers are stored (one or many). Within ~50 ms the
+   * quests of their sites that count answers are evaluated for those accounts (completing the ones now
+   * done) and their progress is pushed. Never throws; the promise settles when the batch was looked at.
+   * A crash before that loses nothing: progress is recomputed from the stored answers at the next look.
+   */
+  record(answers: readonly AnswerActivity[]): Promise<void> {
+    if (answers.length === 0) return Promise.resolve();
+    const batch = (this.batch ??= this.open());
+    for (const answer of answers) {
+      let accounts = batch.sites.get(answer.siteId);
+      if (!accounts) batch.sites.set(answer.siteId, (accounts = new Set()));
+      accounts.add(answer.accountId);
+    }
+    return batch.done;
+  }
+
+  private open(): AnswerBatch {
+    const sites = new Map<string, Set<string>>();
+    const done = new Promise<void>((resolve) => {
       setTimeout(() => {
-        answerBatches.delete(deps.db);
-        evaluateAnswerBatch(created.deps, created.sites)
-          .catch((error: Error) => deps.logger.warn({ err: error.message }, 'quest progress of answers not evaluated'))
+        this.batch = null;
+        evaluateAnswerBatch(this.deps, sites)
+          .catch((error: Error) => this.deps.logger.warn({ err: error.message }, 'quest progress of answers not evaluated'))
           .finally(resolve);
       }, ANSWER_BATCH_MS);
     });
-    answerBatches.set(deps.db, (batch = created));
+    return { sites, done };
   }
-  for (const answer of answers) {
-    let accounts = batch.sites.get(answer.siteId);
-    if (!accounts) batch.sites.set(answer.siteId, (accounts = new Set()));
-    accounts.add(answer.accountId);
-  }
-  return batch.done;
 }
 
 /** Slack for answers stored a moment before they are looked at. */

@@ -8,9 +8,11 @@ import { found } from '../checks';
 import { announceChannelChange, deleteChannelStream } from '../show/channelStream';
 import { viewerRead } from '../viewerReads';
 import type { Resolvers } from '../resolvers.generated';
-import { Scopes, timestamps, wakeWebhooks } from './access';
+import type { WebhookWaker } from '../webhookDispatcher';
+import { Scopes, timestamps } from './access';
 
-export const pageResolvers: Resolvers = {
+/** `webhooks`: woken after a write (a change of pages may have written deliveries). */
+export const pageResolvers = (webhooks: WebhookWaker): Resolvers => ({
   Query: {
     // Every read of "Pages and channels" is the seed's C: the site ID alone reads it (legacy clients, the embedded SDK).
     page: (_root, { id }, { identity, db }) => findPage(db, requireSite(identity), id),
@@ -29,25 +31,25 @@ export const pageResolvers: Resolvers = {
   Mutation: {
     createPage: async (_root, { input }, ctx) => {
       const page = await createPage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), input);
-      wakeWebhooks(ctx);
+      webhooks.kick();
       return page;
     },
     updatePage: async (_root, { id, input }, ctx) => {
       const page = await updatePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id, input);
-      wakeWebhooks(ctx);
+      webhooks.kick();
       await announceChannelChange(ctx, page);
       return page;
     },
     deletePage: async (_root, { id }, ctx) => {
       const page = await deletePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id);
-      wakeWebhooks(ctx);
+      webhooks.kick();
       await deleteChannelStream(ctx, page);
       await announceChannelChange(ctx, page);
       return { id: page.id, success: true };
     },
     clonePage: async (_root, { id, localizedTitle, localizedSlug }, ctx) => {
       const page = await clonePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id, localizedTitle, localizedSlug);
-      wakeWebhooks(ctx);
+      webhooks.kick();
       return page;
     },
   },
@@ -73,4 +75,4 @@ export const pageResolvers: Resolvers = {
     ...timestamps,
     lastModified: timestamps.modified,
   },
-};
+});
