@@ -27,7 +27,7 @@ import { createContentSubgraph } from './subgraphs/content/server';
 import { createIntegrationsSubgraph } from './subgraphs/integrations/server';
 import { createOverlaysSubgraph } from './subgraphs/overlays/server';
 import { recordViewerPresence } from './subgraphs/overlays/presence';
-import { questDepsOf } from './subgraphs/content/quests/progress';
+import { questDepsOf } from './subgraphs/content/quests/deps';
 import { recordWatchTime } from './subgraphs/content/quests/watchTime';
 
 export interface Stack {

@@ -310,7 +310,8 @@ describe('progress from watch time', () => {
 
 describe('progress of many accounts at once', () => {
   it('evaluates a batch of 1,200 accounts (more than one statement may name on SQLite) in one look', async () => {
-    const { evaluateQuest, questDepsOf } = await import('../subgraphs/content/quests/progress');
+    const { evaluateQuest } = await import('../subgraphs/content/quests/progress');
+    const { questDepsOf } = await import('../subgraphs/content/quests/deps');
     const questId = await createQuest(site, { actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 5 }, { arrayId: 'a', kind: 'answer:polls:any' }] });
     const quest = await stack.database.prisma.quest.findUniqueOrThrow({ where: { id: questId } });
     const accountIds = Array.from({ length: 1200 }, (_, index) => `batch-account-${index}`);
@@ -363,7 +364,7 @@ describe('raffle', () => {
   });
 
   it('draws every completer when fewer completed than asked, uniformly over many draws', async () => {
-    const { drawUniformly } = await import('../subgraphs/content/quests/progress');
+    const { drawUniformly } = await import('../subgraphs/content/quests/raffle');
     const counts = new Map<number, number>();
     for (let i = 0; i < 3000; i += 1) for (const pick of drawUniformly([0, 1, 2], 1)) counts.set(pick, (counts.get(pick) ?? 0) + 1);
     for (const value of [0, 1, 2]) expect(counts.get(value)).toBeGreaterThan(800);

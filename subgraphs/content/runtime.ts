@@ -11,7 +11,9 @@ import type { Logger } from '../../shared/logger';
 import type { ServiceDeps, SubgraphContext } from '../../shared/subgraph';
 import { ChatRuntime } from './chat/runtime';
 import { PollAnswerRuntime } from './polls/answers';
-import { QuestAnswerBatcher, questDepsOf, runQuestOutbox, type QuestDeps } from './quests/progress';
+import { QuestAnswerBatcher } from './quests/answerBatches';
+import { runQuestOutbox } from './quests/completion';
+import { questDepsOf, type QuestDeps } from './quests/deps';
 import { WebhookDispatcher } from './webhookDispatcher';
 
 export interface ContentRuntime {
