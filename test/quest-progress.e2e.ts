@@ -18,6 +18,9 @@ import { channelNamed, createChannel, createTestSite, startTestStack, stopAll, t
 import { connectClient, watch, type Viewer } from './helpers/viewer';
 import { expectStatus, until as waitUntil } from './helpers/wait';
 import { documentedSignatureHolds } from './helpers/webhookSignature';
+import { questDepsOf } from '../subgraphs/content/quests/deps';
+import { evaluateQuest } from '../subgraphs/content/quests/progress';
+import { drawUniformly } from '../subgraphs/content/quests/raffle';
 
 /** Watch time is written every 200 ms here, so seconds show up fast. */
 const env = { WATCH_FLUSH_MS: '200', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TIMEOUT_MS: '1000' };
@@ -36,7 +39,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(viewers.map((one) => one.close()));
-  await Promise.all(clients.map((client) => client.dispose()));
+  await Promise.all(clients.map(async (client) => client.dispose()));
   servers.forEach((server) => server.closeAllConnections());
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   await stopAll();
@@ -310,8 +313,6 @@ describe('progress from watch time', () => {
 
 describe('progress of many accounts at once', () => {
   it('evaluates a batch of 1,200 accounts (more than one statement may name on SQLite) in one look', async () => {
-    const { evaluateQuest } = await import('../subgraphs/content/quests/progress');
-    const { questDepsOf } = await import('../subgraphs/content/quests/deps');
     const questId = await createQuest(site, { actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 5 }, { arrayId: 'a', kind: 'answer:polls:any' }] });
     const quest = await stack.database.prisma.quest.findUniqueOrThrow({ where: { id: questId } });
     const accountIds = Array.from({ length: 1200 }, (_, index) => `batch-account-${index}`);
@@ -364,7 +365,6 @@ describe('raffle', () => {
   });
 
   it('draws every completer when fewer completed than asked, uniformly over many draws', async () => {
-    const { drawUniformly } = await import('../subgraphs/content/quests/raffle');
     const counts = new Map<number, number>();
     for (let i = 0; i < 3000; i += 1) for (const pick of drawUniformly([0, 1, 2], 1)) counts.set(pick, (counts.get(pick) ?? 0) + 1);
     for (const value of [0, 1, 2]) expect(counts.get(value)).toBeGreaterThan(800);

@@ -5,7 +5,7 @@
  * viewer (entitlements, devices, preview clocks, passwords) is never kept here.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import { Kind, type OperationDefinitionNode } from 'graphql';
+import { Kind, OperationTypeNode, type OperationDefinitionNode } from 'graphql';
 import type { EventBus } from '../../shared/bus';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { announceViewerReadsChanged, followedSiteCache, type SiteCache } from '../../shared/viewerReads';
@@ -45,7 +45,7 @@ export function announceContentChanges(): ApolloServerPlugin<SubgraphContext> {
     async requestDidStart() {
       return {
         async willSendResponse({ operation, contextValue }) {
-          if (operation?.operation !== 'mutation' || onlyViewerActivity(operation)) return;
+          if (operation?.operation !== OperationTypeNode.MUTATION || onlyViewerActivity(operation)) return;
           try {
             await announceViewerReadsChanged(contextValue.bus, contextValue.identity.siteId ?? null);
           } catch (error) {

@@ -20,7 +20,6 @@ import { sqliteDate, whenUnlocked } from '../../../shared/db/sqlite';
 import type { Poll } from '../../../shared/db/generated/sqlite';
 import { appError, badInput, conflict, ErrorCode, notFound, unauthenticated } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
-import type { Logger } from '../../../shared/logger';
 import type { ServiceDeps, SubgraphContext } from '../../../shared/subgraph';
 import { requireSite } from '../../../shared/auth/access';
 import type { Identity } from '../../../shared/auth/identity';

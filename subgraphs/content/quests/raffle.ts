@@ -6,7 +6,6 @@
 import { randomInt } from 'node:crypto';
 import { requireAdmin } from '../../../shared/auth/access';
 import { serviceIdentity, type Identity } from '../../../shared/auth/identity';
-import type { Prisma } from '../../../shared/db/client';
 import { badInput, conflict } from '../../../shared/errors';
 import { Scopes } from '../resolvers/access';
 import type { QuestDeps } from './deps';
@@ -54,7 +53,7 @@ export async function drawQuestRaffle(deps: QuestDeps, identity: Identity, quest
   });
   const drawn = drawUniformly(completions, winners);
   try {
-    await deps.db.questRaffle.create({ data: { questId: quest.id, siteId, winners: drawn as unknown as Prisma.InputJsonValue, drawnAt: new Date() } });
+    await deps.db.questRaffle.create({ data: { questId: quest.id, siteId, winners: drawn, drawnAt: new Date() } });
   } catch (error) {
     // Another draw of the same quest won the primary key first.
     if ((error as { code?: string }).code === 'P2002') throw conflict(`the raffle of quest ${quest.id} was drawn already`);
