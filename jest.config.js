@@ -27,8 +27,9 @@ const RUNS_ONCE = [
   'legacy-clients\\.e2e\\.ts',
   'provider\\.e2e\\.ts',
   'readme-quickstart\\.e2e\\.ts',
-  // SQLite whatever DATABASE_URL says: its own file.
+  // SQLite whatever DATABASE_URL says: files of their own.
   'sqlite-adapter\\.e2e\\.ts',
+  'runtime\\.e2e\\.ts',
 ];
 
 module.exports = {
