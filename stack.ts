@@ -5,6 +5,7 @@
 import type { ApolloServer } from '@apollo/server';
 import type { Server } from 'node:http';
 import { createExpressServer } from './shared/httpServer';
+import { followedSiteCache } from './shared/viewerReads';
 import type { AddressInfo } from 'node:net';
 import { createAuthenticator, type Authenticator } from './shared/auth/authenticate';
 import type { Identity } from './shared/auth/identity';
@@ -98,8 +99,10 @@ export async function serveGateway(
 ) {
   const { config, database, bus, logger } = deps;
   const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret, bus);
-  // Watch time is counted where the viewers' sockets are, and written with content's own code (its tables).
-  const quests = { ...questDepsOf(deps), provider: database.provider };
+  // Watch time is counted where the viewers' sockets are, and written with content's own code (its tables),
+  // reading a site's quests through kept reads of the gateway's own.
+  const questReads = followedSiteCache<unknown>(bus);
+  const quests = { ...questDepsOf(deps, questReads.cache), provider: database.provider };
   const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph, trustedDocuments: trustedDocumentStore(database.prisma, bus), recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined });
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph), logger, bodyLimitBytes: config.bodyLimitBytes, bus });
@@ -135,6 +138,7 @@ export async function serveGateway(
       clearInterval(idle);
       clearTimeout(force);
       await gateway.stop();
+      questReads.stop();
     },
   };
 }

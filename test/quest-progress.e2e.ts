@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from 'graphql-ws';
 import { createMemoryBus } from '../shared/bus/memory';
 import { listenSubgraph } from '../shared/subgraph';
+import { SiteCache } from '../shared/viewerReads';
 import { SUBGRAPH_FACTORIES, type Stack } from '../stack';
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
@@ -316,7 +317,7 @@ describe('progress of many accounts at once', () => {
     const questId = await createQuest(site, { actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 5 }, { arrayId: 'a', kind: 'answer:polls:any' }] });
     const quest = await stack.database.prisma.quest.findUniqueOrThrow({ where: { id: questId } });
     const accountIds = Array.from({ length: 1200 }, (_, index) => `batch-account-${index}`);
-    const views = await evaluateQuest(questDepsOf(stack.deps), quest, accountIds);
+    const views = await evaluateQuest(questDepsOf(stack.deps, new SiteCache()), quest, accountIds);
     expect(views).toHaveLength(1200);
     expect(views.every((view) => !view.completed && view.actions.every((action) => action.value === 0))).toBe(true);
   });

@@ -17,7 +17,7 @@ import { found, isRecord, stringList } from './checks';
 import { readGate, type Gate } from './pages';
 import { playingNow, scheduleOf } from './schedule';
 import { liveVideoOf, newestRecording, offersRecording, onAir, showOf } from './show/channelShow';
-import { viewerRead } from './viewerReads';
+import { viewerRead, type WithViewerReads } from './viewerReads';
 
 /** Devices not seen for this long no longer count against the limit. */
 export const DEVICE_WINDOW_MS = 30 * 24 * 3600 * 1000;
@@ -48,7 +48,7 @@ export interface ContentCheckRequest {
   password?: string | null;
 }
 
-interface Context {
+interface Context extends WithViewerReads {
   db: Db;
   bus: EventBus;
   identity: Identity;

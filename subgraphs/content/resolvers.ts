@@ -21,7 +21,7 @@ import type { ContentRuntime } from './runtime';
 export function createResolvers(runtime: ContentRuntime): Resolvers {
   return mergeResolvers<Resolvers>(
     siteResolvers,
-    pageResolvers(runtime.webhooks),
+    pageResolvers(runtime.webhooks, runtime.reads),
     templateResolvers,
     panelResolvers,
     scheduleResolvers,
@@ -32,7 +32,7 @@ export function createResolvers(runtime: ContentRuntime): Resolvers {
     calendarResolvers,
     webhookResolvers,
     chatResolvers(runtime.chat),
-    showResolvers,
+    showResolvers(runtime.reads),
     trustedDocumentResolvers,
   );
 }

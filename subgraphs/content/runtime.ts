@@ -14,6 +14,8 @@ import { PollAnswerRuntime } from './polls/answers';
 import { QuestAnswerBatcher } from './quests/answerBatches';
 import { runQuestOutbox } from './quests/completion';
 import { questDepsOf, type QuestDeps } from './quests/deps';
+import { followedSiteCache } from '../../shared/viewerReads';
+import type { ViewerReads } from './viewerReads';
 import { WebhookDispatcher } from './webhookDispatcher';
 
 export interface ContentRuntime {
@@ -23,13 +25,16 @@ export interface ContentRuntime {
   quests: QuestDeps;
   /** Sends webhook deliveries: `kick()` after a change wrote some. */
   webhooks: WebhookDispatcher;
+  /** The content a viewer's join reads, kept until the site's content changes (viewerReads.ts). */
+  reads: ViewerReads;
   /** Starts the dispatcher and the quest outbox with the server; stops everything with it. */
   plugin: ApolloServerPlugin<SubgraphContext>;
 }
 
 export function createContentRuntime(logger: Logger, deps: ServiceDeps): ContentRuntime {
   const webhooks = new WebhookDispatcher(deps.database.prisma, deps.config, logger.child({ component: 'webhooks' }));
-  const quests = questDepsOf(deps, webhooks);
+  const viewerReads = followedSiteCache<unknown>(deps.bus);
+  const quests = questDepsOf(deps, viewerReads.cache, webhooks);
   const answerBatches = new QuestAnswerBatcher(quests);
   // Every batch of stored answers goes on to quest progress (which batches them again for its own look).
   const answers = new PollAnswerRuntime(deps, (rows) => void answerBatches.record(rows.map((row) => ({ ...row, answeredAt: Date.now() }))));
@@ -40,6 +45,7 @@ export function createContentRuntime(logger: Logger, deps: ServiceDeps): Content
     answers,
     quests,
     webhooks,
+    reads: viewerReads.cache,
     plugin: {
       async serverWillStart() {
         webhooks.kick();
@@ -47,6 +53,7 @@ export function createContentRuntime(logger: Logger, deps: ServiceDeps): Content
         return {
           async serverWillStop() {
             await outbox?.close();
+            viewerReads.stop();
             await Promise.all([webhooks.stop(), answers.stop(), chat.stop()]);
           },
         };

@@ -5,6 +5,7 @@ import type { Db } from '../../../shared/db/client';
 import type { Logger } from '../../../shared/logger';
 import type { ServiceDeps } from '../../../shared/subgraph';
 import type { SupergraphClient } from '../../../shared/supergraph';
+import type { ViewerReads } from '../viewerReads';
 import type { WebhookWaker } from '../webhookDispatcher';
 
 /**
@@ -21,9 +22,11 @@ export interface QuestDeps {
   logger: Logger;
   config: Config;
   webhooks: WebhookWaker;
+  /** The process's kept reads (a site's quests). */
+  reads: ViewerReads;
 }
 
 /** The deps of a service (the content runtime, the live server's watch time) as QuestDeps. */
-export function questDepsOf(deps: ServiceDeps, webhooks: WebhookWaker = NO_DISPATCHER_HERE): QuestDeps {
-  return { db: deps.database.prisma, bus: deps.bus, supergraph: deps.supergraph, logger: deps.logger.child({ component: 'quests' }), config: deps.config, webhooks };
+export function questDepsOf(deps: ServiceDeps, reads: ViewerReads, webhooks: WebhookWaker = NO_DISPATCHER_HERE): QuestDeps {
+  return { db: deps.database.prisma, bus: deps.bus, supergraph: deps.supergraph, logger: deps.logger.child({ component: 'quests' }), config: deps.config, webhooks, reads };
 }

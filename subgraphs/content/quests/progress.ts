@@ -67,6 +67,6 @@ export async function questProgressOf(deps: QuestDeps, identity: Identity, quest
  * Quests of a site, kept per instance with the viewer reads (shared/viewerReads.ts): a burst of answers
  * or a watch-time batch reads them once, and any content change on any instance drops them at once.
  */
-export function questsOfSite(deps: Pick<QuestDeps, 'db' | 'bus'>, siteId: string): Promise<Quest[]> {
+export function questsOfSite(deps: Pick<QuestDeps, 'db' | 'reads'>, siteId: string): Promise<Quest[]> {
   return viewerRead(deps, siteId, 'quests', () => deps.db.quest.findMany({ where: { siteId } }));
 }
