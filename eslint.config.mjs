@@ -1,8 +1,15 @@
-// ESLint lints the GraphQL schema clients see: the supergraph's API schema, composed from the four
-// subgraph SDLs (so every description written there is checked as it survives composition). `npm run
-// generate` writes gateway/api-schema.generated.graphql; test/graphql-lint.test.ts runs this config and
-// fails on any problem. Run by hand: `npx eslint gateway/api-schema.generated.graphql`.
+// ESLint lints two things.
+// - Every TypeScript file, with type information (typescript-eslint's recommendedTypeChecked): a promise
+//   nobody awaits or handles, or one passed where a plain callback is expected, is an error. `npm run lint`
+//   (run once by .ci/run). Generated files are left out: they are rebuilt, never edited.
+// - The GraphQL schema clients see: the supergraph's API schema, composed from the four subgraph SDLs (so
+//   every description written there is checked as it survives composition). `npm run generate` writes
+//   gateway/api-schema.generated.graphql; test/graphql-lint.test.ts runs this config and fails on any
+//   problem. Run by hand: `npx eslint gateway/api-schema.generated.graphql`.
+// Import cycles are kept out by test/imports.test.ts.
 import graphqlPlugin from '@graphql-eslint/eslint-plugin';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
 
 const schema = 'gateway/api-schema.generated.graphql';
 
@@ -15,7 +22,42 @@ function namingWithSeedVocabulary() {
   };
 }
 
-export default [
+export default defineConfig([
+  { ignores: ['dist/**', 'node_modules/**', '**/*.generated.ts', 'shared/db/generated/**', 'test/generated/**'] },
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      // Each file is checked with the tsconfig.json nearest to it (embed/ has its own, for the browser).
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      // Off: the compiler reports unused names (noUnusedLocals, noUnusedParameters), and it alone knows a
+      // name used only in a type position of another module's namespace (Prisma.InputJsonValue).
+      '@typescript-eslint/no-unused-vars': 'off',
+      // Off: `async` without `await` is how a hook that must answer a promise is written (Apollo plugins,
+      // the bus's handlers, jest's callbacks); what matters about promises is the two rules above.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Tests and the bench read the JSON a server answered as `any` (test/helpers/http.ts, bench/harness.ts)
+    // and assert on it: typing each answer would restate the OpenAPI document that already validates
+    // every REST reply of the tests. Their promises are checked like everyone else's.
+    // The same for the scripts that drive a page through puppeteer: the functions they hand to the page run
+    // in the browser, whose types (the DOM) the Node program does not have.
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/contrast.ts', 'scripts/screenshot-demo.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
   {
     files: [schema],
     languageOptions: { parser: graphqlPlugin.parser, parserOptions: { graphQLConfig: { schema } } },
@@ -48,4 +90,4 @@ export default [
       '@graphql-eslint/require-deprecation-date': 'error',
     },
   },
-];
+]);

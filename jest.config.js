@@ -29,6 +29,9 @@ const RUNS_ONCE = [
   'provider\\.e2e\\.ts',
   'provider-fallback\\.e2e\\.ts',
   'readme-quickstart\\.e2e\\.ts',
+  // SQLite whatever DATABASE_URL says: files of their own.
+  'sqlite-adapter\\.e2e\\.ts',
+  'runtime\\.e2e\\.ts',
 ];
 
 module.exports = {

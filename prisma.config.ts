@@ -4,7 +4,7 @@
  * schemas into SQL migrations, never to apply them (see shared/db/migrate.ts).
  */
 import { defineConfig } from 'prisma/config';
-import { PrismaSqlite } from './shared/db/sqliteClient';
+import { PrismaSqlite } from './shared/db/sqliteAdapter';
 
 export default defineConfig({
   experimental: { adapter: true },

@@ -5,6 +5,7 @@
 import type { ApolloServer } from '@apollo/server';
 import type { Server } from 'node:http';
 import { createExpressServer } from './shared/httpServer';
+import { followedSiteCache } from './shared/viewerReads';
 import type { AddressInfo } from 'node:net';
 import { createAuthenticator, type Authenticator } from './shared/auth/authenticate';
 import type { Identity } from './shared/auth/identity';
@@ -27,8 +28,7 @@ import { createContentSubgraph } from './subgraphs/content/server';
 import { createIntegrationsSubgraph } from './subgraphs/integrations/server';
 import { createOverlaysSubgraph } from './subgraphs/overlays/server';
 import { recordViewerPresence } from './subgraphs/overlays/presence';
-import { runWebhookDelivery } from './subgraphs/content/webhookDispatcher';
-import { questDepsOf, runQuestOutbox } from './subgraphs/content/quests/progress';
+import { questDepsOf } from './subgraphs/content/quests/deps';
 import { recordWatchTime } from './subgraphs/content/quests/watchTime';
 
 export interface Stack {
@@ -99,11 +99,13 @@ export async function serveGateway(
 ) {
   const { config, database, bus, logger } = deps;
   const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret, bus);
-  // Watch time is counted where the viewers' sockets are, and written with content's own code (its tables).
-  const quests = { ...questDepsOf(deps), provider: database.provider };
+  // Watch time is counted where the viewers' sockets are, and written with content's own code (its tables),
+  // reading a site's quests through kept reads of the gateway's own.
+  const questReads = followedSiteCache<unknown>(bus);
+  const quests = { ...questDepsOf(deps, questReads.cache), provider: database.provider };
   const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph, trustedDocuments: trustedDocumentStore(database.prisma, bus), recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined });
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
-  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph) as Executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
+  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph), logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   registerOperationNames(routes.map((route) => route.document));
   const drain = new Drain();
   const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, metricsToken: config.metricsToken, internalSecret: config.internalSecret, drain, shutdownGraceMs: config.shutdownGraceMs, graphiql: config.graphiql });
@@ -136,6 +138,7 @@ export async function serveGateway(
       clearInterval(idle);
       clearTimeout(force);
       await gateway.stop();
+      questReads.stop();
     },
   };
 }
@@ -154,7 +157,8 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
     subgraphs[name] = await listenSubgraph(name, create(logger.child({ subgraph: name }), deps), deps, subgraphPort(config, name));
   }
-  const workers = [recordViewerPresence(deps), runWebhookDelivery(deps), runQuestOutbox(deps)];
+  // Webhook delivery and the quest outbox are the content subgraph's (its runtime).
+  const workers = [recordViewerPresence(deps)];
   // The subgraphs run in this process: the gateway executes their parts of a plan in-process.
   const served = await serveGateway(deps, (name) => subgraphs[name].url, options.subgraphsOverHttp ? undefined : (name) => subgraphs[name]);
   supergraph.bind((request, identity) => served.gateway.execute(request, identity));

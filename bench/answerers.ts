@@ -6,6 +6,7 @@
  * process holds thousands.
  */
 import WebSocket from 'ws';
+import { messageText } from '../shared/wsMessage';
 
 interface Start {
   type: 'start';
@@ -68,7 +69,7 @@ function openViewer(start: Start, token: string, answerId: string): Promise<void
       socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } })));
       socket.on('message', (data) => {
         const at = now();
-        const text = data.toString();
+        const text = messageText(data);
         // Results pushes are most of the traffic: read their total without parsing the whole frame.
         if (text.startsWith('{"id":"results","type":"next"')) {
           const total = /"total":(\d+)/.exec(text);
@@ -102,7 +103,7 @@ function openViewer(start: Start, token: string, answerId: string): Promise<void
   });
 }
 
-process.on('message', async (message: Start | Answer | { type: 'report' } | { type: 'close' }) => {
+async function onMessage(message: Start | Answer | { type: 'report' } | { type: 'close' }): Promise<void> {
   if (message.type === 'start') {
     pollId = message.pollId;
     for (let opened = 0; opened < message.tokens.length; opened += message.concurrency) {
@@ -128,4 +129,7 @@ process.on('message', async (message: Start | Answer | { type: 'report' } | { ty
     for (const viewer of viewers) viewer.socket.terminate();
     process.exit(0);
   }
-});
+}
+
+// A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
+process.on('message', (message: Start | Answer | { type: 'report' } | { type: 'close' }) => void onMessage(message));

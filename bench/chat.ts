@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { spawnTracked } from '../scripts/services';
 import { viewerAccounts } from './answers';
-import { callJson, createSite, percentile, request, startInstance, startWorker, type Instance } from './harness';
+import { callJson, createSite, percentile, request, startWorker, type Instance } from './harness';
 
 export interface Floor {
   url: string;

@@ -5,6 +5,7 @@
  * regular expression) so one process holds thousands.
  */
 import WebSocket from 'ws';
+import { messageText } from '../shared/wsMessage';
 
 interface Start {
   type: 'start';
@@ -82,7 +83,7 @@ function openViewer(start: Start, index: number): Promise<void> {
     viewers[index] = viewer;
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
     socket.on('message', (data) => {
-      const text = data.toString();
+      const text = messageText(data);
       if (text.startsWith('{"type":"connection_ack"')) {
         socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { panelId: start.panelId } } }));
         return;
@@ -132,7 +133,7 @@ function report({ acks, reactions = {} }: Report) {
   };
 }
 
-process.on('message', async (message: Start | Report | { type: 'close' }) => {
+async function onMessage(message: Start | Report | { type: 'close' }): Promise<void> {
   if (message.type === 'start') {
     capacity = message.count;
     for (let opened = 0; opened < message.count; opened += message.concurrency) {
@@ -146,4 +147,7 @@ process.on('message', async (message: Start | Report | { type: 'close' }) => {
     for (const viewer of viewers) viewer.socket.terminate();
     process.exit(0);
   }
-});
+}
+
+// A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
+process.on('message', (message: Start | Report | { type: 'close' }) => void onMessage(message));

@@ -3,6 +3,7 @@
  * reports for every viewer when it subscribed, when it left and which broadcasts it was shown.
  */
 import WebSocket from 'ws';
+import { messageText } from '../shared/wsMessage';
 
 interface Start {
   type: 'start';
@@ -34,7 +35,7 @@ function viewer(start: Start): Promise<void> {
     const life = start.minLifeMs + Math.random() * (start.maxLifeMs - start.minLifeMs);
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
     socket.on('message', (data) => {
-      const text = data.toString();
+      const text = messageText(data);
       if (text.startsWith('{"type":"connection_ack"')) {
         socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { channelId: start.channelId } } }));
         record.subscribedAt = now();
@@ -55,7 +56,7 @@ function viewer(start: Start): Promise<void> {
   });
 }
 
-process.on('message', async (message: Start) => {
+async function onMessage(message: Start): Promise<void> {
   if (message.type !== 'start') return;
   const opened: Promise<void>[] = [];
   const tick = 50;
@@ -69,4 +70,7 @@ process.on('message', async (message: Start) => {
   }
   await Promise.all(opened);
   process.send?.({ type: 'done', records });
-});
+}
+
+// A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
+process.on('message', (message: Start) => void onMessage(message));

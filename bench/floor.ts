@@ -9,6 +9,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { messageText } from '../shared/wsMessage';
 
 const batchMs = Number(process.env.CHAT_BATCH_MS ?? 250);
 const subscribers = new Map<WebSocket, Buffer>();
@@ -51,7 +52,7 @@ const server = createServer((req, res) => {
 const wss = new WebSocketServer({ server, path: '/graphql', perMessageDeflate: false, clientTracking: false });
 wss.on('connection', (socket) => {
   socket.on('message', (data) => {
-    const message = JSON.parse(data.toString()) as { type: string; id?: string };
+    const message = JSON.parse(messageText(data)) as { type: string; id?: string };
     if (message.type === 'connection_init') socket.send('{"type":"connection_ack"}');
     else if (message.type === 'subscribe') {
       subscribers.set(socket, Buffer.from(`{"id":${JSON.stringify(message.id)},"type":"next","payload":`));

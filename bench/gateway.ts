@@ -42,7 +42,7 @@ export async function load(options: autocannon.Options): Promise<LoadFigures> {
 export async function loadWithP95(options: autocannon.Options): Promise<LoadFigures> {
   const latencies: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const run = autocannon({ connections: 10, duration: Number(process.env.BENCH_SECONDS ?? 8), ...options }, (error, finished) => (error ? reject(error) : resolve(finished)));
+    const run = autocannon({ connections: 10, duration: Number(process.env.BENCH_SECONDS ?? 8), ...options }, (error, finished) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(finished)));
     run.on('response', (_client, _status, _bytes, ms: number) => latencies.push(ms));
   });
   latencies.sort((a, b) => a - b);

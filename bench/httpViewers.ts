@@ -80,7 +80,7 @@ function openViewer(start: Start): Promise<void> {
   });
 }
 
-process.on('message', async (message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }) => {
+async function onMessage(message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }): Promise<void> {
   if (message.type === 'start') {
     for (let opened = 0; opened < message.count; opened += message.concurrency) {
       const batch = Math.min(message.concurrency, message.count - opened);
@@ -93,4 +93,7 @@ process.on('message', async (message: Start | { type: 'report'; broadcastId: str
     for (const call of requests) call.destroy();
     process.exit(0);
   }
-});
+}
+
+// A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
+process.on('message', (message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }) => void onMessage(message));

@@ -6,6 +6,7 @@
  */
 import { Agent, request } from 'node:http';
 import WebSocket from 'ws';
+import { messageText } from '../shared/wsMessage';
 
 interface Join {
   type: 'join';
@@ -49,7 +50,7 @@ function subscribe(index: number): Promise<void> {
     const timer = setTimeout(() => finish('no late-joiner broadcast in time'), TIMEOUT_MS);
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': job.siteId } })));
     socket.on('message', (data) => {
-      const text = data.toString();
+      const text = messageText(data);
       if (text.startsWith('{"type":"connection_ack"')) {
         socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { channelId: job.pageId } } }));
       } else if (text.includes(job.broadcastId) && text.includes('"kind":"SHOW"')) {
@@ -102,7 +103,7 @@ async function everyViewer(step: (index: number) => Promise<void>): Promise<void
   await Promise.all(Array.from({ length: Math.min(job.concurrency, job.count) }, lane));
 }
 
-process.on('message', async (message: Join | { type: 'reconnect' } | { type: 'close' }) => {
+async function onMessage(message: Join | { type: 'reconnect' } | { type: 'close' }): Promise<void> {
   if (message.type === 'join') {
     job = message;
     agent = new Agent({ keepAlive: true, maxSockets: message.concurrency });
@@ -123,4 +124,7 @@ process.on('message', async (message: Join | { type: 'reconnect' } | { type: 'cl
     for (const socket of sockets) socket.terminate();
     process.exit(0);
   }
-});
+}
+
+// A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
+process.on('message', (message: Join | { type: 'reconnect' } | { type: 'close' }) => void onMessage(message));

@@ -10,6 +10,7 @@
 import WebSocket from 'ws';
 import type { ViewersStart as Start } from './harness';
 import { openInBatches } from './viewerBatches';
+import { messageText } from '../shared/wsMessage';
 
 const SUBSCRIPTION = 'subscription($channelId: ID!) { channelStatus(channelId: $channelId) { state live playbackUrl } }';
 const now = () => performance.timeOrigin + performance.now();
@@ -47,7 +48,7 @@ function openViewer(start: Start, token?: string): Promise<void> {
     const device = `bench-${process.pid}-${opened}`;
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
     socket.on('message', (data) => {
-      const text = data.toString();
+      const text = messageText(data);
       if (text.startsWith('{"type":"connection_ack"')) {
         socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { channelId: start.channelId } } }));
         return;
@@ -71,7 +72,7 @@ function openViewer(start: Start, token?: string): Promise<void> {
   });
 }
 
-process.on('message', async (message: Start | { type: 'report' } | { type: 'close' }) => {
+async function onMessage(message: Start | { type: 'report' } | { type: 'close' }): Promise<void> {
   if (message.type === 'start') {
     await openInBatches(message, (token) => openViewer(message, token));
     process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures });
@@ -81,4 +82,7 @@ process.on('message', async (message: Start | { type: 'report' } | { type: 'clos
     for (const socket of sockets) socket.terminate();
     process.exit(0);
   }
-});
+}
+
+// A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
+process.on('message', (message: Start | { type: 'report' } | { type: 'close' }) => void onMessage(message));

@@ -6,6 +6,7 @@
 import WebSocket from 'ws';
 import type { ViewersStart as Start } from './harness';
 import { openInBatches } from './viewerBatches';
+import { messageText } from '../shared/wsMessage';
 
 const SUBSCRIPTION = 'subscription($channelId: ID) { overlayBroadcasts(channelId: $channelId) { kind broadcastId overlay { id contents } expiresAt } }';
 const now = () => performance.timeOrigin + performance.now();
@@ -24,7 +25,7 @@ function openViewer(start: Start, token?: string): Promise<void> {
     const payload = token ? { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } : { 'x-service-client-id': start.siteId };
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload })));
     socket.on('message', (data) => {
-      const text = data.toString();
+      const text = messageText(data);
       if (text.startsWith('{"type":"connection_ack"')) {
         socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { channelId: start.channelId } } }));
         resolve();
@@ -54,7 +55,7 @@ function openViewer(start: Start, token?: string): Promise<void> {
   });
 }
 
-process.on('message', async (message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }) => {
+async function onMessage(message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }): Promise<void> {
   if (message.type === 'start') {
     await openInBatches(message, (token) => openViewer(message, token));
     process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures });
@@ -65,4 +66,7 @@ process.on('message', async (message: Start | { type: 'report'; broadcastId: str
     for (const socket of sockets) socket.terminate();
     process.exit(0);
   }
-});
+}
+
+// A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
+process.on('message', (message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }) => void onMessage(message));

@@ -183,7 +183,7 @@ export class LiveClient {
   }
 
   private run<T>(request: LiveRequest, sink: Sink<ExecutionResult<T>>, once: boolean, onReconnected?: () => void): () => void {
-    const running: Running = { request, sink: sink as Sink<ExecutionResult<unknown>>, onReconnected, once, stop: () => undefined, attempt: 0, moved: false };
+    const running: Running = { request, sink: sink, onReconnected, once, stop: () => undefined, attempt: 0, moved: false };
     this.running.add(running);
     this.start(running);
     return () => {

@@ -30,14 +30,14 @@ function distinct(representations: Representations): { unique: Representations; 
 }
 
 /** `source`, sending each distinct entity representation of a fetch once. */
-export function distinctEntities<TContext extends Record<string, any>>(source: GraphQLDataSource<TContext>): GraphQLDataSource<TContext> {
+export function distinctEntities<TContext extends object>(source: GraphQLDataSource<TContext>): GraphQLDataSource<TContext> {
   return {
     async process(options: GraphQLDataSourceProcessOptions<TContext>): Promise<GatewayGraphQLResponse> {
-      const representations = options.request.variables?.representations;
+      const representations: unknown = options.request.variables?.representations;
       const plan = Array.isArray(representations) ? distinct(representations as Representations) : null;
       if (!plan) return source.process(options);
       const request = { ...options.request, variables: { ...options.request.variables, representations: plan.unique } };
-      const response = await source.process({ ...options, request } as GraphQLDataSourceProcessOptions<TContext>);
+      const response = await source.process({ ...options, request });
       const entities = (response.data as { _entities?: unknown[] } | null | undefined)?._entities;
       if (response.errors?.length || !Array.isArray(entities) || entities.length !== plan.unique.length) return source.process(options);
       // The first of equal entities is the subgraph's object; the others get copies, since the gateway

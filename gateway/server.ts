@@ -50,14 +50,14 @@ export interface GatewayOptions {
   authenticator: Authenticator;
   bus: EventBus;
   /** Where each subgraph answers. */
-  subgraphUrl(name: SubgraphName): string;
+  subgraphUrl: (name: SubgraphName) => string;
   /**
    * Subgraphs running in this process, looked up per request (a restarted one is picked up): the
    * gateway executes their part of a plan in-process instead of over HTTP.
    */
-  localSubgraph?(name: SubgraphName): RunningService | undefined;
+  localSubgraph?: (name: SubgraphName) => RunningService | undefined;
   /** Writes a batch of signed-in viewers' watch time (quests); unset = watch time is not counted. */
-  recordWatchTime?(batch: WatchedMinute[]): Promise<unknown>;
+  recordWatchTime?: (batch: WatchedMinute[]) => Promise<unknown>;
   /** Sites' trusted documents: operations sent by id, and sites that run nothing else (gateway/trustedDocuments.ts). */
   trustedDocuments: TrustedDocumentStore;
 }
@@ -69,9 +69,9 @@ class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
   async process({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
     const result = await this.subgraph().execute(
       { query: request.query, variables: request.variables, operationName: request.operationName },
-      context.identity,
+      (context as GatewayContext).identity,
     );
-    return result as GatewayGraphQLResponse;
+    return result;
   }
 }
 

@@ -12,6 +12,7 @@ import {
   getOperationAST,
   isObjectType,
   Kind,
+  OperationTypeNode,
   parse,
   type DocumentNode,
   type FragmentDefinitionNode,
@@ -66,8 +67,8 @@ export class SingleSubgraphPlanner {
 
   private decide(document: DocumentNode, operationName: string | null | undefined): string | null {
     const operation = getOperationAST(document, operationName);
-    if (!operation || operation.operation === 'subscription') return null;
-    const root = operation.operation === 'mutation' ? this.schema.getMutationType() : this.schema.getQueryType();
+    if (!operation || operation.operation === OperationTypeNode.SUBSCRIPTION) return null;
+    const root = operation.operation === OperationTypeNode.MUTATION ? this.schema.getMutationType() : this.schema.getQueryType();
     if (!root) return null;
     const fragments = new Map<string, FragmentDefinitionNode>();
     for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);

@@ -97,7 +97,11 @@ export function providerApp(deps: ProviderApiDeps) {
   rtmp.use(express.urlencoded({ extended: false, limit: '16kb' }));
   const callback = (request: Request) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
-    return { key: String(body.name ?? ''), client: String(body.clientid ?? ''), fallback: body[FALLBACK_ARGUMENT] };
+    return {
+      key: typeof body.name === 'string' ? body.name : '',
+      client: typeof body.clientid === 'string' ? body.clientid : '',
+      fallback: body[FALLBACK_ARGUMENT],
+    };
   };
   rtmp.post('/publish', async (request, response) => {
     const { key, client, fallback } = callback(request);

@@ -29,7 +29,7 @@ export function exampleOf(schema: JsonSchema, components: Record<string, JsonSch
     const choices = schema[key];
     if (Array.isArray(choices)) return next(choices.find((choice) => (choice as JsonSchema).type !== 'null') ?? choices[0]);
   }
-  const type = Array.isArray(schema.type) ? schema.type.find((item) => item !== 'null') : schema.type;
+  const type: unknown = Array.isArray(schema.type) ? (schema.type as unknown[]).find((item) => item !== 'null') : schema.type;
   switch (type) {
     case 'object':
       return objectExample(schema, next);

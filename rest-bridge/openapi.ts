@@ -56,7 +56,7 @@ function toOpenApiSchema(schema: unknown): unknown {
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'type' && Array.isArray(value)) {
-      const types = value.filter((type) => type !== 'null');
+      const types = (value as unknown[]).filter((type) => type !== 'null');
       if (types.length === 1) result.type = types[0];
       else result.anyOf = types.map((type) => ({ type }));
       if (types.length !== value.length) result.nullable = true;

@@ -71,7 +71,7 @@ export function readJsonBody({ spec, validateBody, readOnly }: BodyRules, raw: s
     body = parsed.value;
   }
   // A signed body is the partner's own document, taken as signed: nothing in it is a resource's read-only field.
-  if (!spec.rawBody) body = withoutReadOnly(body, readOnly, headers as HeaderBag);
+  if (!spec.rawBody) body = withoutReadOnly(body, readOnly, headers);
   if (validateBody && !validateBody(body)) {
     throw new RequestError(400, describeSchemaError((validateBody.errors as ErrorObject[])[0], 'body'));
   }

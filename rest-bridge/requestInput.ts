@@ -39,10 +39,15 @@ export function compileInputRules(spec: RouteSpec): InputRules {
   };
 }
 
+/** A parameter's value as text: express's simple query parser, paths and headers give text (or lists of it). */
+function paramText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
 /** Query, path and header values arrive as text; this turns them into the declared type. */
 function coerceParam(spec: ParamSpec, raw: unknown): unknown {
   if (raw === undefined || raw === '') return undefined;
-  const text = Array.isArray(raw) ? String(raw[0]) : String(raw);
+  const text = paramText(Array.isArray(raw) ? (raw as unknown[])[0] : raw);
   const field = `${spec.in}.${spec.name}`;
   const textProblem = stringProblem(text);
   if (textProblem) throw new RequestError(400, `${field} ${textProblem}`);

@@ -84,7 +84,7 @@ function shapeAnswer(spec: RouteSpec, data: unknown, projection: Projection | nu
   if (projection && answer !== null && answer !== undefined) {
     const apply = (value: unknown) => (Array.isArray(value) ? value.map((item) => project(item, projection)) : project(value, projection));
     const at = spec.projection?.at;
-    answer = at ? { ...(answer as object), [at]: apply((answer as Record<string, unknown>)[at]) } : apply(answer);
+    answer = at ? { ...(answer), [at]: apply((answer as Record<string, unknown>)[at]) } : apply(answer);
   }
   if (spec.keyBy && answer && typeof answer === 'object') {
     const { [spec.keyBy.at]: list, ...rest } = answer as Record<string, unknown>;
@@ -203,10 +203,10 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
   async function handle(compiled: CompiledRoute, req: Request, res: Response): Promise<void> {
     const { spec } = compiled;
     try {
-      checkCredentialsPresent(spec, req.headers as HeaderBag);
+      checkCredentialsPresent(spec, req.headers);
       let caller: unknown;
       try {
-        caller = await executor.authenticate(compiled.identityHeaders(req.headers as HeaderBag));
+        caller = await executor.authenticate(compiled.identityHeaders(req.headers));
       } catch (error) {
         if (!(error instanceof GraphQLError)) throw error;
         throw new RequestError(statusForCode(error.extensions.code), error.message);
@@ -232,7 +232,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
       const result = await ((spec.subgraph && executor.executeOn?.(spec.subgraph, request, caller)) || executor.execute(request, caller));
       if (result.errors?.length) {
         const { status, body } = firstError(result.errors);
-        if (status === 429) res.setHeader('Retry-After', String(result.errors[0].extensions?.retryAfter ?? 1));
+        if (status === 429) res.setHeader('Retry-After', String(Number(result.errors[0].extensions?.retryAfter ?? 1)));
         res.status(status).json(status === 500 ? restErrorBody(body.message, (req as { id?: string }).id) : body);
         return;
       }

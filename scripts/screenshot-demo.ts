@@ -42,7 +42,7 @@ async function openDemo(browser: Browser, demo: Demo, options: { token?: string;
   // No entry animation or moving bars: each picture is taken of the state it waited for, not mid-way.
   await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
   await page.goto(demo.demoUrl);
-  const frame = (await (await page.waitForSelector('#overlays'))!.contentFrame())!;
+  const frame = (await (await page.waitForSelector('#overlays'))!.contentFrame());
   await frame.waitForFunction('window.stagegraphEmbed && window.stagegraphEmbed.connected');
   if (token) {
     // What a site's page does once its viewer signs in (seed 001's set:token); the embed reconnects as them.
@@ -54,7 +54,7 @@ async function openDemo(browser: Browser, demo: Demo, options: { token?: string;
 
 async function shoot(page: Page, frame: Frame, path: string): Promise<void> {
   await page.bringToFront();
-  await (await page.$('.stage'))!.screenshot({ path: path as `${string}.png` });
+  await (await page.$('.stage'))!.screenshot({ path: path });
   const lowest = lowestContrast(await textSamples(frame, '.sg-overlay'));
   console.log(`wrote ${path}${lowest ? `: lowest text contrast ${lowest.ratio.toFixed(2)}:1 (${lowest.label}, over ${lowest.video})` : ''}`);
 }
@@ -63,7 +63,7 @@ async function demoPicture(browser: Browser, demo: Demo, dir: string): Promise<v
   const { page, frame } = await openDemo(browser, demo, { width: 1100, height: 720 });
   const broadcastId = await demo.broadcast({ player: 'Ada Okafor', team: 'Lions', score: '2 – 1' });
   await frame.waitForSelector(`[data-broadcast-id="${broadcastId}"]`);
-  await page.screenshot({ path: join(dir, 'demo.png') as `${string}.png` });
+  await page.screenshot({ path: join(dir, 'demo.png') });
   console.log(`wrote ${join(dir, 'demo.png')}`);
   await page.close();
   await demo.admin('POST', `/overlay/v1/clear-broadcast/${demo.channelId}`, {});
@@ -117,12 +117,12 @@ async function runningDemoPicture(browser: Browser, url: string, out: string): P
   await page.setViewport({ width: 1100, height: 720, deviceScaleFactor: 1 });
   await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
   await page.goto(url);
-  const frame = (await (await page.waitForSelector('#overlays'))!.contentFrame())!;
+  const frame = (await (await page.waitForSelector('#overlays'))!.contentFrame());
   await frame.waitForFunction('window.stagegraphEmbed && window.stagegraphEmbed.connected');
   await frame.waitForSelector('[data-broadcast-id]', { timeout: 30_000 }).catch(() => {
     throw new Error('no overlay shown within 30 s: broadcast one to the channel (it shows while its duration runs)');
   });
-  await page.screenshot({ path: out as `${string}.png` });
+  await page.screenshot({ path: out });
   console.log(`wrote ${out}`);
 }
 
@@ -130,20 +130,20 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { dir: { type: 'string', default: 'docs' }, chromium: { type: 'string', default: '/usr/bin/chromium' }, url: { type: 'string' }, out: { type: 'string', default: 'demo.png' } },
   });
-  const browser = await puppeteer.launch(chromiumLaunchOptions(values.chromium as string));
+  const browser = await puppeteer.launch(chromiumLaunchOptions(values.chromium));
   if (values.url) {
     try {
-      await runningDemoPicture(browser, values.url, values.out as string);
+      await runningDemoPicture(browser, values.url, values.out);
     } finally {
       await browser.close();
     }
     return;
   }
-  mkdirSync(values.dir as string, { recursive: true });
+  mkdirSync(values.dir, { recursive: true });
   const demo = await startDemo();
   try {
-    await demoPicture(browser, demo, values.dir as string);
-    await pollPictures(browser, demo, values.dir as string);
+    await demoPicture(browser, demo, values.dir);
+    await pollPictures(browser, demo, values.dir);
   } finally {
     await browser.close();
     await demo.close();

@@ -18,7 +18,7 @@ export class OtlpJsonSpanExporter implements SpanExporter {
   constructor(private readonly url: string, private readonly timeoutMs = 10_000) {}
 
   export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
-    const body = JsonTraceSerializer.serializeRequest(spans as Parameters<typeof JsonTraceSerializer.serializeRequest>[0]);
+    const body = JsonTraceSerializer.serializeRequest(spans);
     if (!body) {
       done({ code: FAILED, error: new Error('spans could not be encoded') });
       return;

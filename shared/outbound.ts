@@ -111,7 +111,7 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
  * through it, redirects included. A target the policy names connects as any client would.
  */
 function publicOnlyConnector(policy: OutboundPolicy): buildConnector.connector {
-  const connect = buildConnector({ lookup: publicOnlyLookup as never });
+  const connect = buildConnector({ lookup: publicOnlyLookup });
   const connectNamed = buildConnector({});
   return (options, callback) => {
     if (isAllowedTarget(policy, options.hostname, options.port, options.protocol)) return connectNamed(options, callback);
@@ -153,7 +153,7 @@ export async function readTextLimited(response: Response, maxBytes: number): Pro
     await response.body?.cancel();
     return null;
   }
-  const reader = response.body?.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
   if (!reader) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;

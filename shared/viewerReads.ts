@@ -131,7 +131,7 @@ export class SiteCache<V> {
 }
 
 /** A cache of `V` per site that follows the bus's change announcements (see onViewerReadsChanged). */
-export function followedSiteCache<V>(bus: EventBus, ttlMs?: number): { cache: SiteCache<V>; stop(): void } {
+export function followedSiteCache<V>(bus: EventBus, ttlMs?: number): { cache: SiteCache<V>; stop: () => void } {
   const cache = new SiteCache<V>(ttlMs);
   const stop = onViewerReadsChanged(bus, (siteId) => cache.drop(siteId));
   return { cache, stop };

@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(stopAll);
 
 const createCode = (who: TestSite, params: Record<string, string>, headers = who.admin) =>
-  rest(stack, 'POST', `/accesscode/v1/?${new URLSearchParams({ siteId: who.siteId, sku: 'finals', type: 'subscription', ...params })}`, { headers });
+  rest(stack, 'POST', `/accesscode/v1/?${new URLSearchParams({ siteId: who.siteId, sku: 'finals', type: 'subscription', ...params }).toString()}`, { headers });
 
 describe('single access codes', () => {
   it('creates, gets and deletes a code; another site’s is 404', async () => {

@@ -23,7 +23,7 @@ import { until } from './helpers/wait';
 const clients: Client[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.dispose()));
+  await Promise.all(clients.splice(0).map(async (client) => client.dispose()));
   for (const cleanup of cleanups.reverse()) await cleanup();
   await stopAll();
 }, 120_000);

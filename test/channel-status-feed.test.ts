@@ -41,7 +41,7 @@ function setUp(initial: ChannelStatus = offline) {
       documentKey,
       render: (rootValue) => {
         renders += 1;
-        return rootValue.channelStatus as unknown as RenderedEvent;
+        return rootValue.channelStatus as RenderedEvent;
       },
       send: (payload) => void got.push(payload as unknown as ChannelStatus),
       fail: (failure) => void (errors as GraphQLError[][]).push([...failure]),

@@ -220,7 +220,7 @@ if (usingRedis) {
     it('a Redis blip: sends on both instances during the cut are acknowledged and reach every viewer on both once, in one order; the limit answers 201 or 429 throughout, and is shared again after', async () => {
       const panelId = await createChatPanel(first, site);
       const clients: Client[] = [];
-      cleanups.push(async () => void (await Promise.all(clients.map((client) => client.dispose()))));
+      cleanups.push(async () => void (await Promise.all(clients.map(async (client) => client.dispose()))));
       const viewers = [first, first, cutOff, cutOff].map((on) => watchChat(on, site.siteId, panelId, clients));
       await Promise.all(viewers.map((viewer) => viewer.until(() => true, 30_000)));
       const acked = await sendMany(first, site, panelId, 10, 'before');

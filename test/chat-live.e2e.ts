@@ -12,7 +12,7 @@ import { createChatPanel, onSocket, range, sendChat, sendMany, startChatFleet, w
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
 import { rest } from './helpers/http';
-import { createChannel, createTestSite, startTestStack, startTwoSiteStack, stopAllWithClients, type TestSite } from './helpers/stack';
+import { createChannel, startTwoSiteStack, stopAllWithClients, type TestSite } from './helpers/stack';
 import { startFakeStreamProvider, type FakeStreamProvider } from './helpers/streamProvider';
 
 let stack: Stack;

@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(() => stopAllWithClients(clients));
 
 const moderatorHeaders = () => viewer(site, moderator);
-const pin = (on: Pick<Stack, 'url'>, owner: TestSite, panelId: string, body: unknown, headers: Record<string, string>): Promise<Reply> =>
+const pin = (on: Pick<Stack, 'url'>, _owner: TestSite, panelId: string, body: unknown, headers: Record<string, string>): Promise<Reply> =>
   rest(on, 'POST', `/chat/v1/${panelId}/pin`, { headers, body });
 const react = (on: Pick<Stack, 'url'>, owner: TestSite, jwt: string | undefined, panelId: string, emoji: unknown): Promise<Reply> =>
   rest(on, 'POST', `/chat/v1/${panelId}/reactions`, { headers: viewer(owner, jwt), body: { emoji } });

@@ -21,7 +21,7 @@ function authorsSubgraph(failFor?: string) {
       return {
         data: { _entities: representations.map((representation) => ({ name: representation.accountId === failFor ? null : `Name of ${representation.accountId}` })) },
         ...(errors.length ? { errors } : {}),
-      } as GatewayGraphQLResponse;
+      };
     },
   };
   return { source, sent };

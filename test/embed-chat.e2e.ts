@@ -11,7 +11,6 @@
  */
 import type { Browser, Page } from 'puppeteer-core';
 import type { Stack } from '../stack';
-import type { Frame } from 'puppeteer-core';
 import { launchBrowser, startWatchPage, type StaticSite } from './helpers/browser';
 import { createChatPanel, sendChat } from './helpers/chat';
 import { rest } from './helpers/http';
@@ -64,9 +63,9 @@ async function openChat(panelId: string, options: { token?: string; base?: strin
     window.addEventListener('message', (event: any) => window.posted.push(event.data));
   });
   if (options.withoutWebSocket === 'throwing') await page.evaluateOnNewDocument(refuseSockets);
-  else if (options.withoutWebSocket) await page.evaluateOnNewDocument(() => delete (window as any).WebSocket);
+  else if (options.withoutWebSocket) await page.evaluateOnNewDocument(() => delete (window).WebSocket);
   const query = new URLSearchParams({ siteId: site.siteId, panelId, ...(options.token ? { token: options.token } : {}) });
-  await page.goto(`${options.base ?? stack.url}/embed/v1/chat?${query}`);
+  await page.goto(`${options.base ?? stack.url}/embed/v1/chat?${query.toString()}`);
   const connected = await page.waitForFunction(() => window.stagegraphChat?.connected === true && performance.now());
   // Whatever keeps the socket from opening, the page is on SSE within 10 s of its navigation.
   expect(await connected.jsonValue()).toBeLessThan(10_000);
@@ -206,7 +205,7 @@ describe('the chat page', () => {
     });
     const page = await browser.newPage();
     pages.push(page);
-    await page.goto(`${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, mode: 'timecode', liveBroadcastId })}`);
+    await page.goto(`${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, mode: 'timecode', liveBroadcastId }).toString()}`);
     await page.waitForFunction(() => window.stagegraphChat?.replayed === 3);
     const at = async (second: number, texts: string[]) => {
       await page.evaluate((data: number) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'chat:time', data }, '*'), second);
@@ -231,13 +230,13 @@ describe('the chat page', () => {
       await stack.database.prisma.chatMessage.createMany({
         data: [1, 3, 5].map((second, index) => ({ id: `${panelId}-${second}`, siteId: site.siteId, panelId, seq: index + 1, accountId, text: `at ${second}`, liveBroadcastId, streamSecond: second })),
       });
-      const chatUrl = `${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, mode: 'timecode', liveBroadcastId })}`;
+      const chatUrl = `${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, mode: 'timecode', liveBroadcastId }).toString()}`;
       customer = await startWatchPage(stack.url, chatUrl);
       const page = await browser.newPage();
       pages.push(page);
       await page.goto(`${customer.url}/watch.html`);
       await page.waitForFunction(() => document.getElementById('video').readyState >= 1);
-      const frame = (await (await page.$('#frame'))!.contentFrame()) as Frame;
+      const frame = (await (await page.$('#frame'))!.contentFrame());
       await frame.waitForFunction(() => window.stagegraphChat?.replayed === 3);
       await page.evaluate(() => {
         window.chat = window.stagegraph.attachTimecodeChat({ video: document.getElementById('video'), frame: document.getElementById('frame') });

@@ -64,9 +64,9 @@ it('shows the demo with its icon, a broadcast, and nothing in the console', asyn
   const demoUrl = `${stack.url}/embed/v1/demo?siteId=${site.siteId}&channelId=${channel}`;
   await page.goto(demoUrl, { waitUntil: 'load' });
   const frame = await (await page.waitForSelector('#overlays'))!.contentFrame();
-  await frame!.waitForFunction(() => window.stagegraphEmbed?.connected === true);
+  await frame.waitForFunction(() => window.stagegraphEmbed?.connected === true);
   const broadcastId = await broadcastGoal();
-  await frame!.waitForSelector(`[data-broadcast-id="${broadcastId}"]`);
+  await frame.waitForSelector(`[data-broadcast-id="${broadcastId}"]`);
 
   // The icon the page names is there (what a browser asks for at /favicon.ico as well).
   const icon = await page.$eval('link[rel="icon"]', (link: any) => link.href);

@@ -253,7 +253,7 @@ it('tells a screen reader the results through one polite live region, at most on
   await page.evaluate(() => {
     // Every change of the live region and of the drawn totals, stamped with the page's clock.
     const log: { what: string; at: number; text: string }[] = [];
-    (window as any).__changes = log;
+    (window).__changes = log;
     new MutationObserver(() => {
       const region = document.querySelector('[data-poll-announce]');
       const list = document.querySelector('[data-poll-results]');
@@ -277,7 +277,7 @@ it('tells a screen reader the results through one polite live region, at most on
     await page.waitForSelector(`${scope} [data-poll-results][data-total="${index + 1}"]`);
   }
   await page.waitForFunction(() => /3 votes/.test(document.querySelector('[data-poll-announce]').textContent), { timeout: ANNOUNCE_INTERVAL_MS * 3 });
-  const changes: { what: string; at: number; text: string }[] = await page.evaluate(() => (window as any).__changes);
+  const changes: { what: string; at: number; text: string }[] = await page.evaluate(() => (window).__changes);
   const announced = changes.filter((change) => change.what === 'announced');
   expect(changes.filter((change) => change.what === 'total').map((change) => change.text)).toEqual(['0', '1', '2', '3']);
   expect(announced.length).toBeLessThan(4);

@@ -94,7 +94,7 @@ describe('a poll overlay sent by show:overlay (the timecode path)', () => {
     await page.waitForSelector(`${scope} button[data-answer-id="red"]`);
     // Offline, the same account answers elsewhere; the page does not know, so its choice goes out on reconnect.
     await proxy.cut();
-    await page.waitForFunction(() => (window as any).stagegraphEmbed.connected === false);
+    await page.waitForFunction(() => (window).stagegraphEmbed.connected === false);
     expect((await rest(scene.stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, me.token), body: { answerId: 'blue' } })).status).toBe(200);
     await page.click(`${scope} button[data-answer-id="red"]`);
     await proxy.restore();

@@ -18,7 +18,6 @@ import { startFakeStreamProvider, type FakeStreamProvider } from './helpers/stre
 declare const window: any;
 declare const document: any;
 type HTMLElement = any;
-type HTMLVideoElement = any;
 
 let stack: Stack;
 let site: TestSite;
@@ -59,7 +58,7 @@ async function newPage(): Promise<Page> {
   pages.push(page);
   await page.evaluateOnNewDocument(() => {
     const shown: unknown[] = [];
-    (window as any).__shown = shown;
+    (window).__shown = shown;
     window.addEventListener('stagegraph:overlay', (event: { detail: unknown }) => shown.push(event.detail));
   });
   return page;
@@ -68,8 +67,8 @@ async function newPage(): Promise<Page> {
 /** The embed of `query`, open and connected (its first connection acknowledged). */
 async function openEmbed(query: Record<string, string>, base = stack.url): Promise<Page> {
   const page = await newPage();
-  await page.goto(`${base}/embed/v1/overlays?${new URLSearchParams(query)}`);
-  await page.waitForFunction(() => (window as any).stagegraphEmbed?.connected === true);
+  await page.goto(`${base}/embed/v1/overlays?${new URLSearchParams(query).toString()}`);
+  await page.waitForFunction(() => (window).stagegraphEmbed?.connected === true);
   return page;
 }
 
@@ -77,7 +76,7 @@ const overlayOf = (broadcastId: string) => `[data-overlay-id][data-broadcast-id=
 
 /** Waits until the embed has received the live event of `broadcastId` (shown or not). */
 function received(target: Page | Frame, broadcastId: string, count = 1) {
-  return target.waitForFunction((id, n) => (window as any).stagegraphEmbed.received.filter((r: string) => r === id).length >= n, {}, broadcastId, count);
+  return target.waitForFunction((id, n) => (window).stagegraphEmbed.received.filter((r: string) => r === id).length >= n, {}, broadcastId, count);
 }
 
 describe('the embed page and the SDK scripts', () => {
@@ -128,7 +127,7 @@ describe('live overlays in the embed', () => {
     expect(await element!.evaluate((node) => (node as HTMLElement).dataset.overlayId)).toBe(overlayId);
     expect(await page.$eval(`${overlayOf(broadcastId)} .goal`, (node) => node.textContent)).toBe("Goal by Ada at 42'");
     expect(await page.$eval(`${overlayOf(broadcastId)} button[data-cta="show_panel"]`, (node) => (node as HTMLElement).dataset.panelId)).toBe('panel-7');
-    const shown = await page.evaluate(() => (window as any).__shown);
+    const shown = await page.evaluate(() => (window).__shown);
     expect(shown).toEqual([expect.objectContaining({ origin: 'live', broadcastId, overlay: expect.objectContaining({ id: overlayId, name: 'Goal' }) })]);
 
     const login = await createOverlay({ name: 'Sign in', contents: { html: '<p>Members see more</p>' }, cta: { type: 'login', data: '/login' } });
@@ -176,7 +175,7 @@ describe('live overlays in the embed', () => {
     if (link) await link.click();
     await page.hover(`${overlayOf(broadcastId)}`);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (window).__pwned)).toBeUndefined();
   });
 
   it("shows a show:overlay message of the right shape from any origin, sanitized, and ignores any other", async () => {
@@ -195,7 +194,7 @@ describe('live overlays in the embed', () => {
     await page.waitForSelector('[data-overlay-id="msg-1"][data-origin="timecode"] .m');
     expect(await page.$$eval('[data-origin="timecode"][data-overlay-id]', (nodes) => nodes.map((node) => (node as HTMLElement).dataset.overlayId))).toEqual(['msg-1']);
     expect(await page.$eval('[data-overlay-id="msg-1"] img', (node) => node.getAttribute('onerror'))).toBeNull();
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (window).__pwned)).toBeUndefined();
   });
 
   describe('the overlay in the REST form of seed 001 (GET /overlay/v1/{id}, its ID in _id)', () => {
@@ -226,7 +225,7 @@ describe('live overlays in the embed', () => {
       await embed.waitForSelector(`[data-origin="timecode"][data-overlay-id="${overlayId}"] .rest`);
       expect(await embed.$(`[data-overlay-id="${overlayId}"] button[data-cta="login"]`)).not.toBeNull();
       // Live broadcasts of earlier tests may be on the channel still: the message's event is the only timecode one.
-      const events = await embed.evaluate(() => ((window as any).__shown as { origin: string }[]).filter((shown) => shown.origin === 'timecode'));
+      const events = await embed.evaluate(() => ((window).__shown as { origin: string }[]).filter((shown) => shown.origin === 'timecode'));
       expect(events).toEqual([{ origin: 'timecode', broadcastId: `timecode:${overlayId}`, overlay: { id: overlayId, name: 'REST form', type: 'template', contents: { html: '<p class="rest">filled in</p>' }, cta: { type: 'login', data: '/login' }, duration: 5 } }]);
     }
 
@@ -241,8 +240,8 @@ describe('live overlays in the embed', () => {
     it.each(['live', 'timecode'])('is shown in %s mode, posted by a parent page of another origin', async (mode) => {
       const page = await newPage();
       await page.goto(`${customer.url}/${mode}.html`);
-      const frame = (await (await page.$('#frame'))!.contentFrame()) as Frame;
-      await frame.waitForFunction(() => (window as any).stagegraphEmbed?.connected === true);
+      const frame = (await (await page.$('#frame'))!.contentFrame());
+      await frame.waitForFunction(() => (window).stagegraphEmbed?.connected === true);
       await postAndWait(page, frame, resource);
     });
   });
@@ -270,7 +269,7 @@ describe('live overlays in the embed', () => {
     const own = await broadcast(overlayId, { channelId: channel });
     await page.waitForSelector(overlayOf(siteWide.broadcastId));
     await page.waitForSelector(overlayOf(own.broadcastId));
-    const state = await page.evaluate(() => (window as any).stagegraphEmbed.received as string[]);
+    const state = await page.evaluate(() => (window).stagegraphEmbed.received as string[]);
     for (const never of [elsewhere, theirs, theirSiteWide]) {
       expect(state).not.toContain(never.broadcastId);
       expect(await page.$(overlayOf(never.broadcastId))).toBeNull();
@@ -287,7 +286,7 @@ describe('live overlays in the embed', () => {
     const elapsed = (Date.now() - answeredAt) / 1000;
     const page = await openEmbed({ siteId: site.siteId, channelId: channel });
     await page.waitForSelector(overlayOf(live.broadcastId));
-    const shownFor = await page.evaluate((id) => (window as any).stagegraphEmbed.shownFor[id] as number, live.broadcastId);
+    const shownFor = await page.evaluate((id) => (window).stagegraphEmbed.shownFor[id] as number, live.broadcastId);
     expect(shownFor).toBeGreaterThan(0);
     expect(shownFor).toBeLessThanOrEqual(3 - elapsed);
     // And it goes when its time is up, without a CLEAR.
@@ -302,12 +301,12 @@ describe('live overlays in the embed', () => {
       const before = await broadcast(overlayId, { channelId: channel });
       await page.waitForSelector(overlayOf(before.broadcastId));
       await proxy.cut();
-      await page.waitForFunction(() => (window as any).stagegraphEmbed.connected === false);
+      await page.waitForFunction(() => (window).stagegraphEmbed.connected === false);
       await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${channel}`, { headers: site.admin });
       const during = await broadcast(overlayId, { channelId: channel });
       await proxy.restore();
       // The embed retries with backoff of up to 15 s (embed/liveClient.ts): after the cut its next try may be that far off.
-      await page.waitForFunction(() => (window as any).stagegraphEmbed.connections >= 2, { timeout: 60_000 });
+      await page.waitForFunction(() => (window).stagegraphEmbed.connections >= 2, { timeout: 60_000 });
       await page.waitForSelector(overlayOf(during.broadcastId));
       expect(await page.$(overlayOf(before.broadcastId))).toBeNull();
     } finally {
@@ -324,7 +323,7 @@ describe('live overlays in the embed', () => {
     const byQuery = await openEmbed({ siteId: site.siteId, channelId: channel, token: viewerToken });
     const byMessage = await openEmbed({ siteId: site.siteId, channelId: channel });
     await byMessage.evaluate((token) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'set:token', data: token }, '*'), viewerToken);
-    await byMessage.waitForFunction(() => (window as any).stagegraphEmbed.connections >= 2 && (window as any).stagegraphEmbed.connected);
+    await byMessage.waitForFunction(() => (window).stagegraphEmbed.connections >= 2 && (window).stagegraphEmbed.connected);
 
     const overlayId = await createOverlay({ name: 'VIP', contents: { html: '<p>for VIPs</p>' } });
     const reply = await rest(stack, 'POST', `/broadcast/${overlayId}/tag/vip`, { headers: site.admin, body: { channelId: channel } });
@@ -418,19 +417,19 @@ describe('timecode: from a recording stream to the player helper on the site’s
     customer = await startWatchPage(stack.url, `${stack.url}/embed/v1/overlays?siteId=${site.siteId}&channelId=${tcChannel}&mode=timecode`);
     const page = await newPage();
     await page.goto(`${customer.url}/watch.html`);
-    await page.waitForFunction(() => (document.getElementById('video') as HTMLVideoElement).readyState >= 1);
-    const frame = (await (await page.$('#frame'))!.contentFrame()) as Frame;
-    await frame.waitForFunction(() => (window as any).stagegraphEmbed?.connected === true);
+    await page.waitForFunction(() => (document.getElementById('video')).readyState >= 1);
+    const frame = (await (await page.$('#frame'))!.contentFrame());
+    await frame.waitForFunction(() => (window).stagegraphEmbed?.connected === true);
     const timeline = await page.evaluate(async (siteId, videoId) => {
-      const handle = (window as any).stagegraph.attachTimecodeOverlays({ video: document.getElementById('video'), frame: document.getElementById('frame'), siteId, videoId });
+      const handle = (window).stagegraph.attachTimecodeOverlays({ video: document.getElementById('video'), frame: document.getElementById('frame'), siteId, videoId });
       return handle.ready;
     }, site.siteId, delivered.body.videoId);
     expect(timeline).toHaveLength(2);
 
     const seek = (seconds: number) => page.evaluate((to) => {
-      (document.getElementById('video') as HTMLVideoElement).currentTime = to;
+      (document.getElementById('video')).currentTime = to;
     }, seconds);
-    const timecodeShows = () => frame.evaluate((id) => ((window as any).__shown as { origin: string; overlay: { id: string } }[]).filter((shown) => shown.origin === 'timecode' && shown.overlay.id === id).length, overlayId);
+    const timecodeShows = () => frame.evaluate((id) => ((window).__shown as { origin: string; overlay: { id: string } }[]).filter((shown) => shown.origin === 'timecode' && shown.overlay.id === id).length, overlayId);
 
     await seek(second - 0.8);
     await pause(300);
@@ -445,10 +444,10 @@ describe('timecode: from a recording stream to the player helper on the site’s
 
     // A seek back, then playing on through that second: shown again at the same second of the video.
     await seek(second - 0.5);
-    await page.evaluate(() => (document.getElementById('video') as HTMLVideoElement).play());
+    await page.evaluate(() => (document.getElementById('video')).play());
     await frame.waitForSelector('[data-origin="timecode"] .odds', { timeout: 30_000 });
     expect(await timecodeShows()).toBe(2);
-    await page.evaluate(() => (document.getElementById('video') as HTMLVideoElement).pause());
+    await page.evaluate(() => (document.getElementById('video')).pause());
     // Live pushes stayed held back throughout.
     expect(await frame.$('[data-origin="live"]')).toBeNull();
   });

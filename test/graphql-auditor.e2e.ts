@@ -40,7 +40,7 @@ interface Answer {
 
 /** One HTTP request to /graphql (as the scanner's python `requests` sends it), its body parsed when JSON. */
 async function call(init: { method?: string; params?: Record<string, string>; headers?: Record<string, string>; body?: string; path?: string }): Promise<Answer> {
-  const query = init.params ? `?${new URLSearchParams(init.params)}` : '';
+  const query = init.params ? `?${new URLSearchParams(init.params).toString()}` : '';
   const response = await fetch(`${stack.url}${init.path ?? '/graphql'}${query}`, { method: init.method ?? 'GET', headers: init.headers, body: init.body });
   const text = await response.text();
   let json: any = null;
@@ -296,7 +296,7 @@ it('lets a signed-in account (J) introspect as well', async () => {
 describe('the same rules on the graphql-ws socket', () => {
   const clients: Client[] = [];
   afterAll(async () => {
-    await Promise.all(clients.map((client) => client.dispose()));
+    await Promise.all(clients.map(async (client) => client.dispose()));
   });
 
   const connected = (params: Record<string, unknown>) => connectedClient(stack, params, clients);

@@ -150,7 +150,7 @@ describe('field suggestions', () => {
 
 const clients: Client[] = [];
 afterAll(async () => {
-  await Promise.all(clients.map((client) => client.dispose()));
+  await Promise.all(clients.map(async (client) => client.dispose()));
 });
 
 const connected = (params: Record<string, unknown>) => connectedClient(stack, params, clients);

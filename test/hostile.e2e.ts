@@ -16,6 +16,7 @@ import { newId } from '../shared/ids';
 import { provisionSite } from '../subgraphs/community/sites';
 import { rest } from './helpers/http';
 import { startTestStack, stopAll } from './helpers/stack';
+import { connectClient } from './helpers/viewer';
 
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; format?: string; $ref?: string };
 interface Operation {
@@ -105,7 +106,6 @@ afterEach(() => {
 
 afterAll(async () => {
   delay.disable();
-  // eslint-disable-next-line no-console
   console.log(
     `hostile suite: ${routes?.length ?? 0} routes, ${requests} requests, slowest event-loop block ${slowest.toFixed(1)} ms; ` +
       `statuses ${JSON.stringify(statuses)}; slowest block per test ${JSON.stringify(blocks)}`,
@@ -328,7 +328,6 @@ describe('GraphQL over HTTP and graphql-ws: the same rules', () => {
   });
 
   it('closes a graphql-ws connection whose connectionParams carry a garbage or forged Bearer', async () => {
-    const { connectClient } = await import('./helpers/viewer');
     for (const authorization of [headersOf.garbageBearer.authorization, headersOf.forged.authorization]) {
       const code = await new Promise<number>((resolve) => {
         const client = connectClient(stack, { 'x-service-client-id': siteId, Authorization: authorization }, resolve);

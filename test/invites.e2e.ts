@@ -193,7 +193,7 @@ describe('revoking (the States table)', () => {
     const member = await join(stack, site);
     const second = await createInvite(site, { targetSkus: ['finals'] });
     await consume(second.invite.token, viewer(site, member.jwt));
-    await rest(stack, 'POST', '/community/v1/grant-entitlement/?' + new URLSearchParams({ accountId: member.accountId, subscriptionId: 'backstage' }), { headers: site.admin });
+    await rest(stack, 'POST', `/community/v1/grant-entitlement/?${new URLSearchParams({ accountId: member.accountId, subscriptionId: 'backstage' }).toString()}`, { headers: site.admin });
 
     const revoked = await rest(stack, 'DELETE', `/invite/v1/revoke/${invite._id}`, { headers: site.admin });
     expect(revoked.body).toEqual({ success: true, message: 'invite revoked: 2 subscription(s) it gave were removed' });

@@ -105,7 +105,7 @@ it('a join storm of one channel asks once on the instance', async () => {
     expect(failures).toEqual([]);
     expect((await asked()) - before).toBe(1);
   } finally {
-    await Promise.all(clients.map((client) => client.dispose()));
+    await Promise.all(clients.map(async (client) => client.dispose()));
   }
 });
 

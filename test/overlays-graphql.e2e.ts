@@ -2,6 +2,7 @@
 import { createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { graphql } from './helpers/http';
 import type { Stack } from '../stack';
+import { signIdentity } from '../shared/auth/identity';
 
 let stack: Stack;
 let site: TestSite;
@@ -94,7 +95,6 @@ it('subgraphs refuse requests that the gateway did not sign', async () => {
 });
 
 it('accepts a service of the deployment acting as a signed identity, and nothing signed with another key', async () => {
-  const { signIdentity } = await import('../shared/auth/identity');
   const identity = { siteId: site.siteId, developerKey: true, account: null, requestId: 'service-call' };
   const signed = await graphql(stack, '{ site { id } }', {}, { 'x-stagegraph-identity': signIdentity(identity, stack.config.internalSecret) });
   expect(signed.body.data.site.id).toBe(site.siteId);

@@ -22,7 +22,7 @@ function countingSource(): PollResultsSource & { total: number; open: boolean; l
     total: 0,
     open: true,
     loads: 0,
-    async load(siteId: string, pollId: string): Promise<SharedPollResults> {
+    async load(_siteId: string, pollId: string): Promise<SharedPollResults> {
       source.loads += 1;
       if (pollId !== POLL) throw new GraphQLError('poll not found', { extensions: { code: 'NOT_FOUND' } });
       return { pollId, type: 'poll', question: 'Q?', open: source.open, total: source.total, answers: [{ id: 'a', text: 'A', count: source.total }], correctAnswerId: null };

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from 'graphql-ws';
 import { createMemoryBus } from '../shared/bus/memory';
 import { listenSubgraph } from '../shared/subgraph';
+import { SiteCache } from '../shared/viewerReads';
 import { SUBGRAPH_FACTORIES, type Stack } from '../stack';
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
@@ -18,6 +19,9 @@ import { channelNamed, createChannel, createTestSite, startTestStack, stopAll, t
 import { connectClient, watch, type Viewer } from './helpers/viewer';
 import { expectStatus, until as waitUntil } from './helpers/wait';
 import { documentedSignatureHolds } from './helpers/webhookSignature';
+import { questDepsOf } from '../subgraphs/content/quests/deps';
+import { evaluateQuest } from '../subgraphs/content/quests/progress';
+import { drawUniformly } from '../subgraphs/content/quests/raffle';
 
 /** Watch time is written every 200 ms here, so seconds show up fast. */
 const env = { WATCH_FLUSH_MS: '200', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TIMEOUT_MS: '1000' };
@@ -36,7 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(viewers.map((one) => one.close()));
-  await Promise.all(clients.map((client) => client.dispose()));
+  await Promise.all(clients.map(async (client) => client.dispose()));
   servers.forEach((server) => server.closeAllConnections());
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   await stopAll();
@@ -310,11 +314,10 @@ describe('progress from watch time', () => {
 
 describe('progress of many accounts at once', () => {
   it('evaluates a batch of 1,200 accounts (more than one statement may name on SQLite) in one look', async () => {
-    const { evaluateQuest, questDepsOf } = await import('../subgraphs/content/quests/progress');
     const questId = await createQuest(site, { actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 5 }, { arrayId: 'a', kind: 'answer:polls:any' }] });
     const quest = await stack.database.prisma.quest.findUniqueOrThrow({ where: { id: questId } });
     const accountIds = Array.from({ length: 1200 }, (_, index) => `batch-account-${index}`);
-    const views = await evaluateQuest(questDepsOf(stack.deps), quest, accountIds);
+    const views = await evaluateQuest(questDepsOf(stack.deps, new SiteCache()), quest, accountIds);
     expect(views).toHaveLength(1200);
     expect(views.every((view) => !view.completed && view.actions.every((action) => action.value === 0))).toBe(true);
   });
@@ -363,7 +366,6 @@ describe('raffle', () => {
   });
 
   it('draws every completer when fewer completed than asked, uniformly over many draws', async () => {
-    const { drawUniformly } = await import('../subgraphs/content/quests/progress');
     const counts = new Map<number, number>();
     for (let i = 0; i < 3000; i += 1) for (const pick of drawUniformly([0, 1, 2], 1)) counts.set(pick, (counts.get(pick) ?? 0) + 1);
     for (const value of [0, 1, 2]) expect(counts.get(value)).toBeGreaterThan(800);

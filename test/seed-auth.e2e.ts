@@ -188,7 +188,7 @@ function concrete(path: string): string {
 /** A sample value of a required query or header parameter, from its schema in the route table. */
 function sampleOf(schema: Record<string, unknown>, commaSeparated?: boolean): string {
   if (Array.isArray(schema.enum)) return String(schema.enum[0]);
-  if (schema.type === 'integer' || schema.type === 'number') return String(schema.minimum ?? 0);
+  if (schema.type === 'integer' || schema.type === 'number') return String(Number(schema.minimum ?? 0));
   if (schema.type === 'boolean') return 'false';
   if (schema.type === 'array') return commaSeparated ? 'sample' : '["sample"]';
   if (schema.type === 'object') return '{}';

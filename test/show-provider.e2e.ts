@@ -75,7 +75,7 @@ it(`goes live for viewers on both instances from real RTMP, reconnects, ends and
   const segments = async () => (await (await fetch(live.playbackUrl as string)).text()).split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
   const segment = (await segments())[0];
   expect(segment).toBeDefined();
-  const media = await fetch(new URL(segment as string, live.playbackUrl as string));
+  const media = await fetch(new URL(segment, live.playbackUrl as string));
   expect(media.status).toBe(200);
   expect((await media.arrayBuffer()).byteLength).toBeGreaterThan(0);
 

@@ -56,13 +56,13 @@ function startService(name: string, file: string, env: Record<string, string>, r
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, file)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const service: ServiceProcess = { name, child, stderr: '', exit: null };
   services.push(service);
-  child.stderr!.on('data', (chunk: Buffer) => (service.stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (service.stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
     child.once('exit', (code, signal) => {
       service.exit = `code ${code}, signal ${signal}`;
       if (!stopping) reject(new Error(`${name} exited before it was ready (${service.exit}):\n${service.stderr}`));
     });
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const entry = line.startsWith('{') ? (JSON.parse(line) as { msg?: unknown }) : null;
       if (entry?.msg === ready) resolve();
     });

@@ -70,11 +70,11 @@ type Without = 'websocket' | 'throwing' | 'upgrade' | null;
 async function openEmbedTimed(without: Without, token?: string): Promise<{ page: Page; connectedAtMs: number }> {
   const page = await browser.newPage();
   pages.push(page);
-  if (without === 'websocket') await page.evaluateOnNewDocument(() => delete (window as any).WebSocket);
+  if (without === 'websocket') await page.evaluateOnNewDocument(() => delete (window).WebSocket);
   if (without === 'throwing') await page.evaluateOnNewDocument(refuseSockets);
   const query = new URLSearchParams({ siteId: site.siteId, channelId: channel, ...(token ? { token } : {}) });
-  await page.goto(`${without === 'upgrade' ? proxyUrl : stack.url}/embed/v1/overlays?${query}`);
-  const connected = await page.waitForFunction(() => (window as any).stagegraphEmbed?.connected === true && performance.now(), { timeout: 60_000 });
+  await page.goto(`${without === 'upgrade' ? proxyUrl : stack.url}/embed/v1/overlays?${query.toString()}`);
+  const connected = await page.waitForFunction(() => (window).stagegraphEmbed?.connected === true && performance.now(), { timeout: 60_000 });
   return { page, connectedAtMs: (await connected.jsonValue()) as number };
 }
 
@@ -100,8 +100,8 @@ it.each([
   const { page, connectedAtMs } = await openEmbedTimed(without);
   expect(connectedAtMs).toBeLessThan(10_000);
   const socketPage = await openEmbed(null);
-  expect(await page.evaluate(() => (window as any).stagegraphEmbed.transport)).toBe('sse');
-  expect(await socketPage.evaluate(() => (window as any).stagegraphEmbed.transport)).toBe('websocket');
+  expect(await page.evaluate(() => (window).stagegraphEmbed.transport)).toBe('sse');
+  expect(await socketPage.evaluate(() => (window).stagegraphEmbed.transport)).toBe('websocket');
   expect(await shownMarkup(page, early)).toBe(await shownMarkup(socketPage, early));
 
   const later = await broadcast({ contents: { html: '<p class="later">Now</p>' }, cta: { type: 'social_share', data: null } });
@@ -131,5 +131,5 @@ it('a signed-in viewer without WebSocket answers a poll: stored, and the results
   const other = await site.signIn([]);
   expect((await rest(stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, other.token), body: { answerId: 'red' } })).status).toBe(200);
   await page.waitForFunction((selector: string) => document.querySelector(`${selector} [data-poll-results]`)?.dataset.total === '2', {}, scope);
-  expect(await page.evaluate(() => (window as any).stagegraphEmbed.transport)).toBe('sse');
+  expect(await page.evaluate(() => (window).stagegraphEmbed.transport)).toBe('sse');
 }, 120_000);

@@ -14,6 +14,7 @@ import { scrape } from './helpers/metrics';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
 import { VIEWER_SUBSCRIPTION } from './helpers/viewer';
 import { until } from './helpers/wait';
+import { loadConfig } from '../shared/config';
 
 let stack: Stack;
 let site: TestSite;
@@ -84,7 +85,6 @@ describe('the protocols’ framing', () => {
   });
 
   it('the heartbeats are graphql-sse’s 12 s and Apollo’s 5 s unless configured', async () => {
-    const { loadConfig } = await import('../shared/config');
     const defaults = loadConfig({ JWT_SECRET: 'x'.repeat(32), INTERNAL_SECRET: 'y'.repeat(32), ENCRYPTION_KEY: 'z'.repeat(32) });
     expect([defaults.sseHeartbeatMs, defaults.multipartHeartbeatMs]).toEqual([12_000, 5_000]);
   });

@@ -55,7 +55,7 @@ interface Sent {
 function apolloClient(headers: Record<string, string>) {
   const sent: Sent[] = [];
   const recordingFetch: typeof fetch = async (input, init) => {
-    sent.push(JSON.parse(String(init?.body)) as Sent);
+    sent.push(JSON.parse(typeof init?.body === 'string' ? init.body : '') as Sent);
     return fetch(input, init);
   };
   const link = createPersistedQueryLink({ sha256 }).concat(new HttpLink({ uri: `${stack.url}/graphql`, headers, fetch: recordingFetch }));

@@ -8,7 +8,6 @@
  * the viewer holding the entitlement, or the password, plays it. A CDN outage is waited out: the video is
  * loaded again with backoff and plays once the CDN is back. The demo path serves the same page.
  */
-import type { Frame } from 'puppeteer-core';
 import { startStaticSite } from './helpers/browser';
 import { createChatPanel } from './helpers/chat';
 import { graphql, rest } from './helpers/http';
@@ -86,7 +85,7 @@ describe('a recording with its overlays and chat', () => {
     const chatSrc = await page.$eval('#sg-watch-chat:not([hidden]) iframe', (node: any) => node.src);
     expect(new URL(chatSrc).pathname).toBe('/embed/v1/chat');
     expect(Object.fromEntries(new URL(chatSrc).searchParams)).toEqual({ siteId: bed.site.siteId, panelId: chatPanel });
-    const chat = (await (await page.$('#sg-watch-chat iframe'))!.contentFrame()) as Frame;
+    const chat = (await (await page.$('#sg-watch-chat iframe'))!.contentFrame());
     await chat.waitForFunction(() => window.stagegraphChat?.connected === true);
     expect(await page.$eval('#sg-watch-title', (node: any) => node.textContent)).toBe('Final replay');
   }, 180_000);
@@ -151,7 +150,7 @@ describe('a refusal in place of the video', () => {
     const customer = await startStaticSite({ '/show.html': { type: 'text/html', body: `<!doctype html><body><iframe id="watch" src="${watchUrl}" allow="autoplay"></iframe></body>` } });
     try {
       const { page } = await bed.openUrl(`${customer.url}/show.html`);
-      const frame = (await (await page.waitForSelector('#watch'))!.contentFrame()) as Frame;
+      const frame = (await (await page.waitForSelector('#watch'))!.contentFrame());
       const view = () => frame.evaluate(() => document.getElementById('sg-watch').dataset.state);
       await until(view, (state) => state === 'refused', 'the framed page refusing');
       const { accountId, token } = await bed.site.signIn([]);

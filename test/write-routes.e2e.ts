@@ -61,7 +61,7 @@ function requestOf(route: RouteSpec): { path: string; headers: Record<string, st
     else if (param.required && param.in === 'header') sent[param.name.toLowerCase()] = String(exampleOf(param.schema, componentSchemas));
     else if (param.required && param.in === 'query') query.set(param.name, String(exampleOf(param.schema, componentSchemas)));
   }
-  if (query.size) path += `?${query}`;
+  if (query.size) path += `?${query.toString()}`;
   return { path, headers: sent };
 }
 

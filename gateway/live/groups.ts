@@ -98,7 +98,7 @@ export function joinGroup(
   framePrefix: Buffer,
 ): Subscriber {
   let channel = room.channels.get(channelKey);
-  if (!channel) room.channels.set(channelKey, (channel = new Map()));
+  if (!channel) room.channels.set(channelKey, (channel = new Map<string, Group>()));
   let group = channel.get(groupKey);
   if (!group) {
     group = { key: groupKey, room, channelKey, document, variables, subscribers: new Set() };
@@ -171,7 +171,7 @@ export class Feeds {
   add(subscriber: FeedSubscriber): void {
     const { field, key } = subscriber;
     let sites = this.subscribers.get(field);
-    if (!sites) this.subscribers.set(field, (sites = new Map()));
+    if (!sites) this.subscribers.set(field, (sites = new Map<string, Set<FeedSubscriber>>()));
     let set = sites.get(key);
     if (!set) sites.set(key, (set = new Set()));
     set.add(subscriber);

@@ -15,6 +15,8 @@ import {
   getOperationAST,
   getVariableValues,
   GraphQLError,
+  Kind,
+  OperationTypeNode,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLFormattedError,
@@ -277,7 +279,7 @@ export class LiveServer {
       this.sendErrors(connection, id, prepared.errors);
       return;
     }
-    if (prepared.operation.operation !== 'subscription') {
+    if (prepared.operation.operation !== OperationTypeNode.SUBSCRIPTION) {
       const result = await this.options.executeOperation(
         { query: payload.query, variables: payload.variables ?? undefined, operationName: payload.operationName },
         identity,
@@ -300,10 +302,10 @@ export class LiveServer {
     }
     const field = prepared.operation.selectionSet.selections[0];
     const subscriptionType = schema.getSubscriptionType();
-    const fieldDef = field?.kind === 'Field' ? subscriptionType?.getFields()[field.name.value] : undefined;
+    const fieldDef = field?.kind === Kind.FIELD ? subscriptionType?.getFields()[field.name.value] : undefined;
     const feed = fieldDef ? this.options.feeds?.[fieldDef.name] : undefined;
     const stream = fieldDef ? this.options.streams?.[fieldDef.name] : undefined;
-    if (!fieldDef || field.kind !== 'Field' || (fieldDef.name !== 'overlayBroadcasts' && !feed && !stream)) {
+    if (!fieldDef || field.kind !== Kind.FIELD || (fieldDef.name !== 'overlayBroadcasts' && !feed && !stream)) {
       const fields = ['overlayBroadcasts', ...Object.keys(this.options.feeds ?? {}), ...Object.keys(this.options.streams ?? {})];
       this.sendErrors(connection, id, [new GraphQLError(`Only ${fields.join(', ')} can be subscribed to`)]);
       return;

@@ -45,7 +45,7 @@ export class Rooms {
 
   /** The room of a site, made (and its live broadcasts loading) on first use. */
   of(siteId: string): Room {
-    let room = this.rooms.get(siteId);
+    const room = this.rooms.get(siteId);
     if (room) return room;
     const created: Room = {
       siteId,

@@ -107,7 +107,7 @@ function readIds(query: Record<string, unknown>, res: Response): { siteId: strin
     res.status(400).json(restErrorBody('channelId must be a channel ID'));
     return null;
   }
-  return { siteId, channelId: (channelId as string | undefined) ?? null };
+  return { siteId, channelId: (channelId) ?? null };
 }
 
 /** The router of the embed, the demo and the SDK scripts. */

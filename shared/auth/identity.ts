@@ -6,12 +6,15 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { newId } from '../ids';
 
-/** One entry of an account's `roles`: `scope` names a permission (for example Overlays), `*` = all. */
-export interface AccountRole {
+/**
+ * One entry of an account's `roles`: `scope` names a permission (for example Overlays), `*` = all. A type
+ * (not an interface), so a list of roles is a JSON value as it is written to Account.roles.
+ */
+export type AccountRole = {
   pageId: string[];
   scope: string;
   write: boolean;
-}
+};
 
 export interface Identity {
   /** The site of `x-service-client-id`, verified to exist; null when the header was absent. */

@@ -36,14 +36,14 @@ export interface Announcer {
    * at once and holds it (per `key`, as `mode` says) until the bus takes it. `fold` merges a held message
    * with a newer one of its key when the newer alone would not say everything (mode `latest` only).
    */
-  announce<T extends object>(topic: string, key: string, mode: HoldMode, message: T, fold?: Fold<T>): void;
+  announce: <T extends object>(topic: string, key: string, mode: HoldMode, message: T, fold?: Fold<T>) => void;
   stop(): void;
 }
 
 export interface AnnouncerDeps {
-  publish(topic: string, message: unknown): Promise<void>;
+  publish: (topic: string, message: unknown) => Promise<void>;
   /** Hands a message to this instance's subscribers only (marking its pushId delivered). */
-  deliverHere(topic: string, message: unknown): void;
+  deliverHere: (topic: string, message: unknown) => void;
   logger?: Pick<Logger, 'warn' | 'info'>;
 }
 

@@ -13,7 +13,7 @@ const localListeners = new WeakMap<EventBus, Map<string, Set<Listener>>>();
 /** Calls `listener` with every message of `topic`, announced here (at once) or on another instance. */
 export function listenLocalFirst(bus: EventBus, topic: string, listener: Listener): () => void {
   let topics = localListeners.get(bus);
-  if (!topics) localListeners.set(bus, (topics = new Map()));
+  if (!topics) localListeners.set(bus, (topics = new Map<string, Set<Listener>>()));
   let local = topics.get(topic);
   if (!local) topics.set(topic, (local = new Set()));
   local.add(listener);

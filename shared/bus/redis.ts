@@ -107,7 +107,7 @@ export function createRedisBus({ url, prefix, logger, maxLength = 10_000 }: Redi
           const [last] = await reader.xrevrange(stream, '+', '-', 'COUNT', 1);
           lastId = last ? last[0] : '0-0';
         }
-        const answer = (await reader.xread('COUNT', 1000, 'BLOCK', 5000, 'STREAMS', stream, lastId)) as [string, [string, string[]][]][] | null;
+        const answer = (await reader.xread('COUNT', 1000, 'BLOCK', 5000, 'STREAMS', stream, lastId));
         for (const [, entries] of answer ?? []) {
           for (const [id, fields] of entries) {
             lastId = id;

@@ -46,6 +46,3 @@ export class MicroBatcher<Item, Result> {
     }
   }
 }
-
-/** A date as Prisma keeps DateTime columns in SQLite, for statements on the plain connection. */
-export const sqliteDate = (date: Date) => date.toISOString().replace('Z', '+00:00');

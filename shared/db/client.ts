@@ -5,12 +5,11 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient as SqlitePrismaClient, Prisma } from './generated/sqlite';
-import { withLiteralLike } from './literalSearch';
 import { migrateDatabase, sqliteFilePath } from './migrate';
 import { cacheReadPlans } from './planCache';
 import { providerOf, type DbProvider } from './providers';
 import { SqliteConnection } from './sqlite';
-import { PrismaSqlite } from './sqliteClient';
+import { PrismaSqlite } from './sqliteAdapter';
 import { tracingEnabled, withSpan } from '../tracing';
 
 export type Db = SqlitePrismaClient;
@@ -69,7 +68,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     cacheReadPlans(require('./generated/sqlite/query_compiler_bg.js'));
     const file = sqliteFilePath(databaseUrl);
-    prisma = new SqlitePrismaClient({ adapter: withLiteralLike(new PrismaSqlite(file)), log: COUNT_QUERIES, transactionOptions: TRANSACTIONS });
+    prisma = new SqlitePrismaClient({ adapter: new PrismaSqlite(file), log: COUNT_QUERIES, transactionOptions: TRANSACTIONS });
     if (file !== ':memory:' && file !== '') {
       const connection = new SqliteConnection(file, 0);
       plain = { provider, connection, counted };

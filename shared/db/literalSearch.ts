@@ -3,9 +3,8 @@
  * `startsWith` and `endsWith` become SQL `LIKE` with the text as the pattern, unescaped, so every search
  * goes through `literalText` (or the filters below), which escapes those three with a backslash. PostgreSQL's
  * LIKE reads the backslash as its escape character by default; SQLite's LIKE has none, so the SQLite adapter
- * is wrapped to add `ESCAPE '\'` to each LIKE it runs: one pattern means the same on both databases.
+ * (sqliteAdapter.ts) adds `ESCAPE '\'` to each LIKE it prepares: one pattern means the same on both databases.
  */
-import type { SqlDriverAdapterFactory, SqlQuery } from '@prisma/driver-adapter-utils';
 import type { DbProvider } from './providers';
 
 /** The text as a LIKE pattern that matches only itself (without the surrounding `%`). */
@@ -23,38 +22,3 @@ export function containsText(text: string, options: { provider?: DbProvider; ign
 
 /** A filter for text starting with `text` literally. */
 export const startsWithText = (text: string): { startsWith: string } => ({ startsWith: literalText(text) });
-
-type SqliteQuery = SqlQuery;
-
-const LIKE_WITHOUT_ESCAPE = /\bLIKE \?(?!\s*ESCAPE)/gi;
-
-/** The statement with `ESCAPE '\'` after each LIKE, as PostgreSQL reads its patterns. */
-function withLikeEscape(query: SqliteQuery): SqliteQuery {
-  if (!/like/i.test(query.sql)) return query;
-  return { ...query, sql: query.sql.replace(LIKE_WITHOUT_ESCAPE, "LIKE ? ESCAPE '\\'") };
-}
-
-/** The adapter (or a transaction of it) with its statements' LIKEs escaped; everything else as it is. */
-function escapingLikes<T extends object>(target: T): T {
-  return new Proxy(target, {
-    get(object, property) {
-      const value = Reflect.get(object, property, object) as unknown;
-      if (typeof value !== 'function') return value;
-      if (property === 'queryRaw' || property === 'executeRaw') return (query: SqliteQuery) => value.call(object, withLikeEscape(query));
-      if (property === 'startTransaction') return async (...args: unknown[]) => escapingLikes(await value.apply(object, args));
-      return value.bind(object);
-    },
-  });
-}
-
-/** The SQLite adapter factory whose connections read a backslash in LIKE patterns as PostgreSQL does. */
-export function withLiteralLike<T extends SqlDriverAdapterFactory>(factory: T): T {
-  return new Proxy(factory, {
-    get(object, property) {
-      const value = Reflect.get(object, property, object) as unknown;
-      if (typeof value !== 'function') return value;
-      if (property === 'connect' || property === 'connectToShadowDb') return async () => escapingLikes(await value.call(object));
-      return value.bind(object);
-    },
-  });
-}

@@ -1,7 +1,7 @@
 /**
  * SQLite connections on Node's built-in `node:sqlite` (Node 22.13 and later): no native addon to build
  * or download, so nothing to match to the runtime. The plain driver, the migration runner and Prisma's
- * adapter (sqliteClient.ts) each open one. `node:sqlite` is loaded when a connection is opened, so a
+ * adapter (sqliteAdapter.ts) each open one. `node:sqlite` is loaded when a connection is opened, so a
  * process on PostgreSQL never needs it.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
@@ -11,6 +11,13 @@ export const LOCKED_WAIT_MS = 5000;
 
 /** SQLite's result code for "another connection holds the lock" (SQLITE_BUSY). */
 const SQLITE_BUSY = 5;
+
+/**
+ * A date as SQLite keeps DateTime columns: ISO 8601 text with `+00:00`, which sorts and compares as
+ * text. Prisma's adapter writes its dates with this function and so do statements on the plain
+ * connection, so rows from either compare with each other (test/sqlite-adapter.e2e.ts pins it).
+ */
+export const sqliteDate = (date: Date): string => date.toISOString().replace('Z', '+00:00');
 
 /** A transaction run synchronously: `immediate` takes the write lock at BEGIN, as better-sqlite3's does. */
 export interface SqliteTransaction<A extends unknown[], R> {

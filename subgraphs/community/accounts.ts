@@ -183,7 +183,7 @@ export async function updateAccount(db: Db, account: Account, changes: AccountCh
       provider: checkText(provider.provider, `thirdPartyAuthProviders.${index}.provider`, 100),
     }));
   }
-  if (changes.roles != null) data.roles = changes.roles as unknown as Prisma.InputJsonValue;
+  if (changes.roles != null) data.roles = changes.roles;
   if (changes.tags != null) data.tags = checkTags(changes.tags);
   const passwordHash = changes.password != null ? await hashPassword(checkPassword(changes.password)) : null;
   return db.$transaction(async (tx) => {

@@ -58,7 +58,7 @@ const CHANNEL_GATE = /* GraphQL */ `query CommunityChannelGate($id: ID!) { page(
 
 /** The SKUs a channel's entitlement gate asks for (data.gate.gate.subscriptions: SKUs or entitlements). */
 async function channelSkus(context: SearchContext, channelId: string): Promise<string[]> {
-  const { page } = await context.supergraph.execute<{ page: { document: Record<string, any> } | null }>(CHANNEL_GATE, { id: channelId }, context.identity);
+  const { page } = await context.supergraph.execute<{ page: { document: { data?: { gate?: { gate?: { subscriptions?: unknown } } } } | null } | null }>(CHANNEL_GATE, { id: channelId }, context.identity);
   const subscriptions = page?.document?.data?.gate?.gate?.subscriptions;
   if (!Array.isArray(subscriptions)) return [];
   return subscriptions

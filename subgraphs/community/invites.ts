@@ -71,7 +71,7 @@ export async function createInvite(
       tokenHash: hashToken(token),
       redirectUri,
       targetSkus,
-      targetRoles: targetRoles as unknown as Prisma.InputJsonValue,
+      targetRoles: targetRoles,
       tags: checkTags(input.tags),
       createdAt: now,
       updatedAt: now,
@@ -108,7 +108,7 @@ export async function updateInvite(
   if (invite.revoked) throw conflict('a revoked invite cannot change');
   const data: Prisma.InviteUpdateInput = { updatedAt: new Date() };
   if (input.redirectUri != null) data.redirectUri = checkHttpUrl(input.redirectUri, 'redirectUri');
-  if (input.targetRoles != null) data.targetRoles = checkTargetRoles(identity, input.targetRoles) as unknown as Prisma.InputJsonValue;
+  if (input.targetRoles != null) data.targetRoles = checkTargetRoles(identity, input.targetRoles);
   if (input.tags != null) data.tags = checkTags(input.tags);
   return db.invite.update({ where: { id: invite.id }, data });
 }
@@ -172,7 +172,7 @@ export async function consumeInvite(db: Db, config: Config, identity: Identity, 
     if (targetRoles.length > 0) {
       const held = rolesOf(account);
       const added = targetRoles.filter((role) => !held.some((mine) => JSON.stringify(mine) === JSON.stringify(role)));
-      holder = await tx.account.update({ where: { id: account.id }, data: { roles: [...held, ...added] as unknown as Prisma.InputJsonValue, updatedAt: now } });
+      holder = await tx.account.update({ where: { id: account.id }, data: { roles: [...held, ...added], updatedAt: now } });
     }
     const session = signedIn ? null : await issueSession(tx, config, holder);
     const consumed = await tx.invite.findUniqueOrThrow({ where: { id: invite.id } });

@@ -23,6 +23,6 @@ export function createResolvers(runtime: CommunityRuntime): Resolvers {
     receiptResolvers(),
     claimResolvers(),
     leaderboardResolvers(),
-    developerKeyResolvers(runtime),
+    developerKeyResolvers(),
   );
 }

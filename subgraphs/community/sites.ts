@@ -53,7 +53,7 @@ export async function provisionSite(db: Db, input: ProvisionSiteInput): Promise<
           normalizedName: normalizeName(name),
           passwordHash,
           globalAccountId: global.id,
-          roles: (admin.roles ?? FULL_ADMIN_ROLES) as unknown as object[],
+          roles: admin.roles ?? FULL_ADMIN_ROLES,
           tags: admin.tags ?? [],
           createdAt: now,
           updatedAt: now,

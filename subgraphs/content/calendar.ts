@@ -118,7 +118,7 @@ export async function calendarCategories(db: Db, siteId: string) {
 export async function calendarFilters(db: Db, siteId: string) {
   const filters = new Map<string, Map<string, { color: string; value: string }>>();
   for (const row of await labelRows(db, siteId)) {
-    const options = filters.get(row.categoryTitle) ?? new Map();
+    const options = filters.get(row.categoryTitle) ?? new Map<string, { color: string; value: string }>();
     options.set(`${row.labelTitle}\n${row.labelColor}`, { color: row.labelColor, value: row.labelTitle });
     filters.set(row.categoryTitle, options);
   }

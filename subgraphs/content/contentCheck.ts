@@ -13,11 +13,11 @@ import type { Db } from '../../shared/db/client';
 import type { Page, Video } from '../../shared/db/generated/sqlite';
 import { badInput } from '../../shared/errors';
 import type { SupergraphClient } from '../../shared/supergraph';
-import { found, isRecord, type JsonRecord, stringList } from './checks';
+import { found, isRecord, stringList } from './checks';
 import { readGate, type Gate } from './pages';
 import { playingNow, scheduleOf } from './schedule';
 import { liveVideoOf, newestRecording, offersRecording, onAir, showOf } from './show/channelShow';
-import { viewerRead } from './viewerReads';
+import { viewerRead, type WithViewerReads } from './viewerReads';
 
 /** Devices not seen for this long no longer count against the limit. */
 export const DEVICE_WINDOW_MS = 30 * 24 * 3600 * 1000;
@@ -48,7 +48,7 @@ export interface ContentCheckRequest {
   password?: string | null;
 }
 
-interface Context {
+interface Context extends WithViewerReads {
   db: Db;
   bus: EventBus;
   identity: Identity;
@@ -124,7 +124,7 @@ async function previewRemaining(db: Db, page: Page, viewerKey: string, seconds: 
  * repeats included (offset = seconds into it; see schedule/occurrences.ts), else its offline video.
  */
 export function currentProgram(document: unknown, now: number, streamOnAir = true): { live: boolean; videoId: string | null; offset: number } {
-  const doc = (isRecord(document) ? document : {}) as JsonRecord;
+  const doc = (isRecord(document) ? document : {});
   const active = isRecord(doc.active_renderers) ? doc.active_renderers : {};
   const renderers = isRecord(doc.renderers) ? doc.renderers : {};
   const livestream = isRecord(renderers.livestream) ? renderers.livestream : {};

@@ -16,7 +16,7 @@ export interface Target {
 }
 
 const ids = (items: unknown, key: string): string[] =>
-  Array.isArray(items) ? items.flatMap((item) => (isRecord(item) && typeof item[key] === 'string' && item[key] ? [item[key] as string] : [])) : [];
+  Array.isArray(items) ? items.flatMap((item) => (isRecord(item) && typeof item[key] === 'string' && item[key] ? [item[key]] : [])) : [];
 
 /** What a panel's renderer points at. */
 export function referencesOfPanel(renderer: unknown): Target[] {

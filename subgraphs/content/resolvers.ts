@@ -1,4 +1,4 @@
-/** Resolvers of the content subgraph, one file per area under resolvers/, merged here. */
+/** Resolvers of the content subgraph, one file per area (under resolvers/ or the capability's folder), merged here. */
 import { calendarResolvers } from './resolvers/calendar';
 import { chatResolvers } from './chat/resolvers';
 import { pageResolvers } from './resolvers/pages';
@@ -15,20 +15,24 @@ import { trustedDocumentResolvers } from './resolvers/trustedDocuments';
 import { webhookResolvers } from './resolvers/webhooks';
 import { mergeResolvers } from '../../shared/subgraph';
 import type { Resolvers } from './resolvers.generated';
+import type { ContentRuntime } from './runtime';
 
-export const resolvers: Resolvers = mergeResolvers<Resolvers>(
-  siteResolvers,
-  pageResolvers,
-  templateResolvers,
-  panelResolvers,
-  scheduleResolvers,
-  playlistResolvers,
-  pollResolvers,
-  pollAnswerResolvers,
-  questResolvers,
-  calendarResolvers,
-  webhookResolvers,
-  chatResolvers,
-  showResolvers,
-  trustedDocumentResolvers,
-);
+/** Every area's resolvers merged into one map, bound to the server's runtime. */
+export function createResolvers(runtime: ContentRuntime): Resolvers {
+  return mergeResolvers<Resolvers>(
+    siteResolvers,
+    pageResolvers(runtime.webhooks, runtime.reads),
+    templateResolvers,
+    panelResolvers,
+    scheduleResolvers,
+    playlistResolvers,
+    pollResolvers(runtime.webhooks),
+    pollAnswerResolvers(runtime.answers),
+    questResolvers(runtime.quests),
+    calendarResolvers,
+    webhookResolvers,
+    chatResolvers(runtime.chat),
+    showResolvers(runtime.reads),
+    trustedDocumentResolvers,
+  );
+}

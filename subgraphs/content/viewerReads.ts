@@ -5,22 +5,29 @@
  * viewer (entitlements, devices, preview clocks, passwords) is never kept here.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
-import { Kind, type OperationDefinitionNode } from 'graphql';
-import type { EventBus } from '../../shared/bus';
+import { Kind, OperationTypeNode, type OperationDefinitionNode } from 'graphql';
 import type { SubgraphContext } from '../../shared/subgraph';
-import { announceViewerReadsChanged, followedSiteCache, type SiteCache } from '../../shared/viewerReads';
+import { announceViewerReadsChanged, type SiteCache } from '../../shared/viewerReads';
 
-const caches = new WeakMap<EventBus, SiteCache<unknown>>();
+/**
+ * The kept reads of one process, following the bus's content changes (`followedSiteCache`): the content
+ * runtime's, and the gateway's own for the quests its watch time reads.
+ */
+export type ViewerReads = SiteCache<unknown>;
 
-function cacheOf(bus: EventBus): SiteCache<unknown> {
-  let cache = caches.get(bus);
-  if (!cache) caches.set(bus, (cache = followedSiteCache<unknown>(bus).cache));
-  return cache;
+/** What reads through the cache: a resolver's reader, or quest progress's deps. */
+export interface WithViewerReads {
+  reads: ViewerReads;
 }
 
 /** `read()` once per site, key and content change on this instance; concurrent callers share it. */
-export function viewerRead<T>(ctx: Pick<SubgraphContext, 'bus'>, siteId: string, key: string, read: () => Promise<T>): Promise<T> {
-  return cacheOf(ctx.bus).through(siteId, key, read) as Promise<T>;
+export function viewerRead<T>(ctx: WithViewerReads, siteId: string, key: string, read: () => Promise<T>): Promise<T> {
+  return ctx.reads.through(siteId, key, read) as Promise<T>;
+}
+
+/** A resolver's context with the runtime's kept reads: what the show and the content check read with. */
+export function readerOf(ctx: SubgraphContext, reads: ViewerReads) {
+  return { db: ctx.db, bus: ctx.bus, supergraph: ctx.supergraph, identity: ctx.identity, reads };
 }
 
 /**
@@ -45,7 +52,7 @@ export function announceContentChanges(): ApolloServerPlugin<SubgraphContext> {
     async requestDidStart() {
       return {
         async willSendResponse({ operation, contextValue }) {
-          if (operation?.operation !== 'mutation' || onlyViewerActivity(operation)) return;
+          if (operation?.operation !== OperationTypeNode.MUTATION || onlyViewerActivity(operation)) return;
           try {
             await announceViewerReadsChanged(contextValue.bus, contextValue.identity.siteId ?? null);
           } catch (error) {

@@ -11,7 +11,6 @@ import type { Config } from '../../shared/config';
 import type { Db } from '../../shared/db/client';
 import type { Logger } from '../../shared/logger';
 import { recordWebhookDelivery } from '../../shared/metrics';
-import type { ServiceDeps } from '../../shared/subgraph';
 import { signWebhook } from './webhooks';
 
 /** Longest sleep between two looks at the outbox (deliveries written by other instances are found by then). */
@@ -26,7 +25,13 @@ export function retryDelayMs(settings: WebhookSettings, attempt: number): number
   return Math.min(settings.webhookRetryMaxMs, settings.webhookRetryBaseMs * 2 ** Math.max(0, attempt - 1));
 }
 
-export class WebhookDispatcher {
+/** Sends the webhook deliveries a change wrote now, rather than at the dispatcher's next look. */
+export interface WebhookWaker {
+  kick(): void;
+}
+
+/** One per content service (its runtime): started with the server, stopped with it. */
+export class WebhookDispatcher implements WebhookWaker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
@@ -151,31 +156,4 @@ export class WebhookDispatcher {
       return { ok: false, status: null, error: reason };
     }
   }
-}
-
-const dispatchers = new WeakMap<Db, WebhookDispatcher>();
-
-/** The dispatcher of a database in this process, started on first use. */
-export function webhookDispatcher(db: Db, config: WebhookSettings, logger: Logger): WebhookDispatcher {
-  let dispatcher = dispatchers.get(db);
-  if (!dispatcher) {
-    dispatcher = new WebhookDispatcher(db, config, logger.child({ component: 'webhooks' }));
-    dispatchers.set(db, dispatcher);
-    dispatcher.kick();
-  }
-  return dispatcher;
-}
-
-/**
- * Stops the dispatcher of a database (when the subgraph stops). It stays registered, stopped, so a
- * request still finishing cannot start another one on a database about to close.
- */
-export async function stopWebhookDispatcher(db: Db): Promise<void> {
-  await dispatchers.get(db)?.stop();
-}
-
-/** Starts delivering at service start (pending deliveries of an earlier run go out without waiting for a request). */
-export function runWebhookDelivery({ database, config, logger }: ServiceDeps): { close(): Promise<void> } {
-  webhookDispatcher(database.prisma, config, logger);
-  return { close: () => stopWebhookDispatcher(database.prisma) };
 }

@@ -10,9 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { MicroBatcher, sqliteDate } from '../../shared/db/batches';
+import { MicroBatcher } from '../../shared/db/batches';
 import type { Database, Db } from '../../shared/db/client';
-import { whenUnlocked } from '../../shared/db/sqlite';
+import { sqliteDate, whenUnlocked } from '../../shared/db/sqlite';
 import type { Prisma } from '../../shared/db/generated/sqlite';
 import { GraphQLError } from 'graphql';
 import { appError, badInput, ErrorCode, forbidden } from '../../shared/errors';

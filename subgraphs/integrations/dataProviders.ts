@@ -53,7 +53,7 @@ const ajvFor = (schema: Record<string, unknown>) => (typeof schema.$schema === '
 export async function compileEventSchema(schema: unknown): Promise<ValidateFunction> {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw badInput('schema must be a JSON Schema object', 'schema');
   const ajv = ajvFor(schema as Record<string, unknown>);
-  if (!ajv.validateSchema(schema as AnySchema)) {
+  if (!ajv.validateSchema(schema)) {
     throw badInput(`schema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: 'schema' })}`, 'schema');
   }
   await provePatterns(schema);
@@ -64,7 +64,7 @@ export async function compileEventSchema(schema: unknown): Promise<ValidateFunct
     throw badInput(`schema is not a valid JSON Schema: ${(error as Error).message}`, 'schema');
   } finally {
     // Ajv remembers every compiled schema object; providers are reloaded, so it must forget them.
-    ajv.removeSchema(schema as AnySchema);
+    ajv.removeSchema(schema);
   }
 }
 

@@ -161,7 +161,7 @@ export function checkAccountCredentials(contract: StreamProviderContract, given:
   const values = given as Record<string, unknown>;
   for (const key of Object.keys(values)) if (!keys.includes(key)) throw badInput(`accountCredentials.${key} is not a credential of this contract (${keys.join(', ')})`, `accountCredentials.${key}`);
   for (const key of keys) {
-    if (typeof values[key] !== 'string' || (values[key] as string) === '') throw badInput(`accountCredentials.${key} is required`, `accountCredentials.${key}`);
+    if (typeof values[key] !== 'string' || (values[key]) === '') throw badInput(`accountCredentials.${key} is required`, `accountCredentials.${key}`);
   }
   return values as Record<string, string>;
 }

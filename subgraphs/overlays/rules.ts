@@ -146,7 +146,8 @@ export function isKnownFact(fact: string, facts: string[]): boolean {
 /** A data event value as a template variable: text as is, numbers and booleans as text, objects as JSON. */
 function variableText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
 }
 
 /**

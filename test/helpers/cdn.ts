@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,7 +78,9 @@ export async function startHlsCdn(options: { vodSeconds?: number; liveSeconds?: 
   const requests: string[] = [];
   const cdn = { requests, down: false } as HlsCdn;
   let liveSince: number | null = null;
-  const server: Server = createServer(async (request, response) => {
+  // A request that fails (a file that cannot be read) ends its connection, as a broken CDN would.
+  const server: Server = createServer((request, response) => void serve(request, response).catch(() => response.destroy()));
+  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? '/').split('?')[0];
     requests.push(path);
     const headers = { 'access-control-allow-origin': '*', 'cache-control': 'no-store' };
@@ -101,7 +103,7 @@ export async function startHlsCdn(options: { vodSeconds?: number; liveSeconds?: 
       return;
     }
     response.writeHead(200, { ...headers, 'content-type': match[3] === 'm3u8' ? 'application/vnd.apple.mpegurl' : 'video/mp2t', 'content-length': body.length }).end(body);
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   Object.assign(cdn, {

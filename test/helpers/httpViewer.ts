@@ -62,7 +62,7 @@ export async function openHttpViewer(target: { url: string }, transport: HttpTra
   if (method === 'GET') {
     const search = new URLSearchParams({ query: options.query });
     if (options.variables) search.set('variables', JSON.stringify(options.variables));
-    url += `?${search}`;
+    url += `?${search.toString()}`;
   }
   const response = await fetch(url, {
     method,

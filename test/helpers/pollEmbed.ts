@@ -74,8 +74,8 @@ export async function openEmbed(scene: PollScene, options: { token?: string; mod
   const page = await scene.browser.newPage();
   scene.pages.push(page);
   const query = new URLSearchParams({ siteId: scene.site.siteId, channelId: scene.channel, ...(options.token ? { token: options.token } : {}), ...(options.mode ? { mode: options.mode } : {}) });
-  await page.goto(`${options.base ?? scene.stack.url}/embed/v1/overlays?${query}`);
-  await page.waitForFunction(() => (window as any).stagegraphEmbed?.connected === true);
+  await page.goto(`${options.base ?? scene.stack.url}/embed/v1/overlays?${query.toString()}`);
+  await page.waitForFunction(() => (window).stagegraphEmbed?.connected === true);
   return page;
 }
 
@@ -115,9 +115,9 @@ export interface ShownPoll {
 /** What the poll inside `scope` (a selector) shows now; null while it shows nothing. */
 export function readPoll(page: Page, scope: string): Promise<ShownPoll | null> {
   return page.evaluate((selector: string) => {
-    const poll = document.querySelector(`${selector} [data-poll-id]`) as HTMLElement | null;
+    const poll = document.querySelector(`${selector} [data-poll-id]`);
     if (!poll || poll.hidden) return null;
-    const text = (node: HTMLElement | null) => node?.textContent ?? '';
+    const text = (node: HTMLElement) => node?.textContent ?? '';
     return {
       state: poll.dataset.state,
       question: text(poll.querySelector('.sg-poll-question')),

@@ -14,7 +14,7 @@ export const deployDir = join(projectRoot, 'deploy');
 /** Runs promtool and returns what it printed; throws with its output when it fails or is missing. */
 export function promtool(args: string[], cwd = deployDir): string {
   const run = spawnSync('promtool', args, { cwd, encoding: 'utf8', timeout: 60_000 });
-  if ((run.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+  if (run.error && 'code' in run.error && run.error.code === 'ENOENT') {
     throw new Error('promtool is not installed: apt-get install prometheus (Debian), as .ci/run does');
   }
   if (run.error) throw run.error;

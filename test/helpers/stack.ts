@@ -111,7 +111,7 @@ export async function startTwoSiteStack(siteName: string): Promise<{ stack: Stac
 
 /** Disposes the file's live clients (graphql-ws), then stops every stack it started. */
 export async function stopAllWithClients(clients: readonly { dispose(): void | Promise<void> }[]): Promise<void> {
-  await Promise.all(clients.map((client) => client.dispose()));
+  await Promise.all(clients.map(async (client) => client.dispose()));
   await stopAll();
 }
 
@@ -163,7 +163,7 @@ async function provisionAccount(stack: Pick<Stack, 'database'>, siteId: string, 
   const id = randomBytes(12).toString('hex');
   const now = new Date();
   await stack.database.prisma.account.create({
-    data: { id, siteId, email: `${id}@example.test`, name: id, roles: roles as unknown as object[], tags, createdAt: now, updatedAt: now },
+    data: { id, siteId, email: `${id}@example.test`, name: id, roles: roles, tags, createdAt: now, updatedAt: now },
   });
   return id;
 }

@@ -5,7 +5,7 @@
  * dropped connection and no answer at all.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 export const OPERATIONS = ['createStream', 'deleteStream', 'deleteVod', 'startStream', 'stopStream', 'verifyAccount', 'activateStream'] as const;
@@ -55,7 +55,9 @@ export async function startFakeStreamProvider(): Promise<FakeStreamProvider> {
   const calls: RecordedCall[] = [];
   const queued = new Map<string, Answer[]>();
   const sockets = new Set<Socket>();
-  const server: Server = createServer(async (request, response) => {
+  // A request that fails (its body cannot be read) ends its connection.
+  const server: Server = createServer((request, response) => void serve(request, response).catch(() => response.destroy()));
+  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const operation = (request.url ?? '').replace(/^\//, '').split('?')[0];
     const text = await readBody(request);
     let body: unknown = text;
@@ -73,7 +75,7 @@ export async function startFakeStreamProvider(): Promise<FakeStreamProvider> {
     }
     response.writeHead(answer.status, { 'content-type': 'application/json' });
     response.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
-  });
+  }
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

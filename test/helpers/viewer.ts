@@ -117,7 +117,7 @@ export async function watch(
     events,
     closed,
     next(timeoutMs = 15_000) {
-      if (failure) return Promise.reject(failure);
+      if (failure) return Promise.reject(failure instanceof Error ? failure : new Error(`the subscription failed: ${JSON.stringify(failure)}`));
       if (read < events.length) return Promise.resolve(events[read++]);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no event within ${timeoutMs} ms`)), timeoutMs);

@@ -59,7 +59,7 @@ export async function openWatchPage(browser: Browser, pages: Page[], url: { base
     }).observe(document, { childList: true, subtree: true });
   });
   const query = new URLSearchParams({ siteId: url.siteId, channelId: url.channelId, ...(options.token ? { token: options.token } : {}) });
-  await page.goto(`${url.base}${options.path ?? '/embed/v1/watch'}?${query}`);
+  await page.goto(`${url.base}${options.path ?? '/embed/v1/watch'}?${query.toString()}`);
   await page.bringToFront();
   return { page, requested };
 }

@@ -145,7 +145,7 @@ export class PollResultsFeed implements LiveStream {
 
   private stateOf(siteId: string, pollId: string): PollState {
     const key = `${siteId}\u0000${pollId}`;
-    let state = this.polls.get(key);
+    const state = this.polls.get(key);
     if (state) return state;
     const created: PollState = {
       key, siteId, pollId, results: null, version: 0, loaded: Promise.resolve(), viewers: new Set(), byAccount: new Map(),
@@ -296,7 +296,7 @@ export class PollResultsFeed implements LiveStream {
           continue;
         }
         let byMine = rendered.get(viewer.subscription.documentKey);
-        if (!byMine) rendered.set(viewer.subscription.documentKey, (byMine = new Map()));
+        if (!byMine) rendered.set(viewer.subscription.documentKey, (byMine = new Map<string, RenderedEvent>()));
         let payload = byMine.get(viewer.mine ?? '');
         if (!payload) byMine.set(viewer.mine ?? '', (payload = viewer.subscription.render({ pollResults: { ...results, mine: mineOf(results, viewer.mine) } })));
         this.sendTo(viewer, version, payload);

@@ -10,7 +10,7 @@
  * the transports (@apollo/gateway would throw, a 500).
  */
 import type { Request, RequestHandler } from 'express';
-import { getOperationAST, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import { ErrorCode } from '../../../shared/errors';
 import type { Logger } from '../../../shared/logger';
 import type { LiveServer } from '../liveServer';
@@ -57,7 +57,7 @@ export interface MultipartTransportOptions {
   /** Milliseconds between heartbeat parts (config.multipartHeartbeatMs). */
   heartbeatMs: number;
   /** The document of a query string, within the document limits (null when it is refused: Apollo Server answers that). */
-  parse(query: string): DocumentNode | null;
+  parse: (query: string) => DocumentNode | null;
 }
 
 const SUBSCRIPTION_WORD = /\bsubscription\b/;
@@ -69,7 +69,7 @@ function isSubscription(body: unknown, parse: (query: string) => DocumentNode | 
   if (typeof query !== 'string' || !SUBSCRIPTION_WORD.test(query)) return false;
   const document = parse(query);
   if (!document) return false;
-  return getOperationAST(document, typeof operationName === 'string' ? operationName : undefined)?.operation === 'subscription';
+  return getOperationAST(document, typeof operationName === 'string' ? operationName : undefined)?.operation === OperationTypeNode.SUBSCRIPTION;
 }
 
 function requestsSubscription(req: Request, parse: (query: string) => DocumentNode | null): boolean {

@@ -205,7 +205,7 @@ export function operationOf(req: Request): OperationRequest | string {
   if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) return 'variables must be a JSON object';
   const problem = jsonValueProblem({ variables: variables ?? {} }, '');
   if (problem) return problem;
-  return { query, operationName: operationName as string | null | undefined, variables: variables as Record<string, unknown> | null | undefined };
+  return { query, operationName: operationName, variables: variables as Record<string, unknown> | null | undefined };
 }
 
 /**

@@ -17,6 +17,7 @@ import type { Connection } from '../groups';
 import { Rounds } from '../rounds';
 import { CLOSE_UNAUTHORIZED, type RenderedEvent, type ViewerChannel } from '../viewerChannel';
 import { MAX_BUFFERED_BYTES } from './streamChannel';
+import { messageText } from '../../../shared/wsMessage';
 
 export interface SocketTransportOptions {
   /** URL path of the endpoint (the gateway's /graphql). */
@@ -203,7 +204,7 @@ export class SocketTransport {
     const { socket } = channel;
     let message;
     try {
-      message = parseMessage(data.toString());
+      message = parseMessage(messageText(data));
     } catch (error) {
       socket.close(CloseCode.BadRequest, (error as Error).message.slice(0, 120));
       return;
@@ -247,7 +248,7 @@ export class SocketTransport {
   private async initialise(channel: SocketChannel, params: Record<string, unknown>): Promise<void> {
     const { socket } = channel;
     const headers: HeaderBag = {};
-    const pick = (...names: string[]) => names.map((name) => params[name]).find((value) => typeof value === 'string') as string | undefined;
+    const pick = (...names: string[]) => names.map((name) => params[name]).find((value): value is string => typeof value === 'string');
     headers['x-service-client-id'] = pick('x-service-client-id', 'clientId', 'siteId');
     headers['x-service-developer-key'] = pick('x-service-developer-key', 'developerKey');
     const token = pick('Authorization', 'authorization', 'jwt');

@@ -2,14 +2,13 @@
 import { requireAdmin } from '../../../shared/auth/access';
 import { announceDeveloperKeyRevoked } from '../../../shared/auth/keyRevocations';
 import { createDeveloperKey, listDeveloperKeys, revokeDeveloperKey } from '../developerKeys';
-import type { CommunityRuntime } from '../runtime';
 import { Scope } from '../scopes';
 import type { Resolvers } from '../resolvers.generated';
 
 const epochMs = (date: Date | null) => date?.getTime() ?? null;
 
-/** Resolvers of developer keys; revocations are announced through the runtime's announcer. */
-export function developerKeyResolvers(runtime: CommunityRuntime): Resolvers {
+/** Resolvers of developer keys; revocations are announced on the bus (shared/auth/keyRevocations.ts). */
+export function developerKeyResolvers(): Resolvers {
   return {
     Query: {
       developerKeys: (_root, _args, { identity, db }) => listDeveloperKeys(db, requireAdmin(identity, Scope.site, { write: false })),

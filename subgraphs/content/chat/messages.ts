@@ -17,7 +17,7 @@ import { checkNotBanned } from './moderation';
 import { chatPinOf } from './pins';
 import { replyTarget } from './replies';
 import { checkedText, filteredWordIn, hasLink } from './rules';
-import { chatRuntimeOf } from './runtime';
+import type { ChatRuntime } from './runtime';
 
 const MAX_PAGE = 200;
 const MAX_ROOM_READ = 500;
@@ -83,9 +83,9 @@ function refusalOf(error: unknown): ChatRefusal {
 }
 
 /** Sends a message as the caller's account: checks every rule, stores it (durable before it returns). */
-export async function sendChatMessage(ctx: SubgraphContext, input: SendInput): Promise<ChatMessageModel> {
+export async function sendChatMessage(ctx: SubgraphContext, runtime: ChatRuntime, input: SendInput): Promise<ChatMessageModel> {
   try {
-    const message = await send(ctx, input);
+    const message = await send(ctx, runtime, input);
     recordChatMessage(null);
     return message;
   } catch (error) {
@@ -96,13 +96,12 @@ export async function sendChatMessage(ctx: SubgraphContext, input: SendInput): P
 
 type SendInput = { panelId: string; text: string; replyTo?: string | null };
 
-async function send(ctx: SubgraphContext, input: SendInput): Promise<ChatMessageModel> {
+async function send(ctx: SubgraphContext, runtime: ChatRuntime, input: SendInput): Promise<ChatMessageModel> {
   const { identity, db } = ctx;
   const siteId = requireSite(identity);
   if (!identity.account) throw unauthenticated('Authorization: Bearer <JWT> of a signed-in viewer is required to chat');
   const accountId = identity.account.id;
   const text = checkedText(input.text);
-  const runtime = chatRuntimeOf(db);
   const room = await runtime.room(db, siteId, input.panelId);
   await checkNotBanned(db, siteId, accountId);
   const admin = isChatAdmin(identity);
@@ -157,11 +156,11 @@ const MESSAGE_SELECT = {
 } as const;
 
 /** A page of history, oldest first within the page; `before` (a seq) pages back. */
-export async function chatHistory(ctx: SubgraphContext, args: { panelId: string; limit?: number | null; before?: number | null }) {
+export async function chatHistory(ctx: SubgraphContext, runtime: ChatRuntime, args: { panelId: string; limit?: number | null; before?: number | null }) {
   const siteId = requireSite(ctx.identity);
   const limit = pageLimit(args.limit, 50, MAX_PAGE);
   const before = seqArgument(args.before, 'before');
-  await chatRuntimeOf(ctx.db).room(ctx.db, siteId, args.panelId);
+  await runtime.room(ctx.db, siteId, args.panelId);
   const rows = await ctx.db.chatMessage.findMany({
     where: { ...visible(ctx, siteId, args.panelId), ...(before !== null && { seq: { lt: before } }) },
     orderBy: { seq: 'desc' },
@@ -177,11 +176,11 @@ export async function chatHistory(ctx: SubgraphContext, args: { panelId: string;
  * The room as the live server reads it: its system block and the messages after `afterSeq` (oldest
  * first, at most `limit`), or its latest `limit` messages when afterSeq is null.
  */
-export async function chatRoomState(ctx: SubgraphContext, args: { panelId: string; afterSeq?: number | null; limit?: number | null }) {
+export async function chatRoomState(ctx: SubgraphContext, runtime: ChatRuntime, args: { panelId: string; afterSeq?: number | null; limit?: number | null }) {
   const siteId = requireSite(ctx.identity);
   const afterSeq = seqArgument(args.afterSeq, 'afterSeq');
   const limit = pageLimit(args.limit, CHAT_FIRST_EVENT_MESSAGES, MAX_ROOM_READ);
-  const room = await chatRuntimeOf(ctx.db).room(ctx.db, siteId, args.panelId);
+  const room = await runtime.room(ctx.db, siteId, args.panelId);
   const where = visible(ctx, siteId, args.panelId);
   const rows =
     afterSeq === null
@@ -191,12 +190,12 @@ export async function chatRoomState(ctx: SubgraphContext, args: { panelId: strin
 }
 
 /** A recording's chat in stream order, between two seconds of it. */
-export async function chatReplay(ctx: SubgraphContext, args: RecordingRequest & { panelId: string; fromSecond?: number | null; toSecond?: number | null }) {
+export async function chatReplay(ctx: SubgraphContext, runtime: ChatRuntime, args: RecordingRequest & { panelId: string; fromSecond?: number | null; toSecond?: number | null }) {
   const siteId = requireSite(ctx.identity);
   const from = seqArgument(args.fromSecond, 'fromSecond') ?? 0;
   const to = seqArgument(args.toSecond, 'toSecond');
   if (to !== null && to < from) throw badInput('toSecond must not be before fromSecond', 'toSecond');
-  await chatRuntimeOf(ctx.db).room(ctx.db, siteId, args.panelId);
+  await runtime.room(ctx.db, siteId, args.panelId);
   const liveBroadcastId = await liveBroadcastOf(ctx, siteId, args);
   const rows = await ctx.db.chatMessage.findMany({
     where: { ...visible(ctx, siteId, args.panelId), liveBroadcastId, streamSecond: { gte: from, ...(to !== null && { lte: to }) } },

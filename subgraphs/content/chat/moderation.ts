@@ -11,7 +11,7 @@ import { appError, badInput, ErrorCode, notFound } from '../../../shared/errors'
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { Scopes } from '../resolvers/access';
 import { unpinDeletedMessage } from './pins';
-import { chatRuntimeOf } from './runtime';
+import type { ChatRuntime } from './runtime';
 
 /** The longest timeout: 14 days. */
 export const MAX_TIMEOUT_SECONDS = 1_209_600;
@@ -43,13 +43,12 @@ export async function checkNotBanned(db: Db, siteId: string, accountId: string):
 const moderator = (ctx: SubgraphContext, write: boolean) => requireAdmin(ctx.identity, Scopes.panels, { write });
 
 /** Removes a message from history and from every viewer's screen. */
-export async function deleteChatMessage(ctx: SubgraphContext, args: { panelId: string; id: string }) {
+export async function deleteChatMessage(ctx: SubgraphContext, runtime: ChatRuntime, args: { panelId: string; id: string }) {
   const siteId = moderator(ctx, true);
-  const runtime = chatRuntimeOf(ctx.db);
   await runtime.room(ctx.db, siteId, args.panelId);
   const { count } = await ctx.db.chatMessage.updateMany({ where: { id: args.id, siteId, panelId: args.panelId, deletedAt: null }, data: { deletedAt: new Date() } });
   if (count === 0) throw notFound(`chat message ${args.id}`);
-  await unpinDeletedMessage(ctx.db, siteId, args.panelId, args.id);
+  await unpinDeletedMessage(ctx.db, runtime, siteId, args.panelId, args.id);
   runtime.announce({ v: CHAT_MESSAGE_VERSION, kind: 'deleted', siteId, panelId: args.panelId, ids: [args.id] });
   return { success: true, id: args.id };
 }
@@ -68,7 +67,7 @@ async function requireSiteAccount(ctx: SubgraphContext, siteId: string, accountI
 }
 
 /** Bans (no duration) or times out an account in all the site's chats, and clears its last 10 minutes of messages. */
-export async function banChatAccount(ctx: SubgraphContext, args: { accountId: string; durationSeconds?: number | null; reason?: string | null }): Promise<ChatBanModel> {
+export async function banChatAccount(ctx: SubgraphContext, runtime: ChatRuntime, args: { accountId: string; durationSeconds?: number | null; reason?: string | null }): Promise<ChatBanModel> {
   const siteId = moderator(ctx, true);
   const duration = args.durationSeconds ?? null;
   if (duration !== null && (!Number.isInteger(duration) || duration < 1 || duration > MAX_TIMEOUT_SECONDS)) {
@@ -89,7 +88,7 @@ export async function banChatAccount(ctx: SubgraphContext, args: { accountId: st
     await tx.chatMessage.updateMany({ where: { siteId, accountId: args.accountId, createdAt: { gte: new Date(since) }, deletedAt: null }, data: { deletedAt: new Date(now) } });
     return ban;
   });
-  chatRuntimeOf(ctx.db).announce({ v: CHAT_MESSAGE_VERSION, kind: 'cleared', siteId, accountId: args.accountId, since });
+  runtime.announce({ v: CHAT_MESSAGE_VERSION, kind: 'cleared', siteId, accountId: args.accountId, since });
   return toBan(row);
 }
 

@@ -12,7 +12,7 @@ import { badInput, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { Scopes } from '../resolvers/access';
 import { checkedText } from './rules';
-import { chatRuntimeOf } from './runtime';
+import type { ChatRuntime } from './runtime';
 
 /** The room's pin as the content subgraph answers it (the community subgraph adds the author's name). */
 export interface ChatPinModel {
@@ -43,12 +43,12 @@ export async function chatPinOf(db: Db, siteId: string, panelId: string): Promis
 }
 
 /** Tells every instance the room's pin changed (they read its system block again). */
-const announcePin = (db: Db, siteId: string, panelId: string) => chatRuntimeOf(db).announce({ v: CHAT_MESSAGE_VERSION, kind: 'pinned', siteId, panelId });
+const announcePin = (runtime: ChatRuntime, siteId: string, panelId: string) => runtime.announce({ v: CHAT_MESSAGE_VERSION, kind: 'pinned', siteId, panelId });
 
 /** Pins one of the room's messages, or an announcement's text, in place of the room's pin. */
-export async function pinChatMessage(ctx: SubgraphContext, args: { panelId: string; messageId?: string | null; text?: string | null }): Promise<ChatPinModel> {
+export async function pinChatMessage(ctx: SubgraphContext, runtime: ChatRuntime, args: { panelId: string; messageId?: string | null; text?: string | null }): Promise<ChatPinModel> {
   const siteId = requireAdmin(ctx.identity, Scopes.panels, { write: true });
-  await chatRuntimeOf(ctx.db).room(ctx.db, siteId, args.panelId);
+  await runtime.room(ctx.db, siteId, args.panelId);
   const hasMessage = args.messageId !== null && args.messageId !== undefined;
   const hasText = args.text !== null && args.text !== undefined;
   if (hasMessage === hasText) throw badInput('give messageId (a message of this chat) or text (an announcement), not both', 'messageId');
@@ -67,22 +67,22 @@ export async function pinChatMessage(ctx: SubgraphContext, args: { panelId: stri
   }
   const data = { ...row, siteId, pinnedAt: new Date() };
   const pin = await ctx.db.chatPin.upsert({ where: { panelId: args.panelId }, create: { panelId: args.panelId, ...data }, update: data });
-  announcePin(ctx.db, siteId, args.panelId);
+  announcePin(runtime, siteId, args.panelId);
   return toPin(pin);
 }
 
 /** Removes the room's pin; NOT_FOUND when it has none. */
-export async function unpinChatMessage(ctx: SubgraphContext, args: { panelId: string }) {
+export async function unpinChatMessage(ctx: SubgraphContext, runtime: ChatRuntime, args: { panelId: string }) {
   const siteId = requireAdmin(ctx.identity, Scopes.panels, { write: true });
-  await chatRuntimeOf(ctx.db).room(ctx.db, siteId, args.panelId);
+  await runtime.room(ctx.db, siteId, args.panelId);
   const { count } = await ctx.db.chatPin.deleteMany({ where: { panelId: args.panelId, siteId } });
   if (count === 0) throw notFound(`a pin in chat ${args.panelId}`);
-  announcePin(ctx.db, siteId, args.panelId);
+  announcePin(runtime, siteId, args.panelId);
   return { success: true, panelId: args.panelId };
 }
 
 /** A deleted message leaves the pin it was (viewers get UNPINNED). */
-export async function unpinDeletedMessage(db: Db, siteId: string, panelId: string, messageId: string): Promise<void> {
+export async function unpinDeletedMessage(db: Db, runtime: ChatRuntime, siteId: string, panelId: string, messageId: string): Promise<void> {
   const { count } = await db.chatPin.deleteMany({ where: { panelId, siteId, messageId } });
-  if (count > 0) announcePin(db, siteId, panelId);
+  if (count > 0) announcePin(runtime, siteId, panelId);
 }

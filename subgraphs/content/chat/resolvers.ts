@@ -4,21 +4,23 @@ import { pinChatMessage, unpinChatMessage } from './pins';
 import { sendChatReaction } from './reactions';
 import { banChatAccount, chatBans, deleteChatMessage, unbanChatAccount } from './moderation';
 import type { Resolvers } from '../resolvers.generated';
+import type { ChatRuntime } from './runtime';
 
-export const chatResolvers: Resolvers = {
+/** `chat`: the runtime's chat state (writer, limits, room settings). */
+export const chatResolvers = (chat: ChatRuntime): Resolvers => ({
   Query: {
-    chatMessages: (_root, args, ctx) => chatHistory(ctx, args),
-    chatRoom: (_root, args, ctx) => chatRoomState(ctx, args),
-    chatReplay: (_root, args, ctx) => chatReplay(ctx, args),
+    chatMessages: (_root, args, ctx) => chatHistory(ctx, chat, args),
+    chatRoom: (_root, args, ctx) => chatRoomState(ctx, chat, args),
+    chatReplay: (_root, args, ctx) => chatReplay(ctx, chat, args),
     chatBans: (_root, _args, ctx) => chatBans(ctx),
   },
   Mutation: {
-    sendChatMessage: (_root, args, ctx) => sendChatMessage(ctx, args),
-    deleteChatMessage: (_root, args, ctx) => deleteChatMessage(ctx, args),
-    banChatAccount: (_root, args, ctx) => banChatAccount(ctx, args),
+    sendChatMessage: (_root, args, ctx) => sendChatMessage(ctx, chat, args),
+    deleteChatMessage: (_root, args, ctx) => deleteChatMessage(ctx, chat, args),
+    banChatAccount: (_root, args, ctx) => banChatAccount(ctx, chat, args),
     unbanChatAccount: (_root, args, ctx) => unbanChatAccount(ctx, args),
-    pinChatMessage: (_root, args, ctx) => pinChatMessage(ctx, args),
-    unpinChatMessage: (_root, args, ctx) => unpinChatMessage(ctx, args),
-    sendChatReaction: (_root, args, ctx) => sendChatReaction(ctx, args),
+    pinChatMessage: (_root, args, ctx) => pinChatMessage(ctx, chat, args),
+    unpinChatMessage: (_root, args, ctx) => unpinChatMessage(ctx, chat, args),
+    sendChatReaction: (_root, args, ctx) => sendChatReaction(ctx, chat, args),
   },
-};
+});

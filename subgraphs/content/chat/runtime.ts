@@ -172,18 +172,3 @@ export class ChatRuntime {
     await this.limits.close();
   }
 }
-
-const runtimes = new WeakMap<Db, ChatRuntime>();
-
-/** Creates the chat runtime of a content subgraph; resolvers find it by their database. */
-export function startChat(deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>): ChatRuntime {
-  const runtime = new ChatRuntime(deps);
-  runtimes.set(deps.database.prisma, runtime);
-  return runtime;
-}
-
-export function chatRuntimeOf(db: Db): ChatRuntime {
-  const runtime = runtimes.get(db);
-  if (!runtime) throw new Error('the chat runtime was not started for this database');
-  return runtime;
-}

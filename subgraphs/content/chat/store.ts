@@ -8,9 +8,9 @@
  * On the plain driver (shared/db/client.ts) a batch costs one synchronous SQLite transaction, or on
  * PostgreSQL one statement per room (the counter raised and the messages inserted together).
  */
-import { MicroBatcher, sqliteDate } from '../../../shared/db/batches';
+import { MicroBatcher } from '../../../shared/db/batches';
 import type { Database } from '../../../shared/db/client';
-import { whenUnlocked } from '../../../shared/db/sqlite';
+import { sqliteDate, whenUnlocked } from '../../../shared/db/sqlite';
 
 export interface ChatRow {
   id: string;

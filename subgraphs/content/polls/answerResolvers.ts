@@ -2,12 +2,13 @@
 import { hasAdminAccess, requireAdmin, requireSite } from '../../../shared/auth/access';
 import { unauthenticated } from '../../../shared/errors';
 import { leaderboardEntryOf, leaderboardPage } from '../leaderboard';
-import { answerPoll, answersOfAccounts, pollResultsOf } from './answers';
+import { answerPoll, answersOfAccounts, pollResultsOf, type PollAnswerRuntime } from './answers';
 import { findPoll } from './polls';
 import type { PollType, Resolvers } from '../resolvers.generated';
 import { Scopes } from '../resolvers/access';
 
-export const pollAnswerResolvers: Resolvers = {
+/** `answers`: the runtime's answer writer, rate limit and poll summaries. */
+export const pollAnswerResolvers = (answers: PollAnswerRuntime): Resolvers => ({
   Query: {
     pollResults: async (_root, { pollId }, { identity, db }) => {
       const poll = await findPoll(db, requireSite(identity), pollId);
@@ -26,7 +27,7 @@ export const pollAnswerResolvers: Resolvers = {
     },
   },
   Mutation: {
-    answerPoll: (_root, args, ctx) => answerPoll(ctx, args),
+    answerPoll: (_root, args, ctx) => answerPoll(ctx, answers, args),
   },
   PollResults: {
     type: (results) => results.type as PollType,
@@ -35,4 +36,4 @@ export const pollAnswerResolvers: Resolvers = {
     // The gateway asks only for entries it got from this subgraph; read again, on the caller's site.
     __resolveReference: (reference, { identity, db }) => (identity.siteId ? leaderboardEntryOf(db, identity.siteId, reference.accountId) : null),
   },
-};
+});

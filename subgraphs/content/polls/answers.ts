@@ -14,13 +14,12 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { openRateLimiters, type RateLimiters } from '../../../shared/rateLimits';
 import { Topics, type EventBus } from '../../../shared/bus';
-import { MicroBatcher, sqliteDate } from '../../../shared/db/batches';
+import { MicroBatcher } from '../../../shared/db/batches';
 import type { Database, Db } from '../../../shared/db/client';
-import { whenUnlocked } from '../../../shared/db/sqlite';
+import { sqliteDate, whenUnlocked } from '../../../shared/db/sqlite';
 import type { Poll } from '../../../shared/db/generated/sqlite';
 import { appError, badInput, conflict, ErrorCode, notFound, unauthenticated } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
-import type { Logger } from '../../../shared/logger';
 import type { ServiceDeps, SubgraphContext } from '../../../shared/subgraph';
 import { requireSite } from '../../../shared/auth/access';
 import type { Identity } from '../../../shared/auth/identity';
@@ -214,21 +213,6 @@ const foldPollResults = (held: PollResultsMessage, next: PollResultsMessage): Po
   return { ...next, ...(answered.length > 0 ? { answered } : {}), ...(held.changed || next.changed ? { changed: true } : {}) };
 };
 
-const runtimes = new WeakMap<Db, PollAnswerRuntime>();
-
-/** Creates the runtime of a content subgraph; resolvers find it by their database. */
-export function startPollAnswers(deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>, onStored?: (rows: readonly AnswerRow[]) => void): PollAnswerRuntime {
-  const runtime = new PollAnswerRuntime(deps, onStored);
-  runtimes.set(deps.database.prisma, runtime);
-  return runtime;
-}
-
-function runtimeOf(db: Db): PollAnswerRuntime {
-  const runtime = runtimes.get(db);
-  if (!runtime) throw new Error('the poll answer runtime was not started for this database');
-  return runtime;
-}
-
 /** The signed-in account answering; a viewer acts with its sign-in JWT. */
 function answeringAccount(identity: Identity): string {
   if (!identity.account) throw unauthenticated('Authorization: Bearer <JWT> of a signed-in viewer is required to answer');
@@ -242,11 +226,10 @@ export interface AnswerInput {
 }
 
 /** Answers a poll as the caller's account: checks, stores (durable before it returns) and explains a refusal. */
-export async function answerPoll(ctx: SubgraphContext, input: AnswerInput) {
+export async function answerPoll(ctx: SubgraphContext, runtime: PollAnswerRuntime, input: AnswerInput) {
   const { identity, db } = ctx;
   const siteId = requireSite(identity);
   const accountId = answeringAccount(identity);
-  const runtime = runtimeOf(db);
   await runtime.countAttempt(siteId, accountId);
   const poll = await runtime.pollSummary(db, siteId, input.pollId);
   if (!poll) throw notFound(`poll ${input.pollId}`);

@@ -13,7 +13,7 @@ import { awardPoints } from '../leaderboard';
 import { pollResultsOf, publishPollResults, revealed } from './answers';
 import { POLL_RESULTS_MESSAGE_VERSION } from '../../../shared/viewerActivity';
 import type { pollFields } from './polls';
-import { wakeWebhooks } from '../resolvers/access';
+import type { WebhookWaker } from '../webhookDispatcher';
 import { enqueueWebhook, WebhookEvents } from '../webhooks';
 
 type PollData = Omit<ReturnType<typeof pollFields>, 'answers'> & { answers: Prisma.InputJsonValue };
@@ -45,7 +45,7 @@ async function awardRightAnswers(tx: Prisma.TransactionClient, poll: Poll, at: D
  * was read, when a closed poll with answers would reopen, or when a revealed right answer (closed trivia,
  * resolved prediction) or the poll's type would change (its points are given).
  */
-export async function savePollChange(ctx: SubgraphContext, current: Poll, data: PollData): Promise<Poll> {
+export async function savePollChange(ctx: SubgraphContext, webhooks: WebhookWaker, current: Poll, data: PollData): Promise<Poll> {
   const { db } = ctx;
   const wasRevealed = revealed(current);
   if (wasRevealed && (data.correctAnswerId !== current.correctAnswerId || data.type !== current.type)) {
@@ -55,24 +55,24 @@ export async function savePollChange(ctx: SubgraphContext, current: Poll, data: 
     throw conflict('a closed poll that has answers cannot be reopened');
   }
   const at = new Date();
-  const { poll, webhooks } = await db.$transaction(
+  const { poll, written } = await db.$transaction(
     async (tx) => {
       const { count } = await tx.poll.updateMany({ where: { id: current.id, siteId: current.siteId, updatedAt: current.updatedAt }, data: { ...data, updatedAt: at } });
       if (count === 0) throw conflict('the poll changed meanwhile; read it again and retry');
       const poll = await tx.poll.findUniqueOrThrow({ where: { id: current.id } });
       const closed = current.open && !poll.open;
       const nowRevealed = !wasRevealed && revealed(poll);
-      if (!closed && !nowRevealed) return { poll, webhooks: 0 };
+      if (!closed && !nowRevealed) return { poll, written: 0 };
       if (nowRevealed) await awardRightAnswers(tx, poll, at);
       const final = await pollResultsOf(tx, poll, null);
-      let webhooks = 0;
-      if (closed) webhooks += await enqueueWebhook(tx, poll.siteId, WebhookEvents.pollClosed, 'closed', final);
-      if (nowRevealed && poll.type === 'prediction') webhooks += await enqueueWebhook(tx, poll.siteId, WebhookEvents.pollResolved, 'resolved', final);
-      return { poll, webhooks };
+      let written = 0;
+      if (closed) written += await enqueueWebhook(tx, poll.siteId, WebhookEvents.pollClosed, 'closed', final);
+      if (nowRevealed && poll.type === 'prediction') written += await enqueueWebhook(tx, poll.siteId, WebhookEvents.pollResolved, 'resolved', final);
+      return { poll, written };
     },
     { timeout: 60_000, maxWait: 10_000 },
   );
-  if (webhooks > 0) wakeWebhooks(ctx);
+  if (written > 0) webhooks.kick();
   publishPollResults(ctx.bus, { v: POLL_RESULTS_MESSAGE_VERSION, siteId: poll.siteId, pollId: poll.id, changed: true });
   return poll;
 }

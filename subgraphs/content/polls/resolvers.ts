@@ -8,12 +8,14 @@ import { findPoll, pollAnswers, pollFields, pollFilter } from './polls';
 import { referencesTo } from '../references';
 import type { PollType, Resolvers } from '../resolvers.generated';
 import { Scopes, timestamps } from '../resolvers/access';
+import type { WebhookWaker } from '../webhookDispatcher';
 
 const POLL_LIST: ListSpec<string> = { sort: { created: 'createdAt', name: 'name' }, defaultSort: 'created', defaultDirection: 1 };
 
 const stored = (fields: ReturnType<typeof pollFields>) => ({ ...fields, answers: fields.answers as unknown as Prisma.InputJsonValue });
 
-export const pollResolvers: Resolvers = {
+/** `webhooks`: woken after a close or a reveal wrote deliveries. */
+export const pollResolvers = (webhooks: WebhookWaker): Resolvers => ({
   Query: {
     polls: (_root, { search, filter, ...args }, { identity, db }) => {
       const list = listQuery(args, POLL_LIST);
@@ -39,7 +41,7 @@ export const pollResolvers: Resolvers = {
       const { identity, db } = ctx;
       const siteId = requireAdmin(identity, Scopes.polls, { write: true });
       const current = await findPoll(db, siteId, id);
-      return savePollChange(ctx, current, stored(pollFields(input, siteId)));
+      return savePollChange(ctx, webhooks, current, stored(pollFields(input, siteId)));
     },
     updatePoll: async (_root, { id, input }, ctx) => {
       const { identity, db } = ctx;
@@ -55,7 +57,7 @@ export const pollResolvers: Resolvers = {
         open: input.open ?? current.open,
         siteId: input.siteId,
       };
-      return savePollChange(ctx, current, stored(pollFields(merged, siteId)));
+      return savePollChange(ctx, webhooks, current, stored(pollFields(merged, siteId)));
     },
     deletePoll: async (_root, { id }, ctx) => {
       const poll = await findPoll(ctx.db, requireAdmin(ctx.identity, Scopes.polls, { write: true }), id);
@@ -70,4 +72,4 @@ export const pollResolvers: Resolvers = {
     correctAnswerId: (poll, _args, { identity }) => (poll.open && !hasAdminAccess(identity, Scopes.polls, { write: false }) ? null : poll.correctAnswerId),
     ...timestamps,
   },
-};
+});

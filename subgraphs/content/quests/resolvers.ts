@@ -6,7 +6,9 @@ import { newId } from '../../../shared/ids';
 import { stringList } from '../../../shared/json';
 import { listQuery, searchFilter, type ListSpec } from '../listing';
 import { findQuest, QUEST_PROPERTIES, questActions, questFields } from './quests';
-import { drawQuestRaffle, questProgressOf } from './progress';
+import type { QuestDeps } from './deps';
+import { questProgressOf } from './progress';
+import { drawQuestRaffle } from './raffle';
 import { referencesOfQuest, replaceReferences } from '../references';
 import type { QuestInput, Resolvers } from '../resolvers.generated';
 import { Scopes, timestamps } from '../resolvers/access';
@@ -31,7 +33,8 @@ async function saveQuest(db: Db, siteId: string, input: QuestInput, id: string |
   });
 }
 
-export const questResolvers: Resolvers = {
+/** `quests`: the runtime's quest progress (completions wake its webhook dispatcher). */
+export const questResolvers = (quests: QuestDeps): Resolvers => ({
   Query: {
     quests: async (_root, { search, ...args }, { identity, db }) => {
       const list = listQuery(args, QUEST_LIST);
@@ -43,10 +46,10 @@ export const questResolvers: Resolvers = {
       return { pagination: list.paginate(results, totalCount), results };
     },
     quest: (_root, { id }, { identity, db }) => findQuest(db, requireReader(identity), id),
-    questProgress: (_root, { questId }, ctx) => questProgressOf(ctx, ctx.identity, questId),
+    questProgress: (_root, { questId }, ctx) => questProgressOf(quests, ctx.identity, questId),
   },
   Mutation: {
-    drawQuestRaffle: (_root, { questId, winners }, ctx) => drawQuestRaffle(ctx, ctx.identity, questId, winners),
+    drawQuestRaffle: (_root, { questId, winners }, ctx) => drawQuestRaffle(quests, ctx.identity, questId, winners),
     createQuest: (_root, { input }, { identity, db }) => saveQuest(db, requireAdmin(identity, Scopes.quests, { write: true }), input, null),
     replaceQuest: async (_root, { id, input }, { identity, db }) => {
       const siteId = requireAdmin(identity, Scopes.quests, { write: true });
@@ -70,4 +73,4 @@ export const questResolvers: Resolvers = {
     tags: (quest) => stringList(quest.tags),
     ...timestamps,
   },
-};
+});

@@ -14,7 +14,9 @@ import { Prisma } from '../../../shared/db/client';
 import type { DbProvider } from '../../../shared/db/providers';
 import type { Quest } from '../../../shared/db/generated/sqlite';
 import { recordWatchTimeBatch } from '../../../shared/metrics';
-import { actionRules, evaluateQuest, publishProgress, questsOfSite, WATCH_KIND, type ActionRule, type QuestDeps } from './progress';
+import type { QuestDeps } from './deps';
+import { evaluateQuest, publishProgress, questsOfSite } from './progress';
+import { actionRules, WATCH_KIND, type ActionRule } from './rules';
 import type { QuestProgressView, WatchedMinute } from '../../../shared/viewerActivity';
 
 

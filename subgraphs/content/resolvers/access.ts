@@ -1,6 +1,4 @@
-/** Permission scopes of the content subgraph (AccountRole.scope), and waking the webhook dispatcher after a write. */
-import type { SubgraphContext } from '../../../shared/subgraph';
-import { webhookDispatcher } from '../webhookDispatcher';
+/** Permission scopes of the content subgraph (AccountRole.scope) and the timestamps every type has. */
 
 export const Scopes = {
   pages: 'Pages',
@@ -14,11 +12,6 @@ export const Scopes = {
   webhooks: 'Webhooks',
   videos: 'Videos',
 } as const;
-
-/** A change wrote webhook deliveries (or may have): send them now rather than at the next poll. */
-export function wakeWebhooks(ctx: SubgraphContext): void {
-  webhookDispatcher(ctx.db, ctx.config, ctx.logger).kick();
-}
 
 /** Unix ms of a model's timestamps, the `created` / `modified` of every type. */
 export const timestamps = {

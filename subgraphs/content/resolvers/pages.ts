@@ -6,11 +6,13 @@ import { findConfiguredPage, pageConfiguration } from '../configuration';
 import { clonePage, createPage, deletePage, findPage, listPages, pagePart, updatePage } from '../pages';
 import { found } from '../checks';
 import { announceChannelChange, deleteChannelStream } from '../show/channelStream';
-import { viewerRead } from '../viewerReads';
+import { readerOf, viewerRead, type ViewerReads } from '../viewerReads';
 import type { Resolvers } from '../resolvers.generated';
-import { Scopes, timestamps, wakeWebhooks } from './access';
+import type { WebhookWaker } from '../webhookDispatcher';
+import { Scopes, timestamps } from './access';
 
-export const pageResolvers: Resolvers = {
+/** `webhooks`: woken after a write (a change of pages may have written deliveries); `reads`: the runtime's kept reads. */
+export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads): Resolvers => ({
   Query: {
     // Every read of "Pages and channels" is the seed's C: the site ID alone reads it (legacy clients, the embedded SDK).
     page: (_root, { id }, { identity, db }) => findPage(db, requireSite(identity), id),
@@ -20,34 +22,34 @@ export const pageResolvers: Resolvers = {
     pageConfiguration: (_root, { pageId, metadata }, ctx) => {
       const siteId = requireSite(ctx.identity);
       // The same for every viewer of the site: kept until the site's content changes.
-      return viewerRead(ctx, siteId, `configuration:${pageId ?? ''}:${metadata ?? ''}`, async () =>
+      return viewerRead({ reads }, siteId, `configuration:${pageId ?? ''}:${metadata ?? ''}`, async () =>
         pageConfiguration(ctx.db, ctx.config.internalSecret, await findConfiguredPage(ctx.db, siteId, pageId, metadata)),
       );
     },
-    contentCheck: (_root, args, ctx) => checkContent(ctx, requireSite(ctx.identity), args),
+    contentCheck: (_root, args, ctx) => checkContent(readerOf(ctx, reads), requireSite(ctx.identity), args),
   },
   Mutation: {
     createPage: async (_root, { input }, ctx) => {
       const page = await createPage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), input);
-      wakeWebhooks(ctx);
+      webhooks.kick();
       return page;
     },
     updatePage: async (_root, { id, input }, ctx) => {
       const page = await updatePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id, input);
-      wakeWebhooks(ctx);
+      webhooks.kick();
       await announceChannelChange(ctx, page);
       return page;
     },
     deletePage: async (_root, { id }, ctx) => {
       const page = await deletePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id);
-      wakeWebhooks(ctx);
+      webhooks.kick();
       await deleteChannelStream(ctx, page);
       await announceChannelChange(ctx, page);
       return { id: page.id, success: true };
     },
     clonePage: async (_root, { id, localizedTitle, localizedSlug }, ctx) => {
       const page = await clonePage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), id, localizedTitle, localizedSlug);
-      wakeWebhooks(ctx);
+      webhooks.kick();
       return page;
     },
   },
@@ -73,4 +75,4 @@ export const pageResolvers: Resolvers = {
     ...timestamps,
     lastModified: timestamps.modified,
   },
-};
+});

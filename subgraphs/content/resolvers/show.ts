@@ -4,16 +4,18 @@ import type { Resolvers } from '../resolvers.generated';
 import { channelStatus } from '../show/channelStatus';
 import { attachChannelStream } from '../show/channelStream';
 import { channelVideos, updateVideo } from '../show/channelVideos';
+import { readerOf, type ViewerReads } from '../viewerReads';
 import { Scopes } from './access';
 
-export const showResolvers: Resolvers = {
+/** `reads`: the runtime's kept reads (pages, shows, recordings). */
+export const showResolvers = (reads: ViewerReads): Resolvers => ({
   Query: {
-    channelStatus: (_root, { channelId }, ctx) => channelStatus(ctx, requireSite(ctx.identity), channelId),
-    channelVideos: (_root, { channelId, limit, offset }, ctx) => channelVideos(ctx, requireSite(ctx.identity), channelId, limit ?? 50, offset ?? 0),
+    channelStatus: (_root, { channelId }, ctx) => channelStatus(readerOf(ctx, reads), requireSite(ctx.identity), channelId),
+    channelVideos: (_root, { channelId, limit, offset }, ctx) => channelVideos(readerOf(ctx, reads), requireSite(ctx.identity), channelId, limit ?? 50, offset ?? 0),
   },
   Mutation: {
-    updateVideo: (_root, { id, input }, ctx) => updateVideo(ctx, requireAdmin(ctx.identity, Scopes.videos, { write: true }), id, input),
+    updateVideo: (_root, { id, input }, ctx) => updateVideo(readerOf(ctx, reads), requireAdmin(ctx.identity, Scopes.videos, { write: true }), id, input),
     attachChannelStream: (_root, { channelId, streamId }, ctx) =>
       attachChannelStream(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true, pageId: channelId }), channelId, streamId),
   },
-};
+});

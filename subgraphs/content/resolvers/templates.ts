@@ -1,6 +1,5 @@
 /** Resolvers of channel templates: read and write permission on ChannelTemplate (or a developer key). */
 import { requireAdmin } from '../../../shared/auth/access';
-import type { Prisma } from '../../../shared/db/generated/sqlite';
 import { newId } from '../../../shared/ids';
 import { stringList } from '../../../shared/json';
 import { listQuery, searchFilter, type ListSpec } from '../listing';
@@ -30,14 +29,14 @@ export const templateResolvers: Resolvers = {
       const fields = templateFields(input, siteId);
       const now = new Date();
       return db.channelTemplate.create({
-        data: { ...fields, panels: fields.panels as Prisma.InputJsonValue, id: newId(), siteId, createdAt: now, updatedAt: now },
+        data: { ...fields, panels: fields.panels, id: newId(), siteId, createdAt: now, updatedAt: now },
       });
     },
     replaceChannelTemplate: async (_root, { id, input }, { identity, db }) => {
       const siteId = requireAdmin(identity, Scopes.channelTemplates, { write: true });
       const current = await findTemplate(db, siteId, id);
       const fields = templateFields(input, siteId);
-      return db.channelTemplate.update({ where: { id: current.id }, data: { ...fields, panels: fields.panels as Prisma.InputJsonValue, updatedAt: new Date() } });
+      return db.channelTemplate.update({ where: { id: current.id }, data: { ...fields, panels: fields.panels, updatedAt: new Date() } });
     },
     archiveChannelTemplate: async (_root, { id }, { identity, db }) => {
       const siteId = requireAdmin(identity, Scopes.channelTemplates, { write: true });

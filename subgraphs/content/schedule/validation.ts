@@ -25,13 +25,14 @@ function checkFlag(value: unknown, field: string): void {
 
 /** A repeat lasts at most its period (a day, a week): longer ones would overlap themselves. */
 function checkRepeatLength(item: JsonRecord, field: string): void {
-  const days = item.repeat === 'daily' ? 1 : item.repeat === 'weekly' ? 7 : null;
-  if (days === null) return;
+  const repeat = item.repeat;
+  if (repeat !== 'daily' && repeat !== 'weekly') return;
+  const days = repeat === 'daily' ? 1 : 7;
   const period = days * 24 * 3600;
   if (isScheduleTime(item.start_time) && isScheduleTime(item.end_time)) {
-    if ((item.end_time - item.start_time) / 1000 > period) throw badInput(`${field}.end_time must be at most ${days} day(s) after start_time for a ${item.repeat} repeat`, `${field}.end_time`);
+    if ((item.end_time - item.start_time) / 1000 > period) throw badInput(`${field}.end_time must be at most ${days} day(s) after start_time for a ${repeat} repeat`, `${field}.end_time`);
   } else if (typeof item.duration === 'number' && item.duration > period) {
-    throw badInput(`${field}.duration must be at most ${period} seconds for a ${item.repeat} repeat`, `${field}.duration`);
+    throw badInput(`${field}.duration must be at most ${period} seconds for a ${repeat} repeat`, `${field}.duration`);
   }
 }
 

@@ -70,7 +70,7 @@ const zoneDays = new Map<string, Map<number, ZoneDay>>();
  */
 function zoneDay(timeZone: string, day: number): ZoneDay {
   let days = zoneDays.get(timeZone);
-  if (!days) zoneDays.set(timeZone, (days = new Map()));
+  if (!days) zoneDays.set(timeZone, (days = new Map<number, ZoneDay>()));
   const known = days.get(day);
   if (known) return known;
   if (days.size >= MAX_CACHED_DAYS) days.clear();

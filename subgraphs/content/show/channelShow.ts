@@ -9,7 +9,7 @@ import { ON_AIR, type ShowState } from '../../../shared/channelStatus';
 import type { Page, Video } from '../../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { isRecord, type JsonRecord } from '../checks';
-import { viewerRead } from '../viewerReads';
+import { viewerRead, type WithViewerReads } from '../viewerReads';
 
 /** A stream's show as the integrations subgraph answers it (ChannelShow). */
 export interface StreamShow {
@@ -25,7 +25,7 @@ const CHANNEL_SHOW = /* GraphQL */ `
   query ChannelShowOfStream($streamId: ID!) { channelShow(streamId: $streamId) { streamId state liveBroadcastId playbackUrl startedAt recordingStartedAt } }
 `;
 
-type Reader = Pick<SubgraphContext, 'bus' | 'db' | 'supergraph'>;
+type Reader = Pick<SubgraphContext, 'bus' | 'db' | 'supergraph'> & WithViewerReads;
 
 const livestreamOf = (document: unknown): JsonRecord => {
   const renderers = isRecord(document) && isRecord(document.renderers) ? document.renderers : {};

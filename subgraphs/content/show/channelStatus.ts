@@ -10,10 +10,10 @@ import type { SubgraphContext } from '../../../shared/subgraph';
 import { found } from '../checks';
 import { readGate } from '../pages';
 import { countdownOf } from '../schedule';
-import { viewerRead } from '../viewerReads';
+import { viewerRead, type WithViewerReads } from '../viewerReads';
 import { isLive, newestRecording, showOf, switchedOn } from './channelShow';
 
-type Reader = Pick<SubgraphContext, 'bus' | 'db' | 'supergraph'>;
+type Reader = Pick<SubgraphContext, 'bus' | 'db' | 'supergraph'> & WithViewerReads;
 
 /** A channel of the site (kept like every viewer read), or NOT_FOUND. */
 export async function findChannel(ctx: Reader, siteId: string, channelId: string): Promise<Page> {

@@ -7,7 +7,7 @@
  */
 import { serviceIdentity } from '../../../shared/auth/identity';
 import { announceChannelStatus } from '../../../shared/channelStatus';
-import type { Page, Prisma } from '../../../shared/db/generated/sqlite';
+import type { Page } from '../../../shared/db/generated/sqlite';
 import type { Logger } from '../../../shared/logger';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { isRecord } from '../checks';
@@ -28,7 +28,7 @@ export async function attachChannelStream(db: SubgraphContext['db'], siteId: str
     // Conditional on the page being as read: a concurrent write (or a second stream) is never overwritten.
     const written = await db.page.updateMany({
       where: { id: page.id, updatedAt: page.updatedAt },
-      data: { document: next as Prisma.InputJsonValue, updatedAt: new Date(Math.max(Date.now(), page.updatedAt.getTime() + 1)) },
+      data: { document: next, updatedAt: new Date(Math.max(Date.now(), page.updatedAt.getTime() + 1)) },
     });
     if (written.count === 1 || attempt === ATTEMPTS) return findPage(db, siteId, channelId);
   }

@@ -6,11 +6,12 @@ import { serviceIdentity } from '../../../shared/auth/identity';
 import type { Prisma } from '../../../shared/db/generated/sqlite';
 import { badInput, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
+import type { WithViewerReads } from '../viewerReads';
 import { checkText } from '../checks';
 import type { UpdateVideoInput } from '../resolvers.generated';
 import { findChannel } from './channelStatus';
 
-type Ctx = Pick<SubgraphContext, 'bus' | 'db' | 'supergraph'>;
+type Ctx = Pick<SubgraphContext, 'bus' | 'db' | 'supergraph'> & WithViewerReads;
 
 const SITE_SKUS = /* GraphQL */ `query VideoEntitlementSkus { entitlements { sku } }`;
 
