@@ -41,6 +41,8 @@ describe('sending', () => {
       author: { accountId, name: accountId, admin: false },
       created: expect.any(Number),
       streamSecond: null,
+      held: false,
+      dueAt: null,
     });
     const row = await stack.database.prisma.chatMessage.findUnique({ where: { id: reply.body.id } });
     expect(row).toMatchObject({ siteId: site.siteId, panelId, seq: 1, accountId, text: 'Hello <b>stage</b> & all', deletedAt: null });

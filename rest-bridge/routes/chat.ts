@@ -21,7 +21,10 @@ export const chatSchemas: Record<string, JsonSchema> = {
     author: obj({ accountId: str, name: { ...nullableStr, description: 'null when the account no longer exists' }, admin: { type: 'boolean' } }),
     created: epochMs,
     streamSecond: { type: ['integer', 'null'], description: 'whole seconds into the recording of the room’s channel; null when it was not recording' },
-  }),
+    // Chat moderation: only in a send's or an approval's answer.
+    held: { type: 'boolean', description: 'a send’s answer (202): held for a moderator; seq is 0 until approved' },
+    dueAt: { type: ['number', 'null'], description: 'a send’s answer (202): a delayed message reaches viewers at this Unix ms; seq is 0 until then' },
+  }, ['id', 'seq', 'panelId', 'text', 'author', 'created', 'streamSecond']),
   ChatHistory: obj({
     results: arrayOf(ref('ChatMessage')),
     pagination: obj({ limit: integer, before: { type: ['integer', 'null'] }, nextBefore: { type: ['integer', 'null'], description: 'give as before for older messages; null when none' } }),
@@ -52,9 +55,11 @@ export const chatRoutes: RouteSpec[] = [
       },
       required: true,
     },
-    document: /* GraphQL */ `mutation SendChatMessage($panelId: ID!, $text: String!) { result: sendChatMessage(panelId: $panelId, text: $text) { ${MESSAGE} } }`,
+    document: /* GraphQL */ `mutation SendChatMessage($panelId: ID!, $text: String!) { result: sendChatMessage(panelId: $panelId, text: $text) { ${MESSAGE} held dueAt } }`,
     variables: { panelId: 'path.panelId', text: 'body.text' },
     status: 201,
+    // Held for a moderator or delayed (chat moderation): 202, and the message has seq 0 until it reaches the room.
+    acceptedWhen: ['held', 'dueAt'],
     response: ref('ChatMessage'),
   },
   {

@@ -10,6 +10,7 @@ import type { Db } from '../../../shared/db/client';
 import { appError, badInput, ErrorCode, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { Scopes } from '../resolvers/access';
+import { deleteWaiting } from './held';
 import { chatRuntimeOf } from './runtime';
 
 /** The longest timeout: 14 days. */
@@ -47,6 +48,8 @@ export async function deleteChatMessage(ctx: SubgraphContext, args: { panelId: s
   const runtime = chatRuntimeOf(ctx.db);
   await runtime.room(ctx.db, siteId, args.panelId);
   const { count } = await ctx.db.chatMessage.updateMany({ where: { id: args.id, siteId, panelId: args.panelId, deletedAt: null }, data: { deletedAt: new Date() } });
+  // A message still in its delay (or held) is deleted before it reaches anyone.
+  if (count === 0 && (await deleteWaiting(ctx, siteId, args.panelId, args.id))) return { success: true, id: args.id };
   if (count === 0) throw notFound(`chat message ${args.id}`);
   runtime.announce({ v: CHAT_MESSAGE_VERSION, kind: 'deleted', siteId, panelId: args.panelId, ids: [args.id] });
   return { success: true, id: args.id };
@@ -54,8 +57,8 @@ export async function deleteChatMessage(ctx: SubgraphContext, args: { panelId: s
 
 const ACCOUNT_OF_SITE = /* GraphQL */ `query ChatBanTarget($id: ID!) { account(id: $id) { id } }`;
 
-/** NOT_FOUND unless the account is one of the site's (the community subgraph owns accounts). */
-async function requireSiteAccount(ctx: SubgraphContext, siteId: string, accountId: string): Promise<void> {
+/** NOT_FOUND unless the account is one of the site’s (the community subgraph owns accounts). */
+export async function requireSiteAccount(ctx: SubgraphContext, siteId: string, accountId: string): Promise<void> {
   let account: { id: string } | null = null;
   try {
     account = (await ctx.supergraph.execute<{ account: { id: string } | null }>(ACCOUNT_OF_SITE, { id: accountId }, serviceIdentity(siteId))).account;

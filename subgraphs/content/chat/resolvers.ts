@@ -1,6 +1,10 @@
 /** Resolvers of live chat (subgraphs/content/chat/): sending (C + J), history, room and replay (C), moderation (admins of Panels). */
 import { chatHistory, chatReplay, chatRoomState, sendChatMessage } from './messages';
 import { banChatAccount, chatBans, deleteChatMessage, unbanChatAccount } from './moderation';
+import { approveChatMessage, chatModerationQueue, denyChatMessage } from './held';
+import { chatViewerState } from './modes';
+import { reportChatMessage } from './reports';
+import { acknowledgeChatWarning, warnChatAccount } from './warnings';
 import type { Resolvers } from '../resolvers.generated';
 
 export const chatResolvers: Resolvers = {
@@ -9,11 +13,18 @@ export const chatResolvers: Resolvers = {
     chatRoom: (_root, args, ctx) => chatRoomState(ctx, args),
     chatReplay: (_root, args, ctx) => chatReplay(ctx, args),
     chatBans: (_root, _args, ctx) => chatBans(ctx),
+    chatModerationQueue: (_root, args, ctx) => chatModerationQueue(ctx, args),
+    chatViewerState: (_root, args, ctx) => chatViewerState(ctx, args),
   },
   Mutation: {
     sendChatMessage: (_root, args, ctx) => sendChatMessage(ctx, args),
     deleteChatMessage: (_root, args, ctx) => deleteChatMessage(ctx, args),
     banChatAccount: (_root, args, ctx) => banChatAccount(ctx, args),
     unbanChatAccount: (_root, args, ctx) => unbanChatAccount(ctx, args),
+    approveChatMessage: (_root, args, ctx) => approveChatMessage(ctx, args),
+    denyChatMessage: (_root, args, ctx) => denyChatMessage(ctx, args),
+    reportChatMessage: (_root, args, ctx) => reportChatMessage(ctx, args),
+    warnChatAccount: (_root, args, ctx) => warnChatAccount(ctx, args),
+    acknowledgeChatWarning: (_root, _args, ctx) => acknowledgeChatWarning(ctx),
   },
 };
