@@ -12,6 +12,7 @@
  */
 import type { ChatEventView, ChatMessageView, ChatSystemView } from '../shared/chatEvents';
 import { isChatTimeMessage, isSetTokenMessage, SDK_MESSAGE_SOURCE, SdkAction } from '../shared/viewerProtocol';
+import { ChatModerationView, pendingElement, type SentMessage } from './chatModeration';
 import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from './liveClient';
 
 const SUBSCRIPTION = /* GraphQL */ `subscription EmbedChat($panelId: ID!, $afterSeq: Int) {
@@ -21,7 +22,7 @@ const SUBSCRIPTION = /* GraphQL */ `subscription EmbedChat($panelId: ID!, $after
     system { name image welcomeMessage rulesLinkUrl loginButtonText allowLinks slowModeSeconds }
   }
 }`;
-const SEND = /* GraphQL */ `mutation EmbedChatSend($panelId: ID!, $text: String!) { sendChatMessage(panelId: $panelId, text: $text) { id seq } }`;
+const SEND = /* GraphQL */ `mutation EmbedChatSend($panelId: ID!, $text: String!) { sendChatMessage(panelId: $panelId, text: $text) { id seq text held dueAt } }`;
 
 /** What the embed is doing, readable by the page (and by tests) as `window.stagegraphChat`. */
 export interface ChatEmbedState extends ConnectionState {
@@ -54,6 +55,8 @@ const refusal = byId<HTMLElement>('sg-chat-refusal');
 const login = byId<HTMLButtonElement>('sg-chat-login');
 
 let system: ChatSystemView | null = null;
+// Chat moderation: the mode's notice and the viewer's warning in place of the send box, held messages.
+const moderation = new ChatModerationView(panelId, () => showSender());
 
 // ------------------------------------------------------------------ rendering (text only)
 
@@ -81,6 +84,7 @@ function addMessages(messages: ChatMessageView[]): void {
   for (const message of messages) {
     // Never twice, whatever a reconnect brings.
     if (message.seq <= state.lastSeq && list.querySelector(`[data-seq="${message.seq}"]`)) continue;
+    list.querySelector(`[data-pending-id="${CSS.escape(message.id)}"]`)?.remove();
     list.appendChild(messageElement(message));
     state.lastSeq = Math.max(state.lastSeq, message.seq);
   }
@@ -104,7 +108,7 @@ function showSystem(next: ChatSystemView): void {
 
 function showSender(): void {
   const live = mode === 'live';
-  form.hidden = !live || token === null;
+  form.hidden = !live || token === null || moderation.blocksSending();
   login.hidden = !live || token !== null;
   login.textContent = system?.loginButtonText || 'Log in to chat';
 }
@@ -173,9 +177,13 @@ async function send(text: string): Promise<void> {
   if (!error) {
     input.value = '';
     hideRefusal();
+    // Held or delayed: only its author sees it now.
+    const sent = ('data' in result ? (result.data as { sendChatMessage?: SentMessage } | null | undefined) : null)?.sendChatMessage;
+    if (sent && (sent.held || sent.dueAt !== null)) list.appendChild(pendingElement(sent, 'you', messageElement));
     return;
   }
   const { code, rule, retryAfter } = error.extensions ?? {};
+  if (rule === 'chat_mode' || rule === 'warned') void moderation.refresh(live, true);
   showRefusal(error.message, rule ?? (code ?? 'error').toLowerCase(), code === 'RATE_LIMITED' && typeof retryAfter === 'number' ? retryAfter : null);
 }
 
@@ -194,6 +202,7 @@ let failures = 0;
 /** A token the server refuses (expired, another site's): carry on as a reader. */
 function dropToken(): void {
   token = null;
+  void moderation.refresh(null, false);
   showSender();
 }
 
@@ -202,6 +211,7 @@ function connect(): void {
   client?.dispose();
   client = new LiveClient({ siteId, token: () => token, onTokenRefused: dropToken, ...reportConnection(state) });
   subscribeRoom(client);
+  void moderation.refresh(client, token !== null);
 }
 
 /**

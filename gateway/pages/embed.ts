@@ -64,7 +64,13 @@ html, body { margin: 0; height: 100%; font: 14px/1.4 system-ui, sans-serif; colo
 #sg-chat-text { flex: 1; font: inherit; color: inherit; background: #1a1f2e; border: 1px solid #2f3650; border-radius: 6px; padding: 6px 8px; }
 #sg-chat-submit, #sg-chat-login { font: inherit; font-weight: 600; color: #111; background: #ffb400; border: 0; border-radius: 6px; padding: 6px 14px; cursor: pointer; }
 #sg-chat-submit:disabled { opacity: 0.5; cursor: default; }
-#sg-chat-login { margin: 8px 12px; }`;
+#sg-chat-login { margin: 8px 12px; }
+.sg-chat-pending { opacity: 0.6; }
+.sg-chat-held { margin-left: 6px; font-size: 12px; color: #ffd466; }
+#sg-chat-closed { margin: 0; padding: 10px 12px; border-top: 1px solid #262b3d; color: #9fb4ff; font-weight: 600; text-align: center; }
+#sg-chat-warning { display: flex; gap: 8px; align-items: center; padding: 8px 12px; color: #ffe2a8; background: #3a2a10; font-size: 13px; }
+#sg-chat-warning[hidden] { display: none; }
+#sg-chat-ack { font: inherit; font-weight: 600; color: #111; background: #ffb400; border: 0; border-radius: 6px; padding: 4px 10px; cursor: pointer; }`;
 
 const CHAT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -73,6 +79,8 @@ const CHAT_PAGE = `<!doctype html>
 <header id="sg-chat-system"><p id="sg-chat-welcome" hidden></p><a id="sg-chat-rules" target="_blank" rel="noopener noreferrer" hidden>Chat rules</a></header>
 <ol id="sg-chat-messages" aria-live="polite"></ol>
 <p id="sg-chat-refusal" role="alert" hidden></p>
+<div id="sg-chat-warning" role="alert" hidden><span id="sg-chat-warning-text"></span><button id="sg-chat-ack" type="button">Acknowledge</button></div>
+<p id="sg-chat-closed" hidden></p>
 <form id="sg-chat-send" hidden><input id="sg-chat-text" maxlength="500" autocomplete="off" aria-label="Message"><button id="sg-chat-submit" type="submit">Send</button></form>
 <button id="sg-chat-login" type="button" hidden></button>
 </div><script src="/sdk/v1/chat.js"></script></body></html>
