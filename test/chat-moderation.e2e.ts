@@ -275,16 +275,16 @@ describe('the chatModeration subscription', () => {
     expect(JSON.stringify(refusal.errors)).toMatch(/FORBIDDEN|permission|Panels/);
   });
 
-  it('is served over SSE with the same events', async () => {
+  it.each(['sse', 'multipart'] as const)('is served over %s with the same events', async (transport) => {
     const panelId = await createChatPanel(stack, site, { hold_words: 'hold' });
-    const sse = await openHttpViewer(stack, 'sse', { query: MODERATION, variables: { panelId }, headers: site.admin });
+    const sse = await openHttpViewer(stack, transport, { query: MODERATION, variables: { panelId }, headers: site.admin });
     const first = await sse.next();
     expect(first.data.chatModeration).toMatchObject({ kind: 'QUEUE', held: [], reports: [] });
     const held = await sendChat(stack, site, await site.token([]), panelId, 'hold this');
     const next = await sse.next();
     expect(next.data.chatModeration).toMatchObject({ kind: 'HELD', held: [{ id: held.body.id }] });
-    const refused = await openHttpViewer(stack, 'sse', { query: MODERATION, variables: { panelId }, headers: viewer(site) });
-    await refused.until((viewer) => viewer.results.length > 0 || viewer.completed || viewer.status >= 400);
-    expect(JSON.stringify([refused.status, refused.body, refused.results])).toMatch(/UNAUTHENTICATED|FORBIDDEN|required/);
+    const refused = await openHttpViewer(stack, transport, { query: MODERATION, variables: { panelId }, headers: viewer(site) });
+    await refused.until((viewer) => viewer.results.length > 0 || viewer.transportErrors.length > 0 || viewer.completed || viewer.status >= 400);
+    expect(JSON.stringify([refused.status, refused.body, refused.results, refused.transportErrors])).toMatch(/UNAUTHENTICATED|FORBIDDEN|required/);
   });
 });
