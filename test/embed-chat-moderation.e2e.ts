@@ -5,38 +5,22 @@
  * "Announcements only" / "Subscribers only" in place of the send box when the room's mode keeps the
  * viewer out.
  */
-import type { Browser, Page } from 'puppeteer-core';
-import type { Stack } from '../stack';
-import { launchBrowser } from './helpers/browser';
+import type { Page } from 'puppeteer-core';
+import { useBrowserSuite } from './helpers/browserSuite';
 import { createChatPanel, sendChat } from './helpers/chat';
 import { rest } from './helpers/http';
-import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { createChannel, type TestSite } from './helpers/stack';
+import type { Stack } from '../stack';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here only.
 declare const window: any;
 declare const document: any;
 
-let stack: Stack;
-let site: TestSite;
-let browser: Browser;
-const pages: Page[] = [];
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
-  site = await createTestSite(stack, 'Moderated chat embed');
-});
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((page) => page.close()));
-});
-afterAll(async () => {
-  await browser?.close();
-  await stopAll();
-});
+const suite = useBrowserSuite('Moderated chat embed');
 
 async function openChat(panelId: string, token: string): Promise<Page> {
-  const page = await browser.newPage();
-  pages.push(page);
-  await page.goto(`${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, token })}`);
+  const page = await suite.newPage();
+  await page.goto(`${suite.stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: suite.site.siteId, panelId, token })}`);
   await page.waitForFunction(() => window.stagegraphChat?.connected === true);
   return page;
 }
@@ -56,6 +40,12 @@ async function submit(page: Page, text: string): Promise<void> {
 }
 
 describe('the chat page, moderated', () => {
+  let stack: Stack;
+  let site: TestSite;
+  beforeAll(() => {
+    ({ stack, site } = suite);
+  });
+
   it('shows a held message to its author only, marked held for review, and the room’s copy once approved', async () => {
     const panelId = await createChatPanel(stack, site, { hold_words: 'review' });
     const [author, other] = await Promise.all([openChat(panelId, await site.token([])), openChat(panelId, await site.token([]))]);
