@@ -188,6 +188,19 @@ describe('the delay', () => {
     expect(watcher.events.flatMap((event) => event.messages.map((message: { text: string }) => message.text))).toEqual(['witness']);
     expect((await rest(stack, 'DELETE', `/chat/v1/${panelId}/messages/${gone.body.id}`, { headers: mod() })).status).toBe(404);
   });
+
+  it('drops the waiting messages of an account banned within the delay', async () => {
+    const panelId = await createChatPanel(stack, site, { delay_seconds: 1 });
+    const banned = await site.signIn([]);
+    const watcher = watchChat(stack, site.siteId, panelId, clients);
+    await watcher.until(() => true);
+    expect((await sendChat(stack, site, banned.token, panelId, 'spam in the delay')).status).toBe(202);
+    expect((await rest(stack, 'POST', '/chat/v1/bans', { headers: site.admin, body: { accountId: banned.accountId } })).status).toBe(201);
+    const witness = await sendChat(stack, site, await site.token([]), panelId, 'witness');
+    await watcher.until((event) => event.messages.some((message: { text: string }) => message.text === 'witness'));
+    expect(watcher.events.flatMap((event) => event.messages.map((message: { text: string }) => message.text))).toEqual(['witness']);
+    expect(await stack.database.prisma.chatHeld.findUnique({ where: { id: witness.body.id } })).toMatchObject({ status: 'published' });
+  });
 });
 
 describe('reports', () => {

@@ -88,6 +88,8 @@ export async function banChatAccount(ctx: SubgraphContext, args: { accountId: st
       update: { until, reason, createdAt: new Date(now) },
     });
     await tx.chatMessage.updateMany({ where: { siteId, accountId: args.accountId, createdAt: { gte: new Date(since) }, deletedAt: null }, data: { deletedAt: new Date(now) } });
+    // Its messages still held or in their delay never reach the room either.
+    await tx.chatHeld.updateMany({ where: { siteId, accountId: args.accountId, status: 'pending' }, data: { status: 'deleted', decidedAt: new Date(now) } });
     return ban;
   });
   chatRuntimeOf(ctx.db).announce({ v: CHAT_MESSAGE_VERSION, kind: 'cleared', siteId, accountId: args.accountId, since });
