@@ -286,6 +286,13 @@ describe('the chatModeration subscription', () => {
       refusedClient.subscribe({ query: MODERATION, variables: { panelId } }, { next: (result) => resolve(result), error: (error) => resolve({ errors: error }), complete: () => undefined }),
     );
     expect(JSON.stringify(refusal.errors)).toMatch(/FORBIDDEN|permission|Panels/);
+    // Another site's moderator finds no such room.
+    const otherModerator = connectClient(stack, { 'x-service-client-id': other.siteId, Authorization: `Bearer ${await other.token(MODERATOR)}` });
+    clients.push(otherModerator);
+    const elsewhere = await new Promise<any>((resolve) =>
+      otherModerator.subscribe({ query: MODERATION, variables: { panelId } }, { next: (result) => resolve(result), error: (error) => resolve({ errors: error }), complete: () => undefined }),
+    );
+    expect(JSON.stringify(elsewhere.errors)).toMatch(/NOT_FOUND|not found/);
   });
 
   it.each(['sse', 'multipart'] as const)('is served over %s with the same events', async (transport) => {

@@ -23,9 +23,9 @@ const toReport = (row: ReportRow, text: string | null): ChatReportView => ({
   created: row.createdAt.getTime(),
 });
 
-/** A room's reports, oldest first, with the reported messages' texts (null once deleted). */
+/** A room's latest reports (at most `limit`), oldest first, with the reported messages' texts (null once deleted). */
 export async function chatReportsOf(ctx: SubgraphContext, siteId: string, panelId: string, limit: number): Promise<ChatReportView[]> {
-  const rows = await ctx.db.chatReport.findMany({ where: { siteId, panelId }, orderBy: { createdAt: 'asc' }, take: limit });
+  const rows = (await ctx.db.chatReport.findMany({ where: { siteId, panelId }, orderBy: { createdAt: 'desc' }, take: limit })).reverse();
   const ids = [...new Set(rows.map((row) => row.messageId))];
   const messages = await ctx.db.chatMessage.findMany({ where: { id: { in: ids }, deletedAt: null }, select: { id: true, text: true } });
   const texts = new Map(messages.map((message) => [message.id, message.text]));
