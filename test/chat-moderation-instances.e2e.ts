@@ -2,7 +2,8 @@
  * Chat moderation across two instances sharing one database (PostgreSQL + Redis when set, else SQLite and
  * an in-process bus): a held message approved on one instance reaches the other's viewers in the room's
  * seq order and a denied one reaches no one; approve is decided once whichever instance asks; with
- * `delay_seconds` 5 a message deleted within the delay on the other instance never reaches a viewer.
+ * `delay_seconds` 5 a message deleted within the delay on the other instance never reaches a viewer; an
+ * instance that starts gives back what a stopped one claimed but never stored.
  * Waits are on conditions: a witness message sent after the others, seen by every viewer, proves what
  * came before it was delivered or never will be.
  */
@@ -21,10 +22,11 @@ let site: TestSite;
 let moderator: string;
 const clients: Client[] = [];
 
+const bus = createMemoryBus();
+
 beforeAll(async () => {
-  const bus = usingRedis ? undefined : createMemoryBus();
-  first = await startTestStack({ bus });
-  second = await startTestStack({ sameDeploymentAs: first, bus });
+  first = await startTestStack({ bus: usingRedis ? undefined : bus });
+  second = await startTestStack({ sameDeploymentAs: first, bus: usingRedis ? undefined : bus });
   site = await createTestSite(first, 'Moderated fleet chat');
   moderator = await site.token([{ pageId: [], scope: 'Panels', write: true }]);
 });
@@ -78,5 +80,25 @@ describe(`two instances (${usingRedis ? 'Redis' : 'shared in-process bus'})`, ()
     }
     expect(Date.now()).toBeGreaterThanOrEqual(witness.body.dueAt - 50);
     expect(await first.database.prisma.chatMessage.count({ where: { panelId, text: 'deleted within the delay' } })).toBe(0);
+  });
+
+  it('an instance that starts gives back what a stopped one claimed but never stored: a delayed message is published, a held one waits again', async () => {
+    const panelId = await createChatPanel(first, site, { delay_seconds: 5 });
+    const { accountId } = await site.signIn([]);
+    const lost = new Date(Date.now() - 120_000);
+    const row = { siteId: site.siteId, panelId, accountId, createdAt: lost, decidedAt: lost };
+    // As an instance leaves them when it stops between the claim and the write.
+    await first.database.prisma.chatHeld.createMany({
+      data: [
+        { ...row, id: `lost-delayed-${panelId}`, text: 'delayed, claimed, lost', reason: 'delay', status: 'published', dueAt: lost },
+        { ...row, id: `lost-held-${panelId}`, text: 'approved, lost', reason: 'hold_word', status: 'approved', dueAt: null },
+      ],
+    });
+    const third = await startTestStack({ sameDeploymentAs: first, bus: usingRedis ? undefined : bus });
+    const watcher = watchChat(third, site.siteId, panelId, clients);
+    await watcher.until((event) => event.messages.some((message: { text: string }) => message.text === 'delayed, claimed, lost'));
+    expect(texts(watcher)).toEqual([[1, 'delayed, claimed, lost']]);
+    const queue = await rest(third, 'GET', `/chat/v1/${panelId}/held`, { headers: site.admin });
+    expect(queue.body.held.map((entry: { id: string }) => entry.id)).toEqual([`lost-held-${panelId}`]);
   });
 });

@@ -4,7 +4,9 @@
  * message is approved, denied, deleted or published, whichever instance asks first, so a message deleted
  * within its delay can never be published, on any instance. A published message takes its seq then,
  * through the room's writer, so the room's one order holds. Delayed messages are published by the
- * instance that accepted them at their due time, and by any instance's sweep when that one stopped.
+ * instance that accepted them at their due time, and by any instance's sweep when that one stopped. A
+ * claim whose write an instance never made (it stopped in between) is given back after a minute, so the
+ * message is neither lost nor stored twice (it keeps its ID, ChatMessage's key).
  */
 import type { Db } from '../../../shared/db/client';
 import type { Logger } from '../../../shared/logger';
@@ -13,6 +15,15 @@ import type { ChatRow, ChatWriter, StoredChatRow } from './store';
 /** How often an instance publishes what any instance left due. */
 const SWEEP_MS = 1000;
 const SWEEP_BATCH = 200;
+/**
+ * A claim (approved, published) older than this whose message is not stored was lost with the instance
+ * that made it (stopped between the claim and the write): the message waits again, so it is neither lost
+ * nor sent twice (the message keeps its ID, which ChatMessage's key holds once).
+ */
+const LOST_CLAIM_MS = 60_000;
+/** How far back lost claims are looked for, and how often (also once when the instance starts). */
+const LOST_CLAIM_WINDOW_MS = 60 * 60 * 1000;
+const RECOVERY_EVERY_MS = 30_000;
 
 /** A waiting message as it will be stored once it reaches its room (it takes its time and seq then). */
 export type HeldRow = Omit<ChatRow, 'createdAt'>;
@@ -44,6 +55,7 @@ export class DuePublisher {
   private readonly timers = new Set<NodeJS.Timeout>();
   private running: Promise<void> | null = null;
   private again = false;
+  private recoveredAt = 0;
 
   constructor(
     private readonly db: Db,
@@ -73,6 +85,7 @@ export class DuePublisher {
     this.running = (async () => {
       do {
         this.again = false;
+        if (Date.now() - this.recoveredAt >= RECOVERY_EVERY_MS) await this.recoverLostClaims();
         const rows = await this.db.chatHeld.findMany({
           where: { status: 'pending', dueAt: { lte: new Date() } },
           orderBy: [{ dueAt: 'asc' }, { createdAt: 'asc' }],
@@ -87,6 +100,22 @@ export class DuePublisher {
       .finally(() => {
         this.running = null;
       });
+  }
+
+  private async recoverLostClaims(): Promise<void> {
+    this.recoveredAt = Date.now();
+    const before = new Date(this.recoveredAt - LOST_CLAIM_MS);
+    const claims = await this.db.chatHeld.findMany({
+      where: { status: { in: ['approved', 'published'] }, decidedAt: { lt: before, gte: new Date(before.getTime() - LOST_CLAIM_WINDOW_MS) } },
+      select: { id: true, status: true, decidedAt: true },
+      take: SWEEP_BATCH,
+    });
+    if (claims.length === 0) return;
+    const stored = new Set((await this.db.chatMessage.findMany({ where: { id: { in: claims.map((claim) => claim.id) } }, select: { id: true } })).map((row) => row.id));
+    for (const claim of claims.filter((entry) => !stored.has(entry.id))) {
+      const { count } = await this.db.chatHeld.updateMany({ where: { id: claim.id, status: claim.status, decidedAt: claim.decidedAt }, data: { status: 'pending', decidedAt: null } });
+      if (count === 1) this.logger.warn({ id: claim.id }, 'a chat message claimed by a stopped instance waits again');
+    }
   }
 
   stop(): void {
