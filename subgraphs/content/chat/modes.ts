@@ -23,7 +23,18 @@ export const isChatAdmin = (identity: SubgraphContext['identity']) => hasAdminAc
 const SENDER = /* GraphQL */ `query ChatSender($id: ID!) { account(id: $id) { id created subscriptions { status entitlement { sku } } } }`;
 type Sender = { id: string; created: number; subscriptions: { status: string; entitlement: { sku: string } }[] };
 
-async function senderOf(ctx: SubgraphContext, siteId: string, accountId: string): Promise<Sender | null> {
+/** Asked once per request: a send in a room that is both entitled and holds new accounts needs the account twice. */
+const asked = new WeakMap<SubgraphContext, Map<string, Promise<Sender | null>>>();
+
+function senderOf(ctx: SubgraphContext, siteId: string, accountId: string): Promise<Sender | null> {
+  let senders = asked.get(ctx);
+  if (!senders) asked.set(ctx, (senders = new Map()));
+  let sender = senders.get(accountId);
+  if (!sender) senders.set(accountId, (sender = askSender(ctx, siteId, accountId)));
+  return sender;
+}
+
+async function askSender(ctx: SubgraphContext, siteId: string, accountId: string): Promise<Sender | null> {
   try {
     return (await ctx.supergraph.execute<{ account: Sender | null }>(SENDER, { id: accountId }, serviceIdentity(siteId))).account;
   } catch (error) {
