@@ -179,11 +179,9 @@ describe('the delay', () => {
     expect(gone.body.dueAt).toBeGreaterThan(Date.now());
     expect((await rest(stack, 'DELETE', `/chat/v1/${panelId}/messages/${gone.body.id}`, { headers: mod() })).status).toBe(200);
     const kept = await sendChat(stack, site, token, panelId, 'witness');
-    const sentAt = Date.now();
     const arrived = await watcher.until((event) => event.messages.some((message: { text: string }) => message.text === 'witness'));
-    // Not before its delay (the clock of the answer, which is the server's own).
-    expect(Date.now()).toBeGreaterThanOrEqual(kept.body.dueAt - 50);
-    expect(Date.now() - sentAt).toBeGreaterThan(1000);
+    // Not before its delay (dueAt is on the server's clock, which is this machine's).
+    expect(Date.now()).toBeGreaterThanOrEqual(kept.body.dueAt);
     expect(arrived.messages.map((message: { text: string; seq: number }) => [message.seq, message.text])).toEqual([[1, 'witness']]);
     expect(watcher.events.flatMap((event) => event.messages.map((message: { text: string }) => message.text))).toEqual(['witness']);
     expect((await rest(stack, 'DELETE', `/chat/v1/${panelId}/messages/${gone.body.id}`, { headers: mod() })).status).toBe(404);
