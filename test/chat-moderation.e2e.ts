@@ -268,8 +268,9 @@ describe('the chatModeration subscription', () => {
     await until(() => events, (got) => got.length >= 1, 'the queue');
     expect(events[0]).toMatchObject({ kind: 'QUEUE', held: [{ id: early.body.id, reason: 'hold_word' }], reports: [] });
     const late = await sendChat(stack, site, token, panelId, 'hold late');
-    await until(() => events, (got) => got.some((event) => event.kind === 'HELD'), 'a HELD event');
-    expect(events.find((event) => event.kind === 'HELD').held).toEqual([{ id: late.body.id, reason: 'hold_word', text: 'hold late', accountId: late.body.author.accountId, dueAt: null }]);
+    const heldLate = (event: any) => event.kind === 'HELD' && event.held[0]?.id === late.body.id;
+    await until(() => events, (got) => got.some(heldLate), 'a HELD event');
+    expect(events.find(heldLate).held).toEqual([{ id: late.body.id, reason: 'hold_word', text: 'hold late', accountId: late.body.author.accountId, dueAt: null }]);
     await decide(panelId, late.body.id, 'deny');
     await until(() => events, (got) => got.some((event) => event.kind === 'DECIDED'), 'a DECIDED event');
     expect(events.find((event) => event.kind === 'DECIDED')).toMatchObject({ id: late.body.id, decision: 'denied' });

@@ -33,7 +33,12 @@ interface Moderator {
   subscription: LiveStreamSubscription;
   /** Events that came before the queue was sent. */
   waiting: ChatModerationEventView[] | null;
+  /** What the queue held: an announcement of it that the bus brings late is not sent again. */
+  known: Set<string>;
 }
+
+const isKnown = (moderator: Moderator, event: ChatModerationEventView) =>
+  event.kind !== 'DECIDED' && [...event.held, ...event.reports].every((item) => moderator.known.has(item.id));
 
 export class ChatModerationFeed implements LiveStream {
   private readonly rooms = new Map<string, Set<Moderator>>();
@@ -54,7 +59,7 @@ export class ChatModerationFeed implements LiveStream {
 
   subscribe(subscription: LiveStreamSubscription): () => void {
     const key = `${subscription.identity.siteId}\u0000${String(subscription.args.panelId)}`;
-    const moderator: Moderator = { subscription, waiting: [] };
+    const moderator: Moderator = { subscription, waiting: [], known: new Set() };
     let room = this.rooms.get(key);
     if (!room) this.rooms.set(key, (room = new Set()));
     room.add(moderator);
@@ -83,13 +88,10 @@ export class ChatModerationFeed implements LiveStream {
     }
     if (!this.rooms.get(key)?.has(moderator)) return;
     subscription.send(subscription.render({ chatModeration: { kind: 'QUEUE', held: queue.held, reports: queue.reports, id: null, decision: null } }));
-    const known = new Set([...queue.held, ...queue.reports].map((item) => item.id));
+    moderator.known = new Set([...queue.held, ...queue.reports].map((item) => item.id));
     const waiting = moderator.waiting ?? [];
     moderator.waiting = null;
-    for (const event of waiting) {
-      const fresh = [...event.held, ...event.reports].some((item) => !known.has(item.id));
-      if (event.kind === 'DECIDED' || fresh) subscription.send(subscription.render({ chatModeration: event }));
-    }
+    for (const event of waiting) if (!isKnown(moderator, event)) subscription.send(subscription.render({ chatModeration: event }));
   }
 
   private onMessage(message: ChatBusMessage): void {
@@ -102,6 +104,7 @@ export class ChatModerationFeed implements LiveStream {
         moderator.waiting.push(message.event);
         continue;
       }
+      if (isKnown(moderator, message.event)) continue;
       const { subscription } = moderator;
       let frame = rendered.get(subscription.documentKey);
       if (!frame) rendered.set(subscription.documentKey, (frame = subscription.render({ chatModeration: message.event })));
