@@ -21,7 +21,8 @@ const suite = useBrowserSuite('Moderated chat embed');
 async function openChat(panelId: string, token: string): Promise<Page> {
   const page = await suite.newPage();
   await page.goto(`${suite.stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: suite.site.siteId, panelId, token })}`);
-  await page.waitForFunction(() => window.stagegraphChat?.connected === true);
+  // Polled on a timer: animation frames stop in a page in the background.
+  await page.waitForFunction(() => window.stagegraphChat?.connected === true, { polling: 100 });
   return page;
 }
 
@@ -48,7 +49,8 @@ describe('the chat page, moderated', () => {
 
   it('shows a held message to its author only, marked held for review, and the room’s copy once approved', async () => {
     const panelId = await createChatPanel(stack, site, { hold_words: 'review' });
-    const [author, other] = await Promise.all([openChat(panelId, await site.token([])), openChat(panelId, await site.token([]))]);
+    const author = await openChat(panelId, await site.token([]));
+    const other = await openChat(panelId, await site.token([]));
     await submit(author, 'please review me');
     await untilPresent(author, '.sg-chat-pending[data-held] .sg-chat-held');
     expect(await author.$eval('.sg-chat-pending[data-held]', (node: any) => [node.querySelector('.sg-chat-text').textContent, node.querySelector('.sg-chat-held').textContent])).toEqual([
