@@ -170,7 +170,7 @@ describe('chat modes', () => {
 
 describe('the delay', () => {
   it('answers 202 with dueAt, shows the author’s message to viewers only once due, and a delete within it wins', async () => {
-    const panelId = await createChatPanel(stack, site, { delay_seconds: 2 });
+    const panelId = await createChatPanel(stack, site, { delay_seconds: 5 });
     const token = await site.token([]);
     const watcher = watchChat(stack, site.siteId, panelId, clients);
     await watcher.until(() => true);
@@ -188,7 +188,7 @@ describe('the delay', () => {
   });
 
   it('drops the waiting messages of an account banned within the delay', async () => {
-    const panelId = await createChatPanel(stack, site, { delay_seconds: 1 });
+    const panelId = await createChatPanel(stack, site, { delay_seconds: 5 });
     const banned = await site.signIn([]);
     const watcher = watchChat(stack, site.siteId, panelId, clients);
     await watcher.until(() => true);
