@@ -12,6 +12,8 @@ const RUNS_ONCE = [
   '.*\\.test\\.ts',
   'embed\\.e2e\\.ts',
   'embed-chat\\.e2e\\.ts',
+  'embed-chat-room\\.e2e\\.ts',
+  'embed-chat-moderation\\.e2e\\.ts',
   'embed-demo\\.e2e\\.ts',
   'embed-poll-states\\.e2e\\.ts',
   'embed-polls\\.e2e\\.ts',
@@ -26,6 +28,7 @@ const RUNS_ONCE = [
   'generated-client\\.e2e\\.ts',
   'legacy-clients\\.e2e\\.ts',
   'provider\\.e2e\\.ts',
+  'provider-fallback\\.e2e\\.ts',
   'readme-quickstart\\.e2e\\.ts',
 ];
 

@@ -1,6 +1,7 @@
 /**
  * Chat: N viewers in one room (clients spread over worker processes) while signed-in senders post
- * messages at a steady rate; every message's ack time is compared with its arrival at every viewer.
+ * messages at a steady rate and other accounts react (bench/chatReactors.ts); every message's ack time is
+ * compared with its arrival at every viewer, and each viewer's reaction counts with the reactions accepted.
  * Printed beside the floor (bench/floor.ts): the same viewer clients on a bare Node + ws server that
  * sends the same batched frames and acks without storing anything. Also the fan-out section's floor.
  */
@@ -46,6 +47,12 @@ export interface ChatFigures {
   /** The most frames one viewer got within any one second (arrival jitter included). */
   maxFramesPerSecond: number;
   meanFramesPerSecond: number;
+  /** Reactions sent at the room during the run, and accepted (200), per status (skipped: over the in-flight cap). */
+  reactionsSent: number;
+  reactionsAccepted: number;
+  reactionStatuses: Record<string, number>;
+  /** Viewers whose reaction counts add up exactly to the accepted reactions, per emoji. */
+  exactReactionViewers: number;
 }
 
 export interface ChatOptions {
@@ -55,7 +62,13 @@ export interface ChatOptions {
   senders?: number;
   ratePerSecond?: number;
   seconds?: number;
+  /** Reactions per second at the room while the messages go (none at the floor, which has no reactions). */
+  reactionsPerSecond?: number;
 }
+
+/** Viewers who react, each on its own socket: 30 reactions per 10 s per account is the limit, so 2,000 carry 5,000/s. */
+const REACTORS = 2000;
+const BENCH_EMOJI = ['👍', '❤️', '🔥', '🎉'];
 
 const round = (value: number) => Math.round(value * 10) / 10;
 
@@ -75,6 +88,8 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
   const senders = options.senders ?? 1000;
   const rate = options.ratePerSecond ?? 20;
   const seconds = options.seconds ?? 30;
+  const reactionRate = floor ? 0 : (options.reactionsPerSecond ?? 0);
+  let reactorTokens: string[] = [];
   const urls = floor ? [floor.url] : instances.map((instance) => instance.url);
   let siteId = 'floor';
   let panelId = 'floor';
@@ -85,6 +100,7 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
     panelId = (await callJson(instances[0], 'POST', '/panel/v3/', admin, { siteId, renderer: { panel_type: 'chat', panel_name: 'Bench chat' } }))._id as string;
     tokens = await viewerAccounts(instances[0], siteId, senders + 1);
+    if (reactionRate > 0) reactorTokens = await viewerAccounts(instances[0], siteId, REACTORS);
     // Warm each instance's send path (query plans, JIT) before anyone watches: a room's history, not measured.
     const warm = tokens.pop() as string;
     for (const instance of instances) {
@@ -106,6 +122,12 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     }),
   );
   const open = ready.reduce((sum, reply) => sum + reply.open, 0);
+  // The reacting viewers open their sockets before anything is measured.
+  const reactor = reactionRate > 0 ? startWorker('chatReactors.ts') : null;
+  if (reactor) {
+    const start = { type: 'start', urls, siteId, panelId, tokens: reactorTokens, emoji: BENCH_EMOJI, ratePerSecond: reactionRate, seconds, inFlight: 1000 };
+    await request(reactor, start, 'ready');
+  }
 
   // Senders: one message every 1000/rate ms, each from the next account (and instance) in turn.
   const acks: [number, number][] = [];
@@ -114,6 +136,9 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
   const total = rate * seconds;
   const startAt = performance.now() + 100;
   const sends: Promise<void>[] = [];
+  const reacted: Promise<{ accepted: Record<string, number>; statuses: Record<string, number>; sent: number }> = reactor
+    ? request(reactor, { type: 'go' }, 'reacted')
+    : Promise.resolve({ accepted: {}, statuses: {}, sent: 0 });
   for (let index = 0; index < total; index += 1) {
     const wait = startAt + (index * 1000) / rate - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -137,9 +162,11 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     );
   }
   await Promise.all(sends);
-  // Wait for the last batches to reach every viewer.
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  const reports = await Promise.all(workers.map((worker) => request(worker, { type: 'report', acks }, 'receipts')));
+  const reactions = await reacted;
+  reactor?.send({ type: 'close' });
+  // Wait for the last batches (and the last second's reaction counts: published, then summed) to reach every viewer.
+  await new Promise((resolve) => setTimeout(resolve, reactor ? 4000 : 3000));
+  const reports = await Promise.all(workers.map((worker) => request(worker, { type: 'report', acks, reactions: reactions.accepted }, 'receipts')));
   for (const worker of workers) worker.send({ type: 'close' });
   const histogram = new Array<number>(reports[0].histogram.length).fill(0);
   for (const report of reports) (report.histogram as number[]).forEach((count, ms) => (histogram[ms] += count));
@@ -158,6 +185,10 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     deliveryP99Ms: histogramPercentile(histogram, 99),
     maxFramesPerSecond: Math.max(...reports.map((report) => report.maxFramesPerSecond)),
     meanFramesPerSecond: round(reports.reduce((sum, report) => sum + report.meanFramesPerSecond * report.viewers, 0) / Math.max(1, reports.reduce((sum, report) => sum + report.viewers, 0))),
+    reactionsSent: reactions.sent,
+    reactionsAccepted: Object.values(reactions.accepted).reduce((sum, count) => sum + count, 0),
+    reactionStatuses: reactions.statuses,
+    exactReactionViewers: reactor ? reports.reduce((sum, report) => sum + report.exactReactions, 0) : 0,
   };
 }
 

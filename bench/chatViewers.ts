@@ -19,9 +19,13 @@ interface Report {
   type: 'report';
   /** [seq, acknowledged at (wall-clock ms)]. */
   acks: [number, number][];
+  /** Reactions accepted per emoji: what each viewer's counts must add up to. */
+  reactions?: Record<string, number>;
 }
 
-const SUBSCRIPTION = 'subscription($panelId: ID!) { chatMessages(panelId: $panelId) { kind ids messages { id seq text author { accountId name } created } } }';
+const SUBSCRIPTION = 'subscription($panelId: ID!) { chatMessages(panelId: $panelId) { kind ids messages { id seq text author { accountId name } created } reactions { emoji count } } }';
+const REACTIONS = /"reactions":\[([^\]]*)\]/;
+const REACTION = /"emoji":"((?:[^"\\]|\\.)*)","count":(\d+)/g;
 const now = () => performance.timeOrigin + performance.now();
 const HISTOGRAM_MS = 10_000;
 
@@ -36,6 +40,8 @@ interface ViewerState {
   frameCount: number;
   firstFrameAt: number;
   lastFrameAt: number;
+  /** Reaction counts received, summed per emoji. */
+  reactions: Map<string, number>;
 }
 
 const viewers: ViewerState[] = [];
@@ -56,6 +62,8 @@ function onFrame(viewer: ViewerState, index: number, text: string): void {
   viewer.frames.push(at);
   while (at - viewer.frames[0] >= 1000) viewer.frames.shift();
   viewer.maxFramesPerSecond = Math.max(viewer.maxFramesPerSecond, viewer.frames.length);
+  const counts = REACTIONS.exec(text);
+  if (counts) for (const [, emoji, count] of counts[1].matchAll(REACTION)) viewer.reactions.set(emoji, (viewer.reactions.get(emoji) ?? 0) + Number(count));
   for (const match of text.matchAll(/"seq":(\d+)/g)) {
     const seq = Number(match[1]);
     if (seq <= viewer.lastSeq) viewer.disorder += 1;
@@ -70,7 +78,7 @@ function onFrame(viewer: ViewerState, index: number, text: string): void {
 function openViewer(start: Start, index: number): Promise<void> {
   return new Promise((resolve) => {
     const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
-    const viewer: ViewerState = { socket, started: false, lastSeq: 0, received: 0, disorder: 0, frames: [], maxFramesPerSecond: 0, frameCount: 0, firstFrameAt: 0, lastFrameAt: 0 };
+    const viewer: ViewerState = { socket, started: false, lastSeq: 0, received: 0, disorder: 0, frames: [], maxFramesPerSecond: 0, frameCount: 0, firstFrameAt: 0, lastFrameAt: 0, reactions: new Map() };
     viewers[index] = viewer;
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
     socket.on('message', (data) => {
@@ -87,7 +95,14 @@ function openViewer(start: Start, index: number): Promise<void> {
   });
 }
 
-function report({ acks }: Report) {
+/** Whether a viewer's reaction counts add up to exactly what was accepted (emoji as JSON escapes them). */
+function exactReactions(viewer: ViewerState, expected: Record<string, number>): boolean {
+  const wanted = Object.entries(expected).filter(([, count]) => count > 0);
+  if (wanted.length !== viewer.reactions.size) return false;
+  return wanted.every(([emoji, count]) => viewer.reactions.get(JSON.stringify(emoji).slice(1, -1)) === count);
+}
+
+function report({ acks, reactions = {} }: Report) {
   const histogram = new Uint32Array(HISTOGRAM_MS + 1);
   let missing = 0;
   for (const [seq, ackedAt] of acks) {
@@ -108,6 +123,8 @@ function report({ acks }: Report) {
     missing,
     viewers: viewers.length,
     complete,
+    exactReactions: viewers.filter((viewer) => exactReactions(viewer, reactions)).length,
+    reactionsSeen: Object.fromEntries(viewers[0]?.reactions ?? []),
     disorder: viewers.reduce((sum, viewer) => sum + viewer.disorder, 0),
     maxFramesPerSecond: Math.max(0, ...viewers.map((viewer) => viewer.maxFramesPerSecond)),
     // Frames per second over the time the messages came in, averaged over viewers.

@@ -216,14 +216,20 @@ async function twoInstancesSection(figures: Figures, viewers: number): Promise<v
 
 /**
  * Chat: BENCH_CHAT_VIEWERS (default BENCH_VIEWERS) viewers in one room, 1,000 signed-in senders posting
- * BENCH_CHAT_RATE (20) messages/s in all for BENCH_CHAT_SECONDS (30) s: one instance on SQLite, the floor
+ * BENCH_CHAT_RATE (20) messages/s in all and 2,000 accounts reacting BENCH_CHAT_REACTIONS (5,000) times a second,
+ * for BENCH_CHAT_SECONDS (30) s: one instance on SQLite, the floor
  * (a bare Node + ws server sending the same batched frames to the same clients), and two instances on
  * PostgreSQL + Redis when their binaries are installed. With BENCH_BEFORE_DIST, one instance of that build
  * too, in the same run.
  */
 async function chatSection(figures: Figures, viewers: number): Promise<void> {
   const count = Number(process.env.BENCH_CHAT_VIEWERS ?? viewers);
-  const shape = { ratePerSecond: Number(process.env.BENCH_CHAT_RATE ?? 20), seconds: Number(process.env.BENCH_CHAT_SECONDS ?? 30), senders: 1000 };
+  const shape = {
+    ratePerSecond: Number(process.env.BENCH_CHAT_RATE ?? 20),
+    seconds: Number(process.env.BENCH_CHAT_SECONDS ?? 30),
+    senders: 1000,
+    reactionsPerSecond: Number(process.env.BENCH_CHAT_REACTIONS ?? 5000),
+  };
   const rows: ChatFigures[] = [];
   for (const [build, dist] of builds()) {
     const one = await startInstance({ dist });
@@ -248,16 +254,19 @@ async function chatSection(figures: Figures, viewers: number): Promise<void> {
     await postgres?.stop();
   }
   figures.chat = rows;
-  console.log(`\nchat: ${count} viewers in one room, ${shape.senders} signed-in senders, ${shape.ratePerSecond} messages/s for ${shape.seconds} s`);
+  console.log(`\nchat: ${count} viewers in one room, ${shape.senders} signed-in senders, ${shape.ratePerSecond} messages/s and ${shape.reactionsPerSecond} reactions/s for ${shape.seconds} s`);
   console.table(rows.map((row) => ({
     target: row.target, viewers: row.viewers, messages: row.messages, 'send failures': row.sendFailures, 'viewers with all, in order': row.completeViewers,
     missing: row.missing, disorder: row.disorder, 'ack p50 ms': row.ackP50Ms, 'ack p99 ms': row.ackP99Ms, 'ack→viewer p50 ms': row.deliveryP50Ms,
     'ack→viewer p99 ms': row.deliveryP99Ms, 'frames/s per viewer': row.meanFramesPerSecond, 'most frames in 1 s': row.maxFramesPerSecond,
+    'reactions sent': row.reactionsSent, 'reactions accepted': row.reactionsAccepted, 'viewers with exact reaction counts': row.exactReactionViewers,
   })));
+  for (const row of rows) if (row.reactionsSent > 0) console.log(`${row.target}: reaction answers ${JSON.stringify(row.reactionStatuses)}`);
   const stagegraph = rows[0];
   const bare = rows.find((row) => row.target.startsWith('floor')) as ChatFigures;
   console.log(`targets: ack p99 ≤ 250 ms (${stagegraph.ackP99Ms}), ack→viewer p99 ≤ 1000 ms (${stagegraph.deliveryP99Ms}), ≤ 4 frames/s (mean ${stagegraph.meanFramesPerSecond}, most in any 1 s ${stagegraph.maxFramesPerSecond}); ` +
-    `ack→viewer p99 stagegraph / floor = ${(stagegraph.deliveryP99Ms / bare.deliveryP99Ms).toFixed(2)}×`);
+    `ack→viewer p99 stagegraph / floor = ${(stagegraph.deliveryP99Ms / bare.deliveryP99Ms).toFixed(2)}×; ` +
+    `reactions accepted ${stagegraph.reactionsAccepted} of ${stagegraph.reactionsSent} sent (${shape.reactionsPerSecond * shape.seconds} meant), counts exact at ${stagegraph.exactReactionViewers} of ${stagegraph.viewers} viewers`);
 }
 
 /**

@@ -13,16 +13,19 @@
 import type { ChatEventView, ChatMessageView, ChatSystemView } from '../shared/chatEvents';
 import { isChatTimeMessage, isSetTokenMessage, SDK_MESSAGE_SOURCE, SdkAction } from '../shared/viewerProtocol';
 import { ChatModerationView, pendingElement, type SentMessage } from './chatModeration';
+import { clearReply, decorateMessage, floatReactions, forgetRemoved, replyingTo, showPinned, showReactions, showViewers, startChatRoom } from './chatRoom';
 import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from './liveClient';
 
 const SUBSCRIPTION = /* GraphQL */ `subscription EmbedChat($panelId: ID!, $afterSeq: Int) {
   chatMessages(panelId: $panelId, afterSeq: $afterSeq) {
-    kind ids accountId
-    messages { id seq text author { accountId name admin } created streamSecond }
-    system { name image welcomeMessage rulesLinkUrl loginButtonText allowLinks slowModeSeconds }
+    kind ids accountId viewers
+    messages { id seq text author { accountId name admin } created streamSecond replyTo { id name excerpt } }
+    system { name image welcomeMessage rulesLinkUrl loginButtonText allowLinks slowModeSeconds reactions pinned { messageId text author { name } } }
+    reactions { emoji count }
   }
 }`;
-const SEND = /* GraphQL */ `mutation EmbedChatSend($panelId: ID!, $text: String!) { sendChatMessage(panelId: $panelId, text: $text) { id seq text held dueAt } }`;
+const SEND = /* GraphQL */ `mutation EmbedChatSend($panelId: ID!, $text: String!, $replyTo: ID) { sendChatMessage(panelId: $panelId, text: $text, replyTo: $replyTo) { id seq text held dueAt } }`;
+const REACT = /* GraphQL */ `mutation EmbedChatReact($panelId: ID!, $emoji: String!) { sendChatReaction(panelId: $panelId, emoji: $emoji) { emoji } }`;
 
 /** What the embed is doing, readable by the page (and by tests) as `window.stagegraphChat`. */
 export interface ChatEmbedState extends ConnectionState {
@@ -76,6 +79,7 @@ function messageElement(message: ChatMessageView): HTMLLIElement {
   // textContent: whatever the message holds is shown as the characters it is, never parsed as HTML.
   text.textContent = message.text;
   item.append(name, text);
+  decorateMessage(item, message);
   return item;
 }
 
@@ -94,6 +98,7 @@ function addMessages(messages: ChatMessageView[]): void {
 
 function removeWhere(test: (item: HTMLElement) => boolean): void {
   for (const item of [...list.querySelectorAll<HTMLElement>('[data-message-id]')]) if (test(item)) item.remove();
+  forgetRemoved((id) => list.querySelector(`[data-message-id="${CSS.escape(id)}"]`) !== null);
 }
 
 function showSystem(next: ChatSystemView): void {
@@ -103,6 +108,7 @@ function showSystem(next: ChatSystemView): void {
   const rulesUrl = next.rulesLinkUrl && /^https?:\/\//i.test(next.rulesLinkUrl) ? next.rulesLinkUrl : null;
   rules.hidden = rulesUrl === null;
   if (rulesUrl) rules.href = rulesUrl;
+  showPinned(next.pinned, next);
   showSender();
 }
 
@@ -111,10 +117,13 @@ function showSender(): void {
   form.hidden = !live || token === null || moderation.blocksSending();
   login.hidden = !live || token !== null;
   login.textContent = system?.loginButtonText || 'Log in to chat';
+  showReactions(system?.reactions ?? [], live && token !== null);
 }
 
 function onEvent(event: ChatEventView): void {
   if (event.system) showSystem(event.system);
+  if (event.reactions) floatReactions(event.reactions);
+  showViewers(event.viewers);
   if (event.kind === 'MESSAGES') addMessages(event.messages);
   else if (event.kind === 'DELETED') {
     const ids = new Set(event.ids);
@@ -169,21 +178,26 @@ interface SendError {
 async function send(text: string): Promise<void> {
   const live = client;
   if (!live) return;
-  const result = await live.execute({ query: SEND, variables: { panelId, text } }).catch((reason: unknown) => ({
+  const result = await live.execute({ query: SEND, variables: { panelId, text, replyTo: replyingTo() } }).catch((reason: unknown) => ({
     // Errors of a refused operation are shown as they are; anything else is the connection.
     errors: (Array.isArray(reason) ? reason : [{ message: 'not sent: the connection dropped, try again' }]) as readonly SendError[],
   }));
   const [error] = (result.errors ?? []) as readonly SendError[];
   if (!error) {
     input.value = '';
+    clearReply();
     hideRefusal();
     // Held or delayed: only its author sees it now.
     const sent = ('data' in result ? (result.data as { sendChatMessage?: SentMessage } | null | undefined) : null)?.sendChatMessage;
     if (sent && (sent.held || sent.dueAt !== null)) list.appendChild(pendingElement(sent, 'you', messageElement));
     return;
   }
+  showError(error);
+}
+
+function showError(error: SendError): void {
   const { code, rule, retryAfter } = error.extensions ?? {};
-  if (rule === 'chat_mode' || rule === 'warned') void moderation.refresh(live, true);
+  if (rule === 'chat_mode' || rule === 'warned') void moderation.refresh(client, true);
   showRefusal(error.message, rule ?? (code ?? 'error').toLowerCase(), code === 'RATE_LIMITED' && typeof retryAfter === 'number' ? retryAfter : null);
 }
 
@@ -192,6 +206,14 @@ form.addEventListener('submit', (submit) => {
   const text = input.value.trim();
   if (text) void send(text);
 });
+/** A reaction goes on the same connection; only a refusal (the rate limit) shows. */
+async function react(emoji: string): Promise<void> {
+  const result = await client?.execute({ query: REACT, variables: { panelId, emoji } }).catch(() => null);
+  const [error] = (result?.errors ?? []) as readonly SendError[];
+  if (error) showError(error);
+}
+
+startChatRoom({ react: (emoji) => void react(emoji), focusInput: () => input.focus() });
 login.addEventListener('click', () => window.parent.postMessage({ source: SDK_MESSAGE_SOURCE, action: SdkAction.login }, '*'));
 
 // ------------------------------------------------------------------ live

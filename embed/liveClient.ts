@@ -121,6 +121,11 @@ interface Running {
   stop: () => void;
   /** Bumped at each start: what an earlier connection still reports is ignored. */
   attempt: number;
+  /**
+   * Moved to a new connection (the fall back to SSE): what the old one still sent is ignored, so the first
+   * answer of the new one is taken as after a reconnect (the caller drops what it showed; the live state follows).
+   */
+  moved: boolean;
 }
 
 /** One live connection for the embed: `subscribe` runs a subscription (or one query or mutation) on it. */
@@ -178,7 +183,7 @@ export class LiveClient {
   }
 
   private run<T>(request: LiveRequest, sink: Sink<ExecutionResult<T>>, once: boolean, onReconnected?: () => void): () => void {
-    const running: Running = { request, sink: sink as Sink<ExecutionResult<unknown>>, onReconnected, once, stop: () => undefined, attempt: 0 };
+    const running: Running = { request, sink: sink as Sink<ExecutionResult<unknown>>, onReconnected, once, stop: () => undefined, attempt: 0, moved: false };
     this.running.add(running);
     this.start(running);
     return () => {
@@ -226,7 +231,8 @@ export class LiveClient {
         connected: (reconnected) => {
           if (running.once) return;
           this.options.onConnected('sse');
-          if (reconnected) running.onReconnected?.();
+          if (reconnected || running.moved) running.onReconnected?.();
+          running.moved = false;
         },
       });
     } else if (this.socket) {
@@ -236,7 +242,7 @@ export class LiveClient {
 
   private openSocket(): void {
     const url = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/graphql`;
-    this.socket = createSocketClient({
+    const socket: SocketClient = createSocketClient({
       url,
       webSocketImpl: SocketNeverThrowing,
       lazy: false,
@@ -248,11 +254,14 @@ export class LiveClient {
       retryWait: backoff,
       on: {
         connected: (_socket, _payload, wasRetry) => {
+          if (this.socket !== socket) return;
           this.socketOpened = true;
           this.options.onConnected('websocket');
           if (wasRetry) for (const running of this.running) running.onReconnected?.();
         },
         closed: (event) => {
+          // A client given up for SSE can still report the attempt it had scheduled: it no longer speaks for this page.
+          if (this.socket !== socket) return;
           // graphql-ws would send pending queries and mutations again on the next socket: they fail instead.
           for (const running of [...this.running]) if (running.once) this.dropOnce(running);
           this.options.onClosed();
@@ -262,9 +271,12 @@ export class LiveClient {
         },
       },
     });
+    this.socket = socket;
   }
 
+  /** Serves this page over SSE from now on; once (later reports of the socket given up are ignored). */
   private fallBack(): void {
+    if (this.sse) return;
     const socket = this.socket;
     this.socket = null;
     // The refused token is dropped like the socket's 4403: the next attempt goes without it.
@@ -282,6 +294,7 @@ export class LiveClient {
     });
     for (const running of this.running) {
       const stop = running.stop;
+      running.moved = true;
       this.start(running);
       stop();
     }

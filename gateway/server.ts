@@ -40,6 +40,7 @@ import { CHANNEL_STATUS_OPERATIONS, ChannelStatusFeed, channelStatusSource } fro
 import { LIVE_CHANNEL_OPERATIONS, liveChannelCheck } from './live/channels';
 import { CHAT_OPERATIONS, ChatFeed, chatSource } from './live/feeds/chat';
 import { CHAT_MODERATION_OPERATIONS, ChatModerationFeed } from './live/feeds/chatModeration';
+import { ChatRoomCounts } from './live/feeds/chatReactions';
 import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
 import { distinctEntities } from './distinctEntities';
 
@@ -237,6 +238,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ? new WatchTimeTracker({ flushMs: config.watchFlushMs, write: options.recordWatchTime, logger: logger.child({ component: 'watch-time' }) })
     : null;
   const channels = liveChannelCheck(execute, options.bus, logger.child({ component: 'live-channels' }));
+  const chatFeed = new ChatFeed(chatSource(execute), options.bus, logger.child({ component: 'chat' }), config.chatBatchMs);
+  // Reactions and viewer counts of the rooms, summed across instances, ride on the chat feed's events.
+  const chatCounts = new ChatRoomCounts(chatFeed, options.bus, logger.child({ component: 'chat-counts' }), { occupancyMs: config.chatOccupancyMs });
   const live = new LiveServer({
     schema: () => {
       if (!apiSchema) throw new Error('supergraph not loaded');
@@ -267,7 +271,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     watchTime: watchTime ?? undefined,
     streams: {
       pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })),
-      chatMessages: new ChatFeed(chatSource(execute), options.bus, logger.child({ component: 'chat' }), config.chatBatchMs),
+      chatMessages: chatFeed,
       chatModeration: new ChatModerationFeed(execute, options.bus, logger.child({ component: 'chat-moderation' })),
       channelStatus: new ChannelStatusFeed(channelStatusSource(execute), options.bus, logger.child({ component: 'channel-status' })),
     },
@@ -319,6 +323,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     live,
     watchTime,
     async stop() {
+      chatCounts.close();
       await live.close();
       channels.stop();
       await watchTime?.close();

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../shared/logger';
 import { vodsDir, type Broadcasts } from './broadcasts';
+import { FALLBACK_ARGUMENT } from './fallback';
 import type { ProviderConfig } from './config';
 import { hlsDir } from './nginx';
 import type { ProviderState, ProviderStream, Registration } from './state';
@@ -96,11 +97,11 @@ export function providerApp(deps: ProviderApiDeps) {
   rtmp.use(express.urlencoded({ extended: false, limit: '16kb' }));
   const callback = (request: Request) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
-    return { key: String(body.name ?? ''), client: String(body.clientid ?? '') };
+    return { key: String(body.name ?? ''), client: String(body.clientid ?? ''), fallback: body[FALLBACK_ARGUMENT] };
   };
   rtmp.post('/publish', async (request, response) => {
-    const { key, client } = callback(request);
-    if (!(await broadcasts.connect(key, client))) {
+    const { key, client, fallback } = callback(request);
+    if (!(await broadcasts.connect(key, client, fallback))) {
       deps.logger.info('refused an encoder: unknown or disabled stream key, or one already publishing');
       return response.status(403).end();
     }
@@ -180,6 +181,7 @@ export function providerApp(deps: ProviderApiDeps) {
   service.post('/deleteStream', async (request, response) => {
     const stream = streamOf(request.body);
     stream.ingestEnabled = false;
+    await broadcasts.ingestDisabled(stream);
     await state.save();
     response.json({ success: true });
   });

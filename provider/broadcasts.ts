@@ -1,8 +1,9 @@
 /**
  * A stream's broadcasts as the seed orders them: the encoder connecting (nginx's on_publish) gives
  * `connected`; its live manifest gaining fragments gives `active`; the encoder leaving
- * (on_publish_done) gives `disconnected`; the manifest gone or no longer updated since the encoder
- * left gives `idle`. A stream moves through those phases in that order only, so the webhooks do too.
+ * (on_publish_done) gives `disconnected`, and the stream's fallback picture plays for the reconnect
+ * window (provider/fallback.ts); the manifest gone or no longer updated since the encoder left and the
+ * window passed gives `idle`. A stream moves through those phases in that order only, so the webhooks do too.
  * While a stream records (startStream → stopStream), every fragment that appears in its live
  * manifest is copied into the recording's folder; stopStream makes those copies a VOD playlist.
  */
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import type { Logger } from '../shared/logger';
 import type { ProviderConfig } from './config';
 import type { ServiceDeliveries } from './deliveries';
+import type { FallbackFeeds } from './fallback';
 import { hlsDir } from './nginx';
 import type { ProviderState, ProviderStream, Recording } from './state';
 
@@ -70,8 +72,9 @@ export class Broadcasts {
   constructor(
     private readonly state: ProviderState,
     private readonly deliveries: ServiceDeliveries,
-    private readonly config: Pick<ProviderConfig, 'stateDir' | 'pollMs' | 'idleAfterMs'>,
+    private readonly config: Pick<ProviderConfig, 'stateDir' | 'pollMs' | 'idleAfterMs' | 'reconnectWindowMs'>,
     private readonly vodBaseUrl: () => string,
+    private readonly fallbacks: FallbackFeeds,
     private readonly logger: Logger,
   ) {}
 
@@ -96,16 +99,23 @@ export class Broadcasts {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.ticking;
+    await this.fallbacks.close();
   }
 
   /**
    * nginx's on_publish: admits the encoder (nginx's connection id `client`) when the key is known, its ingest
    * enabled and no other encoder is on it (nginx would refuse a second one anyway, after asking), and sends
-   * `connected`. False = nginx refuses it.
+   * `connected`; an encoder back within the reconnect window takes over from the fallback picture, which
+   * leaves first. The provider's own fallback (`fallback`: the secret of its RTMP URL) is admitted without
+   * news. False = nginx refuses it.
    */
-  async connect(streamKey: string, client: string): Promise<boolean> {
+  async connect(streamKey: string, client: string, fallback?: unknown): Promise<boolean> {
     const stream = this.state.streamByKey(streamKey);
-    if (!stream?.ingestEnabled || this.encoders.has(stream.id)) return false;
+    if (!stream?.ingestEnabled) return false;
+    if (this.fallbacks.isOwn(fallback)) return this.fallbacks.admit(stream.id, client);
+    if (this.encoders.has(stream.id)) return false;
+    if (this.fallbacks.playing(stream.id)) await this.endFallback(stream);
+    if (this.encoders.has(stream.id)) return false; // another encoder came in while the picture left
     this.encoders.set(stream.id, client);
     stream.publishes += 1;
     stream.phase = 'connected';
@@ -114,18 +124,42 @@ export class Broadcasts {
     return true;
   }
 
-  /** nginx's on_update, every second while an encoder publishes: whether it may go on. */
+  /** nginx's on_update, every second while an encoder (or the fallback) publishes: whether it may go on. */
   mayContinue(streamKey: string, client: string): boolean {
     const stream = this.state.streamByKey(streamKey);
-    return stream?.ingestEnabled === true && this.encoders.get(stream.id) === client;
+    return stream?.ingestEnabled === true && (this.encoders.get(stream.id) === client || this.fallbacks.isFeed(stream.id, client));
   }
 
-  /** nginx's on_publish_done: the admitted encoder left (a refused one is no news). */
+  /** nginx's on_publish_done: the admitted encoder left (a refused one is no news), or the fallback did. */
   async disconnect(streamKey: string, client: string): Promise<void> {
     const stream = this.state.streamByKey(streamKey);
-    if (!stream || this.encoders.get(stream.id) !== client) return;
+    if (!stream) return;
+    if (this.fallbacks.isFeed(stream.id, client)) {
+      this.fallbacks.leftNginx(stream.id, client);
+      return;
+    }
+    if (this.encoders.get(stream.id) !== client) return;
     this.encoders.delete(stream.id);
     await this.left(stream);
+    if (this.config.reconnectWindowMs > 0 && stream.ingestEnabled) {
+      this.fallbacks.start(stream).catch((error: Error) => this.logger.warn({ err: error.message }, 'the fallback picture could not be started'));
+    }
+  }
+
+  /** deleteStream: the fallback picture stops with the ingest. */
+  async ingestDisabled(stream: ProviderStream): Promise<void> {
+    if (this.fallbacks.playing(stream.id)) await this.endFallback(stream);
+  }
+
+  /**
+   * Stops the fallback picture and waits for it to leave nginx. Its fragments are no show: a recording
+   * skips what the live manifest lists now, and the manifest's age counts from here.
+   */
+  private async endFallback(stream: ProviderStream): Promise<void> {
+    await this.fallbacks.stop(stream.id);
+    this.changedAt.set(stream.id, Date.now());
+    const manifest = await this.manifest(stream);
+    if (stream.recording && manifest) stream.recording.seen = manifest.fragments.map((fragment) => fragment.name);
   }
 
   private async left(stream: ProviderStream): Promise<void> {
@@ -150,8 +184,14 @@ export class Broadcasts {
     for (const stream of Object.values(this.state.data.streams)) {
       if (stream.phase === 'offline' && !stream.recording) continue;
       const manifest = await this.manifest(stream);
-      if (stream.recording && manifest) await this.record(stream, stream.recording, manifest);
+      const picture = this.fallbacks.playing(stream.id);
+      if (stream.recording && manifest) await this.record(stream, stream.recording, manifest, !picture);
       const since = this.changedAt.get(stream.id) ?? 0;
+      if (picture) {
+        // The reconnect window: the picture plays until the encoder is back (connect) or the window passes.
+        if (stream.phase === 'disconnected' && Date.now() - since >= this.config.reconnectWindowMs) await this.endFallback(stream);
+        continue;
+      }
       if (stream.phase === 'connected' && manifest && manifest.fragments.length > 0 && manifest.modifiedAt >= since) {
         stream.phase = 'active';
         await this.deliveries.webhook(stream.id, 'active');
@@ -167,7 +207,12 @@ export class Broadcasts {
    * on across reconnects (hls_continuous), so a name is new exactly when the last look did not list it.
    * Copies, not links: once a stream's manifest is cleaned up, nginx may write a name again.
    */
-  private async record(stream: ProviderStream, recording: Recording, manifest: LiveManifest): Promise<void> {
+  private async record(stream: ProviderStream, recording: Recording, manifest: LiveManifest, copy: boolean): Promise<void> {
+    if (!copy) {
+      // The fallback picture's fragments: not the show, never recorded.
+      recording.seen = manifest.fragments.map((fragment) => fragment.name);
+      return;
+    }
     const folder = join(recordingsDir(this.config.stateDir), recording.liveBroadcastId);
     await mkdir(folder, { recursive: true });
     let changed = false;
@@ -210,7 +255,7 @@ export class Broadcasts {
     stream.recording = null;
     await this.ticking;
     const manifest = await this.manifest(stream);
-    if (manifest) await this.record(stream, recording, manifest);
+    if (manifest) await this.record(stream, recording, manifest, !this.fallbacks.playing(stream.id));
     const folder = join(recordingsDir(this.config.stateDir), recording.liveBroadcastId);
     if (recording.segments.length === 0) {
       await rm(folder, { recursive: true, force: true });

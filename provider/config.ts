@@ -31,6 +31,12 @@ export interface ProviderConfig {
    * `idle` (`PROVIDER_IDLE_AFTER_MS`, default 3000: a few fragments, so the last one has been written).
    */
   idleAfterMs: number;
+  /**
+   * Milliseconds an encoder that left may take to reconnect while its live HLS plays the stream's fallback
+   * image (`PROVIDER_RECONNECT_WINDOW_MS`, default 300000: the seed's minimum, 5 minutes; 0 = no fallback, the
+   * live HLS ends as the encoder leaves). Once it passes, the picture stops and `idle` follows.
+   */
+  reconnectWindowMs: number;
   /** Milliseconds between two looks at the live manifests (`PROVIDER_POLL_MS`, default 250). */
   pollMs: number;
   /** First wait before a webhook or VOD delivery the service did not take is sent again; it doubles per attempt (`PROVIDER_RETRY_BASE_MS`, default 1000). */
@@ -72,6 +78,7 @@ export function loadProviderConfig(env: Env = process.env): ProviderConfig {
     rtmpModule: env.NGINX_RTMP_MODULE || '/usr/lib/nginx/modules/ngx_rtmp_module.so',
     hlsFragmentSeconds: integer(env, 'HLS_FRAGMENT_SECONDS', 1, 1, 10),
     idleAfterMs: integer(env, 'PROVIDER_IDLE_AFTER_MS', 3000, 500, 600_000),
+    reconnectWindowMs: integer(env, 'PROVIDER_RECONNECT_WINDOW_MS', 300_000, 0, 3_600_000),
     pollMs: integer(env, 'PROVIDER_POLL_MS', 250, 50, 10_000),
     retryBaseMs: integer(env, 'PROVIDER_RETRY_BASE_MS', 1000, 10, 600_000),
     retryMaxMs: integer(env, 'PROVIDER_RETRY_MAX_MS', 60_000, 10, 86_400_000),

@@ -11,6 +11,7 @@ import { providerApp } from './api';
 import { Broadcasts } from './broadcasts';
 import type { ProviderConfig } from './config';
 import { ServiceDeliveries } from './deliveries';
+import { FallbackFeeds } from './fallback';
 import { startNginx, type Nginx } from './nginx';
 import { ProviderState, readRegistration, type Registration } from './state';
 
@@ -37,7 +38,7 @@ export async function buildProvider(config: ProviderConfig, logger: Logger = cre
   const server = createServer();
   const boundPort = () => (server.address() as AddressInfo | null)?.port ?? config.port;
   const base = () => publicBase(config, boundPort());
-  const broadcasts = new Broadcasts(state, deliveries, config, base, logger);
+  const broadcasts = new Broadcasts(state, deliveries, config, base, new FallbackFeeds(config, logger), logger);
   server.on('request', providerApp({ config, state, broadcasts, registration: registered, publicBase: base, logger }));
   let nginx: Nginx | null = null;
   return {

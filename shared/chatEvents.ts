@@ -23,7 +23,54 @@ export type ChatBusMessage =
   /** A ban or timeout cleared the account's messages since `since` (Unix ms) in every room of the site. */
   | { v: number; kind: 'cleared'; siteId: string; accountId: string; since: number }
   /** For the room's moderators (chatModeration): a message held or delayed, a report, a decision. */
-  | { v: number; kind: 'moderation'; siteId: string; panelId: string; event: ChatModerationEventView };
+  | { v: number; kind: 'moderation'; siteId: string; panelId: string; event: ChatModerationEventView }
+  /** Moderators pinned (or unpinned) the room's message or announcement: instances read the room's system block again. */
+  | { v: number; kind: 'pinned'; siteId: string; panelId: string };
+
+/** What goes over Topics.chatReactions: one instance's reactions to a room over the last second (emoji → count). */
+export interface ChatReactionsMessage {
+  v: number;
+  siteId: string;
+  panelId: string;
+  counts: Record<string, number>;
+}
+
+/** What goes over Topics.chatOccupancy: one gateway instance's viewers per room, replacing its previous report. */
+export interface ChatOccupancyReport {
+  v: number;
+  instanceId: string;
+  /** Unix ms. */
+  at: number;
+  /** [siteId, panelId, viewers] of every room with viewers on the instance. */
+  rooms: [string, string, number][];
+}
+
+/** The emoji a room offers when its renderer's `reactions` does not say. */
+export const DEFAULT_CHAT_REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🔥', '👏', '🎉'];
+
+/** How a reply shows the message it answers. */
+export interface ChatReplyView {
+  id: string;
+  accountId: string;
+  name: string | null;
+  excerpt: string;
+}
+
+/** The room's pin: a message (messageId) or an announcement (messageId null). */
+export interface ChatPinView {
+  messageId: string | null;
+  text: string;
+  /** null for an announcement (the room's system name shows). */
+  author: ChatAuthorView | null;
+  /** Unix ms. */
+  pinnedAt: number;
+}
+
+/** Reaction counts of one emoji since the previous counts. */
+export interface ChatReactionCount {
+  emoji: string;
+  count: number;
+}
 
 export interface ChatAuthorView {
   accountId: string;
@@ -41,6 +88,7 @@ export interface ChatMessageView {
   /** Unix ms. */
   created: number;
   streamSecond: number | null;
+  replyTo?: ChatReplyView | null;
 }
 
 /** The room's settings as viewers see them (from the panel's renderer). */
@@ -52,9 +100,13 @@ export interface ChatSystemView {
   loginButtonText: string | null;
   allowLinks: boolean;
   slowModeSeconds: number;
+  /** The emoji viewers may react with. */
+  reactions: string[];
+  /** The room's pin (filled in from the database; null when none). */
+  pinned?: ChatPinView | null;
 }
 
-export type ChatEventKind = 'MESSAGES' | 'DELETED' | 'CLEARED' | 'SYSTEM';
+export type ChatEventKind = 'MESSAGES' | 'DELETED' | 'CLEARED' | 'SYSTEM' | 'PINNED' | 'UNPINNED' | 'REACTIONS' | 'VIEWERS';
 
 /** What `chatMessages` pushes. */
 export interface ChatEventView {
@@ -63,6 +115,12 @@ export interface ChatEventView {
   ids: string[];
   accountId: string | null;
   system: ChatSystemView | null;
+  /** PINNED: the new pin. */
+  pinned?: ChatPinView | null;
+  /** Reaction counts since the previous ones (REACTIONS, or riding on a MESSAGES event). */
+  reactions?: ChatReactionCount[] | null;
+  /** The room's viewers on every instance (VIEWERS, riding on another event, or on the first). */
+  viewers?: number | null;
 }
 
 /** A room read from the database: its settings and its messages after a seq (or its latest). */

@@ -59,6 +59,11 @@ export interface Config {
    */
   chatBatchMs: number;
   /**
+   * How often each instance reports its chat rooms' viewers and tells viewers the rooms' totals across
+   * instances (`CHAT_OCCUPANCY_MS`, default 5000): ChatEvent.viewers changes at most this often.
+   */
+  chatOccupancyMs: number;
+  /**
    * Longest a data event's 201 waits for the overlays of the automation rules it met (`RULE_WAIT_MS`, default
    * 2000): within it the overlays are out when the provider hears 201; past it the answer goes, the event is
    * stored and the rules finish on their own.
@@ -332,6 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
     watchFlushMs: integer(env, 'WATCH_FLUSH_MS', 10_000, 50, 600_000),
     watchTimeEnabled: flag(env, 'WATCH_TIME', true),
     chatBatchMs: integer(env, 'CHAT_BATCH_MS', 250, 10, 5000),
+    chatOccupancyMs: integer(env, 'CHAT_OCCUPANCY_MS', 5000, 100, 60_000),
     ruleWaitMs: integer(env, 'RULE_WAIT_MS', 2000, 0, 60_000),
     chatRetentionDays: integer(env, 'CHAT_RETENTION_DAYS', 30, 1, 3650),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 3000, 0, 600_000),

@@ -7,9 +7,8 @@
  * showing every message once in one order and applying a settings change made on the other at once.
  */
 import type { Client } from 'graphql-ws';
-import { createMemoryBus } from '../shared/bus/memory';
 import type { Stack } from '../stack';
-import { createChatPanel, onSocket, range, sendChat, sendMany, watchChat } from './helpers/chat';
+import { createChatPanel, onSocket, range, sendChat, sendMany, startChatFleet, watchChat } from './helpers/chat';
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
 import { rest } from './helpers/http';
@@ -187,10 +186,7 @@ describe('two instances sharing one database', () => {
   let second: Stack;
   let shared: TestSite;
   beforeAll(async () => {
-    const bus = usingRedis ? undefined : createMemoryBus();
-    first = await startTestStack({ bus });
-    second = await startTestStack({ sameDeploymentAs: first, bus });
-    shared = await createTestSite(first, 'Fleet chat');
+    ({ first, second, shared } = await startChatFleet('Fleet chat'));
   });
 
   it(`show every message once, in one order, on both (${usingRedis ? 'Redis' : 'shared in-process bus'})`, async () => {

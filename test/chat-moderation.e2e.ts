@@ -4,7 +4,8 @@
  * at approval), chat modes (announcements only, subscribers only), the delay (a message deleted within
  * it never reaches a viewer), reports (once per account and message) and warnings that block sending
  * until acknowledged; the chatModeration subscription over graphql-ws and SSE; tenancy (another site's
- * panel or message is 404) and a viewer on a moderator route (403).
+ * panel or message is 404) and a viewer on a moderator route (403); a held or delayed message can be neither
+ * pinned nor answered until it reaches the room.
  */
 import type { Client } from 'graphql-ws';
 import type { Stack } from '../stack';
@@ -135,6 +136,55 @@ describe('the held queue', () => {
     expect(denied.body.data.denyChatMessage).toEqual({ success: true, id: one.id });
     const twice = await graphql(stack, `mutation ($p: ID!, $id: ID!) { denyChatMessage(panelId: $p, id: $id) { id } }`, { p: panelId, id: one.id }, site.admin);
     expect(twice.body.errors?.[0].extensions?.code).toBe('CONFLICT');
+  });
+});
+
+describe('pins and replies of waiting messages', () => {
+  const pin = (panelId: string, messageId: string) => rest(stack, 'POST', `/chat/v1/${panelId}/pin`, { headers: mod(), body: { messageId } });
+  const reply = (panelId: string, token: string, replyTo: string) => rest(stack, 'POST', `/chat/v1/${panelId}/messages`, { headers: viewer(site, token), body: { text: 'me too', replyTo } });
+
+  it('refuses to pin or answer a held message (400 naming messageId / replyTo, nothing stored) until it is approved', async () => {
+    const panelId = await createChatPanel(stack, site, { hold_words: 'giveaway' });
+    const author = await site.signIn([]);
+    const answering = await site.signIn([]);
+    const held = await sendChat(stack, site, author.token, panelId, 'a giveaway for all');
+    expect(held.status).toBe(202);
+
+    const pinned = await pin(panelId, held.body.id);
+    expect([pinned.status, pinned.body.success]).toEqual([400, false]);
+    expect(pinned.body.message).toMatch(/^messageId: .*held for review/);
+    const answered = await reply(panelId, answering.token, held.body.id);
+    expect([answered.status, answered.body.success]).toEqual([400, false]);
+    expect(answered.body.message).toMatch(/^replyTo: .*held for review/);
+    expect(await stack.database.prisma.chatPin.findUnique({ where: { panelId } })).toBeNull();
+    expect(await stack.database.prisma.chatMessage.count({ where: { panelId } })).toBe(0);
+    expect(await stack.database.prisma.chatHeld.count({ where: { panelId } })).toBe(1);
+
+    expect((await decide(panelId, held.body.id, 'approve', mod())).status).toBe(200);
+    expect((await pin(panelId, held.body.id)).body).toMatchObject({ messageId: held.body.id, text: 'a giveaway for all' });
+    const after = await reply(panelId, answering.token, held.body.id);
+    expect([after.status, after.body.seq]).toEqual([201, 2]);
+    expect(after.body.replyTo).toEqual({ id: held.body.id, name: author.accountId, excerpt: 'a giveaway for all' });
+  });
+
+  it('refuses to pin or answer a message still in its delay, and a held reply keeps what it answers through approval', async () => {
+    const delayed = await createChatPanel(stack, site, { delay_seconds: 30 });
+    const author = await site.signIn([]);
+    const waiting = await sendChat(stack, site, author.token, delayed, 'soon');
+    expect([waiting.status, waiting.body.dueAt]).toEqual([202, expect.any(Number)]);
+    expect((await pin(delayed, waiting.body.id)).body.message).toMatch(/^messageId: .*still in its delay/);
+    expect((await reply(delayed, author.token, waiting.body.id)).body.message).toMatch(/^replyTo: .*still in its delay/);
+    expect(await stack.database.prisma.chatPin.findUnique({ where: { panelId: delayed } })).toBeNull();
+    expect(await stack.database.prisma.chatHeld.count({ where: { panelId: delayed } })).toBe(1);
+
+    const holding = await createChatPanel(stack, site, { hold_words: 'giveaway' });
+    const first = await sendChat(stack, site, author.token, holding, 'welcome all');
+    const answer = await rest(stack, 'POST', `/chat/v1/${holding}/messages`, { headers: viewer(site, author.token), body: { text: 'a giveaway?', replyTo: first.body.id } });
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ held: true, seq: 0, replyTo: { id: first.body.id, excerpt: 'welcome all' } });
+    const approved = await decide(holding, answer.body.id, 'approve', mod());
+    expect(approved.body).toMatchObject({ seq: 2, held: false, replyTo: { id: first.body.id, name: author.accountId, excerpt: 'welcome all' } });
+    expect((await rest(stack, 'GET', `/chat/v1/${holding}/messages`, { headers: viewer(site) })).body.results[1].replyTo).toEqual({ id: first.body.id, name: author.accountId, excerpt: 'welcome all' });
   });
 });
 

@@ -41,6 +41,7 @@ describe('sending', () => {
       author: { accountId, name: accountId, admin: false },
       created: expect.any(Number),
       streamSecond: null,
+      replyTo: null,
       held: false,
       dueAt: null,
     });

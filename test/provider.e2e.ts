@@ -11,12 +11,11 @@
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from 'graphql-ws';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './helpers/stack';
+import { startFakeStreamService, providerWithStream, type FakeStreamService } from './helpers/fakeStreamService';
 import { graphql, rest } from './helpers/http';
 import { connectClient } from './helpers/viewer';
 import { eventually, until } from './helpers/wait';
@@ -240,59 +239,15 @@ describe('a show through the reference provider', () => {
 });
 
 describe('against a fake service (a real server that records every call)', () => {
-  interface Received {
-    path: string;
-    body: { type?: string; id?: string; time?: number; streamId?: string; url?: string; durationSeconds?: number };
-    at: number;
-    authorization: string | undefined;
-    status: number;
-  }
-  const received: Received[] = [];
-  const authorization = '6f9c1d2e-3b4a-4c5d-8e6f-7a8b9c0d1e2f';
-  let refuseNext = 0;
-  let service: Server;
-
+  let service: FakeStreamService;
   beforeAll(async () => {
-    service = createServer((request, response) => {
-      let text = '';
-      request.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      request.on('end', () => {
-        if (request.url === '/streamprovider/v1/register') {
-          response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'fake-contract', authorization }));
-          return;
-        }
-        const status = refuseNext > 0 ? 503 : 200;
-        refuseNext = Math.max(0, refuseNext - 1);
-        received.push({ path: request.url ?? '', body: JSON.parse(text), at: Date.now(), authorization: request.headers.authorization, status });
-        response.writeHead(status, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    service = await startFakeStreamService();
   });
-  afterAll(async () => {
-    service.closeAllConnections();
-    await new Promise((resolve) => service.close(resolve));
-  });
-
-  /** A provider registered with the fake service, serving, and one stream of it. */
-  async function providerWithStream(env: Record<string, string>) {
-    const own = await referenceProviderPorts(env);
-    const registered = await registerReferenceProvider(own, { service: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, siteId: 'site', developerKey: 'key' });
-    expect(JSON.parse(registered.stdout)).toEqual({ contractId: 'fake-contract' });
-    const running = await serveReferenceProvider(own);
-    const call = async (operation: string, body: object) => {
-      const response = await fetch(`${running.url}/v1/${operation}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${authorization}` }, body: JSON.stringify(body) });
-      expect(response.status).toBe(200);
-      return (await response.json()) as Record<string, string>;
-    };
-    const created = await call('createStream', { title: 'fake', fallbackImageUrl: 'https://images.example.test/f.png' });
-    const of = () => received.filter((entry) => (entry.body.id ?? entry.body.streamId) === created.providerStreamId);
-    return { call, created, of, types: () => of().filter((entry) => entry.status === 200 && entry.body.type).map((entry) => entry.body.type) };
-  }
+  afterAll(() => service.close());
 
   it('retries with exponential backoff, in order: a stream\'s later webhooks wait for the refused one', async () => {
-    const { created, of } = await providerWithStream({ PROVIDER_RETRY_BASE_MS: '200' });
-    refuseNext = 2; // the service is briefly unavailable
+    const { created, of } = await providerWithStream(service, { PROVIDER_RETRY_BASE_MS: '200' });
+    service.refuse(2); // the service is briefly unavailable
     const pushing = pushTestPattern(created.ingestUrl, created.streamKey);
     await eventually(() => of().some((entry) => entry.body.type === 'active'), 'active delivered');
     await stopChild(pushing, 'SIGKILL');
@@ -300,7 +255,7 @@ describe('against a fake service (a real server that records every call)', () =>
 
     const hooks = of();
     expect(hooks.map((entry) => `${entry.body.type} ${entry.status}`)).toEqual(['connected 503', 'connected 503', 'connected 200', 'active 200', 'disconnected 200', 'idle 200']);
-    expect(hooks.every((entry) => entry.path === '/stream/v1/webhook' && entry.authorization === `Bearer ${authorization}`)).toBe(true);
+    expect(hooks.every((entry) => entry.path === '/stream/v1/webhook' && entry.authorization === `Bearer ${service.authorization}`)).toBe(true);
     // The same event each time (its time is when the encoder connected), sent after 200 ms, then 400 ms.
     expect(new Set(hooks.slice(0, 3).map((entry) => entry.body.time)).size).toBe(1);
     expect(hooks[1].at - hooks[0].at).toBeGreaterThanOrEqual(199); // a timer may fire a millisecond early
@@ -310,7 +265,7 @@ describe('against a fake service (a real server that records every call)', () =>
 
   it('an encoder that reconnects mid-recording: connected and active again without idle, one VOD with a discontinuity', async () => {
     // idle only long after the encoder left, so the reconnect below always comes first.
-    const { call, created, of, types } = await providerWithStream({ PROVIDER_IDLE_AFTER_MS: '60000' });
+    const { call, created, of, types } = await providerWithStream(service, { PROVIDER_IDLE_AFTER_MS: '60000' });
     const liveFragments = async () => fragmentsOf(`${created.playbackUrl}`);
     let encoder = pushTestPattern(created.ingestUrl, created.streamKey);
     await eventually(() => types().includes('active'), 'active delivered');

@@ -110,6 +110,8 @@ it.each([
   // The CLEAR itself, or, should the stream have dropped meanwhile, the live state after the embed's reconnect
   // (its backoff reaches 15 s, embed/liveClient.ts): either way nothing is left.
   await page.waitForFunction(() => document.querySelectorAll('[data-broadcast-id]').length === 0, { timeout: 60_000 });
+  // The page fell back once: one SSE connection, however late the socket given up reports its last attempt.
+  expect(await page.evaluate(() => (window as any).stagegraphEmbed.connections)).toBe(1);
 }, 180_000);
 
 it('a signed-in viewer without WebSocket answers a poll: stored, and the results follow', async () => {

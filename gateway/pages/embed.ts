@@ -70,17 +70,36 @@ html, body { margin: 0; height: 100%; font: 14px/1.4 system-ui, sans-serif; colo
 #sg-chat-closed { margin: 0; padding: 10px 12px; border-top: 1px solid #262b3d; color: #9fb4ff; font-weight: 600; text-align: center; }
 #sg-chat-warning { display: flex; gap: 8px; align-items: center; padding: 8px 12px; color: #ffe2a8; background: #3a2a10; font-size: 13px; }
 #sg-chat-warning[hidden] { display: none; }
-#sg-chat-ack { font: inherit; font-weight: 600; color: #111; background: #ffb400; border: 0; border-radius: 6px; padding: 4px 10px; cursor: pointer; }`;
+#sg-chat-ack { font: inherit; font-weight: 600; color: #111; background: #ffb400; border: 0; border-radius: 6px; padding: 4px 10px; cursor: pointer; }
+
+#sg-chat-viewers { margin: 4px 0 0; color: #8b93ad; font-size: 12px; }
+#sg-chat-pinned { margin: 8px 0 0; padding: 6px 8px; background: #1f2638; border-left: 3px solid #ffb400; border-radius: 4px; overflow-wrap: anywhere; }
+.sg-chat-pinned-label { margin-right: 6px; }
+.sg-chat-reply-to { display: block; font-size: 12px; color: #8b93ad; border-left: 2px solid #3a4260; padding-left: 6px; margin-bottom: 2px; }
+.sg-chat-reply-name { font-weight: 600; margin-right: 4px; }
+.sg-chat-reply { margin-left: 6px; font: inherit; font-size: 11px; color: #8b93ad; background: none; border: 0; cursor: pointer; padding: 0; }
+#sg-chat-replying { margin: 0; padding: 4px 12px; font-size: 12px; color: #9fb4ff; background: #161b29; }
+#sg-chat-reply-cancel { font: inherit; color: inherit; background: none; border: 0; cursor: pointer; }
+#sg-chat-reactions { display: flex; flex-wrap: wrap; gap: 4px; padding: 6px 12px 0; }
+#sg-chat-reactions[hidden] { display: none; }
+.sg-chat-react { font-size: 18px; background: #1a1f2e; border: 1px solid #2f3650; border-radius: 6px; padding: 2px 6px; cursor: pointer; }
+#sg-chat-floats { position: relative; height: 0; overflow: visible; pointer-events: none; }
+.sg-chat-float { position: absolute; bottom: 0; font-size: 20px; animation: sg-float 2.5s ease-out forwards; }
+@keyframes sg-float { from { transform: translateY(0); opacity: 1; } to { transform: translateY(-160px); opacity: 0; } }`;
 
 const CHAT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>stagegraph chat</title><style>${CHAT_STYLE}</style></head>
 <body><div id="sg-chat">
-<header id="sg-chat-system"><p id="sg-chat-welcome" hidden></p><a id="sg-chat-rules" target="_blank" rel="noopener noreferrer" hidden>Chat rules</a></header>
+<header id="sg-chat-system"><p id="sg-chat-welcome" hidden></p><a id="sg-chat-rules" target="_blank" rel="noopener noreferrer" hidden>Chat rules</a>
+<p id="sg-chat-viewers" hidden></p><div id="sg-chat-pinned" role="note" hidden></div></header>
 <ol id="sg-chat-messages" aria-live="polite"></ol>
+<div id="sg-chat-floats" aria-hidden="true"></div>
 <p id="sg-chat-refusal" role="alert" hidden></p>
 <div id="sg-chat-warning" role="alert" hidden><span id="sg-chat-warning-text"></span><button id="sg-chat-ack" type="button">Acknowledge</button></div>
 <p id="sg-chat-closed" hidden></p>
+<div id="sg-chat-reactions" role="group" aria-label="Reactions" hidden></div>
+<p id="sg-chat-replying" hidden><span id="sg-chat-replying-text"></span> <button id="sg-chat-reply-cancel" type="button" aria-label="Cancel the reply">×</button></p>
 <form id="sg-chat-send" hidden><input id="sg-chat-text" maxlength="500" autocomplete="off" aria-label="Message"><button id="sg-chat-submit" type="submit">Send</button></form>
 <button id="sg-chat-login" type="button" hidden></button>
 </div><script src="/sdk/v1/chat.js"></script></body></html>

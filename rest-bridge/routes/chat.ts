@@ -7,7 +7,8 @@ import { ADMIN, arrayOf, epochMs, pathId as id, ref, SIGNED_IN, SITE_ID } from '
 import type { JsonSchema, RouteSpec } from '../table';
 import { nullableStr, obj, str } from './shared';
 
-const MESSAGE = /* GraphQL */ `id seq panelId text author { accountId name admin } created streamSecond`;
+const MESSAGE = /* GraphQL */ `id seq panelId text author { accountId name admin } created streamSecond replyTo { id name excerpt }`;
+const PIN = /* GraphQL */ `messageId text author { accountId name admin } pinnedAt`;
 const BAN = /* GraphQL */ `accountId until reason created`;
 const integer: JsonSchema = { type: 'integer' };
 const seqParam = (name: string, description: string) => ({ name, in: 'query' as const, schema: { type: 'integer', minimum: 0, maximum: 2_147_483_647 }, description });
@@ -24,7 +25,20 @@ export const chatSchemas: Record<string, JsonSchema> = {
     // Chat moderation: only in a send's or an approval's answer.
     held: { type: 'boolean', description: 'a send’s answer (202): held for a moderator; seq is 0 until approved' },
     dueAt: { type: ['number', 'null'], description: 'a send’s answer (202): a delayed message reaches viewers at this Unix ms; seq is 0 until then' },
-  }, ['id', 'seq', 'panelId', 'text', 'author', 'created', 'streamSecond']),
+    replyTo: {
+      ...obj({ id: str, name: { ...nullableStr, description: 'its author’s name' }, excerpt: { type: 'string', description: 'its first 80 characters (… when cut), as when the reply was sent' } }),
+      type: ['object', 'null'],
+      description: 'the message this one answers; null when none',
+    },
+  }, ['id', 'seq', 'panelId', 'text', 'author', 'created', 'streamSecond', 'replyTo']),
+  ChatPin: obj({
+    messageId: { ...nullableStr, description: 'the pinned message; null for an announcement' },
+    text: str,
+    author: { ...obj({ accountId: str, name: nullableStr, admin: { type: 'boolean' } }), type: ['object', 'null'], description: 'null for an announcement' },
+    pinnedAt: epochMs,
+  }),
+  ChatUnpinned: obj({ success: { type: 'boolean', enum: [true] }, panelId: str }),
+  ChatReactionReceipt: obj({ success: { type: 'boolean', enum: [true] }, emoji: str }),
   ChatHistory: obj({
     results: arrayOf(ref('ChatMessage')),
     pagination: obj({ limit: integer, before: { type: ['integer', 'null'] }, nextBefore: { type: ['integer', 'null'], description: 'give as before for older messages; null when none' } }),
@@ -36,6 +50,12 @@ export const chatSchemas: Record<string, JsonSchema> = {
 
 const panelId = id('panelId', 'chat panel ID');
 
+/** A required JSON body of exactly these properties (`required` among them). */
+const strictBody = (required: string[], properties: Record<string, JsonSchema>) => ({
+  schema: { type: 'object', ...(required.length > 0 && { required }), additionalProperties: false, properties },
+  required: true,
+});
+
 export const chatRoutes: RouteSpec[] = [
   {
     operationId: 'sendChatMessage',
@@ -46,17 +66,12 @@ export const chatRoutes: RouteSpec[] = [
     auth: SIGNED_IN,
     rateLimited: true,
     params: [panelId],
-    body: {
-      schema: {
-        type: 'object',
-        required: ['text'],
-        additionalProperties: false,
-        properties: { text: { type: 'string', maxLength: 4000, description: 'plain text, 1 to 500 characters once trimmed, no control characters' } },
-      },
-      required: true,
-    },
-    document: /* GraphQL */ `mutation SendChatMessage($panelId: ID!, $text: String!) { result: sendChatMessage(panelId: $panelId, text: $text) { ${MESSAGE} held dueAt } }`,
-    variables: { panelId: 'path.panelId', text: 'body.text' },
+    body: strictBody(['text'], {
+      text: { type: 'string', maxLength: 4000, description: 'plain text, 1 to 500 characters once trimmed, no control characters' },
+      replyTo: { type: 'string', minLength: 1, maxLength: 64, description: 'the ID of the message of this chat this one answers' },
+    }),
+    document: /* GraphQL */ `mutation SendChatMessage($panelId: ID!, $text: String!, $replyTo: ID) { result: sendChatMessage(panelId: $panelId, text: $text, replyTo: $replyTo) { ${MESSAGE} held dueAt } }`,
+    variables: { panelId: 'path.panelId', text: 'body.text', replyTo: 'body.replyTo' },
     status: 201,
     // Held for a moderator or delayed (chat moderation): 202, and the message has seq 0 until it reaches the room.
     acceptedWhen: ['held', 'dueAt'],
@@ -112,25 +127,61 @@ export const chatRoutes: RouteSpec[] = [
     response: ref('ChatMessageDeleted'),
   },
   {
+    operationId: 'pinChatMessage',
+    method: 'post',
+    path: '/chat/v1/{panelId}/pin',
+    summary: 'Pin one of the room’s messages, or an announcement, in place of its pin (one per room); viewers get a PINNED event',
+    tag: 'Chat',
+    auth: ADMIN,
+    params: [panelId],
+    body: strictBody([], {
+      messageId: { type: 'string', minLength: 1, maxLength: 64, description: 'a message of this chat (or give text)' },
+      text: { type: 'string', maxLength: 4000, description: 'an announcement: plain text, 1 to 500 characters once trimmed' },
+    }),
+    document: /* GraphQL */ `mutation PinChatMessage($panelId: ID!, $messageId: ID, $text: String) { result: pinChatMessage(panelId: $panelId, messageId: $messageId, text: $text) { ${PIN} } }`,
+    variables: { panelId: 'path.panelId', messageId: 'body.messageId', text: 'body.text' },
+    response: ref('ChatPin'),
+  },
+  {
+    operationId: 'unpinChatMessage',
+    method: 'delete',
+    path: '/chat/v1/{panelId}/pin',
+    summary: 'Remove the room’s pin; viewers get an UNPINNED event',
+    tag: 'Chat',
+    auth: ADMIN,
+    params: [panelId],
+    document: /* GraphQL */ `mutation UnpinChatMessage($panelId: ID!) { result: unpinChatMessage(panelId: $panelId) { panelId } }`,
+    variables: { panelId: 'path.panelId' },
+    envelope: 'success',
+    response: ref('ChatUnpinned'),
+  },
+  {
+    operationId: 'sendChatReaction',
+    method: 'post',
+    path: '/chat/v1/{panelId}/reactions',
+    summary: 'React to the room with one of its emoji: counted, never stored, sent to viewers as counts at most once a second',
+    tag: 'Chat',
+    auth: SIGNED_IN,
+    rateLimited: true,
+    params: [panelId],
+    body: strictBody(['emoji'], { emoji: { type: 'string', maxLength: 64, description: 'one of the room’s reactions (system.reactions)' } }),
+    document: /* GraphQL */ `mutation SendChatReaction($panelId: ID!, $emoji: String!) { result: sendChatReaction(panelId: $panelId, emoji: $emoji) { emoji } }`,
+    variables: { panelId: 'path.panelId', emoji: 'body.emoji' },
+    envelope: 'success',
+    response: ref('ChatReactionReceipt'),
+  },
+  {
     operationId: 'banChatAccount',
     method: 'post',
     path: '/chat/v1/bans',
     summary: 'Ban (no duration) or time out an account in all the site’s chats; its messages of the last 10 minutes leave every screen',
     tag: 'Chat',
     auth: ADMIN,
-    body: {
-      schema: {
-        type: 'object',
-        required: ['accountId'],
-        additionalProperties: false,
-        properties: {
-          accountId: { type: 'string', minLength: 1, maxLength: 64 },
-          durationSeconds: { type: 'integer', minimum: 1, maximum: 1_209_600, description: 'a timeout; absent: a ban without end' },
-          reason: { type: 'string', maxLength: 500 },
-        },
-      },
-      required: true,
-    },
+    body: strictBody(['accountId'], {
+      accountId: { type: 'string', minLength: 1, maxLength: 64 },
+      durationSeconds: { type: 'integer', minimum: 1, maximum: 1_209_600, description: 'a timeout; absent: a ban without end' },
+      reason: { type: 'string', maxLength: 500 },
+    }),
     document: /* GraphQL */ `mutation BanChatAccount($accountId: ID!, $durationSeconds: Int, $reason: String) { result: banChatAccount(accountId: $accountId, durationSeconds: $durationSeconds, reason: $reason) { ${BAN} } }`,
     variables: { accountId: 'body.accountId', durationSeconds: 'body.durationSeconds', reason: 'body.reason' },
     status: 201,

@@ -10,7 +10,7 @@ import { nullableStr, obj, str } from './shared';
 const HELD = /* GraphQL */ `id panelId text accountId reason created dueAt`;
 const REPORT = /* GraphQL */ `id panelId messageId text accountId reason created`;
 const WARNING = /* GraphQL */ `id accountId reason created acknowledged`;
-const MESSAGE = /* GraphQL */ `id seq panelId text author { accountId name admin } created streamSecond held dueAt`;
+const MESSAGE = /* GraphQL */ `id seq panelId text author { accountId name admin } created streamSecond replyTo { id name excerpt } held dueAt`;
 const nullableMs: JsonSchema = { type: ['number', 'null'], description: 'Unix time in milliseconds' };
 const reasonBody = (description: string, extra: Record<string, JsonSchema> = {}, required: string[] = []) => ({
   schema: {

@@ -20,6 +20,10 @@ export const Topics = {
   developerKeyRevoked: 'developer-key-revoked',
   /** { v, siteId, panelId, kind, … }: chat messages stored, deleted or cleared (content → viewers' chatMessages, shared/chatEvents.ts). */
   chat: 'chat',
+  /** { v, siteId, panelId, counts }: one instance's reactions to a room over a second (content → viewers' chatMessages, shared/chatEvents.ts). */
+  chatReactions: 'chat-reactions',
+  /** { v, instanceId, at, rooms }: each gateway instance's chat viewers per room, every few seconds (summed for ChatEvent.viewers). */
+  chatOccupancy: 'chat-occupancy',
   /** { siteId, channelId, acceptedAt }: a channel's show changed (integrations → viewers' channelStatus, shared/channelStatus.ts). */
   channelStatus: 'channel-status',
 } as const;

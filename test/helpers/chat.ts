@@ -6,7 +6,9 @@ import type { Client } from 'graphql-ws';
 import type { Stack } from '../../stack';
 import { viewer } from './community';
 import { rest, type Reply } from './http';
-import type { TestSite } from './stack';
+import { createMemoryBus } from '../../shared/bus/memory';
+import { usingRedis } from './database';
+import { createTestSite, startTestStack, type TestSite } from './stack';
 import { DEADLINE_MS } from './wait';
 import { retryBackoff } from './fleetViewer';
 import { connectClient } from './viewer';
@@ -37,6 +39,8 @@ export const CHAT_SUBSCRIPTION = /* GraphQL */ `
 export interface ChatWatcher {
   client: Client;
   events: any[];
+  /** When each event arrived (Date.now()), by index in `events`. */
+  arrivals: number[];
   errors: unknown[];
   /** Seqs of the messages received, in the order received. */
   seqs(): number[];
@@ -47,19 +51,20 @@ export interface ChatWatcher {
 }
 
 /** Subscribes to a room on its own socket; `clients` keeps the socket for disposal. */
-export function watchChat(stack: Pick<Stack, 'url'>, siteId: string, panelId: string, clients: Client[], options: { afterSeq?: number; jwt?: string } = {}): ChatWatcher {
+export function watchChat(stack: Pick<Stack, 'url'>, siteId: string, panelId: string, clients: Client[], options: { afterSeq?: number; jwt?: string; query?: string } = {}): ChatWatcher {
   const params: Record<string, unknown> = { 'x-service-client-id': siteId };
   if (options.jwt) params.Authorization = `Bearer ${options.jwt}`;
   const client = connectClient(stack, params);
   clients.push(client);
   const events: any[] = [];
+  const arrivals: number[] = [];
   const errors: unknown[] = [];
   client.subscribe<{ chatMessages: any }>(
-    { query: CHAT_SUBSCRIPTION, variables: { panelId, afterSeq: options.afterSeq ?? null } },
+    { query: options.query ?? CHAT_SUBSCRIPTION, variables: { panelId, afterSeq: options.afterSeq ?? null } },
     {
       next: (result) => {
         if (result.errors) errors.push(result.errors);
-        if (result.data?.chatMessages) events.push(result.data.chatMessages);
+        if (result.data?.chatMessages) arrivals[events.push(result.data.chatMessages) - 1] = Date.now();
       },
       error: (error) => errors.push(error),
       complete: () => undefined,
@@ -79,6 +84,7 @@ export function watchChat(stack: Pick<Stack, 'url'>, siteId: string, panelId: st
   return {
     client,
     events,
+    arrivals,
     errors,
     seqs,
     until: (test, timeoutMs = DEADLINE_MS) => wait(() => events.find(test), () => `no matching chat event; got ${JSON.stringify(events)}`, timeoutMs),
@@ -195,4 +201,12 @@ export function followChat(on: Pick<Stack, 'url'>, siteId: string, panelId: stri
       await done;
     },
   };
+}
+
+/** Two instances of one deployment (one database; Redis when REDIS_URL is set, else a shared in-process bus) and a site on them. */
+export async function startChatFleet(siteName: string, env: Record<string, string> = {}): Promise<{ first: Stack; second: Stack; shared: TestSite }> {
+  const bus = usingRedis ? undefined : createMemoryBus();
+  const first = await startTestStack({ bus, env });
+  const second = await startTestStack({ sameDeploymentAs: first, bus, env });
+  return { first, second, shared: await createTestSite(first, siteName) };
 }

@@ -69,6 +69,8 @@ export async function referenceProviderPorts(extra: Record<string, string> = {})
     PROVIDER_LISTEN_HOST: '127.0.0.1',
     RTMP_LISTEN_HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    // No fallback picture unless a test asks for it: the tests of the webhooks' order end a show in seconds.
+    PROVIDER_RECONNECT_WINDOW_MS: '0',
     ...extra,
   };
   return { httpPort, rtmpPort, stateDir, env };

@@ -26,6 +26,7 @@ import { newId } from '../../../shared/ids';
 import type { Logger } from '../../../shared/logger';
 import { onViewerReadsChanged } from '../../../shared/viewerReads';
 import type { LiveStream, LiveStreamSubscription } from '../streams';
+import { mergeCounts, systemChange, type ChatCounts } from './chatCounts';
 import type { RenderedEvent } from '../viewerChannel';
 
 /** Recent messages a room keeps per instance: reconnects within them cost no read. */
@@ -41,8 +42,8 @@ const RETRY_READ_MS = 1000;
 const ROOM_READ = /* GraphQL */ `
   query LiveChatRoom($panelId: ID!, $afterSeq: Int, $limit: Int) {
     chatRoom(panelId: $panelId, afterSeq: $afterSeq, limit: $limit) {
-      system { name image welcomeMessage rulesLinkUrl loginButtonText allowLinks slowModeSeconds }
-      messages { id seq panelId text author { accountId name admin } created streamSecond }
+      system { name image welcomeMessage rulesLinkUrl loginButtonText allowLinks slowModeSeconds reactions pinned { messageId text author { accountId name admin } pinnedAt } }
+      messages { id seq panelId text author { accountId name admin } created streamSecond replyTo { id accountId name excerpt } }
     }
   }
 `;
@@ -108,6 +109,10 @@ interface Room {
   viewers: Set<Viewer>;
   /** The first event of a viewer without afterSeq, rendered once per selection until the room changes. */
   firstFrames: Map<string, RenderedEvent>;
+  /** Reaction counts and the viewer count for the next event (gateway/live/feeds/chatReactions.ts). */
+  counts: ChatCounts | null;
+  /** The room's viewers on every instance, as last counted (the first event carries it). */
+  viewersCounted: number | null;
 }
 
 const emptyEvent = (kind: ChatEventView['kind']): ChatEventView => ({ kind, messages: [], ids: [], accountId: null, system: null });
@@ -160,7 +165,7 @@ export class ChatFeed implements LiveStream {
     const room: Room = {
       key, siteId, panelId, system: null, recent: [], coveredFrom: 0, sentSeq: 0, readSeq: 0, announcedSeq: 0, pending: [], pendingEvents: [],
       deleted: new Map(), cleared: [], loaded: Promise.resolve(), ready: false, closed: false, reading: false, readAgain: false,
-      timer: null, lastFlushAt: 0, sending: false, flushWhenSent: false, viewers: new Set(), firstFrames: new Map(),
+      timer: null, lastFlushAt: 0, sending: false, flushWhenSent: false, viewers: new Set(), firstFrames: new Map(), counts: null, viewersCounted: null,
     };
     room.loaded = this.source.read(siteId, panelId, null, RING).then(
       (view) => {
@@ -211,6 +216,7 @@ export class ChatFeed implements LiveStream {
       room.announcedSeq = Math.max(room.announcedSeq, message.lastSeq);
       if (room.ready && message.lastSeq > room.readSeq) this.read(room);
     } else if (message.kind === 'deleted') this.delete(room, message.ids);
+    else if (message.kind === 'pinned') this.read(room);
   }
 
   private delete(room: Room, ids: string[]): void {
@@ -255,8 +261,9 @@ export class ChatFeed implements LiveStream {
           const view = await this.source.read(room.siteId, room.panelId, room.readSeq, READ_LIMIT);
           if (room.closed) return;
           if (JSON.stringify(view.system) !== JSON.stringify(room.system)) {
+            const kind = systemChange(room.system, view.system);
             room.system = view.system;
-            room.pendingEvents.push({ ...emptyEvent('SYSTEM'), system: view.system });
+            room.pendingEvents.push({ ...emptyEvent(kind), system: view.system, ...(kind === 'PINNED' && { pinned: view.system.pinned }) });
             this.changed(room);
           }
           const fresh = view.messages.filter((message) => message.seq > room.readSeq);
@@ -314,8 +321,12 @@ export class ChatFeed implements LiveStream {
     room.pendingEvents = [];
     const messages = room.pending.sort((a, b) => a.seq - b.seq);
     room.pending = [];
+    const counts = room.counts;
+    room.counts = null;
+    if (counts && messages.length === 0) events.push({ ...emptyEvent(counts.reactions ? 'REACTIONS' : 'VIEWERS'), ...counts });
     if (messages.length > 0) {
-      events.push({ ...emptyEvent('MESSAGES'), messages });
+      // Counts ride on the messages' event: a viewer gets one frame for both.
+      events.push({ ...emptyEvent('MESSAGES'), messages, ...counts });
       room.recent.push(...messages);
       room.sentSeq = messages[messages.length - 1].seq;
       if (room.recent.length > RING) room.coveredFrom = room.recent.splice(0, room.recent.length - RING).at(-1)?.seq ?? room.coveredFrom;
@@ -343,7 +354,8 @@ export class ChatFeed implements LiveStream {
         // Reconnected ahead of this instance: its own rendering, without what it already has.
         for (const event of events) {
           const messages = event.messages.filter((message) => message.seq > viewer.hasThrough);
-          if (event.kind === 'MESSAGES' && messages.length === 0) continue;
+          // Nothing new for it unless counts ride on the event (they are this viewer's too).
+          if (event.kind === 'MESSAGES' && messages.length === 0 && !event.reactions && event.viewers == null) continue;
           viewer.subscription.send(viewer.subscription.render({ chatMessages: { ...event, messages } }));
         }
         if (room.sentSeq >= viewer.hasThrough) viewer.hasThrough = 0;
@@ -392,6 +404,23 @@ export class ChatFeed implements LiveStream {
   }
 
   private firstEvent(room: Room, messages: ChatMessageView[]): ChatEventView {
-    return { ...emptyEvent('MESSAGES'), messages, system: room.system };
+    return { ...emptyEvent('MESSAGES'), messages, system: room.system, viewers: room.viewersCounted };
+  }
+
+  /** Adds reaction counts or the room's viewer count to its next event, if the room has viewers here. */
+  addCounts(siteId: string, panelId: string, counts: ChatCounts): void {
+    const room = this.rooms.get(`${siteId}\u0000${panelId}`);
+    if (!room || room.closed) return;
+    room.counts = mergeCounts(room.counts, counts);
+    if (counts.viewers !== undefined) {
+      room.viewersCounted = counts.viewers;
+      room.firstFrames.clear();
+    }
+    this.schedule(room);
+  }
+
+  /** Each room with viewers here, and how many (what this instance reports for the room's occupancy). */
+  roomViewers(): [siteId: string, panelId: string, viewers: number][] {
+    return [...this.rooms.values()].filter((room) => !room.closed && room.viewers.size > 0).map((room) => [room.siteId, room.panelId, room.viewers.size]);
   }
 }

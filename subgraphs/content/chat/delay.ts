@@ -36,6 +36,14 @@ export async function decideHeld(db: Db, id: string, status: HeldOutcome): Promi
   return count === 1;
 }
 
+/**
+ * Whether the room's message `id` is still waiting (held for review or in its delay): such a message is
+ * in no viewer's chat yet, so it can be neither pinned nor answered.
+ */
+export async function isWaiting(db: Db, siteId: string, panelId: string, id: string): Promise<boolean> {
+  return (await db.chatHeld.count({ where: { id, siteId, panelId, status: 'pending' } })) > 0;
+}
+
 /** Claims a pending message and sends it to its room (its seq now); null when it had already left `pending`. */
 export async function publishHeld(db: Db, writer: ChatWriter, row: HeldRow, status: 'approved' | 'published'): Promise<StoredChatRow | null> {
   if (!(await decideHeld(db, row.id, status))) return null;
@@ -48,7 +56,7 @@ export async function publishHeld(db: Db, writer: ChatWriter, row: HeldRow, stat
   }
 }
 
-const HELD_ROW = { id: true, siteId: true, panelId: true, accountId: true, admin: true, text: true, liveBroadcastId: true, streamSecond: true } as const;
+const HELD_ROW = { id: true, siteId: true, panelId: true, accountId: true, admin: true, text: true, liveBroadcastId: true, streamSecond: true, replyToId: true, replyAccountId: true, replyExcerpt: true } as const;
 
 export class DuePublisher {
   private readonly sweep: NodeJS.Timeout;

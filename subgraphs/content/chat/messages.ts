@@ -15,6 +15,8 @@ import { streamSecondAt } from '../../../shared/viewerProtocol';
 import { holdMessage } from './held';
 import { checkChatMode, holdReasonOf, isChatAdmin } from './modes';
 import { checkNotBanned } from './moderation';
+import { chatPinOf } from './pins';
+import { replyTarget } from './replies';
 import { checkedText, filteredWordIn, hasLink } from './rules';
 import { toChatMessage, type ChatMessageModel } from './model';
 import { chatRuntimeOf } from './runtime';
@@ -47,7 +49,7 @@ function refusalOf(error: unknown): ChatRefusal {
 }
 
 /** Sends a message as the caller's account: checks every rule, stores it (durable before it returns). */
-export async function sendChatMessage(ctx: SubgraphContext, input: { panelId: string; text: string }): Promise<ChatMessageModel> {
+export async function sendChatMessage(ctx: SubgraphContext, input: SendInput): Promise<ChatMessageModel> {
   try {
     const message = await send(ctx, input);
     recordChatMessage(null);
@@ -58,7 +60,9 @@ export async function sendChatMessage(ctx: SubgraphContext, input: { panelId: st
   }
 }
 
-async function send(ctx: SubgraphContext, input: { panelId: string; text: string }): Promise<ChatMessageModel> {
+type SendInput = { panelId: string; text: string; replyTo?: string | null };
+
+async function send(ctx: SubgraphContext, input: SendInput): Promise<ChatMessageModel> {
   const { identity, db } = ctx;
   const siteId = requireSite(identity);
   if (!identity.account) throw unauthenticated('Authorization: Bearer <JWT> of a signed-in viewer is required to chat');
@@ -76,6 +80,7 @@ async function send(ctx: SubgraphContext, input: { panelId: string; text: string
     if (!room.system.allowLinks && hasLink(text)) throw refused('link', 'text holds a link, and this chat allows links from admins only');
   }
   // Held (a moderator decides) or delayed (viewers see it later): moderators' messages never wait.
+  const reply = await replyTarget(db, siteId, input.panelId, input.replyTo);
   const hold = admin ? null : await holdReasonOf(ctx, siteId, room.moderation, accountId, text);
   await runtime.countSiteMessage(siteId, accountId);
   if (!admin) await runtime.countSlowMode(input.panelId, accountId, room.system.slowModeSeconds);
@@ -90,6 +95,9 @@ async function send(ctx: SubgraphContext, input: { panelId: string; text: string
     text,
     liveBroadcastId: recording?.liveBroadcastId ?? null,
     streamSecond: recording ? streamSecondAt(recording, now.getTime()) : null,
+    replyToId: reply?.replyToId ?? null,
+    replyAccountId: reply?.replyAccountId ?? null,
+    replyExcerpt: reply?.replyExcerpt ?? null,
   };
   const delay = admin ? 0 : room.moderation.delaySeconds;
   if (hold !== null || delay > 0) return holdMessage(ctx, row, hold ?? 'delay', delay);
@@ -114,7 +122,10 @@ function seqArgument(value: number | null | undefined, name: string): number | n
   return value;
 }
 
-const MESSAGE_SELECT = { id: true, seq: true, panelId: true, text: true, accountId: true, admin: true, createdAt: true, streamSecond: true } as const;
+const MESSAGE_SELECT = {
+  ...{ id: true, seq: true, panelId: true, text: true, accountId: true, admin: true, createdAt: true, streamSecond: true },
+  ...{ replyToId: true, replyAccountId: true, replyExcerpt: true },
+} as const;
 
 /** A page of history, oldest first within the page; `before` (a seq) pages back. */
 export async function chatHistory(ctx: SubgraphContext, args: { panelId: string; limit?: number | null; before?: number | null }) {
@@ -137,7 +148,7 @@ export async function chatHistory(ctx: SubgraphContext, args: { panelId: string;
  * The room as the live server reads it: its system block and the messages after `afterSeq` (oldest
  * first, at most `limit`), or its latest `limit` messages when afterSeq is null.
  */
-export async function chatRoomState(ctx: SubgraphContext, args: { panelId: string; afterSeq?: number | null; limit?: number | null }): Promise<Omit<ChatRoomView, 'messages'> & { messages: ChatMessageModel[] }> {
+export async function chatRoomState(ctx: SubgraphContext, args: { panelId: string; afterSeq?: number | null; limit?: number | null }) {
   const siteId = requireSite(ctx.identity);
   const afterSeq = seqArgument(args.afterSeq, 'afterSeq');
   const limit = pageLimit(args.limit, CHAT_FIRST_EVENT_MESSAGES, MAX_ROOM_READ);
@@ -147,7 +158,7 @@ export async function chatRoomState(ctx: SubgraphContext, args: { panelId: strin
     afterSeq === null
       ? (await ctx.db.chatMessage.findMany({ where, orderBy: { seq: 'desc' }, take: limit, select: MESSAGE_SELECT })).reverse()
       : await ctx.db.chatMessage.findMany({ where: { ...where, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' }, take: limit, select: MESSAGE_SELECT });
-  return { system: room.system, messages: rows.map(toChatMessage) };
+  return { system: { ...room.system, pinned: await chatPinOf(ctx.db, siteId, args.panelId) }, messages: rows.map(toChatMessage) };
 }
 
 /** A recording's chat in stream order, between two seconds of it. */

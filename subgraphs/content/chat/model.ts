@@ -9,13 +9,27 @@ export interface ChatMessageModel {
   author: { accountId: string; admin: boolean };
   created: number;
   streamSecond: number | null;
+  /** A reply's answered message (the community subgraph adds its author's name). */
+  replyTo: { id: string; accountId: string; excerpt: string } | null;
   /** Held for review: not in the room (seq 0) until a moderator approves it. */
   held: boolean;
   /** Delayed (delay_seconds): not in the room (seq 0) until this time, Unix ms. */
   dueAt: number | null;
 }
 
-export type MessageRow = { id: string; seq: number; panelId: string; text: string; accountId: string; admin: boolean; createdAt: Date; streamSecond: number | null };
+export type MessageRow = {
+  id: string;
+  seq: number;
+  panelId: string;
+  text: string;
+  accountId: string;
+  admin: boolean;
+  createdAt: Date;
+  streamSecond: number | null;
+  replyToId: string | null;
+  replyAccountId: string | null;
+  replyExcerpt: string | null;
+};
 
 export const toChatMessage = (row: MessageRow): ChatMessageModel => ({
   id: row.id,
@@ -25,6 +39,7 @@ export const toChatMessage = (row: MessageRow): ChatMessageModel => ({
   author: { accountId: row.accountId, admin: row.admin },
   created: row.createdAt.getTime(),
   streamSecond: row.streamSecond,
+  replyTo: row.replyToId ? { id: row.replyToId, accountId: row.replyAccountId ?? '', excerpt: row.replyExcerpt ?? '' } : null,
   held: false,
   dueAt: null,
 });

@@ -11,6 +11,7 @@ import { appError, badInput, ErrorCode, notFound } from '../../../shared/errors'
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { Scopes } from '../resolvers/access';
 import { deleteWaiting } from './held';
+import { unpinDeletedMessage } from './pins';
 import { chatRuntimeOf } from './runtime';
 
 /** The longest timeout: 14 days. */
@@ -51,6 +52,7 @@ export async function deleteChatMessage(ctx: SubgraphContext, args: { panelId: s
   // A message still in its delay (or held) is deleted before it reaches anyone.
   if (count === 0 && (await deleteWaiting(ctx, siteId, args.panelId, args.id))) return { success: true, id: args.id };
   if (count === 0) throw notFound(`chat message ${args.id}`);
+  await unpinDeletedMessage(ctx.db, siteId, args.panelId, args.id);
   runtime.announce({ v: CHAT_MESSAGE_VERSION, kind: 'deleted', siteId, panelId: args.panelId, ids: [args.id] });
   return { success: true, id: args.id };
 }

@@ -1,5 +1,7 @@
-/** Resolvers of live chat (subgraphs/content/chat/): sending (C + J), history, room and replay (C), moderation (admins of Panels). */
+/** Resolvers of live chat (subgraphs/content/chat/): sending and reactions (C + J), history, room and replay (C), moderation and pins (admins of Panels). */
 import { chatHistory, chatReplay, chatRoomState, sendChatMessage } from './messages';
+import { pinChatMessage, unpinChatMessage } from './pins';
+import { sendChatReaction } from './reactions';
 import { banChatAccount, chatBans, deleteChatMessage, unbanChatAccount } from './moderation';
 import { approveChatMessage, chatModerationQueue, denyChatMessage } from './held';
 import { chatViewerState } from './modes';
@@ -26,5 +28,8 @@ export const chatResolvers: Resolvers = {
     reportChatMessage: (_root, args, ctx) => reportChatMessage(ctx, args),
     warnChatAccount: (_root, args, ctx) => warnChatAccount(ctx, args),
     acknowledgeChatWarning: (_root, _args, ctx) => acknowledgeChatWarning(ctx),
+    pinChatMessage: (_root, args, ctx) => pinChatMessage(ctx, args),
+    unpinChatMessage: (_root, args, ctx) => unpinChatMessage(ctx, args),
+    sendChatReaction: (_root, args, ctx) => sendChatReaction(ctx, args),
   },
 };

@@ -4,7 +4,7 @@
  * 1–500 characters without control characters, no filtered word, no link from a non-admin where links
  * are not allowed. Every check runs in time linear in the message (no regular expression backtracks).
  */
-import type { ChatSystemView } from '../../../shared/chatEvents';
+import { DEFAULT_CHAT_REACTIONS, type ChatSystemView } from '../../../shared/chatEvents';
 import { badInput } from '../../../shared/errors';
 import { isRecord } from '../checks';
 
@@ -13,6 +13,8 @@ const CHAT_KINDS = new Set(['chat', 'live-stream chat']);
 export const MAX_CHAT_TEXT = 500;
 export const MAX_SLOW_MODE_SECONDS = 120;
 const MAX_REASON = 500;
+const MAX_REACTIONS = 12;
+const MAX_EMOJI_LENGTH = 16;
 
 /** A filtered word or phrase: its words, and whether its first word may start / last word may end anywhere. */
 interface FilterTerm {
@@ -69,10 +71,22 @@ export function chatSettingsOf(renderer: unknown): ChatSettings {
       // Only an explicit false refuses links: a room made before the setting existed keeps them.
       allowLinks: r.allow_non_admin_links !== false,
       slowModeSeconds: slow,
+      reactions: reactionsOf(r.reactions),
     },
     filters: filterTerms(r.filtered_words),
     channelIds: channel === null ? [] : [channel],
   };
+}
+
+/**
+ * renderer.reactions: the emoji viewers may react with (an array, or a comma-separated string), at most 12
+ * of at most 16 characters each; the default 8 when it names none.
+ */
+export function reactionsOf(value: unknown): string[] {
+  const entries = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
+  const emoji = entries.flatMap((entry) => (typeof entry === 'string' && entry.trim() !== '' && entry.trim().length <= MAX_EMOJI_LENGTH && !/\p{Cc}/u.test(entry) ? [entry.trim()] : []));
+  const distinct = [...new Set(emoji)].slice(0, MAX_REACTIONS);
+  return distinct.length > 0 ? distinct : [...DEFAULT_CHAT_REACTIONS];
 }
 
 /** The message text as stored: trimmed, 1–500 characters, no control characters. */

@@ -19,11 +19,14 @@ import { onViewerReadsChanged } from '../../../shared/viewerReads';
 import { channelsListing } from '../references';
 import { DuePublisher } from './delay';
 import { chatModerationOf, type ChatModeration } from './moderationSchema';
+import { ChatReactionCounter } from './reactionCounter';
 import { chatSettingsOf, isChatRenderer, type ChatSettings } from './rules';
 import { ChatWriter, type StoredRooms } from './store';
 
 /** Messages per account across the site's chats. */
 const SITE_LIMIT = { keyPrefix: 'chat-site', points: 20, duration: 30 };
+/** Reactions per account across the site's chats: applause, not a flood. */
+const REACTION_LIMIT = { keyPrefix: 'chat-reactions', points: 30, duration: 10 };
 /** How long room settings are reused: a change applies within this on every instance, even without the bus. */
 const SETTINGS_TTL_MS = 500;
 const SETTINGS_MAX = 10_000;
@@ -33,7 +36,7 @@ const MAX_LISTING_CHANNELS = 10;
 const RECORDING_TTL_MS = 1000;
 const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
-export type RateRule = 'site' | 'slow_mode';
+export type RateRule = 'site' | 'slow_mode' | 'reactions';
 
 /** A room's settings: the seed's and the moderation ones (modes.ts). */
 export type RoomSettings = ChatSettings & { moderation: ChatModeration };
@@ -45,6 +48,8 @@ interface Cached<T> {
 
 export class ChatRuntime {
   readonly writer: ChatWriter;
+  readonly reactions: ChatReactionCounter;
+  private readonly reactionLimit: RateLimiterAbstract;
   private readonly limits: RateLimiters;
   private readonly siteLimit: RateLimiterAbstract;
   private readonly slowLimits = new Map<number, RateLimiterAbstract>();
@@ -60,6 +65,8 @@ export class ChatRuntime {
     this.due = new DuePublisher(database.prisma, this.writer, logger);
     this.limits = openRateLimiters(config, logger);
     this.siteLimit = this.limiter(SITE_LIMIT);
+    this.reactionLimit = this.limiter(REACTION_LIMIT);
+    this.reactions = new ChatReactionCounter(deps.bus);
     this.stopFollowing = onViewerReadsChanged(deps.bus, (siteId) => {
       if (siteId === null) this.settings.clear();
       else for (const key of this.settings.keys()) if (key.startsWith(`${siteId}\u0000`)) this.settings.delete(key);
@@ -119,6 +126,12 @@ export class ChatRuntime {
     await this.spend(this.siteLimit, `${siteId}:${accountId}`, 'site', (wait) => `at most ${SITE_LIMIT.points} messages per ${SITE_LIMIT.duration} s per account; try again in ${wait} s`);
   }
 
+  /** Spends one of the account's reactions (30 per 10 s across the site); RATE_LIMITED when none is left. */
+  async countReaction(siteId: string, accountId: string): Promise<void> {
+    const { points, duration } = REACTION_LIMIT;
+    await this.spend(this.reactionLimit, `${siteId}:${accountId}`, 'reactions', (wait) => `at most ${points} reactions per ${duration} s per account; try again in ${wait} s`);
+  }
+
   /** One message per `seconds` per account in the room (slow mode); RATE_LIMITED with the seconds left. */
   async countSlowMode(panelId: string, accountId: string, seconds: number): Promise<void> {
     if (seconds <= 0) return;
@@ -163,6 +176,7 @@ export class ChatRuntime {
     this.stopFollowing();
     clearInterval(this.sweep);
     this.due.stop();
+    this.reactions.stop();
     await this.limits.close();
   }
 }

@@ -22,6 +22,10 @@ export interface ChatRow {
   liveBroadcastId: string | null;
   streamSecond: number | null;
   createdAt: Date;
+  /** A reply: the message it answers, that message's author and its first words. */
+  replyToId: string | null;
+  replyAccountId: string | null;
+  replyExcerpt: string | null;
 }
 
 export interface StoredChatRow extends ChatRow {
@@ -56,15 +60,15 @@ const RAISE_ROOM =
   'INSERT INTO "ChatRoom" ("panelId", "siteId", "lastSeq") VALUES (?, ?, ?) ' +
   'ON CONFLICT ("panelId") DO UPDATE SET "lastSeq" = "ChatRoom"."lastSeq" + excluded."lastSeq" RETURNING "lastSeq"';
 const SQLITE_INSERT =
-  'INSERT INTO "ChatMessage" ("id", "siteId", "panelId", "seq", "accountId", "admin", "text", "liveBroadcastId", "streamSecond", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'INSERT INTO "ChatMessage" ("id", "siteId", "panelId", "seq", "accountId", "admin", "text", "liveBroadcastId", "streamSecond", "createdAt", "replyToId", "replyAccountId", "replyExcerpt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 // One statement: the counter raised (its row locked until commit) and the messages inserted with the seqs it gave.
 const POSTGRES_ROOM =
   'WITH room AS (INSERT INTO "ChatRoom" ("panelId", "siteId", "lastSeq") VALUES ($1, $2, $3) ' +
   'ON CONFLICT ("panelId") DO UPDATE SET "lastSeq" = "ChatRoom"."lastSeq" + excluded."lastSeq" RETURNING "lastSeq") ' +
-  'INSERT INTO "ChatMessage" ("id", "siteId", "panelId", "seq", "accountId", "admin", "text", "liveBroadcastId", "streamSecond", "createdAt") ' +
-  'SELECT m.id, $2, $1, room."lastSeq" - $3 + m.place, m.account, m.admin, m.text, m.broadcast, m.second, m.at ' +
-  'FROM room, unnest($4::text[], $5::text[], $6::boolean[], $7::text[], $8::text[], $9::integer[], $10::timestamp(3)[]) WITH ORDINALITY ' +
-  'AS m(id, account, admin, text, broadcast, second, at, place) RETURNING "seq"';
+  'INSERT INTO "ChatMessage" ("id", "siteId", "panelId", "seq", "accountId", "admin", "text", "liveBroadcastId", "streamSecond", "createdAt", "replyToId", "replyAccountId", "replyExcerpt") ' +
+  'SELECT m.id, $2, $1, room."lastSeq" - $3 + m.place, m.account, m.admin, m.text, m.broadcast, m.second, m.at, m.reply, m.replyaccount, m.excerpt ' +
+  'FROM room, unnest($4::text[], $5::text[], $6::boolean[], $7::text[], $8::text[], $9::integer[], $10::timestamp(3)[], $11::text[], $12::text[], $13::text[]) WITH ORDINALITY ' +
+  'AS m(id, account, admin, text, broadcast, second, at, reply, replyaccount, excerpt, place) RETURNING "seq"';
 
 function roomStore(database: Database): StoreRooms | null {
   const plain = database.plain;
@@ -76,7 +80,7 @@ function roomStore(database: Database): StoreRooms | null {
       const { lastSeq } = raise.get(panelId, siteId, rows.length) as { lastSeq: number };
       rows.forEach((row, index) => {
         const seq = lastSeq - rows.length + 1 + index;
-        insert.run(row.id, siteId, panelId, seq, row.accountId, row.admin ? 1 : 0, row.text, row.liveBroadcastId, row.streamSecond, sqliteDate(row.createdAt));
+        insert.run(row.id, siteId, panelId, seq, row.accountId, row.admin ? 1 : 0, row.text, row.liveBroadcastId, row.streamSecond, sqliteDate(row.createdAt), row.replyToId, row.replyAccountId, row.replyExcerpt);
       });
       return lastSeq;
     });
@@ -95,6 +99,7 @@ function roomStore(database: Database): StoreRooms | null {
         panelId, siteId, rows.length,
         rows.map((row) => row.id), rows.map((row) => row.accountId), rows.map((row) => row.admin), rows.map((row) => row.text),
         rows.map((row) => row.liveBroadcastId), rows.map((row) => row.streamSecond), rows.map((row) => row.createdAt.toISOString()),
+        rows.map((row) => row.replyToId), rows.map((row) => row.replyAccountId), rows.map((row) => row.replyExcerpt),
       ],
     });
     plain.counted(1);

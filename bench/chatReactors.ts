@@ -1,0 +1,110 @@
+/**
+ * A chat bench worker process: signed-in viewers react to one room as the chat page does, each with
+ * `sendChatReaction` on its own socket (graphql-transport-ws, its JWT in connectionParams; raw `ws`, so
+ * one process holds thousands). Reactions go at a steady rate, each from the next viewer (and instance)
+ * in turn, at most `inFlight` unanswered at once (past it a reaction is not sent: counted as skipped, never
+ * queued), and the worker reports how many of each emoji were accepted: what every viewer's counts must
+ * add up to exactly.
+ */
+import WebSocket from 'ws';
+
+interface Start {
+  type: 'start';
+  urls: string[];
+  siteId: string;
+  panelId: string;
+  tokens: string[];
+  emoji: string[];
+  ratePerSecond: number;
+  seconds: number;
+  inFlight: number;
+}
+
+const MUTATION = 'mutation($panelId: ID!, $emoji: String!) { sendChatReaction(panelId: $panelId, emoji: $emoji) { emoji } }';
+const OPEN_AT_ONCE = 200;
+
+interface Reactor {
+  socket: WebSocket;
+  /** Operation id → emoji of the reactions sent and not yet answered. */
+  pending: Map<string, string>;
+  next: number;
+}
+
+const accepted: Record<string, number> = {};
+const statuses: Record<string, number> = {};
+let open = 0;
+const count = (status: string) => (statuses[status] = (statuses[status] ?? 0) + 1);
+
+function openReactor(start: Start, url: string, token: string): Promise<Reactor | null> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { perMessageDeflate: false });
+    const reactor: Reactor = { socket, pending: new Map(), next: 0 };
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } })));
+    socket.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as { type: string; id?: string; payload?: any };
+      if (message.type === 'connection_ack') return resolve(reactor);
+      const emoji = message.id === undefined ? undefined : reactor.pending.get(message.id);
+      if (emoji === undefined || message.id === undefined) return;
+      if (message.type === 'next' || message.type === 'error') {
+        reactor.pending.delete(message.id);
+        open -= 1;
+        const error = message.type === 'error' ? message.payload?.[0] : message.payload?.errors?.[0];
+        if (error) count(String(error.extensions?.code ?? 'error'));
+        else {
+          count('accepted');
+          accepted[emoji] = (accepted[emoji] ?? 0) + 1;
+        }
+      }
+    });
+    socket.on('error', () => resolve(null));
+    socket.on('close', () => {
+      open -= reactor.pending.size;
+      for (let lost = reactor.pending.size; lost > 0; lost -= 1) count('closed');
+      reactor.pending.clear();
+      resolve(null);
+    });
+  });
+}
+
+async function react(start: Start): Promise<void> {
+  const reactors: Reactor[] = [];
+  for (let opened = 0; opened < start.tokens.length; opened += OPEN_AT_ONCE) {
+    const batch = start.tokens.slice(opened, opened + OPEN_AT_ONCE);
+    const sockets = await Promise.all(batch.map((token, index) => openReactor(start, start.urls[(opened + index) % start.urls.length], token)));
+    for (const reactor of sockets) if (reactor) reactors.push(reactor);
+  }
+  process.send?.({ type: 'ready', reactors: reactors.length });
+  await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const total = Math.round(start.ratePerSecond * start.seconds);
+  let sent = 0;
+  const startAt = performance.now();
+  for (let index = 0; index < total && reactors.length > 0; index += 1) {
+    const wait = startAt + (index * 1000) / start.ratePerSecond - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (open >= start.inFlight) {
+      count('skipped');
+      continue;
+    }
+    const reactor = reactors[index % reactors.length];
+    const emoji = start.emoji[index % start.emoji.length];
+    const id = String((reactor.next += 1));
+    reactor.pending.set(id, emoji);
+    open += 1;
+    sent += 1;
+    reactor.socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: MUTATION, variables: { panelId: start.panelId, emoji } } }));
+  }
+  // Every reaction sent is answered (or its socket closed) before the counts are reported; unanswered after 60 s: counted so.
+  const deadline = performance.now() + 60_000;
+  while (open > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (open > 0) statuses.unanswered = open;
+  process.send?.({ type: 'reacted', accepted, statuses, sent });
+  for (const reactor of reactors) reactor.socket.terminate();
+}
+
+process.once('message', (message: Start | { type: 'close' }) => {
+  if (message.type === 'start') void react(message);
+  else process.exit(0);
+});
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'close') process.exit(0);
+});
