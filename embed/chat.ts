@@ -24,7 +24,7 @@ const SUBSCRIPTION = /* GraphQL */ `subscription EmbedChat($panelId: ID!, $after
     reactions { emoji count }
   }
 }`;
-const SEND = /* GraphQL */ `mutation EmbedChatSend($panelId: ID!, $text: String!, $replyTo: ID) { sendChatMessage(panelId: $panelId, text: $text, replyTo: $replyTo) { id seq text held dueAt } }`;
+const SEND = /* GraphQL */ `mutation EmbedChatSend($panelId: ID!, $text: String!, $replyTo: ID) { sendChatMessage(panelId: $panelId, text: $text, replyTo: $replyTo) { id seq text held dueAt replyTo { id accountId name excerpt } } }`;
 const REACT = /* GraphQL */ `mutation EmbedChatReact($panelId: ID!, $emoji: String!) { sendChatReaction(panelId: $panelId, emoji: $emoji) { emoji } }`;
 
 /** What the embed is doing, readable by the page (and by tests) as `window.stagegraphChat`. */

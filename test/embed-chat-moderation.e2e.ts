@@ -47,7 +47,7 @@ describe('the chat page, moderated', () => {
     ({ stack, site } = suite);
   });
 
-  it('shows a held message to its author only, marked held for review, and the room’s copy once approved', async () => {
+  it('shows a held message to its author only, marked held for review with no reply button, and the room’s copy once approved', async () => {
     const panelId = await createChatPanel(stack, site, { hold_words: 'review' });
     const author = await openChat(panelId, await site.token([]));
     const other = await openChat(panelId, await site.token([]));
@@ -57,6 +57,7 @@ describe('the chat page, moderated', () => {
       'please review me',
       'held for review',
     ]);
+    expect(await author.$eval('.sg-chat-pending[data-held]', (node: any) => node.querySelector('.sg-chat-reply') === null)).toBe(true);
     // A witness sent after it reaches the other viewer: the held message did not.
     await sendChat(stack, site, await site.token([]), panelId, 'witness');
     await untilShown(other, 'witness');
@@ -67,6 +68,7 @@ describe('the chat page, moderated', () => {
     await untilShown(other, 'please review me');
     await author.waitForFunction(() => !document.querySelector('.sg-chat-pending') && document.querySelector('[data-seq="2"] .sg-chat-text')?.textContent === 'please review me', { polling: 'mutation' });
     expect(await shownTexts(author)).toEqual(['witness', 'please review me']);
+    expect(await author.$('[data-seq="2"] .sg-chat-reply')).not.toBeNull();
   });
 
   it('shows a warning with its acknowledge button in place of the send box; acknowledging gives it back', async () => {
