@@ -13,6 +13,7 @@ const RUNS_ONCE = [
   'embed\\.e2e\\.ts',
   'embed-chat\\.e2e\\.ts',
   'embed-chat-room\\.e2e\\.ts',
+  'embed-chat-moderation\\.e2e\\.ts',
   'embed-demo\\.e2e\\.ts',
   'embed-poll-states\\.e2e\\.ts',
   'embed-polls\\.e2e\\.ts',

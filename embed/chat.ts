@@ -12,6 +12,7 @@
  */
 import type { ChatEventView, ChatMessageView, ChatSystemView } from '../shared/chatEvents';
 import { isChatTimeMessage, isSetTokenMessage, SDK_MESSAGE_SOURCE, SdkAction } from '../shared/viewerProtocol';
+import { ChatModerationView, pendingElement, type SentMessage } from './chatModeration';
 import { clearReply, decorateMessage, floatReactions, forgetRemoved, replyingTo, showPinned, showReactions, showViewers, startChatRoom } from './chatRoom';
 import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from './liveClient';
 
@@ -23,7 +24,7 @@ const SUBSCRIPTION = /* GraphQL */ `subscription EmbedChat($panelId: ID!, $after
     reactions { emoji count }
   }
 }`;
-const SEND = /* GraphQL */ `mutation EmbedChatSend($panelId: ID!, $text: String!, $replyTo: ID) { sendChatMessage(panelId: $panelId, text: $text, replyTo: $replyTo) { id seq } }`;
+const SEND = /* GraphQL */ `mutation EmbedChatSend($panelId: ID!, $text: String!, $replyTo: ID) { sendChatMessage(panelId: $panelId, text: $text, replyTo: $replyTo) { id seq text held dueAt replyTo { id accountId name excerpt } } }`;
 const REACT = /* GraphQL */ `mutation EmbedChatReact($panelId: ID!, $emoji: String!) { sendChatReaction(panelId: $panelId, emoji: $emoji) { emoji } }`;
 
 /** What the embed is doing, readable by the page (and by tests) as `window.stagegraphChat`. */
@@ -57,6 +58,8 @@ const refusal = byId<HTMLElement>('sg-chat-refusal');
 const login = byId<HTMLButtonElement>('sg-chat-login');
 
 let system: ChatSystemView | null = null;
+// Chat moderation: the mode's notice and the viewer's warning in place of the send box, held messages.
+const moderation = new ChatModerationView(panelId, () => showSender());
 
 // ------------------------------------------------------------------ rendering (text only)
 
@@ -85,6 +88,7 @@ function addMessages(messages: ChatMessageView[]): void {
   for (const message of messages) {
     // Never twice, whatever a reconnect brings.
     if (message.seq <= state.lastSeq && list.querySelector(`[data-seq="${message.seq}"]`)) continue;
+    list.querySelector(`[data-pending-id="${CSS.escape(message.id)}"]`)?.remove();
     list.appendChild(messageElement(message));
     state.lastSeq = Math.max(state.lastSeq, message.seq);
   }
@@ -110,7 +114,7 @@ function showSystem(next: ChatSystemView): void {
 
 function showSender(): void {
   const live = mode === 'live';
-  form.hidden = !live || token === null;
+  form.hidden = !live || token === null || moderation.blocksSending();
   login.hidden = !live || token !== null;
   login.textContent = system?.loginButtonText || 'Log in to chat';
   showReactions(system?.reactions ?? [], live && token !== null);
@@ -183,6 +187,9 @@ async function send(text: string): Promise<void> {
     input.value = '';
     clearReply();
     hideRefusal();
+    // Held or delayed: only its author sees it now.
+    const sent = ('data' in result ? (result.data as { sendChatMessage?: SentMessage } | null | undefined) : null)?.sendChatMessage;
+    if (sent && (sent.held || sent.dueAt !== null)) list.appendChild(pendingElement(sent, 'you', messageElement));
     return;
   }
   showError(error);
@@ -190,6 +197,7 @@ async function send(text: string): Promise<void> {
 
 function showError(error: SendError): void {
   const { code, rule, retryAfter } = error.extensions ?? {};
+  if (rule === 'chat_mode' || rule === 'warned') void moderation.refresh(client, true);
   showRefusal(error.message, rule ?? (code ?? 'error').toLowerCase(), code === 'RATE_LIMITED' && typeof retryAfter === 'number' ? retryAfter : null);
 }
 
@@ -216,6 +224,7 @@ let failures = 0;
 /** A token the server refuses (expired, another site's): carry on as a reader. */
 function dropToken(): void {
   token = null;
+  void moderation.refresh(null, false);
   showSender();
 }
 
@@ -224,6 +233,7 @@ function connect(): void {
   client?.dispose();
   client = new LiveClient({ siteId, token: () => token, onTokenRefused: dropToken, ...reportConnection(state) });
   subscribeRoom(client);
+  void moderation.refresh(client, token !== null);
 }
 
 /**

@@ -38,6 +38,7 @@ import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './l
 import { CHANNEL_STATUS_OPERATIONS, ChannelStatusFeed, channelStatusSource } from './live/feeds/channelStatus';
 import { LIVE_CHANNEL_OPERATIONS, liveChannelCheck } from './live/channels';
 import { CHAT_OPERATIONS, ChatFeed, chatSource } from './live/feeds/chat';
+import { CHAT_MODERATION_OPERATIONS, ChatModerationFeed } from './live/feeds/chatModeration';
 import { ChatRoomCounts } from './live/feeds/chatReactions';
 import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
 import { distinctEntities } from './distinctEntities';
@@ -151,7 +152,7 @@ const ACTIVE_BROADCASTS = /* GraphQL */ `
   }
 `;
 const VIEWER_TAGS = /* GraphQL */ `query LiveViewerTags { me { tags } }`;
-registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS, ...CHAT_OPERATIONS, ...CHANNEL_STATUS_OPERATIONS, ...LIVE_CHANNEL_OPERATIONS]);
+registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS, ...CHAT_OPERATIONS, ...CHAT_MODERATION_OPERATIONS, ...CHANNEL_STATUS_OPERATIONS, ...LIVE_CHANNEL_OPERATIONS]);
 
 // Unless told not to, @apollo/gateway probes cloud metadata endpoints (169.254.169.254) when built and
 // sends usage metrics to Apollo every hour. This service sends telemetry only where its operator says
@@ -255,6 +256,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     streams: {
       pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })),
       chatMessages: chatFeed,
+      chatModeration: new ChatModerationFeed(execute, options.bus, logger.child({ component: 'chat-moderation' })),
       channelStatus: new ChannelStatusFeed(channelStatusSource(execute), options.bus, logger.child({ component: 'channel-status' })),
     },
     logger: logger.child({ component: 'live' }),

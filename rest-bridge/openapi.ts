@@ -145,6 +145,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       ]),
     );
     const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content } };
+    if (route.acceptedWhen) responses['202'] = { description: `taken, but it waits: ${route.acceptedWhen.join(' or ')} is set`, content };
     if (route.cache) {
       const success = responses[String(route.status ?? 200)] as Record<string, unknown>;
       success.headers = {

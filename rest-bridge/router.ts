@@ -247,7 +247,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
         sendCacheable(req, res, spec, answer);
         return;
       }
-      res.status(spec.status ?? 200).json(shapeAnswer(spec, data, projection) ?? null);
+      res.status(successStatus(spec, data)).json(shapeAnswer(spec, data, projection) ?? null);
     } catch (error) {
       if (!(error instanceof RequestError)) throw error;
       res.status(error.status).json(restErrorBody(error.message));
@@ -273,6 +273,13 @@ interface FileResult {
   contentType: string;
   fileName?: string | null;
   content: string;
+}
+
+/** The route's success status, or 202 when the answer says its effect waits (RouteSpec.acceptedWhen). */
+function successStatus(spec: RouteSpec, data: unknown): number {
+  const result = data as Record<string, unknown> | null | undefined;
+  const waits = spec.acceptedWhen?.some((field) => result?.[field] !== undefined && result[field] !== null && result[field] !== false);
+  return waits ? 202 : (spec.status ?? 200);
 }
 
 function sendFile(res: Response, status: number, file: FileResult): void {

@@ -85,6 +85,11 @@ export interface RouteSpec {
   variables?: Readonly<Record<string, VariableSource>>;
   /** Success status (default 200). */
   status?: number;
+  /**
+   * The answer is 202 instead of `status` when one of these fields of the result is set (not false or
+   * null): the request was taken but its effect waits (a chat message held for a moderator or delayed).
+   */
+  acceptedWhen?: readonly string[];
   /** Response shape: `result` as it is, `{ success: true, ...result }`, or `{ success: true, results: result }` (a list). */
   envelope?: 'none' | 'success' | 'results';
   /** A projection the request may give, applied to the answer. */

@@ -22,6 +22,8 @@ export type ChatBusMessage =
   | { v: number; kind: 'deleted'; siteId: string; panelId: string; ids: string[] }
   /** A ban or timeout cleared the account's messages since `since` (Unix ms) in every room of the site. */
   | { v: number; kind: 'cleared'; siteId: string; accountId: string; since: number }
+  /** For the room's moderators (chatModeration): a message held or delayed, a report, a decision. */
+  | { v: number; kind: 'moderation'; siteId: string; panelId: string; event: ChatModerationEventView }
   /** Moderators pinned (or unpinned) the room's message or announcement: instances read the room's system block again. */
   | { v: number; kind: 'pinned'; siteId: string; panelId: string };
 
@@ -125,4 +127,42 @@ export interface ChatEventView {
 export interface ChatRoomView {
   system: ChatSystemView;
   messages: ChatMessageView[];
+}
+
+/** A message waiting before its room: held for review (dueAt null) or delayed until dueAt. */
+export interface ChatHeldView {
+  id: string;
+  panelId: string;
+  text: string;
+  accountId: string;
+  /** hold_word, new_account or delay */
+  reason: string;
+  /** Unix ms. */
+  created: number;
+  dueAt: number | null;
+}
+
+/** A viewer's report of a message. */
+export interface ChatReportView {
+  id: string;
+  panelId: string;
+  messageId: string;
+  /** The reported message's text; null once it is deleted. */
+  text: string | null;
+  accountId: string;
+  reason: string;
+  created: number;
+}
+
+export type ChatModerationEventKind = 'QUEUE' | 'HELD' | 'REPORTED' | 'DECIDED';
+
+/** What `chatModeration` pushes to a room's moderators. */
+export interface ChatModerationEventView {
+  kind: ChatModerationEventKind;
+  /** QUEUE (the first event): what waits now. */
+  held: ChatHeldView[];
+  reports: ChatReportView[];
+  /** DECIDED: the held message and what became of it (approved, denied, deleted, published). */
+  id: string | null;
+  decision: string | null;
 }

@@ -333,7 +333,7 @@ export function recordDataEventReplay(reason: DataEventReplay): void {
 }
 
 /** Why a chat message was refused: a fixed vocabulary, one label value each. */
-export type ChatRefusal = 'text' | 'not_found' | 'unauthenticated' | 'banned' | 'filtered_word' | 'link' | 'slow_mode' | 'site' | 'error';
+export type ChatRefusal = 'text' | 'not_found' | 'unauthenticated' | 'banned' | 'filtered_word' | 'link' | 'slow_mode' | 'site' | 'chat_mode' | 'warned' | 'error';
 
 /** One chat message: accepted (null) or refused for `refusal`. */
 export function recordChatMessage(refusal: ChatRefusal | null): void {

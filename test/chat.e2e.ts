@@ -42,6 +42,8 @@ describe('sending', () => {
       created: expect.any(Number),
       streamSecond: null,
       replyTo: null,
+      held: false,
+      dueAt: null,
     });
     const row = await stack.database.prisma.chatMessage.findUnique({ where: { id: reply.body.id } });
     expect(row).toMatchObject({ siteId: site.siteId, panelId, seq: 1, accountId, text: 'Hello <b>stage</b> & all', deletedAt: null });

@@ -1,7 +1,8 @@
 /**
  * The README's quick-start as a newcomer runs it: the shell lines between `<!-- quickstart:start -->` and
- * `<!-- quickstart:end -->`, then the live chat's (`<!-- chat:start -->` …) and the subscriptions over HTTP (`<!-- subscriptions:start -->` …) in the same
- * terminal, run in order by bash against a real server — main.ts in a process of its own, or, with
+ * `<!-- quickstart:end -->`, then the live chat's (`<!-- chat:start -->` …), moderating a chat room
+ * (`<!-- chat-moderation:start -->` …) and the subscriptions over HTTP (`<!-- subscriptions:start -->` …) in the same
+ * terminal, in the README's order, run by bash against a real server — main.ts in a process of its own, or, with
  * QUICKSTART_SERVER=dist (CI, after its `npm start`), dist/main.js as `npm start` runs it — with only `BASE`
  * pointing at its port and the CLI at its
  * database (the environment a second terminal in the project folder has). Every answer the README shows
@@ -93,12 +94,14 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
   const lines = sectionLines(README, 'quickstart');
   // The chat section runs next in the same terminal, on the quick-start's site, admin and viewer.
   const chat = sectionLines(README, 'chat');
-  // The subscriptions over HTTP run in the same terminal after the quick-start, on its site, poll and viewer.
+  // Then moderating a chat room, with the same admin and viewer.
+  const moderation = sectionLines(README, 'chat-moderation');
+  // The subscriptions over HTTP run in the same terminal after those, on the quick-start's site, poll and viewer.
   const subscriptions = sectionLines(README, 'subscriptions');
   // BASE is the one thing a reader's machine and this test differ in, and the README itself defines it.
   expect(lines[0]).toBe('BASE=${BASE:-http://localhost:4000}');
-  for (const line of [...lines, ...chat, ...subscriptions]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);
-  const shown = [...lines, ...chat, ...subscriptions].filter((line) => line.startsWith('# ')).map(shownAnswer);
+  for (const line of [...lines, ...chat, ...moderation, ...subscriptions]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);
+  const shown = [...lines, ...chat, ...moderation, ...subscriptions].filter((line) => line.startsWith('# ')).map(shownAnswer);
   // A live stream (curl -N) stays open until the reader stops it: here it is stopped once its first event is in
   // (waited for, up to 30 s); other curl lines run as written.
   const endStreams = [
@@ -109,7 +112,7 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
     '  kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; cat "$out"; echo; rm -f "$out"',
     '}',
   ].join('\n');
-  const script = ['set -euo pipefail', ...lines, 'echo "::vars:: $SITE $POLL $ACCOUNT"', endStreams, ...chat, ...subscriptions].join('\n');
+  const script = ['set -euo pipefail', ...lines, 'echo "::vars:: $SITE $POLL $ACCOUNT"', endStreams, ...chat, ...moderation, ...subscriptions].join('\n');
 
   const bash = spawn('bash', ['-c', script], { cwd: root, env: { ...serverEnv, BASE: listening.url }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

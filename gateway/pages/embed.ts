@@ -65,6 +65,13 @@ html, body { margin: 0; height: 100%; font: 14px/1.4 system-ui, sans-serif; colo
 #sg-chat-submit, #sg-chat-login { font: inherit; font-weight: 600; color: #111; background: #ffb400; border: 0; border-radius: 6px; padding: 6px 14px; cursor: pointer; }
 #sg-chat-submit:disabled { opacity: 0.5; cursor: default; }
 #sg-chat-login { margin: 8px 12px; }
+.sg-chat-pending { opacity: 0.6; }
+.sg-chat-held { margin-left: 6px; font-size: 12px; color: #ffd466; }
+#sg-chat-closed { margin: 0; padding: 10px 12px; border-top: 1px solid #262b3d; color: #9fb4ff; font-weight: 600; text-align: center; }
+#sg-chat-warning { display: flex; gap: 8px; align-items: center; padding: 8px 12px; color: #ffe2a8; background: #3a2a10; font-size: 13px; }
+#sg-chat-warning[hidden] { display: none; }
+#sg-chat-ack { font: inherit; font-weight: 600; color: #111; background: #ffb400; border: 0; border-radius: 6px; padding: 4px 10px; cursor: pointer; }
+
 #sg-chat-viewers { margin: 4px 0 0; color: #8b93ad; font-size: 12px; }
 #sg-chat-pinned { margin: 8px 0 0; padding: 6px 8px; background: #1f2638; border-left: 3px solid #ffb400; border-radius: 4px; overflow-wrap: anywhere; }
 .sg-chat-pinned-label { margin-right: 6px; }
@@ -89,6 +96,8 @@ const CHAT_PAGE = `<!doctype html>
 <ol id="sg-chat-messages" aria-live="polite"></ol>
 <div id="sg-chat-floats" aria-hidden="true"></div>
 <p id="sg-chat-refusal" role="alert" hidden></p>
+<div id="sg-chat-warning" role="alert" hidden><span id="sg-chat-warning-text"></span><button id="sg-chat-ack" type="button">Acknowledge</button></div>
+<p id="sg-chat-closed" hidden></p>
 <div id="sg-chat-reactions" role="group" aria-label="Reactions" hidden></div>
 <p id="sg-chat-replying" hidden><span id="sg-chat-replying-text"></span> <button id="sg-chat-reply-cancel" type="button" aria-label="Cancel the reply">×</button></p>
 <form id="sg-chat-send" hidden><input id="sg-chat-text" maxlength="500" autocomplete="off" aria-label="Message"><button id="sg-chat-submit" type="submit">Send</button></form>

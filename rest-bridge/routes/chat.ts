@@ -22,12 +22,15 @@ export const chatSchemas: Record<string, JsonSchema> = {
     author: obj({ accountId: str, name: { ...nullableStr, description: 'null when the account no longer exists' }, admin: { type: 'boolean' } }),
     created: epochMs,
     streamSecond: { type: ['integer', 'null'], description: 'whole seconds into the recording of the room’s channel; null when it was not recording' },
+    // Chat moderation: only in a send's or an approval's answer.
+    held: { type: 'boolean', description: 'a send’s answer (202): held for a moderator; seq is 0 until approved' },
+    dueAt: { type: ['number', 'null'], description: 'a send’s answer (202): a delayed message reaches viewers at this Unix ms; seq is 0 until then' },
     replyTo: {
       ...obj({ id: str, name: { ...nullableStr, description: 'its author’s name' }, excerpt: { type: 'string', description: 'its first 80 characters (… when cut), as when the reply was sent' } }),
       type: ['object', 'null'],
       description: 'the message this one answers; null when none',
     },
-  }),
+  }, ['id', 'seq', 'panelId', 'text', 'author', 'created', 'streamSecond', 'replyTo']),
   ChatPin: obj({
     messageId: { ...nullableStr, description: 'the pinned message; null for an announcement' },
     text: str,
@@ -67,9 +70,11 @@ export const chatRoutes: RouteSpec[] = [
       text: { type: 'string', maxLength: 4000, description: 'plain text, 1 to 500 characters once trimmed, no control characters' },
       replyTo: { type: 'string', minLength: 1, maxLength: 64, description: 'the ID of the message of this chat this one answers' },
     }),
-    document: /* GraphQL */ `mutation SendChatMessage($panelId: ID!, $text: String!, $replyTo: ID) { result: sendChatMessage(panelId: $panelId, text: $text, replyTo: $replyTo) { ${MESSAGE} } }`,
+    document: /* GraphQL */ `mutation SendChatMessage($panelId: ID!, $text: String!, $replyTo: ID) { result: sendChatMessage(panelId: $panelId, text: $text, replyTo: $replyTo) { ${MESSAGE} held dueAt } }`,
     variables: { panelId: 'path.panelId', text: 'body.text', replyTo: 'body.replyTo' },
     status: 201,
+    // Held for a moderator or delayed (chat moderation): 202, and the message has seq 0 until it reaches the room.
+    acceptedWhen: ['held', 'dueAt'],
     response: ref('ChatMessage'),
   },
   {

@@ -13,6 +13,7 @@ import { playlistRoutes, playlistSchemas } from './playlists';
 import { pollAnswerRoutes, pollAnswerSchemas, pollRoutes, pollSchemas } from './polls';
 import { leaderboardRoutes, leaderboardSchemas } from './leaderboard';
 import { chatRoutes, chatSchemas } from './chat';
+import { chatModerationRoutes, chatModerationSchemas } from './chatModeration';
 import { questProgressRoutes, questProgressSchemas, questRoutes, questSchemas } from './quests';
 import { calendarRoutes, calendarSchemas } from './calendar';
 import { scheduleRoutes, scheduleSchemas } from './schedule';
@@ -51,6 +52,7 @@ export const routes: readonly RouteSpec[] = [
   ...pollAnswerRoutes,
   ...leaderboardRoutes,
   ...chatRoutes,
+  ...chatModerationRoutes,
   ...questRoutes,
   ...questProgressRoutes,
   ...calendarRoutes,
@@ -130,6 +132,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   ...pollAnswerSchemas,
   ...leaderboardSchemas,
   ...chatSchemas,
+  ...chatModerationSchemas,
   ...questSchemas,
   ...questProgressSchemas,
   ...calendarSchemas,

@@ -8,6 +8,7 @@ import type { Db } from '../../shared/db/client';
 import type { Panel, Prisma } from '../../shared/db/generated/sqlite';
 import { badInput } from '../../shared/errors';
 import { newId } from '../../shared/ids';
+import { CHAT_MODERATION_SCHEMA } from './chat/moderationSchema';
 import { found, isRecord, type JsonRecord } from './checks';
 import { replaceReferences, referencesOfPanel } from './references';
 
@@ -56,6 +57,7 @@ export const RENDERER_SCHEMA = {
     show_completed_count: flag,
     /** ours: a chat's slow mode, one message per this many seconds per account */
     slow_mode_seconds: { type: ['integer', 'null'], minimum: 0, maximum: 120 },
+    ...CHAT_MODERATION_SCHEMA,
     sources: { anyOf: [object({ array_id: text, source: text }), list(object({ array_id: text, source: text }))] },
     system_image: text,
     system_name: text,

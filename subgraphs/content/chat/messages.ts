@@ -4,7 +4,7 @@
  * return a deleted message or one past the retention, and never another site's.
  */
 import type { GraphQLError } from 'graphql';
-import { hasAdminAccess, requireSite } from '../../../shared/auth/access';
+import { requireSite } from '../../../shared/auth/access';
 import { CHAT_FIRST_EVENT_MESSAGES } from '../../../shared/chatEvents';
 import { appError, badInput, ErrorCode, unauthenticated } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
@@ -12,57 +12,23 @@ import { recordChatMessage, type ChatRefusal } from '../../../shared/metrics';
 import { liveBroadcastOf, type RecordingRequest } from '../../../shared/recordings';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { streamSecondAt } from '../../../shared/viewerProtocol';
-import { Scopes } from '../resolvers/access';
+import { holdMessage } from './held';
+import { checkChatMode, holdReasonOf, isChatAdmin } from './modes';
 import { checkNotBanned } from './moderation';
 import { chatPinOf } from './pins';
 import { replyTarget } from './replies';
 import { checkedText, filteredWordIn, hasLink } from './rules';
+import { toChatMessage, type ChatMessageModel } from './model';
 import type { ChatRuntime } from './runtime';
+import { checkNotWarned } from './warnings';
 
 const MAX_PAGE = 200;
 const MAX_ROOM_READ = 500;
 const MAX_REPLAY = 5000;
 
-/** A message as the content subgraph answers it (the community subgraph adds the author's name). */
-export interface ChatMessageModel {
-  id: string;
-  seq: number;
-  panelId: string;
-  text: string;
-  author: { accountId: string; admin: boolean };
-  created: number;
-  streamSecond: number | null;
-  /** A reply's answered message (the community subgraph adds its author's name). */
-  replyTo: { id: string; accountId: string; excerpt: string } | null;
-}
+export { toChatMessage, type ChatMessageModel } from './model';
 
-type MessageRow = {
-  id: string;
-  seq: number;
-  panelId: string;
-  text: string;
-  accountId: string;
-  admin: boolean;
-  createdAt: Date;
-  streamSecond: number | null;
-  replyToId: string | null;
-  replyAccountId: string | null;
-  replyExcerpt: string | null;
-};
-
-export const toChatMessage = (row: MessageRow): ChatMessageModel => ({
-  id: row.id,
-  seq: row.seq,
-  panelId: row.panelId,
-  text: row.text,
-  author: { accountId: row.accountId, admin: row.admin },
-  created: row.createdAt.getTime(),
-  streamSecond: row.streamSecond,
-  replyTo: row.replyToId ? { id: row.replyToId, accountId: row.replyAccountId ?? '', excerpt: row.replyExcerpt ?? '' } : null,
-});
-
-/** Moderators of chat (write on Panels) are its admins: exempt from filtered words, links and slow mode. */
-export const isChatAdmin = (identity: SubgraphContext['identity']) => hasAdminAccess(identity, Scopes.panels, { write: true });
+export { isChatAdmin } from './modes';
 
 const refused = (rule: ChatRefusal, message: string) => appError(ErrorCode.BAD_USER_INPUT, message, { field: 'text', rule });
 
@@ -104,18 +70,22 @@ async function send(ctx: SubgraphContext, runtime: ChatRuntime, input: SendInput
   const text = checkedText(input.text);
   const room = await runtime.room(db, siteId, input.panelId);
   await checkNotBanned(db, siteId, accountId);
+  await checkNotWarned(db, siteId, accountId);
   const admin = isChatAdmin(identity);
   if (!admin) {
+    await checkChatMode(ctx, siteId, room, accountId);
     const word = filteredWordIn(text, room.filters);
     if (word !== null) throw refused('filtered_word', `text holds a word this chat filters ("${word}")`);
     if (!room.system.allowLinks && hasLink(text)) throw refused('link', 'text holds a link, and this chat allows links from admins only');
   }
+  // Held (a moderator decides) or delayed (viewers see it later): moderators' messages never wait.
   const reply = await replyTarget(db, siteId, input.panelId, input.replyTo);
+  const hold = admin ? null : await holdReasonOf(ctx, siteId, room.moderation, accountId, text);
   await runtime.countSiteMessage(siteId, accountId);
   if (!admin) await runtime.countSlowMode(input.panelId, accountId, room.system.slowModeSeconds);
   const recording = await runtime.roomRecording(ctx, siteId, room);
   const now = new Date();
-  const stored = await runtime.writer.write({
+  const row = {
     id: newId(),
     siteId,
     panelId: input.panelId,
@@ -124,12 +94,13 @@ async function send(ctx: SubgraphContext, runtime: ChatRuntime, input: SendInput
     text,
     liveBroadcastId: recording?.liveBroadcastId ?? null,
     streamSecond: recording ? streamSecondAt(recording, now.getTime()) : null,
-    createdAt: now,
     replyToId: reply?.replyToId ?? null,
     replyAccountId: reply?.replyAccountId ?? null,
     replyExcerpt: reply?.replyExcerpt ?? null,
-  });
-  return toChatMessage(stored);
+  };
+  const delay = admin ? 0 : room.moderation.delaySeconds;
+  if (hold !== null || delay > 0) return holdMessage(ctx, runtime, row, hold ?? 'delay', delay);
+  return toChatMessage(await runtime.writer.write({ ...row, createdAt: now }));
 }
 
 /** Messages still shown: not deleted, inside the retention. */

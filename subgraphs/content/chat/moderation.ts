@@ -10,6 +10,7 @@ import type { Db } from '../../../shared/db/client';
 import { appError, badInput, ErrorCode, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { Scopes } from '../resolvers/access';
+import { deleteWaiting } from './held';
 import { unpinDeletedMessage } from './pins';
 import type { ChatRuntime } from './runtime';
 
@@ -47,6 +48,8 @@ export async function deleteChatMessage(ctx: SubgraphContext, runtime: ChatRunti
   const siteId = moderator(ctx, true);
   await runtime.room(ctx.db, siteId, args.panelId);
   const { count } = await ctx.db.chatMessage.updateMany({ where: { id: args.id, siteId, panelId: args.panelId, deletedAt: null }, data: { deletedAt: new Date() } });
+  // A message still in its delay (or held) is deleted before it reaches anyone.
+  if (count === 0 && (await deleteWaiting(ctx, runtime, siteId, args.panelId, args.id))) return { success: true, id: args.id };
   if (count === 0) throw notFound(`chat message ${args.id}`);
   await unpinDeletedMessage(ctx.db, runtime, siteId, args.panelId, args.id);
   runtime.announce({ v: CHAT_MESSAGE_VERSION, kind: 'deleted', siteId, panelId: args.panelId, ids: [args.id] });
@@ -55,8 +58,8 @@ export async function deleteChatMessage(ctx: SubgraphContext, runtime: ChatRunti
 
 const ACCOUNT_OF_SITE = /* GraphQL */ `query ChatBanTarget($id: ID!) { account(id: $id) { id } }`;
 
-/** NOT_FOUND unless the account is one of the site's (the community subgraph owns accounts). */
-async function requireSiteAccount(ctx: SubgraphContext, siteId: string, accountId: string): Promise<void> {
+/** NOT_FOUND unless the account is one of the site’s (the community subgraph owns accounts). */
+export async function requireSiteAccount(ctx: SubgraphContext, siteId: string, accountId: string): Promise<void> {
   let account: { id: string } | null = null;
   try {
     account = (await ctx.supergraph.execute<{ account: { id: string } | null }>(ACCOUNT_OF_SITE, { id: accountId }, serviceIdentity(siteId))).account;
@@ -86,6 +89,8 @@ export async function banChatAccount(ctx: SubgraphContext, runtime: ChatRuntime,
       update: { until, reason, createdAt: new Date(now) },
     });
     await tx.chatMessage.updateMany({ where: { siteId, accountId: args.accountId, createdAt: { gte: new Date(since) }, deletedAt: null }, data: { deletedAt: new Date(now) } });
+    // Its messages still held or in their delay never reach the room either.
+    await tx.chatHeld.updateMany({ where: { siteId, accountId: args.accountId, status: 'pending' }, data: { status: 'deleted', decidedAt: new Date(now) } });
     return ban;
   });
   runtime.announce({ v: CHAT_MESSAGE_VERSION, kind: 'cleared', siteId, accountId: args.accountId, since });

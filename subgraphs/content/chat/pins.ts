@@ -11,6 +11,7 @@ import type { Db } from '../../../shared/db/client';
 import { badInput, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { Scopes } from '../resolvers/access';
+import { isWaiting } from './delay';
 import { checkedText } from './rules';
 import type { ChatRuntime } from './runtime';
 
@@ -56,10 +57,12 @@ export async function pinChatMessage(ctx: SubgraphContext, runtime: ChatRuntime,
   if (hasMessage) {
     const messageId = String(args.messageId);
     const message = await ctx.db.chatMessage.findFirst({
-      // Part A's held messages are not pinnable before approval: its `held` condition joins here.
       where: { id: messageId, siteId, panelId: args.panelId, deletedAt: null },
       select: { id: true, text: true, accountId: true, admin: true },
     });
+    if (!message && (await isWaiting(ctx.db, siteId, args.panelId, messageId))) {
+      throw badInput(`messageId: message ${messageId} is held for review or still in its delay; it can be pinned once it reaches the chat`, 'messageId');
+    }
     if (!message) throw badInput(`messageId: this chat has no message ${messageId} (it may have been deleted, or belong to another chat)`, 'messageId');
     row = { messageId: message.id, text: message.text, accountId: message.accountId, admin: message.admin };
   } else {

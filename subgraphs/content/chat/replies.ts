@@ -5,6 +5,7 @@
  */
 import { badInput } from '../../../shared/errors';
 import type { Db } from '../../../shared/db/client';
+import { isWaiting } from './delay';
 
 /** Characters of the answered message a reply keeps. */
 export const REPLY_EXCERPT_LENGTH = 80;
@@ -29,10 +30,12 @@ export async function replyTarget(db: Db, siteId: string, panelId: string, reply
   if (replyTo === null || replyTo === undefined) return null;
   if (typeof replyTo !== 'string' || replyTo.trim() === '' || replyTo.length > 64) throw badInput('replyTo must be the ID of a message of this chat', 'replyTo');
   const message = await db.chatMessage.findFirst({
-    // Part A's held messages must not be answerable before they are approved: its `held` condition joins here.
     where: { id: replyTo, siteId, panelId, deletedAt: null },
     select: { id: true, accountId: true, text: true },
   });
+  if (!message && (await isWaiting(db, siteId, panelId, replyTo))) {
+    throw badInput(`replyTo: message ${replyTo} is held for review or still in its delay; it can be answered once it reaches the chat`, 'replyTo');
+  }
   if (!message) throw badInput(`replyTo: this chat has no message ${replyTo} (it may have been deleted, or belong to another chat)`, 'replyTo');
   return { replyToId: message.id, replyAccountId: message.accountId, replyExcerpt: excerptOf(message.text) };
 }

@@ -12,6 +12,7 @@ import { isRecord } from '../checks';
 const CHAT_KINDS = new Set(['chat', 'live-stream chat']);
 export const MAX_CHAT_TEXT = 500;
 export const MAX_SLOW_MODE_SECONDS = 120;
+const MAX_REASON = 500;
 const MAX_REACTIONS = 12;
 const MAX_EMOJI_LENGTH = 16;
 
@@ -95,6 +96,13 @@ export function checkedText(value: string): string {
   const length = [...trimmed].length;
   if (length < 1 || length > MAX_CHAT_TEXT) throw badInput(`text must be 1 to ${MAX_CHAT_TEXT} characters after trimming`, 'text');
   return trimmed;
+}
+
+/** A reason as stored: trimmed, 1 to 500 characters. */
+export function checkedReason(value: string): string {
+  const reason = value.trim();
+  if (reason === '' || [...reason].length > MAX_REASON) throw badInput(`reason must be 1 to ${MAX_REASON} characters`, 'reason');
+  return reason;
 }
 
 function termAt(words: string[], at: number, term: FilterTerm): boolean {

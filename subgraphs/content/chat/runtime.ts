@@ -17,6 +17,8 @@ import type { ServiceDeps, SubgraphContext } from '../../../shared/subgraph';
 import type { ChannelRecording } from '../../../shared/viewerProtocol';
 import { onViewerReadsChanged } from '../../../shared/viewerReads';
 import { channelsListing } from '../references';
+import { DuePublisher } from './delay';
+import { chatModerationOf, type ChatModeration } from './moderationSchema';
 import { ChatReactionCounter } from './reactionCounter';
 import { chatSettingsOf, isChatRenderer, type ChatSettings } from './rules';
 import { ChatWriter, type StoredRooms } from './store';
@@ -36,6 +38,9 @@ const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
 export type RateRule = 'site' | 'slow_mode' | 'reactions';
 
+/** A room's settings: the seed's and the moderation ones (modes.ts). */
+export type RoomSettings = ChatSettings & { moderation: ChatModeration };
+
 interface Cached<T> {
   value: T;
   expires: number;
@@ -48,7 +53,8 @@ export class ChatRuntime {
   private readonly limits: RateLimiters;
   private readonly siteLimit: RateLimiterAbstract;
   private readonly slowLimits = new Map<number, RateLimiterAbstract>();
-  private readonly settings = new Map<string, Cached<ChatSettings | null>>();
+  readonly due: DuePublisher;
+  private readonly settings = new Map<string, Cached<RoomSettings | null>>();
   private readonly recordings = new Map<string, Cached<Promise<ChannelRecording | null>>>();
   private readonly stopFollowing: () => void;
   private readonly sweep: NodeJS.Timeout;
@@ -56,6 +62,7 @@ export class ChatRuntime {
   constructor(private readonly deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>) {
     const { config, database, logger } = deps;
     this.writer = new ChatWriter(database, (rooms) => this.announceStored(rooms));
+    this.due = new DuePublisher(database.prisma, this.writer, logger);
     this.limits = openRateLimiters(config, logger);
     this.siteLimit = this.limiter(SITE_LIMIT);
     this.reactionLimit = this.limiter(REACTION_LIMIT);
@@ -74,14 +81,14 @@ export class ChatRuntime {
   }
 
   /** The room's settings, or NOT_FOUND when the site has no such panel or it is no chat. */
-  async room(db: Db, siteId: string, panelId: string): Promise<ChatSettings> {
+  async room(db: Db, siteId: string, panelId: string): Promise<RoomSettings> {
     const key = `${siteId}\u0000${panelId}`;
     const cached = this.settings.get(key);
-    let settings: ChatSettings | null;
+    let settings: RoomSettings | null;
     if (cached && cached.expires > Date.now()) settings = cached.value;
     else {
       const panel = await db.panel.findFirst({ where: { id: panelId, siteId }, select: { renderer: true } });
-      settings = panel && isChatRenderer(panel.renderer) ? chatSettingsOf(panel.renderer) : null;
+      settings = panel && isChatRenderer(panel.renderer) ? { ...chatSettingsOf(panel.renderer), moderation: chatModerationOf(panel.renderer) } : null;
       if (settings && settings.channelIds.length === 0) settings.channelIds = await channelsListing(db, siteId, panelId, MAX_LISTING_CHANNELS);
       if (this.settings.size >= SETTINGS_MAX) this.settings.delete(this.settings.keys().next().value as string);
       this.settings.set(key, { value: settings, expires: Date.now() + SETTINGS_TTL_MS });
@@ -168,6 +175,7 @@ export class ChatRuntime {
   async stop(): Promise<void> {
     this.stopFollowing();
     clearInterval(this.sweep);
+    this.due.stop();
     this.reactions.stop();
     await this.limits.close();
   }
