@@ -7,6 +7,7 @@
  * add up to exactly.
  */
 import WebSocket from 'ws';
+import { messageText } from '../shared/wsMessage';
 
 interface Start {
   type: 'start';
@@ -41,7 +42,7 @@ function openReactor(start: Start, url: string, token: string): Promise<Reactor 
     const reactor: Reactor = { socket, pending: new Map(), next: 0 };
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } })));
     socket.on('message', (data) => {
-      const message = JSON.parse(data.toString()) as { type: string; id?: string; payload?: any };
+      const message = JSON.parse(messageText(data)) as { type: string; id?: string; payload?: any };
       if (message.type === 'connection_ack') return resolve(reactor);
       const emoji = message.id === undefined ? undefined : reactor.pending.get(message.id);
       if (emoji === undefined || message.id === undefined) return;

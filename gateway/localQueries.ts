@@ -10,6 +10,7 @@
  * sent here (a query may run twice; a mutation may not). With tracing on, every operation goes through
  * the gateway, whose plan and fetch spans a trace shows.
  */
+import { OperationTypeNode } from 'graphql';
 import type { GatewayExecutionResult, GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import type { SubgraphName } from '../shared/config';
 import { recordSubgraphFetch } from '../shared/metrics';
@@ -27,7 +28,7 @@ export interface LocalQueryOptions {
 
 /** The executor's answer from the one local subgraph that answers the query whole, or null for the gateway. */
 async function localAnswer(options: LocalQueryOptions, requestContext: Parameters<GatewayExecutor>[0]): Promise<GatewayExecutionResult | null> {
-  if (requestContext.operation.operation !== 'query' || tracingEnabled()) return null;
+  if (requestContext.operation.operation !== OperationTypeNode.QUERY || tracingEnabled()) return null;
   const name = options.planner.subgraphOf(requestContext.source, requestContext.operationName) as SubgraphName | null;
   const local = name ? options.localSubgraph(name) : undefined;
   if (!name || !local) return null;

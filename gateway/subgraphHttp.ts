@@ -25,6 +25,11 @@ const SUBGRAPH_TIMEOUT_MS = 30_000;
 /** Connections to the subgraphs, kept alive between fetches; as many per subgraph as fetches at once. */
 const agent = new Agent({ headersTimeout: SUBGRAPH_TIMEOUT_MS, bodyTimeout: SUBGRAPH_TIMEOUT_MS });
 
+
+/** What a fetch may do to the caller's cache policy: only ever restrict it. */
+interface CachePolicyRestriction {
+  restrict(hint: { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' }): void;
+}
 export interface SubgraphHttpOptions<TContext> {
   name: string;
   url: string;
@@ -86,7 +91,8 @@ export function subgraphHttpSource<TContext extends Record<string, any>>(options
       }
       if (typeof body !== 'object' || body === null) throw new Error(`Expected JSON response body, but received: ${String(body)}`);
       // The caller's response may be cached no longer than each subgraph answer allows.
-      const policy = 'incomingRequestContext' in processOptions ? processOptions.incomingRequestContext.overallCachePolicy : undefined;
+      const policy: CachePolicyRestriction | undefined =
+        'incomingRequestContext' in processOptions ? (processOptions.incomingRequestContext.overallCachePolicy as CachePolicyRestriction) : undefined;
       if (policy && 'restrict' in policy) {
         const cacheControl = responseHeaders['cache-control'];
         const directives = cacheDirectives(typeof cacheControl === 'string' ? cacheControl : undefined);
@@ -97,7 +103,7 @@ export function subgraphHttpSource<TContext extends Record<string, any>>(options
           ...(directives.public === true ? { scope: 'PUBLIC' as const } : {}),
         });
       }
-      return body as GatewayGraphQLResponse;
+      return body;
     },
   };
 }

@@ -20,7 +20,7 @@ const suite = useBrowserSuite('Moderated chat embed');
 
 async function openChat(panelId: string, token: string): Promise<Page> {
   const page = await suite.newPage();
-  await page.goto(`${suite.stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: suite.site.siteId, panelId, token })}`);
+  await page.goto(`${suite.stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: suite.site.siteId, panelId, token }).toString()}`);
   // Polled on a timer: animation frames stop in a page in the background.
   await page.waitForFunction(() => window.stagegraphChat?.connected === true, { polling: 100 });
   return page;

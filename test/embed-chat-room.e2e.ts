@@ -46,7 +46,7 @@ async function openRoom(panelId: string, token?: string): Promise<Page> {
     }).observe(document, { childList: true, subtree: true });
   });
   const query = new URLSearchParams({ siteId: site.siteId, panelId, ...(token ? { token } : {}) });
-  await page.goto(`${stack.url}/embed/v1/chat?${query}`);
+  await page.goto(`${stack.url}/embed/v1/chat?${query.toString()}`);
   await page.waitForFunction(() => window.stagegraphChat?.connected === true);
   return page;
 }

@@ -111,7 +111,7 @@ it.each([
   // (its backoff reaches 15 s, embed/liveClient.ts): either way nothing is left.
   await page.waitForFunction(() => document.querySelectorAll('[data-broadcast-id]').length === 0, { timeout: 60_000 });
   // The page fell back once: one SSE connection, however late the socket given up reports its last attempt.
-  expect(await page.evaluate(() => (window as any).stagegraphEmbed.connections)).toBe(1);
+  expect(await page.evaluate(() => window.stagegraphEmbed.connections)).toBe(1);
 }, 180_000);
 
 it('a signed-in viewer without WebSocket answers a poll: stored, and the results follow', async () => {

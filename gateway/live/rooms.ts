@@ -24,10 +24,13 @@ export interface RoomsOptions {
   payloadFor(group: Group, event: OverlayBroadcastEvent): RenderedEvent;
 }
 
+/** A live broadcast as late joiners of a group receive it: rendered once, at `at`. */
+type CatchUpRendering = { at: number; event: OverlayBroadcastEvent; payload: RenderedEvent };
+
 export class Rooms {
   private readonly rooms = new Map<string, Room>();
   /** The latest catch-up rendering of each live broadcast, by group (see `catchUp`). */
-  private readonly catchUps = new WeakMap<Group, Map<string, { at: number; event: OverlayBroadcastEvent; payload: RenderedEvent }>>();
+  private readonly catchUps = new WeakMap<Group, Map<string, CatchUpRendering>>();
 
   constructor(private readonly options: RoomsOptions) {}
 
@@ -85,7 +88,7 @@ export class Rooms {
     const { group } = subscriber;
     if (room.active.size === 0) return;
     let renderings = this.catchUps.get(group);
-    if (!renderings) this.catchUps.set(group, (renderings = new Map()));
+    if (!renderings) this.catchUps.set(group, (renderings = new Map<string, CatchUpRendering>()));
     const now = Date.now();
     for (const event of room.active.values()) {
       if (!reaches(event, group.channelKey, subscriber.connection)) continue;

@@ -45,7 +45,7 @@ export class RenderedEvent {
    * each time, so a group of viewers with random ids does not fill a map per event.
    */
   framed(prefix: Buffer, build: () => Buffer): Buffer {
-    const byPrefix = (this.byPrefix ??= new Map());
+    const byPrefix = (this.byPrefix ??= new Map<Buffer, Buffer>());
     let frame = byPrefix.get(prefix);
     if (frame) return frame;
     frame = build();

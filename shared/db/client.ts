@@ -6,7 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient as SqlitePrismaClient, Prisma } from './generated/sqlite';
 import { migrateDatabase, sqliteFilePath } from './migrate';
-import { cacheReadPlans } from './planCache';
+import { cacheReadPlans, type QueryCompilerModule } from './planCache';
 import { providerOf, type DbProvider } from './providers';
 import { SqliteConnection } from './sqlite';
 import { PrismaSqlite } from './sqliteAdapter';
@@ -66,7 +66,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   let plain: PlainDriver | null = null;
   if (provider === 'sqlite') {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    cacheReadPlans(require('./generated/sqlite/query_compiler_bg.js'));
+    cacheReadPlans(require('./generated/sqlite/query_compiler_bg.js') as QueryCompilerModule);
     const file = sqliteFilePath(databaseUrl);
     prisma = new SqlitePrismaClient({ adapter: new PrismaSqlite(file), log: COUNT_QUERIES, transactionOptions: TRANSACTIONS });
     if (file !== ':memory:' && file !== '') {
@@ -81,7 +81,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { PrismaClient } = require('./generated/postgresql') as { PrismaClient: new (options: unknown) => Db };
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    cacheReadPlans(require('./generated/postgresql/query_compiler_bg.js'));
+    cacheReadPlans(require('./generated/postgresql/query_compiler_bg.js') as QueryCompilerModule);
     const pool = new Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
     // An idle connection the server ends (restart, failover, a dropped database) is an 'error' event on
     // the pool; unheard, it would crash the process. The pool has already discarded that connection and

@@ -15,7 +15,7 @@ const KEPT_PLANS = 2000;
 /** Longer statements (large `in` lists, say) are seldom sent twice: not kept. */
 const CACHEABLE_LENGTH = 8 * 1024;
 
-interface QueryCompilerModule {
+export interface QueryCompilerModule {
   QueryCompiler?: { prototype: { compile?: (this: object, request: string) => unknown } };
 }
 
@@ -49,7 +49,7 @@ export function cacheReadPlans(compilerModule: QueryCompilerModule): void {
     const plan = compile.call(this, request);
     const action = actionOf(request);
     if (action === null || !READ_ACTIONS.has(action)) return plan;
-    if (!plans) plansOf.set(this, (plans = new Map()));
+    if (!plans) plansOf.set(this, (plans = new Map<string, unknown>()));
     if (plans.size >= KEPT_PLANS) plans.delete(plans.keys().next().value as string);
     plans.set(request, plan);
     return plan;

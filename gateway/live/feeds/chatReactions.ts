@@ -63,7 +63,7 @@ export class ChatRoomCounts {
     if (!message || typeof message !== 'object' || typeof message.siteId !== 'string' || typeof message.panelId !== 'string' || !message.counts) return;
     const key = `${message.siteId}\u0000${message.panelId}`;
     let room = this.reactions.get(key);
-    if (!room) this.reactions.set(key, (room = new Map()));
+    if (!room) this.reactions.set(key, (room = new Map<string, number>()));
     for (const [emoji, count] of Object.entries(message.counts).slice(0, MAX_EMOJI_PER_MESSAGE)) {
       if (Number.isInteger(count) && count > 0) room.set(emoji, (room.get(emoji) ?? 0) + count);
     }

@@ -28,7 +28,7 @@ const asked = new WeakMap<SubgraphContext, Map<string, Promise<Sender | null>>>(
 
 function senderOf(ctx: SubgraphContext, siteId: string, accountId: string): Promise<Sender | null> {
   let senders = asked.get(ctx);
-  if (!senders) asked.set(ctx, (senders = new Map()));
+  if (!senders) asked.set(ctx, (senders = new Map<string, Promise<Sender | null>>()));
   let sender = senders.get(accountId);
   if (!sender) senders.set(accountId, (sender = askSender(ctx, siteId, accountId)));
   return sender;
