@@ -106,6 +106,15 @@ const CASES: Record<string, LimitCase> = {
       return () => ({ params: { panelId }, headers: viewer(site, token), body: { text: `hello ${(attempt += 1)}` } });
     },
   },
+  sendChatReaction: {
+    allowed: 30,
+    rule: 'reactions',
+    async prepare() {
+      const panelId = await createChatPanel(stack, site, {});
+      const token = await site.token([]);
+      return () => ({ params: { panelId }, headers: viewer(site, token), body: { emoji: '👍' } });
+    },
+  },
   ingestDataEvent: {
     allowed: 3,
     rule: 'data_events',
