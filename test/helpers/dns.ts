@@ -9,6 +9,7 @@ import { promises as dns } from 'node:dns';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../scripts/services';
 import { until } from './wait';
 
 /** TXT records by name; each value is one record. */
@@ -32,17 +33,32 @@ function txtValue(value: string): string {
   return strings.join(',');
 }
 
-async function freeUdpPort(): Promise<number> {
-  const socket = createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  const { port } = socket.address();
-  await new Promise<void>((resolve) => socket.close(resolve));
-  return port;
+/**
+ * A port free for dnsmasq, which takes it on UDP and TCP alike: below the ephemeral range (where no client
+ * socket or port-0 server of another test takes one meanwhile), free on TCP, and bindable on UDP.
+ */
+async function freeDnsPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const socket = createSocket('udp4');
+    const bound = await new Promise<boolean>((resolve) => {
+      socket.once('error', () => resolve(false));
+      socket.bind(port, '127.0.0.1', () => resolve(true));
+    });
+    await new Promise<void>((resolve) => {
+      try {
+        socket.close(() => resolve());
+      } catch {
+        resolve(); // never bound: nothing to close
+      }
+    });
+    if (bound) return port;
+  }
 }
 
 /** Starts dnsmasq on a free port with these records; names under .test that it does not hold are NXDOMAIN. */
 export async function startTestDns(records: TxtRecords = {}): Promise<TestDns> {
-  const port = await freeUdpPort();
+  const port = await freeDnsPort();
   const dir = mkdtempSync(join(tmpdir(), 'stagegraph-dns-'));
   const resolver = new dns.Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([`127.0.0.1:${port}`]);

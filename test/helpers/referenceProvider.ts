@@ -5,11 +5,11 @@
  * started here is stopped by stopReferenceProviders() (provider, nginx with it, encoders).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../scripts/services';
 import { eventually } from './wait';
 
 const root = join(__dirname, '..', '..');
@@ -17,35 +17,12 @@ const run = promisify(execFile);
 const children = new Set<ChildProcess>();
 const stateDirs = new Set<string>();
 
-/** The lowest port the kernel hands out for port 0 (Linux's ephemeral range starts there). */
-function ephemeralLow(): number {
-  try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
-  } catch {
-    return 32768;
-  }
-}
-
 /**
  * A port nothing listens on, for nginx and the provider, which cannot take port 0 (the provider's URLs
- * carry its ports). It is chosen below the ephemeral range, so no server started meanwhile on port 0 (the
- * stack's, another test file's) can be given it before the provider binds it.
+ * carry its ports): below the ephemeral range, so no server started meanwhile on port 0 (the stack's,
+ * another test file's) nor a client socket can be given it before the provider binds it.
  */
-export async function freePort(): Promise<number> {
-  const low = ephemeralLow();
-  for (;;) {
-    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
-    const server = createServer();
-    const bound = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (bound) {
-      await new Promise((resolve) => server.close(resolve));
-      return port;
-    }
-  }
-}
+export { freePort };
 
 export interface ReferenceProviderPorts {
   httpPort: number;
