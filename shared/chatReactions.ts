@@ -38,7 +38,7 @@ export class ChatReactionCounter {
   add(siteId: string, panelId: string, emoji: string): void {
     const key = `${siteId}\u0000${panelId}`;
     let room = this.counts.get(key);
-    if (!room) this.counts.set(key, (room = new Map()));
+    if (!room) this.counts.set(key, (room = new Map<string, number>()));
     room.set(emoji, (room.get(emoji) ?? 0) + 1);
   }
 
