@@ -51,6 +51,9 @@ export interface ChatFigures {
   reactionsSent: number;
   reactionsAccepted: number;
   reactionStatuses: Record<string, number>;
+  /** Milliseconds from a reaction sent to its answer, p50 and p99. */
+  reactionAckP50Ms: number;
+  reactionAckP99Ms: number;
   /** Viewers whose reaction counts add up exactly to the accepted reactions, per emoji. */
   exactReactionViewers: number;
 }
@@ -136,9 +139,9 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
   const total = rate * seconds;
   const startAt = performance.now() + 100;
   const sends: Promise<void>[] = [];
-  const reacted: Promise<{ accepted: Record<string, number>; statuses: Record<string, number>; sent: number }> = reactor
+  const reacted: Promise<{ accepted: Record<string, number>; statuses: Record<string, number>; sent: number; ackP50Ms: number; ackP99Ms: number }> = reactor
     ? request(reactor, { type: 'go' }, 'reacted')
-    : Promise.resolve({ accepted: {}, statuses: {}, sent: 0 });
+    : Promise.resolve({ accepted: {}, statuses: {}, sent: 0, ackP50Ms: NaN, ackP99Ms: NaN });
   for (let index = 0; index < total; index += 1) {
     const wait = startAt + (index * 1000) / rate - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -188,6 +191,8 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     reactionsSent: reactions.sent,
     reactionsAccepted: Object.values(reactions.accepted).reduce((sum, count) => sum + count, 0),
     reactionStatuses: reactions.statuses,
+    reactionAckP50Ms: reactions.ackP50Ms,
+    reactionAckP99Ms: reactions.ackP99Ms,
     exactReactionViewers: reactor ? reports.reduce((sum, report) => sum + report.exactReactions, 0) : 0,
   };
 }

@@ -26,13 +26,15 @@ const OPEN_AT_ONCE = 200;
 
 interface Reactor {
   socket: WebSocket;
-  /** Operation id → emoji of the reactions sent and not yet answered. */
-  pending: Map<string, string>;
+  /** Operation id → emoji of the reactions sent and not yet answered, and when each was sent. */
+  pending: Map<string, { emoji: string; sentAt: number }>;
   next: number;
 }
 
 const accepted: Record<string, number> = {};
 const statuses: Record<string, number> = {};
+/** Milliseconds from each reaction sent to its answer. */
+const latencies: number[] = [];
 let open = 0;
 const count = (status: string) => (statuses[status] = (statuses[status] ?? 0) + 1);
 
@@ -44,9 +46,11 @@ function openReactor(start: Start, url: string, token: string): Promise<Reactor 
     socket.on('message', (data) => {
       const message = JSON.parse(messageText(data)) as { type: string; id?: string; payload?: any };
       if (message.type === 'connection_ack') return resolve(reactor);
-      const emoji = message.id === undefined ? undefined : reactor.pending.get(message.id);
-      if (emoji === undefined || message.id === undefined) return;
+      const sent = message.id === undefined ? undefined : reactor.pending.get(message.id);
+      if (sent === undefined || message.id === undefined) return;
       if (message.type === 'next' || message.type === 'error') {
+        const { emoji, sentAt } = sent;
+        latencies.push(performance.now() - sentAt);
         reactor.pending.delete(message.id);
         open -= 1;
         const error = message.type === 'error' ? message.payload?.[0] : message.payload?.errors?.[0];
@@ -89,7 +93,7 @@ async function react(start: Start): Promise<void> {
     const reactor = reactors[index % reactors.length];
     const emoji = start.emoji[index % start.emoji.length];
     const id = String((reactor.next += 1));
-    reactor.pending.set(id, emoji);
+    reactor.pending.set(id, { emoji, sentAt: performance.now() });
     open += 1;
     sent += 1;
     reactor.socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: MUTATION, variables: { panelId: start.panelId, emoji } } }));
@@ -98,7 +102,9 @@ async function react(start: Start): Promise<void> {
   const deadline = performance.now() + 60_000;
   while (open > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   if (open > 0) statuses.unanswered = open;
-  process.send?.({ type: 'reacted', accepted, statuses, sent });
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? NaN) * 10) / 10;
+  process.send?.({ type: 'reacted', accepted, statuses, sent, ackP50Ms: at(50), ackP99Ms: at(99) });
   for (const reactor of reactors) reactor.socket.terminate();
 }
 

@@ -281,7 +281,7 @@ async function chatSection(figures: Figures, viewers: number): Promise<void> {
     'ack→viewer p99 ms': row.deliveryP99Ms, 'frames/s per viewer': row.meanFramesPerSecond, 'most frames in 1 s': row.maxFramesPerSecond,
     'reactions sent': row.reactionsSent, 'reactions accepted': row.reactionsAccepted, 'viewers with exact reaction counts': row.exactReactionViewers,
   })));
-  for (const row of rows) if (row.reactionsSent > 0) console.log(`${row.target}: reaction answers ${JSON.stringify(row.reactionStatuses)}`);
+  for (const row of rows) if (row.reactionsSent > 0) console.log(`${row.target}: reaction answers ${JSON.stringify(row.reactionStatuses)}, reaction ack p50 ${row.reactionAckP50Ms} ms, p99 ${row.reactionAckP99Ms} ms`);
   const stagegraph = rows[0];
   const bare = rows.find((row) => row.target.startsWith('floor')) as ChatFigures;
   console.log(`targets: ack p99 ≤ 250 ms (${stagegraph.ackP99Ms}), ack→viewer p99 ≤ 1000 ms (${stagegraph.deliveryP99Ms}), ≤ 4 frames/s (mean ${stagegraph.meanFramesPerSecond}, most in any 1 s ${stagegraph.maxFramesPerSecond}); ` +

@@ -40,6 +40,8 @@ import { LIVE_CHANNEL_OPERATIONS, liveChannelCheck } from './live/channels';
 import { CHAT_OPERATIONS, ChatFeed, chatSource } from './live/feeds/chat';
 import { CHAT_MODERATION_OPERATIONS, ChatModerationFeed } from './live/feeds/chatModeration';
 import { ChatRoomCounts } from './live/feeds/chatReactions';
+import { FastReactions } from './live/fastReactions';
+import { holdChatReactions } from '../shared/chatReactions';
 import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
 import { distinctEntities } from './distinctEntities';
 import { subgraphHttpSource } from './subgraphHttp';
@@ -225,7 +227,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const chatFeed = new ChatFeed(chatSource(execute), options.bus, logger.child({ component: 'chat' }), config.chatBatchMs);
   // Reactions and viewer counts of the rooms, summed across instances, ride on the chat feed's events.
   const chatCounts = new ChatRoomCounts(chatFeed, options.bus, logger.child({ component: 'chat-counts' }), { occupancyMs: config.chatOccupancyMs });
+  // The instance's reaction counter and limit, the content subgraph's own (shared/chatReactions.ts).
+  const reactions = holdChatReactions({ config, bus: options.bus, logger });
   const live = new LiveServer({
+    fastReactions: new FastReactions(reactions.reactions, chatFeed, () => {
+      if (!apiSchema) throw new Error('supergraph not loaded');
+      return apiSchema;
+    }),
     schema: () => {
       if (!apiSchema) throw new Error('supergraph not loaded');
       return apiSchema;
@@ -309,6 +317,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async stop() {
       chatCounts.close();
       await live.close();
+      await reactions.release();
       channels.stop();
       await watchTime?.close();
       options.trustedDocuments.stop();

@@ -396,3 +396,11 @@ export function metricsHandler(token: string | null, ...instance: Registry[]): R
     res.send(await registry.metrics());
   };
 }
+
+/**
+ * Counts an operation the live server answered without the executor (gateway/live/fastReactions.ts):
+ * in the same families and labels as the operations the gateway runs, so a fast path hides nothing.
+ */
+export function recordLiveOperation(operationName: string | null | undefined, started: bigint): void {
+  if (enabled) countOperation(operationLabel(operationName), started, false, undefined);
+}

@@ -9,7 +9,7 @@
  */
 import type { Client } from 'graphql-ws';
 import type { Stack } from '../stack';
-import { createChatPanel, sendChat, startChatFleet, watchChat, type ChatWatcher } from './helpers/chat';
+import { createChatPanel, reactionTotals, sendChat, startChatFleet, watchChat, type ChatWatcher } from './helpers/chat';
 import { viewer } from './helpers/community';
 import { usingRedis } from './helpers/database';
 import { graphql, rest, type Reply } from './helpers/http';
@@ -49,12 +49,6 @@ const react = (on: Pick<Stack, 'url'>, owner: TestSite, jwt: string | undefined,
   rest(on, 'POST', `/chat/v1/${panelId}/reactions`, { headers: viewer(owner, jwt), body: { emoji } });
 const watchRoom = (on: Pick<Stack, 'url'>, owner: TestSite, panelId: string): ChatWatcher => watchChat(on, owner.siteId, panelId, clients, { query: ROOM_SUBSCRIPTION });
 
-/** Reaction counts a watcher got, summed per emoji over every event that carried some. */
-function reactionTotals(watcher: ChatWatcher): Record<string, number> {
-  const totals: Record<string, number> = {};
-  for (const event of watcher.events) for (const { emoji, count } of event.reactions ?? []) totals[emoji] = (totals[emoji] ?? 0) + count;
-  return totals;
-}
 
 describe('replies', () => {
   it('carry the answered message’s ID, author name and first 80 characters, on the answer, in history and live', async () => {

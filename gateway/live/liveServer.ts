@@ -38,6 +38,7 @@ import { Rooms } from './rooms';
 import { ViewerPresence } from './presence';
 import { Streams, type LiveStream } from './streams';
 import type { ChannelCheck } from './channels';
+import type { FastReactions } from './fastReactions';
 import { CLOSE_GOING_AWAY, CLOSE_UNAUTHORIZED, TRANSPORTS, type Transport, type ViewerChannel } from './viewerChannel';
 
 export type { PresenceEntry, PresenceReport } from './presence';
@@ -80,6 +81,8 @@ export interface LiveServerOptions {
   checkChannel?: ChannelCheck;
   /** Counts signed-in viewers' watch time for quests; O(1) per subscription start and stop. */
   watchTime?: WatchTimeHooks;
+  /** Answers a viewer's reaction without the executor when it can answer it exactly (gateway/live/fastReactions.ts). */
+  fastReactions?: FastReactions;
 }
 
 const DOCUMENT_CACHE_LIMIT = 1000;
@@ -136,10 +139,11 @@ export class LiveServer {
   }
 
   /** Open viewer connections (all transports, and by transport) and subscriptions (for insights, metrics and tests). */
-  stats(): { connections: number; subscriptions: number; byTransport: Record<Transport, number> } {
+  stats(): { connections: number; subscriptions: number; byTransport: Record<Transport, number>; fastReactions: number } {
     const byTransport = Object.fromEntries(TRANSPORTS.map((transport) => [transport, 0])) as Record<Transport, number>;
     for (const connection of this.connections) byTransport[connection.channel.transport] += 1;
-    return { connections: this.connections.size, subscriptions: this.rooms.subscriptions() + this.feeds.count + this.streams.count, byTransport };
+    const fastReactions = this.options.fastReactions?.answered ?? 0;
+    return { connections: this.connections.size, subscriptions: this.rooms.subscriptions() + this.feeds.count + this.streams.count, byTransport, fastReactions };
   }
 
   /** Runs `hook` when the server closes (a transport's timers). */
@@ -280,6 +284,7 @@ export class LiveServer {
       return;
     }
     if (prepared.operation.operation !== OperationTypeNode.SUBSCRIPTION) {
+      if (await this.options.fastReactions?.answer(connection, id, prepared.operation, payload.variables ?? {})) return;
       const result = await this.options.executeOperation(
         { query: payload.query, variables: payload.variables ?? undefined, operationName: payload.operationName },
         identity,

@@ -92,6 +92,13 @@ export function watchChat(stack: Pick<Stack, 'url'>, siteId: string, panelId: st
   };
 }
 
+/** Reaction counts a watcher got, summed per emoji over every event that carried some. */
+export function reactionTotals(watcher: ChatWatcher): Record<string, number> {
+  const totals: Record<string, number> = {};
+  for (const event of watcher.events) for (const { emoji, count } of event.reactions ?? []) totals[emoji] = (totals[emoji] ?? 0) + count;
+  return totals;
+}
+
 /** Runs a query or mutation on an open graphql-ws socket. */
 export function onSocket(client: Client, query: string, variables: Record<string, unknown>): Promise<any> {
   return new Promise((resolve, reject) => {

@@ -442,6 +442,12 @@ export class ChatFeed implements LiveStream {
     this.schedule(room);
   }
 
+  /** The room's emoji when it is loaded here, else null (what the reaction fast path trusts: gateway/live/fastReactions.ts). */
+  reactionsOf(siteId: string, panelId: string): readonly string[] | null {
+    const room = this.rooms.get(`${siteId}\u0000${panelId}`);
+    return room?.state.life === 'open' && room.system ? room.system.reactions : null;
+  }
+
   /** Each room with viewers here, and how many (what this instance reports for the room's occupancy). */
   roomViewers(): [siteId: string, panelId: string, viewers: number][] {
     return [...this.rooms.values()].filter((room) => !isClosed(room) && room.viewers.size > 0).map((room) => [room.siteId, room.panelId, room.viewers.size]);

@@ -1,7 +1,7 @@
 /**
  * Reactions (C + J): one of the room's emoji (renderer.reactions, default 8), rate limited per account,
  * counted in this instance's memory and published once a second with every other reaction to the room
- * (reactionCounter.ts). Nothing is stored: a reaction is a moment's applause, not history.
+ * (shared/chatReactions.ts). Nothing is stored: a reaction is a moment's applause, not history.
  */
 import { requireSite } from '../../../shared/auth/access';
 import { badInput, unauthenticated } from '../../../shared/errors';

@@ -10,6 +10,7 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { openRateLimiters, type LimitOptions, type RateLimiters } from '../../../shared/rateLimits';
 import { Topics } from '../../../shared/bus';
 import { CHAT_MESSAGE_VERSION, type ChatBusMessage } from '../../../shared/chatEvents';
+import { holdChatReactions, reactionLimitMessage, type ChatReactionCounter } from '../../../shared/chatReactions';
 import type { Db } from '../../../shared/db/client';
 import { appError, ErrorCode, notFound } from '../../../shared/errors';
 import { recordingOfChannel } from '../../../shared/recordings';
@@ -19,14 +20,11 @@ import { onViewerReadsChanged } from '../../../shared/viewerReads';
 import { channelsListing } from '../references';
 import { DuePublisher } from './delay';
 import { chatModerationOf, type ChatModeration } from './moderationSchema';
-import { ChatReactionCounter } from './reactionCounter';
 import { chatSettingsOf, isChatRenderer, type ChatSettings } from './rules';
 import { ChatWriter, type StoredRooms } from './store';
 
 /** Messages per account across the site's chats. */
 const SITE_LIMIT = { keyPrefix: 'chat-site', points: 20, duration: 30 };
-/** Reactions per account across the site's chats: applause, not a flood. */
-const REACTION_LIMIT = { keyPrefix: 'chat-reactions', points: 30, duration: 10 };
 /** How long room settings are reused: a change applies within this on every instance, even without the bus. */
 const SETTINGS_TTL_MS = 500;
 const SETTINGS_MAX = 10_000;
@@ -49,7 +47,8 @@ interface Cached<T> {
 export class ChatRuntime {
   readonly writer: ChatWriter;
   readonly reactions: ChatReactionCounter;
-  private readonly reactionLimit: RateLimiterAbstract;
+  /** The instance's reactions, shared with the live server's fast path (shared/chatReactions.ts). */
+  private readonly reactionsHeld: ReturnType<typeof holdChatReactions>;
   private readonly limits: RateLimiters;
   private readonly siteLimit: RateLimiterAbstract;
   private readonly slowLimits = new Map<number, RateLimiterAbstract>();
@@ -65,8 +64,8 @@ export class ChatRuntime {
     this.due = new DuePublisher(database.prisma, this.writer, logger);
     this.limits = openRateLimiters(config, logger);
     this.siteLimit = this.limiter(SITE_LIMIT);
-    this.reactionLimit = this.limiter(REACTION_LIMIT);
-    this.reactions = new ChatReactionCounter(deps.bus);
+    this.reactionsHeld = holdChatReactions(deps);
+    this.reactions = this.reactionsHeld.reactions.counter;
     this.stopFollowing = onViewerReadsChanged(deps.bus, (siteId) => {
       if (siteId === null) this.settings.clear();
       else for (const key of this.settings.keys()) if (key.startsWith(`${siteId}\u0000`)) this.settings.delete(key);
@@ -128,8 +127,8 @@ export class ChatRuntime {
 
   /** Spends one of the account's reactions (30 per 10 s across the site); RATE_LIMITED when none is left. */
   async countReaction(siteId: string, accountId: string): Promise<void> {
-    const { points, duration } = REACTION_LIMIT;
-    await this.spend(this.reactionLimit, `${siteId}:${accountId}`, 'reactions', (wait) => `at most ${points} reactions per ${duration} s per account; try again in ${wait} s`);
+    const retryAfter = await this.reactionsHeld.reactions.spend(siteId, accountId);
+    if (retryAfter !== null) throw appError(ErrorCode.RATE_LIMITED, reactionLimitMessage(retryAfter), { retryAfter, rule: 'reactions' });
   }
 
   /** One message per `seconds` per account in the room (slow mode); RATE_LIMITED with the seconds left. */
@@ -176,7 +175,7 @@ export class ChatRuntime {
     this.stopFollowing();
     clearInterval(this.sweep);
     this.due.stop();
-    this.reactions.stop();
+    await this.reactionsHeld.release();
     await this.limits.close();
   }
 }
