@@ -10,7 +10,14 @@ async function main(): Promise<void> {
   const stack = await startStack(config, { logger });
   const address = describeListenAddress(config.host, stack.port);
   logger.info(
-    { host: config.host, port: stack.port, url: address.localUrl, runtime: process.version, database: stack.database.provider, bus: config.redisUrl ? 'redis' : 'in-process' },
+    {
+      host: config.host,
+      port: stack.port,
+      url: address.localUrl,
+      runtime: process.version,
+      database: stack.database.provider,
+      bus: config.redisUrl ? 'redis' : 'in-process',
+    },
     `stagegraph listening on ${address.bound}; on this machine: ${address.localUrl}`,
   );
   let stopping = false;

@@ -103,12 +103,33 @@ export async function serveGateway(
   // reading a site's quests through kept reads of the gateway's own.
   const questReads = followedSiteCache<unknown>(bus);
   const quests = { ...questDepsOf(deps, questReads.cache), provider: database.provider };
-  const gateway = await createGateway({ config, logger, authenticator, bus, subgraphUrl, localSubgraph, trustedDocuments: trustedDocumentStore(database.prisma, bus), recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined });
+  const gateway = await createGateway({
+    config,
+    logger,
+    authenticator,
+    bus,
+    subgraphUrl,
+    localSubgraph,
+    trustedDocuments: trustedDocumentStore(database.prisma, bus),
+    recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined,
+  });
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
   const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph), logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   registerOperationNames(routes.map((route) => route.document));
   const drain = new Drain();
-  const app = createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes: config.bodyLimitBytes, metricsToken: config.metricsToken, internalSecret: config.internalSecret, drain, shutdownGraceMs: config.shutdownGraceMs, graphiql: config.graphiql });
+  const app = createPublicApp({
+    gateway,
+    rest,
+    database,
+    bus,
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+    metricsToken: config.metricsToken,
+    internalSecret: config.internalSecret,
+    drain,
+    shutdownGraceMs: config.shutdownGraceMs,
+    graphiql: config.graphiql,
+  });
 
   if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');
   const httpServer = createExpressServer(app);

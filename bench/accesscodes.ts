@@ -24,7 +24,11 @@ export async function measureAccessCodes(instance: Instance): Promise<AccessCode
   const site = createSite(instance);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   const sku = 'bench-pass';
-  const created = await fetch(`${instance.url}/entitlement/v1/`, { method: 'POST', headers, body: JSON.stringify({ sku, name: 'Bench pass', prices: [{ currency: 'USD', value: 10 }] }) });
+  const created = await fetch(`${instance.url}/entitlement/v1/`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ sku, name: 'Bench pass', prices: [{ currency: 'USD', value: 10 }] }),
+  });
   if (created.status !== 201) throw new Error(`entitlement not created: ${created.status} ${await created.text()}`);
   const seen = new Set<string>();
 

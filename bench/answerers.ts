@@ -66,7 +66,9 @@ function openViewer(start: Start, token: string, answerId: string): Promise<void
         retries += 1;
         setTimeout(() => connect(attempt + 1), 200 + Math.random() * 800);
       };
-      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } })));
+      socket.on('open', () =>
+        socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } })),
+      );
       socket.on('message', (data) => {
         const at = now();
         const text = messageText(data);
@@ -114,10 +116,15 @@ async function onMessage(message: Start | Answer | { type: 'report' } | { type: 
   } else if (message.type === 'answer') {
     for (const viewer of viewers) {
       const delay = message.startAt + Math.random() * message.windowMs - now();
-      setTimeout(() => {
-        viewer.sentAt = now();
-        viewer.socket.send(JSON.stringify({ id: 'answer', type: 'subscribe', payload: { query: MUTATION, variables: { pollId, answerId: viewer.answerId } } }));
-      }, Math.max(0, delay));
+      setTimeout(
+        () => {
+          viewer.sentAt = now();
+          viewer.socket.send(
+            JSON.stringify({ id: 'answer', type: 'subscribe', payload: { query: MUTATION, variables: { pollId, answerId: viewer.answerId } } }),
+          );
+        },
+        Math.max(0, delay),
+      );
     }
     process.send?.({ type: 'scheduled' });
   } else if (message.type === 'report') {

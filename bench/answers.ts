@@ -44,7 +44,17 @@ export async function viewerAccounts(instance: Instance, siteId: string, count: 
     for (let start = 0; start < count; start += 1000) {
       const rows = Array.from({ length: Math.min(1000, count - start) }, () => {
         const id = randomBytes(12).toString('hex');
-        return { id, siteId, email: `${id}@bench.test`, name: `Viewer ${id.slice(0, 6)}`, normalizedName: `viewer ${id.slice(0, 6)}`, roles: [], tags: [], createdAt: now, updatedAt: now };
+        return {
+          id,
+          siteId,
+          email: `${id}@bench.test`,
+          name: `Viewer ${id.slice(0, 6)}`,
+          normalizedName: `viewer ${id.slice(0, 6)}`,
+          roles: [],
+          tags: [],
+          createdAt: now,
+          updatedAt: now,
+        };
       });
       await database.prisma.account.createMany({ data: rows });
       for (const row of rows) tokens.push(signSessionToken({ sub: row.id, site: siteId, roles: [] }, instance.env.JWT_SECRET, 3600));
@@ -72,7 +82,11 @@ export async function measureAnswers(viewers: number, instances: Instance[] = []
     const [first] = instances;
     const site = createSite(first);
     const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
-    const answers = [{ id: 'a', text: 'A' }, { id: 'b', text: 'B' }, { id: 'c', text: 'C' }];
+    const answers = [
+      { id: 'a', text: 'A' },
+      { id: 'b', text: 'B' },
+      { id: 'c', text: 'C' },
+    ];
     const poll = await call(first, 'POST', '/poll/v3/', admin, { type: 'poll', name: 'Bench poll', question: 'Which?', answers });
     const tokens = await viewerAccounts(first, site.siteId, viewers);
 
@@ -84,7 +98,15 @@ export async function measureAnswers(viewers: number, instances: Instance[] = []
         const instance = instances[index % instances.length];
         return request(
           worker,
-          { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, pollId: poll._id, tokens: slice, answerIds: slice.map((_, at) => answers[(index * perWorker + at) % 3].id), concurrency: 200 },
+          {
+            type: 'start',
+            url: `${instance.url.replace('http', 'ws')}/graphql`,
+            siteId: site.siteId,
+            pollId: poll._id,
+            tokens: slice,
+            answerIds: slice.map((_, at) => answers[(index * perWorker + at) % 3].id),
+            concurrency: 200,
+          },
           'ready',
         );
       }),

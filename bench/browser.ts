@@ -44,7 +44,7 @@ export async function measureBrowser(instance: Instance, broadcasts = 50): Promi
     const page = await browser.newPage();
     await page.evaluateOnNewDocument(() => {
       const seen: Record<string, number> = {};
-      (window).__seen = seen;
+      window.__seen = seen;
       new MutationObserver((records: { addedNodes: { dataset?: { broadcastId?: string } }[] }[]) => {
         for (const record of records) {
           for (const node of record.addedNodes) {
@@ -55,12 +55,12 @@ export async function measureBrowser(instance: Instance, broadcasts = 50): Promi
       }).observe(document, { childList: true, subtree: true });
     });
     await page.goto(`${instance.url}/embed/v1/overlays?siteId=${site.siteId}&channelId=${channel._id}`);
-    await page.waitForFunction(() => (window).stagegraphEmbed?.connected === true);
+    await page.waitForFunction(() => window.stagegraphEmbed?.connected === true);
     // Three broadcasts first, not counted: the first calls of a fresh process warm its code paths.
     for (let n = -3; n < broadcasts; n += 1) {
       const sent = Date.now();
       const { broadcastId } = await post(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, admin, { channelId: channel._id, variables: { n: String(n) } });
-      const shownAt = (await (await page.waitForFunction((id) => (window).__seen[id], {}, broadcastId)).jsonValue()) as number;
+      const shownAt = (await (await page.waitForFunction((id) => window.__seen[id], {}, broadcastId)).jsonValue()) as number;
       if (n >= 0) latencies.push(shownAt - sent);
     }
   } finally {

@@ -18,7 +18,10 @@ export interface Floor {
 
 /** Starts the bare ws server (bench/floor.ts) as its own process. */
 export async function startFloor(env: Record<string, string> = {}): Promise<Floor> {
-  const child: ChildProcess = spawnTracked(process.execPath, ['--import', 'tsx', join(__dirname, 'floor.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawnTracked(process.execPath, ['--import', 'tsx', join(__dirname, 'floor.ts')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -108,7 +111,13 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     const warm = tokens.pop() as string;
     for (const instance of instances) {
       for (let index = 0; index < 3; index += 1) {
-        await callJson(instance, 'POST', `/chat/v1/${panelId}/messages`, { 'x-service-client-id': siteId, authorization: `Bearer ${warm}` }, { text: `warm-up ${index}` });
+        await callJson(
+          instance,
+          'POST',
+          `/chat/v1/${panelId}/messages`,
+          { 'x-service-client-id': siteId, authorization: `Bearer ${warm}` },
+          { text: `warm-up ${index}` },
+        );
       }
     }
   }
@@ -187,7 +196,13 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     deliveryP50Ms: histogramPercentile(histogram, 50),
     deliveryP99Ms: histogramPercentile(histogram, 99),
     maxFramesPerSecond: Math.max(...reports.map((report) => report.maxFramesPerSecond)),
-    meanFramesPerSecond: round(reports.reduce((sum, report) => sum + report.meanFramesPerSecond * report.viewers, 0) / Math.max(1, reports.reduce((sum, report) => sum + report.viewers, 0))),
+    meanFramesPerSecond: round(
+      reports.reduce((sum, report) => sum + report.meanFramesPerSecond * report.viewers, 0) /
+        Math.max(
+          1,
+          reports.reduce((sum, report) => sum + report.viewers, 0),
+        ),
+    ),
     reactionsSent: reactions.sent,
     reactionsAccepted: Object.values(reactions.accepted).reduce((sum, count) => sum + count, 0),
     reactionStatuses: reactions.statuses,
@@ -208,7 +223,11 @@ export async function measureFanoutFloor(viewers: number): Promise<{ viewers: nu
       workers.map((worker) => {
         const count = Math.min(perWorker, viewers - assigned);
         assigned += count;
-        return request(worker, { type: 'start', url: `${floor.url.replace('http', 'ws')}/graphql`, siteId: 'floor', channelId: 'main', count, concurrency: 200 }, 'ready');
+        return request(
+          worker,
+          { type: 'start', url: `${floor.url.replace('http', 'ws')}/graphql`, siteId: 'floor', channelId: 'main', count, concurrency: 200 },
+          'ready',
+        );
       }),
     );
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -217,8 +236,16 @@ export async function measureFanoutFloor(viewers: number): Promise<{ viewers: nu
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const receipts = await Promise.all(workers.map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')));
     for (const worker of workers) worker.send({ type: 'close' });
-    const latencies = receipts.flatMap((receipt) => receipt.times as number[]).map((at) => at - sentAt).sort((a, b) => a - b);
-    return { viewers: ready.reduce((sum, reply) => sum + reply.open, 0), received: latencies.length, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)) };
+    const latencies = receipts
+      .flatMap((receipt) => receipt.times as number[])
+      .map((at) => at - sentAt)
+      .sort((a, b) => a - b);
+    return {
+      viewers: ready.reduce((sum, reply) => sum + reply.open, 0),
+      received: latencies.length,
+      p50Ms: round(percentile(latencies, 50)),
+      p99Ms: round(percentile(latencies, 99)),
+    };
   } finally {
     await floor.stop();
   }

@@ -42,7 +42,9 @@ function openReactor(start: Start, url: string, token: string): Promise<Reactor 
   return new Promise((resolve) => {
     const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { perMessageDeflate: false });
     const reactor: Reactor = { socket, pending: new Map(), next: 0 };
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } })));
+    socket.on('open', () =>
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } })),
+    );
     socket.on('message', (data) => {
       const message = JSON.parse(messageText(data)) as { type: string; id?: string; payload?: any };
       if (message.type === 'connection_ack') return resolve(reactor);

@@ -24,7 +24,8 @@ interface Report {
   reactions?: Record<string, number>;
 }
 
-const SUBSCRIPTION = 'subscription($panelId: ID!) { chatMessages(panelId: $panelId) { kind ids messages { id seq text author { accountId name } created } reactions { emoji count } } }';
+const SUBSCRIPTION =
+  'subscription($panelId: ID!) { chatMessages(panelId: $panelId) { kind ids messages { id seq text author { accountId name } created } reactions { emoji count } } }';
 const REACTIONS = /"reactions":\[([^\]]*)\]/;
 const REACTION = /"emoji":"((?:[^"\\]|\\.)*)","count":(\d+)/g;
 const now = () => performance.timeOrigin + performance.now();
@@ -79,7 +80,19 @@ function onFrame(viewer: ViewerState, index: number, text: string): void {
 function openViewer(start: Start, index: number): Promise<void> {
   return new Promise((resolve) => {
     const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
-    const viewer: ViewerState = { socket, started: false, lastSeq: 0, received: 0, disorder: 0, frames: [], maxFramesPerSecond: 0, frameCount: 0, firstFrameAt: 0, lastFrameAt: 0, reactions: new Map() };
+    const viewer: ViewerState = {
+      socket,
+      started: false,
+      lastSeq: 0,
+      received: 0,
+      disorder: 0,
+      frames: [],
+      maxFramesPerSecond: 0,
+      frameCount: 0,
+      firstFrameAt: 0,
+      lastFrameAt: 0,
+      reactions: new Map(),
+    };
     viewers[index] = viewer;
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
     socket.on('message', (data) => {
@@ -129,7 +142,9 @@ function report({ acks, reactions = {} }: Report) {
     disorder: viewers.reduce((sum, viewer) => sum + viewer.disorder, 0),
     maxFramesPerSecond: Math.max(0, ...viewers.map((viewer) => viewer.maxFramesPerSecond)),
     // Frames per second over the time the messages came in, averaged over viewers.
-    meanFramesPerSecond: viewers.reduce((sum, viewer) => sum + (viewer.frameCount > 1 ? (viewer.frameCount - 1) / ((viewer.lastFrameAt - viewer.firstFrameAt) / 1000) : 0), 0) / Math.max(1, viewers.length),
+    meanFramesPerSecond:
+      viewers.reduce((sum, viewer) => sum + (viewer.frameCount > 1 ? (viewer.frameCount - 1) / ((viewer.lastFrameAt - viewer.firstFrameAt) / 1000) : 0), 0) /
+      Math.max(1, viewers.length),
   };
 }
 

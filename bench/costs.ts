@@ -39,7 +39,11 @@ async function redisCounters(redis: Redis): Promise<RedisCounters> {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 async function call(instance: Instance, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const reply = await fetch(`${instance.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const reply = await fetch(`${instance.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await reply.text();
   if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${text}`);
   return text ? JSON.parse(text) : null;
@@ -51,26 +55,52 @@ export async function measureCosts(instance: Instance, redisUrl: string, count =
   try {
     const site = createSite(instance);
     const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
-    const overlay = await call(instance, 'POST', '/overlay/v1', admin, { name: 'Score', type: 'template', contents: { html: '<b>${score}</b>' }, duration: 30 });
-    const schema = { type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' }, score: { type: 'string' } } } } };
+    const overlay = await call(instance, 'POST', '/overlay/v1', admin, {
+      name: 'Score',
+      type: 'template',
+      contents: { html: '<b>${score}</b>' },
+      duration: 30,
+    });
+    const schema = {
+      type: 'object',
+      required: ['data'],
+      properties: { data: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' }, score: { type: 'string' } } } },
+    };
     const { dataProviderId, secret } = await call(instance, 'POST', '/dataprovider/v1/register', admin, {
-      name: 'Feed', description: 'costs', schema, ownerName: 'Bench', ownerEmail: 'bench@example.test', realtime: true, ttl: 600,
+      name: 'Feed',
+      description: 'costs',
+      schema,
+      ownerName: 'Bench',
+      ownerEmail: 'bench@example.test',
+      realtime: true,
+      ttl: 600,
     });
     await call(instance, 'POST', '/personalization/v1/', admin, {
       name: 'Goal',
       jsonRule: {
         trigger: { dataProviderId, fact: 'data.kind', operator: 'equal', value: 'goal', behavior: 'immediate' },
-        action: { type: 'SEND_OVERLAY', targeting: { scope: 'all_channels', target: [] }, templateId: overlay._id, dataMap: { score: 'data.score' }, broadcastPayload: {} },
+        action: {
+          type: 'SEND_OVERLAY',
+          targeting: { scope: 'all_channels', target: [] },
+          templateId: overlay._id,
+          dataMap: { score: 'data.score' },
+          broadcastPayload: {},
+        },
       },
     });
     const event = (kind: string, n: number) => async () => {
       const body = JSON.stringify({ data: { kind, score: String(n) } });
       const signature = createHmac('sha256', secret).update(body).digest('hex');
-      const reply = await fetch(`${instance.url}/dataprovider/v1/${dataProviderId}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-dataprovider-signature': signature }, body });
+      const reply = await fetch(`${instance.url}/dataprovider/v1/${dataProviderId}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-dataprovider-signature': signature },
+        body,
+      });
       if (reply.status !== 201) throw new Error(`event answered ${reply.status}`);
     };
     const operations: Record<string, (n: number) => () => Promise<unknown>> = {
-      'overlay broadcast (REST, one channel)': (n) => () => call(instance, 'POST', `/overlay/v1/broadcast/${overlay._id}`, admin, { channelId: 'main', variables: { score: String(n) } }),
+      'overlay broadcast (REST, one channel)': (n) => () =>
+        call(instance, 'POST', `/overlay/v1/broadcast/${overlay._id}`, admin, { channelId: 'main', variables: { score: String(n) } }),
       'data event that fires a rule (→ one broadcast)': (n) => event('goal', n),
       'data event that fires nothing': (n) => event('tick', n),
     };
@@ -90,7 +120,11 @@ export async function measureCosts(instance: Instance, redisUrl: string, count =
         const change = calls - (redisBefore.commands[name] ?? 0);
         if (change > 0) commands[name] = change;
       }
-      return { sql: sqlAfter - sqlBefore, redis: { commands, bytesIn: redisAfter.bytesIn - redisBefore.bytesIn, bytesOut: redisAfter.bytesOut - redisBefore.bytesOut }, ms };
+      return {
+        sql: sqlAfter - sqlBefore,
+        redis: { commands, bytesIn: redisAfter.bytesIn - redisBefore.bytesIn, bytesOut: redisAfter.bytesOut - redisBefore.bytesOut },
+        ms,
+      };
     };
 
     // Idle traffic over one second (the counters' own INFO calls included), scaled to each run's length.

@@ -30,23 +30,41 @@ export async function measureDataEvents(instance: Instance, viewers = 100, ruleE
   const schema = {
     type: 'object',
     required: ['data'],
-    properties: { data: { type: 'object', required: ['kind', 'seq'], properties: { kind: { type: 'string' }, seq: { type: 'integer' }, score: { type: 'number' } } } },
+    properties: {
+      data: { type: 'object', required: ['kind', 'seq'], properties: { kind: { type: 'string' }, seq: { type: 'integer' }, score: { type: 'number' } } },
+    },
   };
   const { dataProviderId, secret } = await call(instance, 'POST', '/dataprovider/v1/register', admin, {
-    name: 'Bench feed', description: 'bench', schema, ownerName: 'Bench', ownerEmail: 'bench@example.test', realtime: true, ttl: 600,
+    name: 'Bench feed',
+    description: 'bench',
+    schema,
+    ownerName: 'Bench',
+    ownerEmail: 'bench@example.test',
+    realtime: true,
+    ttl: 600,
   });
   const overlay = await call(instance, 'POST', '/overlay/v1', admin, { name: 'Goal', type: 'template', contents: { html: '<b>${seq}</b>' }, duration: 120 });
   await call(instance, 'POST', '/personalization/v1/', admin, {
     name: 'Goal overlay',
     jsonRule: {
       trigger: { dataProviderId, fact: 'data.kind', operator: 'equal', value: 'goal', behavior: 'immediate' },
-      action: { type: 'SEND_OVERLAY', targeting: { scope: 'all_channels', target: [] }, templateId: overlay._id, dataMap: { seq: 'data.seq' }, broadcastPayload: {} },
+      action: {
+        type: 'SEND_OVERLAY',
+        targeting: { scope: 'all_channels', target: [] },
+        templateId: overlay._id,
+        dataMap: { seq: 'data.seq' },
+        broadcastPayload: {},
+      },
     },
   });
   const path = `/dataprovider/v1/${dataProviderId}/events`;
   const send = async (payload: object) => {
     const text = JSON.stringify(payload);
-    const reply = await fetch(`${instance.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-dataprovider-signature': sign(secret, text) }, body: text });
+    const reply = await fetch(`${instance.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-dataprovider-signature': sign(secret, text) },
+      body: text,
+    });
     if (reply.status !== 201) throw new Error(`event answered ${reply.status}: ${await reply.text()}`);
   };
 
@@ -68,7 +86,11 @@ export async function measureDataEvents(instance: Instance, viewers = 100, ruleE
 
   // Latency: viewers in a worker process; events that fire the rule, one at a time.
   const worker = startWorker();
-  const ready = await request(worker, { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: channel, count: viewers, concurrency: 50 }, 'ready');
+  const ready = await request(
+    worker,
+    { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: channel, count: viewers, concurrency: 50 },
+    'ready',
+  );
   await new Promise((resolve) => setTimeout(resolve, 500));
   const answeredAt = new Map<number, number>();
   for (let index = 0; index < ruleEvents; index += 1) {
@@ -99,7 +121,12 @@ export async function measureDataEvents(instance: Instance, viewers = 100, ruleE
       p99Ms: result.latency.p99,
       errors: result.errors + result.non2xx,
     },
-    restReadBaseline: { requestsPerSecond: Math.round(baselinePerSecond), p50Ms: baseline.latency.p50, p99Ms: baseline.latency.p99, errors: baseline.errors + baseline.non2xx },
+    restReadBaseline: {
+      requestsPerSecond: Math.round(baselinePerSecond),
+      p50Ms: baseline.latency.p50,
+      p99Ms: baseline.latency.p99,
+      errors: baseline.errors + baseline.non2xx,
+    },
     eventsOverRestRead: Math.round((accepted / seconds / baselinePerSecond) * 100) / 100,
     ruleToViewer: {
       events: ruleEvents,

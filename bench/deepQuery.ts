@@ -52,11 +52,22 @@ export interface DeepQuery {
 export async function seedDeepQuery(instance: Instance): Promise<DeepQuery> {
   const site = createSite(instance);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
-  const page = await callJson(instance, 'POST', '/pages/v3', headers, { type: 'channel', slug: 'deep-channel', data: { name: 'Deep channel' }, active_renderers: { livestream: true } });
+  const page = await callJson(instance, 'POST', '/pages/v3', headers, {
+    type: 'channel',
+    slug: 'deep-channel',
+    data: { name: 'Deep channel' },
+    active_renderers: { livestream: true },
+  });
   const pageId = page._id as string;
-  const chat = await callJson(instance, 'POST', '/panel/v3/', headers, { siteId: site.siteId, renderer: { panel_type: 'chat', panel_name: 'Chat', system_name: 'Stage', system_welcome_message: words(20, 1) } });
+  const chat = await callJson(instance, 'POST', '/panel/v3/', headers, {
+    siteId: site.siteId,
+    renderer: { panel_type: 'chat', panel_name: 'Chat', system_name: 'Stage', system_welcome_message: words(20, 1) },
+  });
   for (let index = 0; index < 6; index += 1) {
-    await callJson(instance, 'POST', '/panel/v3/', headers, { siteId: site.siteId, renderer: { panel_type: 'html', panel_name: `Panel ${index}`, html: `<p>${words(60, index)}</p>` } });
+    await callJson(instance, 'POST', '/panel/v3/', headers, {
+      siteId: site.siteId,
+      renderer: { panel_type: 'html', panel_name: `Panel ${index}`, html: `<p>${words(60, index)}</p>` },
+    });
   }
   const pollIds: string[] = [];
   for (let index = 0; index < POLLS; index += 1) {
@@ -80,7 +91,12 @@ export async function seedDeepQuery(instance: Instance): Promise<DeepQuery> {
     });
   }
   for (let index = 0; index < OVERLAYS; index += 1) {
-    await callJson(instance, 'POST', '/overlay/v1', headers, { name: `Overlay ${index}`, type: 'instance', contents: { text: words(80, index) }, duration: 10 });
+    await callJson(instance, 'POST', '/overlay/v1', headers, {
+      name: `Overlay ${index}`,
+      type: 'instance',
+      contents: { text: words(80, index) },
+      duration: 10,
+    });
   }
   for (let index = 0; index < PROVIDERS; index += 1) {
     await callJson(instance, 'POST', '/dataprovider/v1/register', headers, {
@@ -96,11 +112,23 @@ export async function seedDeepQuery(instance: Instance): Promise<DeepQuery> {
   // Authors: accounts of the site signing the chat (their JWTs signed with the instance's secret).
   const authors: string[] = [];
   for (let index = 0; index < AUTHORS; index += 1) {
-    const account = await callJson(instance, 'POST', '/account/v3/', { 'x-service-client-id': site.siteId }, { email: `author${index}@example.test`, name: `Author ${index}`, password: 'bench-password-1' });
+    const account = await callJson(
+      instance,
+      'POST',
+      '/account/v3/',
+      { 'x-service-client-id': site.siteId },
+      { email: `author${index}@example.test`, name: `Author ${index}`, password: 'bench-password-1' },
+    );
     authors.push(signSessionToken({ sub: account._id as string, site: site.siteId, roles: [] }, instance.env.JWT_SECRET, 3600));
   }
   for (let index = 0; index < CHAT_MESSAGES; index += 1) {
-    await callJson(instance, 'POST', `/chat/v1/${chat._id as string}/messages`, { 'x-service-client-id': site.siteId, authorization: `Bearer ${authors[index % authors.length]}` }, { text: words(25, index) });
+    await callJson(
+      instance,
+      'POST',
+      `/chat/v1/${chat._id as string}/messages`,
+      { 'x-service-client-id': site.siteId, authorization: `Bearer ${authors[index % authors.length]}` },
+      { text: words(25, index) },
+    );
   }
   const variables: Record<string, string> = { pageId, chatPanelId: chat._id as string };
   const withResults = pollIds.slice(0, RESULTS);
@@ -125,7 +153,12 @@ export async function measureDeepGateway(instance: Instance): Promise<PeerRow[]>
       instance,
       peers,
       [
-        { name: 'one subgraph (overlays)', body: JSON.stringify({ query: 'query Overlays { overlays { id name type duration } }' }), headers: overlays.headers, siteId: overlays.site.siteId },
+        {
+          name: 'one subgraph (overlays)',
+          body: JSON.stringify({ query: 'query Overlays { overlays { id name type duration } }' }),
+          headers: overlays.headers,
+          siteId: overlays.site.siteId,
+        },
         { name: 'deep (4 subgraphs)', body: deep.body, headers: deep.headers, siteId: deep.siteId, amount: Number(process.env.BENCH_DEEP_REQUESTS ?? 100) },
       ],
       CONNECTIONS,

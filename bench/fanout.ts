@@ -50,11 +50,13 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const site = createSite(instances[0]);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   const channel = await createChannelPage(instances[0], headers, 'main');
-  const overlay = await (await fetch(`${first.url}/overlay/v1`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ name: 'Bench', type: 'template', contents: { html: '<b>${score}</b>' }, duration: 60 }),
-  })).json() as { _id: string };
+  const overlay = (await (
+    await fetch(`${first.url}/overlay/v1`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'Bench', type: 'template', contents: { html: '<b>${score}</b>' }, duration: 60 }),
+    })
+  ).json()) as { _id: string };
 
   const signedIn = options.signedIn === true;
   let tokens: string[] | null = null;
@@ -64,10 +66,23 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
     await fetch(`${first.url}/quest/v2`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ title: 'Watch', description: 'Watch the match', rewardDescription: 'A scarf', rewardType: 'prize', claimedMessage: 'Yours', siteId: site.siteId, actions: [{ kind: 'watch:any:video', valueRequired: 3600, channelId: channel }] }),
+      body: JSON.stringify({
+        title: 'Watch',
+        description: 'Watch the match',
+        rewardDescription: 'A scarf',
+        rewardType: 'prize',
+        claimedMessage: 'Yours',
+        siteId: site.siteId,
+        actions: [{ kind: 'watch:any:video', valueRequired: 3600, channelId: channel }],
+      }),
     });
   }
-  const watchedBefore = await Promise.all(instances.map(async (instance) => [await metricOf(instance, 'stagegraph_watch_time_rows_total'), await metricOf(instance, 'stagegraph_watch_time_statements_total')]));
+  const watchedBefore = await Promise.all(
+    instances.map(async (instance) => [
+      await metricOf(instance, 'stagegraph_watch_time_rows_total'),
+      await metricOf(instance, 'stagegraph_watch_time_statements_total'),
+    ]),
+  );
   const connectedAt = Date.now();
 
   // Warm the path once (document caches, query plans) before measuring.
@@ -84,7 +99,11 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
       assigned += count;
       const url = entry ?? instances[index % instances.length].url;
       const slice = tokens ? tokens.slice(assigned - count, assigned) : undefined;
-      return request(worker, { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: channel, count, concurrency: 200, tokens: slice }, 'ready');
+      return request(
+        worker,
+        { type: 'start', url: `${url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: channel, count, concurrency: 200, tokens: slice },
+        'ready',
+      );
     }),
   );
   const open = ready.reduce((sum, reply) => sum + reply.open, 0);
@@ -93,14 +112,26 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const memoryPerViewerKB = rssAfter.reduce((sum, rss, index) => sum + rss - rssBefore[index], 0) / open / 1024;
 
   const sentAt = performance.timeOrigin + performance.now();
-  const reply = await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: channel, variables: { score: '1-0' } }) });
+  const reply = await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ channelId: channel, variables: { score: '1-0' } }),
+  });
   const { broadcastId } = (await reply.json()) as { broadcastId: string };
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const receipts = await Promise.all(workers.map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')));
-  const latencies = receipts.flatMap((receipt) => receipt.times as number[]).map((at) => at - sentAt).sort((a, b) => a - b);
+  const latencies = receipts
+    .flatMap((receipt) => receipt.times as number[])
+    .map((at) => at - sentAt)
+    .sort((a, b) => a - b);
   // Signed-in viewers stay a little longer, so at least one watch-time batch (WATCH_FLUSH_MS, default 10 s) is written and counted.
   if (signedIn) await new Promise((resolve) => setTimeout(resolve, Number(process.env.BENCH_WATCH_HOLD_MS ?? 11_000)));
-  const watchedAfter = await Promise.all(instances.map(async (instance) => [await metricOf(instance, 'stagegraph_watch_time_rows_total'), await metricOf(instance, 'stagegraph_watch_time_statements_total')]));
+  const watchedAfter = await Promise.all(
+    instances.map(async (instance) => [
+      await metricOf(instance, 'stagegraph_watch_time_rows_total'),
+      await metricOf(instance, 'stagegraph_watch_time_statements_total'),
+    ]),
+  );
   const watchedMs = Date.now() - connectedAt;
   for (const worker of workers) worker.send({ type: 'close' });
   if (own) await Promise.all(instances.map((instance) => instance.stop()));

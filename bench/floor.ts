@@ -14,7 +14,15 @@ import { messageText } from '../shared/wsMessage';
 const batchMs = Number(process.env.CHAT_BATCH_MS ?? 250);
 const subscribers = new Map<WebSocket, Buffer>();
 let seq = 0;
-let pending: { id: string; seq: number; panelId: string; text: string; author: { accountId: string; name: string; admin: boolean }; created: number; streamSecond: null }[] = [];
+let pending: {
+  id: string;
+  seq: number;
+  panelId: string;
+  text: string;
+  author: { accountId: string; name: string; admin: boolean };
+  created: number;
+  streamSecond: null;
+}[] = [];
 let timer: NodeJS.Timeout | null = null;
 let lastFlushAt = 0;
 
@@ -37,13 +45,23 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     if (req.url === '/broadcast') {
       const broadcastId = Math.random().toString(16).slice(2).padEnd(24, '0');
-      sendAll(`${JSON.stringify({ data: { overlayBroadcasts: { kind: 'SHOW', broadcastId, overlay: { id: 'floor', contents: { html: '<b>1-0</b>' } }, expiresAt: Date.now() + 60_000 } } })}}`);
+      sendAll(
+        `${JSON.stringify({ data: { overlayBroadcasts: { kind: 'SHOW', broadcastId, overlay: { id: 'floor', contents: { html: '<b>1-0</b>' } }, expiresAt: Date.now() + 60_000 } } })}}`,
+      );
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ broadcastId }));
       return;
     }
     const { text } = JSON.parse(raw || '{}') as { text?: string };
     seq += 1;
-    const message = { id: String(seq), seq, panelId: 'floor', text: String(text), author: { accountId: 'floor', name: 'Floor', admin: false }, created: Date.now(), streamSecond: null };
+    const message = {
+      id: String(seq),
+      seq,
+      panelId: 'floor',
+      text: String(text),
+      author: { accountId: 'floor', name: 'Floor', admin: false },
+      created: Date.now(),
+      streamSecond: null,
+    };
     pending.push(message);
     if (!timer) timer = setTimeout(flush, Math.max(0, lastFlushAt + batchMs - Date.now()));
     res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(message));
@@ -57,7 +75,9 @@ wss.on('connection', (socket) => {
     else if (message.type === 'subscribe') {
       subscribers.set(socket, Buffer.from(`{"id":${JSON.stringify(message.id)},"type":"next","payload":`));
       // A chat subscriber's first event: the (empty) room.
-      socket.send(`{"id":${JSON.stringify(message.id)},"type":"next","payload":{"data":{"chatMessages":{"kind":"MESSAGES","ids":[],"accountId":null,"messages":[],"system":{}}}}}`);
+      socket.send(
+        `{"id":${JSON.stringify(message.id)},"type":"next","payload":{"data":{"chatMessages":{"kind":"MESSAGES","ids":[],"accountId":null,"messages":[],"system":{}}}}}`,
+      );
     }
   });
   socket.on('close', () => subscribers.delete(socket));

@@ -42,7 +42,9 @@ export async function load(options: autocannon.Options): Promise<LoadFigures> {
 export async function loadWithP95(options: autocannon.Options): Promise<LoadFigures> {
   const latencies: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const run = autocannon({ connections: 10, duration: Number(process.env.BENCH_SECONDS ?? 8), ...options }, (error, finished) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(finished)));
+    const run = autocannon({ connections: 10, duration: Number(process.env.BENCH_SECONDS ?? 8), ...options }, (error, finished) =>
+      error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(finished),
+    );
     run.on('response', (_client, _status, _bytes, ms: number) => latencies.push(ms));
   });
   latencies.sort((a, b) => a - b);
@@ -77,7 +79,12 @@ export async function measureGateway(instance: Instance): Promise<GatewayFigures
 
   // Warm every path once (plans, documents, connections).
   await load({ url: `${instance.url}/graphql`, method: 'POST', headers, body, duration: 1 });
-  const subgraphDirect = await load({ url: subgraphUrl, method: 'POST', headers: { 'content-type': 'application/json', 'x-stagegraph-identity': identity }, body });
+  const subgraphDirect = await load({
+    url: subgraphUrl,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-stagegraph-identity': identity },
+    body,
+  });
   const gateway = await load({ url: `${instance.url}/graphql`, method: 'POST', headers, body });
   const rest = await load({ url: `${instance.url}/overlay/v1`, method: 'GET', headers });
   const gatewayJoin = await load({ url: `${instance.url}/graphql`, method: 'POST', headers, body: JSON.stringify({ query: JOIN }) });

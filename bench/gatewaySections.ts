@@ -65,12 +65,22 @@ export async function gatewaySection(figures: Figures, builds: [string, string |
       'REST bridge': gateway.rest,
       'gateway, 2-subgraph join': gateway.gatewayJoin,
     });
-    console.log(`gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`);
-    console.log(`\nagainst Hive Gateway${label}: the same supergraph and subgraphs, 50 connections (targets: in one process ≥ 1.2× Hive req/s with p95 no worse; over HTTP ≥ 1.0×)`);
+    console.log(
+      `gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`,
+    );
+    console.log(
+      `\nagainst Hive Gateway${label}: the same supergraph and subgraphs, 50 connections (targets: in one process ≥ 1.2× Hive req/s with p95 no worse; over HTTP ≥ 1.0×)`,
+    );
     for (const row of peers) {
       console.log(`${row.query}: ${row.answerBytes} bytes answered, same answers: ${row.sameAnswers}`);
-      console.table({ 'stagegraph, in-process subgraphs': row.stagegraphInProcess, 'stagegraph gateway, HTTP to subgraphs': row.stagegraphOverHttp, 'Hive Gateway, HTTP to subgraphs': row.hiveGatewayOverHttp });
-      console.log(`req/s over Hive: in one process ${row.inProcessOverHiveRps}×, over HTTP ${row.overHttpOverHiveRps}×; p95 over Hive: ${row.inProcessOverHiveP95}×, ${row.overHttpOverHiveP95}×`);
+      console.table({
+        'stagegraph, in-process subgraphs': row.stagegraphInProcess,
+        'stagegraph gateway, HTTP to subgraphs': row.stagegraphOverHttp,
+        'Hive Gateway, HTTP to subgraphs': row.hiveGatewayOverHttp,
+      });
+      console.log(
+        `req/s over Hive: in one process ${row.inProcessOverHiveRps}×, over HTTP ${row.overHttpOverHiveRps}×; p95 over Hive: ${row.inProcessOverHiveP95}×, ${row.overHttpOverHiveP95}×`,
+      );
       if (row.roundsRps.hiveGatewayOverHttp.length > 1) console.log(`req/s of each round (the median round is shown): ${JSON.stringify(row.roundsRps)}`);
     }
   }

@@ -77,7 +77,10 @@ export async function startInstance({ shareWith, env: extra = {}, dist = join(ro
   // BENCH_NODE_ARGS adds flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // Tracked: a bench that fails half-way must not leave it behind.
-  const child = spawnTracked(instanceRuntime, ['--max-old-space-size=4096', ...nodeArgs, join(dist, 'main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawnTracked(instanceRuntime, ['--max-old-space-size=4096', ...nodeArgs, join(dist, 'main.js')], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries += 1) {
     try {
@@ -101,7 +104,10 @@ export async function startInstance({ shareWith, env: extra = {}, dist = join(ro
 }
 
 export function createSite(instance: Pick<Instance, 'dist' | 'env'>): { siteId: string; developerKey: string } {
-  const out = execFileSync(process.execPath, [join(instance.dist, 'scripts', 'cli.js'), 'site', 'create', '--name', 'Bench'], { env: instance.env, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [join(instance.dist, 'scripts', 'cli.js'), 'site', 'create', '--name', 'Bench'], {
+    env: instance.env,
+    encoding: 'utf8',
+  });
   return JSON.parse(out.trim()) as { siteId: string; developerKey: string };
 }
 
@@ -123,7 +129,11 @@ export async function createChannelPage(instance: Instance, admin: Record<string
 export async function siteWithOverlay(instance: Instance, name: string, html: string, duration: number) {
   const site = createSite(instance);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
-  const reply = await fetch(`${instance.url}/overlay/v1`, { method: 'POST', headers, body: JSON.stringify({ name, type: 'template', contents: { html }, duration }) });
+  const reply = await fetch(`${instance.url}/overlay/v1`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name, type: 'template', contents: { html }, duration }),
+  });
   const overlay = (await reply.json()) as { _id: string };
   const channel = await createChannelPage(instance, headers, 'main');
   return { site, headers, overlay, channel };
@@ -149,7 +159,11 @@ export function startWorker(file = 'viewers.ts'): ChildProcess {
 
 /** A JSON call to an instance; anything but 2xx throws with the answer. */
 export async function callJson(instance: Instance, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const reply = await fetch(`${instance.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const reply = await fetch(`${instance.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await reply.json()) as any;
   if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(json)}`);
   return json;

@@ -38,9 +38,10 @@ export async function measureHttpFanout(transport: 'sse' | 'multipart', perTrans
     for (const side of round % 2 === 0 ? (['websocket', 'http'] as const) : (['http', 'websocket'] as const)) {
       const worker = startWorker(side === 'websocket' ? 'viewers.ts' : 'httpViewers.ts');
       workers[side].push(worker);
-      const start = side === 'websocket'
-        ? { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: channel, count, concurrency: 200 }
-        : { type: 'start', url: instance.url, transport, siteId: site.siteId, channelId: channel, count, concurrency: 200 };
+      const start =
+        side === 'websocket'
+          ? { type: 'start', url: `${instance.url.replace('http', 'ws')}/graphql`, siteId: site.siteId, channelId: channel, count, concurrency: 200 }
+          : { type: 'start', url: instance.url, transport, siteId: site.siteId, channelId: channel, count, concurrency: 200 };
       open[side] += (await request(worker, start, 'ready')).open;
       await settle();
       const now = rssOf(instance.pid);
@@ -50,12 +51,19 @@ export async function measureHttpFanout(transport: 'sse' | 'multipart', perTrans
   }
 
   const sentAt = performance.timeOrigin + performance.now();
-  const reply = await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: channel, variables: { score: '1-0' } }) });
+  const reply = await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ channelId: channel, variables: { score: '1-0' } }),
+  });
   const { broadcastId } = (await reply.json()) as { broadcastId: string };
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const latencies = async (side: 'websocket' | 'http') => {
     const receipts = await Promise.all(workers[side].map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')));
-    return receipts.flatMap((receipt) => receipt.times as number[]).map((at) => at - sentAt).sort((a, b) => a - b);
+    return receipts
+      .flatMap((receipt) => receipt.times as number[])
+      .map((at) => at - sentAt)
+      .sort((a, b) => a - b);
   };
   const socket = await latencies('websocket');
   const http = await latencies('http');

@@ -32,45 +32,49 @@ function openViewer(start: Start): Promise<void> {
     const sse = start.transport === 'sse';
     const target = new URL(sse ? '/graphql/stream' : '/graphql', start.url);
     const body = JSON.stringify({ query: SUBSCRIPTION, variables: { channelId: start.channelId } });
-    const call = request(target, {
-      method: 'POST',
-      agent,
-      headers: {
-        accept: sse ? 'text/event-stream' : 'multipart/mixed;subscriptionSpec=1.0, application/json',
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'x-service-client-id': start.siteId,
+    const call = request(
+      target,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          accept: sse ? 'text/event-stream' : 'multipart/mixed;subscriptionSpec=1.0, application/json',
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-service-client-id': start.siteId,
+        },
       },
-    }, (response) => {
-      if (response.statusCode !== 200) {
-        failures += 1;
-        response.resume();
-        resolve();
-        return;
-      }
-      open += 1;
-      resolve();
-      const delimiter = sse ? '\n\n' : '\r\n--graphql';
-      let pending = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        const at = now();
-        pending += chunk;
-        let end = pending.indexOf(delimiter);
-        while (end >= 0) {
-          const frame = pending.slice(0, end);
-          pending = pending.slice(end + delimiter.length);
-          end = pending.indexOf(delimiter);
-          const match = /"broadcastId":"([0-9a-f]+)"/.exec(frame);
-          if (match && frame.includes('"kind":"SHOW"')) {
-            let list = receipts.get(match[1]);
-            if (!list) receipts.set(match[1], (list = []));
-            list.push(at);
-          }
+      (response) => {
+        if (response.statusCode !== 200) {
+          failures += 1;
+          response.resume();
+          resolve();
+          return;
         }
-      });
-      response.on('error', () => undefined);
-    });
+        open += 1;
+        resolve();
+        const delimiter = sse ? '\n\n' : '\r\n--graphql';
+        let pending = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          const at = now();
+          pending += chunk;
+          let end = pending.indexOf(delimiter);
+          while (end >= 0) {
+            const frame = pending.slice(0, end);
+            pending = pending.slice(end + delimiter.length);
+            end = pending.indexOf(delimiter);
+            const match = /"broadcastId":"([0-9a-f]+)"/.exec(frame);
+            if (match && frame.includes('"kind":"SHOW"')) {
+              let list = receipts.get(match[1]);
+              if (!list) receipts.set(match[1], (list = []));
+              list.push(at);
+            }
+          }
+        });
+        response.on('error', () => undefined);
+      },
+    );
     call.on('error', () => {
       failures += 1;
       resolve();

@@ -23,7 +23,11 @@ export interface JoinFigures {
 }
 
 async function call(instance: Pick<Instance, 'url'>, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const reply = await fetch(`${instance.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const reply = await fetch(`${instance.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await reply.json()) as any;
   if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(json)}`);
   return json;
@@ -61,7 +65,12 @@ export async function measureJoinStorms(viewers: number, env: Record<string, str
       data: { name: 'Main stage', gate: { active: false, kind: 'none' } },
       renderers: { sidebar: { items: panels.map((panel, index) => ({ array_id: String(index), id: panel._id })) } },
     });
-    const overlay = await call(instance, 'POST', '/overlay/v1', admin, { name: 'Welcome', type: 'template', contents: { html: '<b>welcome</b>' }, duration: 600 });
+    const overlay = await call(instance, 'POST', '/overlay/v1', admin, {
+      name: 'Welcome',
+      type: 'template',
+      contents: { html: '<b>welcome</b>' },
+      duration: 600,
+    });
     const { broadcastId } = await call(instance, 'POST', `/overlay/v1/broadcast/${overlay._id}`, admin, { channelId: page._id, duration: 600 });
 
     // Two client processes (BENCH_JOIN_WORKERS): the viewers' side shares this machine's two cores with

@@ -53,9 +53,13 @@ async function maxBlockSinceLastScrape(instance: Instance): Promise<number> {
 type Send = () => Promise<number>;
 
 const post = (instance: Instance, path: string, headers: Record<string, string>, body: string) =>
-  fetch(`${instance.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then(async (reply) => (await reply.arrayBuffer(), reply.status));
+  fetch(`${instance.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then(
+    async (reply) => (await reply.arrayBuffer(), reply.status),
+  );
 const get = (instance: Instance, path: string, headers: Record<string, string>) =>
-  fetch(`${instance.url}${path}`, { headers }).then(async (reply) => (await reply.arrayBuffer(), reply.status)).catch(() => 0);
+  fetch(`${instance.url}${path}`, { headers })
+    .then(async (reply) => (await reply.arrayBuffer(), reply.status))
+    .catch(() => 0);
 
 /** Runs `send` REPEATS times between two scrapes: the longest block and the statuses seen. */
 async function measureCase(instance: Instance, name: string, send: Send): Promise<LoopBlockRow> {
@@ -73,7 +77,10 @@ async function measureCase(instance: Instance, name: string, send: Send): Promis
 function hostileCredentials(instance: Instance, siteId: string): [string, Record<string, string>][] {
   const secret = instance.env.JWT_SECRET;
   const sub = randomBytes(12).toString('hex');
-  const expired = jwt.sign({ site: siteId, roles: [], exp: Math.floor(Date.now() / 1000) - 60 }, 'another-secret-0123456789abcdef', { subject: sub, issuer: 'stagegraph' });
+  const expired = jwt.sign({ site: siteId, roles: [], exp: Math.floor(Date.now() / 1000) - 60 }, 'another-secret-0123456789abcdef', {
+    subject: sub,
+    issuer: 'stagegraph',
+  });
   // Long, but within the HTTP parser's 16 KB header limit, so the application sees them.
   const long = 'A'.repeat(12_000);
   // Well-formed roles, many of them: a token the server itself signed for an account with a long role list.
@@ -99,14 +106,28 @@ export async function measureLoopBlocks(): Promise<LoopBlockFigures> {
     const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
     const graphql = (query: string, headers: Record<string, string>) => () => post(instance, '/graphql', headers, JSON.stringify({ query }));
     const registration = (pattern: string) =>
-      JSON.stringify({ name: `Patterned ${pattern}`, description: 'text events', schema: schemaWithPattern(pattern), ownerName: 'Ada', ownerEmail: 'ada@example.test', realtime: true, ttl: null });
+      JSON.stringify({
+        name: `Patterned ${pattern}`,
+        description: 'text events',
+        schema: schemaWithPattern(pattern),
+        ownerName: 'Ada',
+        ownerEmail: 'ada@example.test',
+        realtime: true,
+        ttl: null,
+      });
     const register = (pattern: string) => () => post(instance, '/dataprovider/v1/register', admin, registration(pattern));
     const sign = (secret: string, message: string) => createHmac('sha256', secret).update(message).digest('hex');
 
     // Warm-up: the first request of each path compiles code once; that is not what is measured.
     await graphql('{ site { name } }', admin)();
     await graphql(GRAPHQL_BOMBS.repeatedFields, admin)();
-    const safe = (await (await fetch(`${instance.url}/dataprovider/v1/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...admin }, body: registration('^[a-z]+$') })).json()) as {
+    const safe = (await (
+      await fetch(`${instance.url}/dataprovider/v1/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...admin },
+        body: registration('^[a-z]+$'),
+      })
+    ).json()) as {
       dataProviderId: string;
       secret: string;
     };
@@ -116,9 +137,11 @@ export async function measureLoopBlocks(): Promise<LoopBlockFigures> {
     };
     const hostileUpdate = () => {
       const body = JSON.stringify({ schema: schemaWithPattern(HOSTILE_PATTERN) });
-      return fetch(`${instance.url}/dataprovider/v1/${safe.dataProviderId}`, { method: 'PUT', headers: { 'content-type': 'application/json', 'X-DataProvider-Signature': sign(safe.secret, body) }, body }).then(
-        async (reply) => (await reply.arrayBuffer(), reply.status),
-      );
+      return fetch(`${instance.url}/dataprovider/v1/${safe.dataProviderId}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'X-DataProvider-Signature': sign(safe.secret, body) },
+        body,
+      }).then(async (reply) => (await reply.arrayBuffer(), reply.status));
     };
 
     await maxBlockSinceLastScrape(instance);
@@ -137,10 +160,16 @@ export async function measureLoopBlocks(): Promise<LoopBlockFigures> {
     hostile.push(await measureCase(instance, 'register linear pattern ^[a-z]+$ (accepted)', register('^[a-z]+$')));
     hostile.push(await measureCase(instance, 'event matching the linear pattern (accepted)', event('abc')));
     hostile.push(await measureCase(instance, 'event with the backtracking text (refused by the linear pattern)', event(BACKTRACKING_TEXT)));
-    for (const [name, headers] of hostileCredentials(instance, site.siteId)) hostile.push(await measureCase(instance, `credential: ${name}`, () => get(instance, '/overlay/v1', headers)));
+    for (const [name, headers] of hostileCredentials(instance, site.siteId))
+      hostile.push(await measureCase(instance, `credential: ${name}`, () => get(instance, '/overlay/v1', headers)));
 
     const worst = hostile.reduce((slowest, row) => (row.maxBlockMs > slowest.maxBlockMs ? row : slowest));
-    return { rows: [{ case: `idle baseline (${IDLE_MS} ms, no requests)`, maxBlockMs: idleMs, statuses: '' }, ...reference, ...hostile], idleMs, worstMs: worst.maxBlockMs, worstCase: worst.case };
+    return {
+      rows: [{ case: `idle baseline (${IDLE_MS} ms, no requests)`, maxBlockMs: idleMs, statuses: '' }, ...reference, ...hostile],
+      idleMs,
+      worstMs: worst.maxBlockMs,
+      worstCase: worst.case,
+    };
   } finally {
     await instance.stop();
   }

@@ -71,9 +71,18 @@ async function prepare(instance: Instance): Promise<Target> {
   const site = createSite(instance);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   for (let index = 0; index < 5; index += 1) {
-    await fetch(`${instance.url}/overlay/v1`, { method: 'POST', headers, body: JSON.stringify({ name: `Overlay ${index}`, type: 'instance', contents: { text: 'hello' }, duration: 10 }) });
+    await fetch(`${instance.url}/overlay/v1`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: `Overlay ${index}`, type: 'instance', contents: { text: 'hello' }, duration: 10 }),
+    });
   }
-  const target = { url: new URL(`${instance.url}/graphql`), headers, body: JSON.stringify({ query: QUERY }), agent: new Agent({ keepAlive: true, maxSockets: CONNECTIONS }) };
+  const target = {
+    url: new URL(`${instance.url}/graphql`),
+    headers,
+    body: JSON.stringify({ query: QUERY }),
+    agent: new Agent({ keepAlive: true, maxSockets: CONNECTIONS }),
+  };
   await closedLoop(target, 2);
   return target;
 }
@@ -82,7 +91,10 @@ async function prepare(instance: Instance): Promise<Target> {
  * `baselineDist` (BENCH_BEFORE_DIST): another build's dist folder — e.g. the commit before metrics
  * existed — to run as the baseline instead of this build with METRICS=off.
  */
-export async function measureObservability(rounds = Number(process.env.BENCH_ROUNDS ?? 6), baselineDist = process.env.BENCH_BEFORE_DIST): Promise<ObservabilityFigures> {
+export async function measureObservability(
+  rounds = Number(process.env.BENCH_ROUNDS ?? 6),
+  baselineDist = process.env.BENCH_BEFORE_DIST,
+): Promise<ObservabilityFigures> {
   const off = baselineDist ? await startInstance({ dist: baselineDist }) : await startInstance({ env: { METRICS: 'off' } });
   const on = await startInstance();
   try {
@@ -106,11 +118,18 @@ export async function measureObservability(rounds = Number(process.env.BENCH_ROU
     const metricsOff = summary(runs.off);
     const metricsOn = summary(runs.on);
     const exposition = await (await fetch(`${on.url}/metrics`)).text();
-    if (!exposition.includes('stagegraph_graphql_operations_total{operation="Overlays",outcome="ok"}')) throw new Error('the measured instance recorded no metrics');
+    if (!exposition.includes('stagegraph_graphql_operations_total{operation="Overlays",outcome="ok"}'))
+      throw new Error('the measured instance recorded no metrics');
     // METRICS=off must really be off; an earlier build as the baseline serves its own metrics.
     if (!baselineDist && (await fetch(`${off.url}/metrics`)).status === 200) throw new Error('the baseline instance serves metrics');
     for (const target of Object.values(targets)) target.agent.destroy();
-    return { metricsOff, metricsOn, baseline: baselineDist ?? 'this build, METRICS=off', p50Ratio: Math.round((metricsOn.p50Ms / metricsOff.p50Ms) * 1000) / 1000, rounds };
+    return {
+      metricsOff,
+      metricsOn,
+      baseline: baselineDist ?? 'this build, METRICS=off',
+      p50Ratio: Math.round((metricsOn.p50Ms / metricsOff.p50Ms) * 1000) / 1000,
+      rounds,
+    };
   } finally {
     await Promise.all([off.stop(), on.stop()]);
   }

@@ -138,7 +138,14 @@ function medianRound(rounds: LoadFigures[]): LoadFigures {
  * (BENCH_PEER_ROUNDS, default 1): on a shared machine the load moves between runs, and rounds that take the
  * three in turn again and again, each gateway's median round reported, are less at its mercy than one pass.
  */
-export async function comparePeers(instance: Instance, peers: Peers, requests: PeerRequest[], connections: number, duration: number, rounds = Number(process.env.BENCH_PEER_ROUNDS ?? 1)): Promise<PeerRow[]> {
+export async function comparePeers(
+  instance: Instance,
+  peers: Peers,
+  requests: PeerRequest[],
+  connections: number,
+  duration: number,
+  rounds = Number(process.env.BENCH_PEER_ROUNDS ?? 1),
+): Promise<PeerRow[]> {
   const rows: PeerRow[] = [];
   for (const request of requests) {
     const targets = [
@@ -146,7 +153,9 @@ export async function comparePeers(instance: Instance, peers: Peers, requests: P
       { url: peers.gatewayUrl, headers: () => request.headers },
       { url: peers.hiveUrl, headers: () => peers.hiveHeaders(request.siteId) },
     ];
-    const answers = await Promise.all(targets.map(async (target) => (await fetch(target.url, { method: 'POST', headers: target.headers(), body: request.body })).text()));
+    const answers = await Promise.all(
+      targets.map(async (target) => (await fetch(target.url, { method: 'POST', headers: target.headers(), body: request.body })).text()),
+    );
     for (const answer of answers) {
       const parsed = JSON.parse(answer) as { data?: unknown; errors?: unknown };
       if (!parsed.data || parsed.errors) throw new Error(`${request.name}: ${answer.slice(0, 500)}`);
@@ -173,7 +182,11 @@ export async function comparePeers(instance: Instance, peers: Peers, requests: P
       overHttpOverHiveRps: ratio(overHttp.requestsPerSecond, hive.requestsPerSecond),
       inProcessOverHiveP95: ratio(inProcess.p95Ms ?? NaN, hive.p95Ms ?? NaN),
       overHttpOverHiveP95: ratio(overHttp.p95Ms ?? NaN, hive.p95Ms ?? NaN),
-      roundsRps: { stagegraphInProcess: measured[0].map((round) => round.requestsPerSecond), stagegraphOverHttp: measured[1].map((round) => round.requestsPerSecond), hiveGatewayOverHttp: measured[2].map((round) => round.requestsPerSecond) },
+      roundsRps: {
+        stagegraphInProcess: measured[0].map((round) => round.requestsPerSecond),
+        stagegraphOverHttp: measured[1].map((round) => round.requestsPerSecond),
+        hiveGatewayOverHttp: measured[2].map((round) => round.requestsPerSecond),
+      },
     });
   }
   return rows;
@@ -184,7 +197,11 @@ export async function measurePeerGateway(instance: Instance): Promise<PeerFigure
   const site = createSite(instance);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   for (let index = 0; index < 5; index += 1) {
-    await fetch(`${instance.url}/overlay/v1`, { method: 'POST', headers, body: JSON.stringify({ name: `Overlay ${index}`, type: 'instance', contents: { text: 'hi' }, duration: 10 }) });
+    await fetch(`${instance.url}/overlay/v1`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: `Overlay ${index}`, type: 'instance', contents: { text: 'hi' }, duration: 10 }),
+    });
   }
   const body = JSON.stringify({ query: QUERY });
   const peers = await startPeers(instance);
@@ -192,7 +209,8 @@ export async function measurePeerGateway(instance: Instance): Promise<PeerFigure
   const check = (await (await fetch(peers.hiveUrl, { method: 'POST', headers: signed, body })).json()) as { data?: { overlays: unknown[] } };
   if (!check.data || check.data.overlays.length !== 5) throw new Error(`Hive Gateway answered ${JSON.stringify(check)}`);
 
-  for (const url of [peers.hiveUrl, peers.gatewayUrl]) await load({ url, method: 'POST', headers: url === peers.hiveUrl ? signed : headers, body, duration: 1 });
+  for (const url of [peers.hiveUrl, peers.gatewayUrl])
+    await load({ url, method: 'POST', headers: url === peers.hiveUrl ? signed : headers, body, duration: 1 });
   const subgraphDirect = await load({ url: peers.subgraphUrl('overlays'), method: 'POST', headers: signed, body });
   const stagegraphInProcess = await load({ url: `${instance.url}/graphql`, method: 'POST', headers, body });
   const stagegraphOverHttp = await load({ url: peers.gatewayUrl, method: 'POST', headers, body });

@@ -28,7 +28,10 @@ import { measureShow } from './show';
 import { measureSoak } from './soak';
 import { measureRuntimes } from './runtimes';
 
-const only = (process.env.BENCH_ONLY ?? process.argv[2] ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+const only = (process.env.BENCH_ONLY ?? process.argv[2] ?? '')
+  .split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 /** Whether a section runs in this bench run. */
 const section = (name: string) => only.length === 0 || only.includes(name);
 
@@ -62,7 +65,6 @@ async function main(): Promise<void> {
   writeFileSync(join(root, 'bench', 'results', `${name}.json`), `${JSON.stringify({ measuredAt: new Date().toISOString(), figures }, null, 2)}\n`);
 }
 
-
 /**
  * The show: N viewers on channelStatus, then the stream's `active` webhook; p99 from the webhook to each
  * viewer holding the live URL, on an open channel (the URL in the push) and behind a login gate (each
@@ -75,8 +77,24 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
   figures.show = { runs, floor };
   console.log(`\nthe show: the active webhook → ${viewers} viewers of one channel holding the live URL (one instance)`);
   console.table([
-    ...runs.map((run) => ({ target: `stagegraph, ${run.channel} channel`, viewers: run.viewers, 'holding URL': run.holding, 'check failures': run.checkFailures, 'p50 ms': run.p50Ms, 'p99 ms': run.p99Ms, 'max ms': run.maxMs })),
-    { target: 'floor (bare ws, one frame)', viewers: floor.viewers, 'holding URL': floor.received, 'check failures': 0, 'p50 ms': floor.p50Ms, 'p99 ms': floor.p99Ms, 'max ms': NaN },
+    ...runs.map((run) => ({
+      target: `stagegraph, ${run.channel} channel`,
+      viewers: run.viewers,
+      'holding URL': run.holding,
+      'check failures': run.checkFailures,
+      'p50 ms': run.p50Ms,
+      'p99 ms': run.p99Ms,
+      'max ms': run.maxMs,
+    })),
+    {
+      target: 'floor (bare ws, one frame)',
+      viewers: floor.viewers,
+      'holding URL': floor.received,
+      'check failures': 0,
+      'p50 ms': floor.p50Ms,
+      'p99 ms': floor.p99Ms,
+      'max ms': NaN,
+    },
   ]);
 }
 
@@ -90,15 +108,17 @@ async function httpSubscriptionsSection(figures: Figures, viewers: number): Prom
   for (const transport of ['sse', 'multipart'] as const) runs.push(await measureHttpFanout(transport, viewers));
   figures.httpSubscriptions = runs;
   console.log(`\nsubscriptions over HTTP: one broadcast to ${viewers} HTTP viewers and ${viewers} graphql-ws viewers of one group, on one instance`);
-  console.table(runs.map((run) => ({
-    transport: run.transport,
-    'viewers (ws / http)': `${run.viewers.websocket} / ${run.viewers.http}`,
-    'received (ws / http)': `${run.received.websocket} / ${run.received.http}`,
-    'p50 ms (ws / http)': `${run.p50Ms.websocket} / ${run.p50Ms.http}`,
-    'p99 ms (ws / http)': `${run.p99Ms.websocket} / ${run.p99Ms.http}`,
-    'p99 http / ws': (run.p99Ms.http / run.p99Ms.websocket).toFixed(2),
-    'KB per idle viewer (ws / http)': `${run.memoryPerViewerKB.websocket} / ${run.memoryPerViewerKB.http}`,
-  })));
+  console.table(
+    runs.map((run) => ({
+      transport: run.transport,
+      'viewers (ws / http)': `${run.viewers.websocket} / ${run.viewers.http}`,
+      'received (ws / http)': `${run.received.websocket} / ${run.received.http}`,
+      'p50 ms (ws / http)': `${run.p50Ms.websocket} / ${run.p50Ms.http}`,
+      'p99 ms (ws / http)': `${run.p99Ms.websocket} / ${run.p99Ms.http}`,
+      'p99 http / ws': (run.p99Ms.http / run.p99Ms.websocket).toFixed(2),
+      'KB per idle viewer (ws / http)': `${run.memoryPerViewerKB.websocket} / ${run.memoryPerViewerKB.http}`,
+    })),
+  );
   console.log('target: p99 over HTTP ≤ 1.2× the socket’s in the same run');
 }
 
@@ -119,7 +139,14 @@ async function runtimesSection(figures: Figures, viewers: number): Promise<void>
   if (typeof runtimes === 'string') return void console.log(`\nruntimes: ${runtimes}`);
   const { baseline, current } = runtimes.runtimes;
   console.log(`\nruntimes: the same build on Node.js ${current} and ${baseline}, on a private PostgreSQL + Redis (lower is better but for requests/s)`);
-  console.table(Object.fromEntries(Object.entries(runtimes.figures).map(([figure, value]) => [figure, { [baseline]: value.baseline, [current]: value.current, [`${current} / ${baseline}`]: value.ratio }])));
+  console.table(
+    Object.fromEntries(
+      Object.entries(runtimes.figures).map(([figure, value]) => [
+        figure,
+        { [baseline]: value.baseline, [current]: value.current, [`${current} / ${baseline}`]: value.ratio },
+      ]),
+    ),
+  );
 }
 
 async function accessCodesSection(figures: Figures): Promise<void> {
@@ -133,7 +160,9 @@ async function accessCodesSection(figures: Figures): Promise<void> {
     '100,000 in one request (CSV)': accessCodes.oneRequestCsv,
     '1,000 × 100 requests (JSON)': accessCodes.hundredRequestsOf1000,
   });
-  console.log(`100,000 codes in ${accessCodes.oneRequestJson.ms} ms (target ≤ 5000 ms, ${(accessCodes.oneRequestJson.ms / 5000).toFixed(2)}× of target); one request / 100 requests = ${accessCodes.oneOverHundredRatio}×`);
+  console.log(
+    `100,000 codes in ${accessCodes.oneRequestJson.ms} ms (target ≤ 5000 ms, ${(accessCodes.oneRequestJson.ms / 5000).toFixed(2)}× of target); one request / 100 requests = ${accessCodes.oneOverHundredRatio}×`,
+  );
 }
 
 /**
@@ -153,18 +182,35 @@ async function fanoutSection(figures: Figures, viewers: number): Promise<void> {
   figures.fanout = runs;
   figures.fanoutFloor = floors;
   const ratios = runs.map((fanout, run) => fanout.p99Ms / floors[run].p99Ms);
-  console.log(`\nfan-out: one broadcast to live viewers on one instance, ${runs.length} runs, each beside the floor (bare Node + ws, same clients) run right after it; load average ${loadAverage()}`);
-  console.table(runs.map((fanout, run) => ({
-    run: run + 1, viewers: fanout.viewers, received: fanout.received, 'p50 ms': fanout.p50Ms, 'p99 ms': fanout.p99Ms, 'max ms': fanout.maxMs, 'KB per idle viewer': fanout.memoryPerViewerKB,
-    'floor received': floors[run].received, 'floor p50 ms': floors[run].p50Ms, 'floor p99 ms': floors[run].p99Ms, 'p99 / floor': ratios[run].toFixed(2),
-  })));
+  console.log(
+    `\nfan-out: one broadcast to live viewers on one instance, ${runs.length} runs, each beside the floor (bare Node + ws, same clients) run right after it; load average ${loadAverage()}`,
+  );
+  console.table(
+    runs.map((fanout, run) => ({
+      run: run + 1,
+      viewers: fanout.viewers,
+      received: fanout.received,
+      'p50 ms': fanout.p50Ms,
+      'p99 ms': fanout.p99Ms,
+      'max ms': fanout.maxMs,
+      'KB per idle viewer': fanout.memoryPerViewerKB,
+      'floor received': floors[run].received,
+      'floor p50 ms': floors[run].p50Ms,
+      'floor p99 ms': floors[run].p99Ms,
+      'p99 / floor': ratios[run].toFixed(2),
+    })),
+  );
   const p99s = runs.map((fanout) => fanout.p99Ms);
   const worst = Math.max(...p99s);
   const medianP99 = median(p99s);
-  console.log(`p99 median ${medianP99} ms, spread ${Math.min(...p99s)}–${worst} ms (${(((worst - Math.min(...p99s)) / medianP99) * 100).toFixed(1)} % of the median; target ≤ 10 %); ` +
-    `p99 / floor per run ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')} (median ${median(ratios).toFixed(2)}×, worst ${Math.max(...ratios).toFixed(2)}×; target ≤ 1.10× in every run)`);
-  console.log(`targets: p99 ≤ 350 ms (worst run ${(worst / 350).toFixed(2)}× of target), ` +
-    `≤ 15 KB per idle viewer (worst run ${(Math.max(...runs.map((fanout) => fanout.memoryPerViewerKB)) / 15).toFixed(2)}× of target)`);
+  console.log(
+    `p99 median ${medianP99} ms, spread ${Math.min(...p99s)}–${worst} ms (${(((worst - Math.min(...p99s)) / medianP99) * 100).toFixed(1)} % of the median; target ≤ 10 %); ` +
+      `p99 / floor per run ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')} (median ${median(ratios).toFixed(2)}×, worst ${Math.max(...ratios).toFixed(2)}×; target ≤ 1.10× in every run)`,
+  );
+  console.log(
+    `targets: p99 ≤ 350 ms (worst run ${(worst / 350).toFixed(2)}× of target), ` +
+      `≤ 15 KB per idle viewer (worst run ${(Math.max(...runs.map((fanout) => fanout.memoryPerViewerKB)) / 15).toFixed(2)}× of target)`,
+  );
   if (process.env.BENCH_FANOUT_SIGNED_IN === 'false') return;
   // The same with every viewer signed in, watch time counted for a quest (WATCH_TIME on, the default)
   // and not (WATCH_TIME=false), side by side: what counting costs the fan-out (DESIGN.md: nothing
@@ -176,20 +222,37 @@ async function fanoutSection(figures: Figures, viewers: number): Promise<void> {
   }
   figures.fanoutSignedIn = signedIn;
   console.log(`\nfan-out with signed-in viewers, watch time for quests off and on (WATCH_FLUSH_MS default), ${signedIn['watch time on'].length} runs each`);
-  console.table(Object.entries(signedIn).flatMap(([mode, list]) => list.map((fanout) => ({
-    mode, viewers: fanout.viewers, received: fanout.received, 'p50 ms': fanout.p50Ms, 'p99 ms': fanout.p99Ms, 'max ms': fanout.maxMs, 'KB per idle viewer': fanout.memoryPerViewerKB,
-    'watched s': Math.round(fanout.watchedMs / 1000), 'watch-time rows': fanout.watchTimeRows, 'watch-time statements': fanout.watchTimeStatements,
-  }))));
+  console.table(
+    Object.entries(signedIn).flatMap(([mode, list]) =>
+      list.map((fanout) => ({
+        mode,
+        viewers: fanout.viewers,
+        received: fanout.received,
+        'p50 ms': fanout.p50Ms,
+        'p99 ms': fanout.p99Ms,
+        'max ms': fanout.maxMs,
+        'KB per idle viewer': fanout.memoryPerViewerKB,
+        'watched s': Math.round(fanout.watchedMs / 1000),
+        'watch-time rows': fanout.watchTimeRows,
+        'watch-time statements': fanout.watchTimeStatements,
+      })),
+    ),
+  );
   const medianRun = (list: { p99Ms: number }[]) => median(list.map((fanout) => fanout.p99Ms));
   const on = signedIn['watch time on'];
-  console.log(`p99 watch time on / off (median runs) = ${(medianRun(on) / medianRun(signedIn['watch time off'])).toFixed(2)}×; target p99 ≤ 350 ms (worst run with watch time ${(Math.max(...on.map((fanout) => fanout.p99Ms)) / 350).toFixed(2)}× of target)`);
+  console.log(
+    `p99 watch time on / off (median runs) = ${(medianRun(on) / medianRun(signedIn['watch time off'])).toFixed(2)}×; target p99 ≤ 350 ms (worst run with watch time ${(Math.max(...on.map((fanout) => fanout.p99Ms)) / 350).toFixed(2)}× of target)`,
+  );
 }
 
 /** The middle value (the upper middle of an even count). */
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** The machine's load average (1, 5, 15 min): the machine is shared, so every section says how busy it was. */
-const loadAverage = () => loadavg().map((load) => load.toFixed(2)).join(' / ');
+const loadAverage = () =>
+  loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' / ');
 
 async function dataEventsSection(figures: Figures): Promise<void> {
   const all: Record<string, DataEventFigures> = {};
@@ -202,14 +265,52 @@ async function dataEventsSection(figures: Figures): Promise<void> {
   figures.dataEvents = process.env.BENCH_BEFORE_DIST ? all : all.after;
   console.log('\ndata events: signed events end to end (signature, schema, durable store, rule evaluation) on one instance');
   const label = (build: string) => (process.env.BENCH_BEFORE_DIST ? `, ${build}` : '');
-  console.table(Object.fromEntries(Object.entries(all).flatMap(([build, dataEvents]) => [
-    [`signed events (POST …/events)${label(build)}`, { connections: dataEvents.throughput.connections, 'per s': dataEvents.throughput.eventsPerSecond, 'p50 ms': dataEvents.throughput.p50Ms, 'p99 ms': dataEvents.throughput.p99Ms, errors: dataEvents.throughput.errors }],
-    [`REST read (GET …/available)${label(build)}`, { connections: dataEvents.throughput.connections, 'per s': dataEvents.restReadBaseline.requestsPerSecond, 'p50 ms': dataEvents.restReadBaseline.p50Ms, 'p99 ms': dataEvents.restReadBaseline.p99Ms, errors: dataEvents.restReadBaseline.errors }],
-  ])));
+  console.table(
+    Object.fromEntries(
+      Object.entries(all).flatMap(([build, dataEvents]) => [
+        [
+          `signed events (POST …/events)${label(build)}`,
+          {
+            connections: dataEvents.throughput.connections,
+            'per s': dataEvents.throughput.eventsPerSecond,
+            'p50 ms': dataEvents.throughput.p50Ms,
+            'p99 ms': dataEvents.throughput.p99Ms,
+            errors: dataEvents.throughput.errors,
+          },
+        ],
+        [
+          `REST read (GET …/available)${label(build)}`,
+          {
+            connections: dataEvents.throughput.connections,
+            'per s': dataEvents.restReadBaseline.requestsPerSecond,
+            'p50 ms': dataEvents.restReadBaseline.p50Ms,
+            'p99 ms': dataEvents.restReadBaseline.p99Ms,
+            errors: dataEvents.restReadBaseline.errors,
+          },
+        ],
+      ]),
+    ),
+  );
   console.log('rule-triggered overlay: from the event’s 201 to each live viewer');
-  console.table(Object.fromEntries(Object.entries(all).map(([build, dataEvents]) => [build, { events: dataEvents.ruleToViewer.events, viewers: dataEvents.ruleToViewer.viewers, received: dataEvents.ruleToViewer.received, 'p50 ms': dataEvents.ruleToViewer.p50Ms, 'p99 ms': dataEvents.ruleToViewer.p99Ms, 'max ms': dataEvents.ruleToViewer.maxMs }])));
+  console.table(
+    Object.fromEntries(
+      Object.entries(all).map(([build, dataEvents]) => [
+        build,
+        {
+          events: dataEvents.ruleToViewer.events,
+          viewers: dataEvents.ruleToViewer.viewers,
+          received: dataEvents.ruleToViewer.received,
+          'p50 ms': dataEvents.ruleToViewer.p50Ms,
+          'p99 ms': dataEvents.ruleToViewer.p99Ms,
+          'max ms': dataEvents.ruleToViewer.maxMs,
+        },
+      ]),
+    ),
+  );
   for (const [build, dataEvents] of Object.entries(all)) {
-    console.log(`${build}: events/s = ${dataEvents.eventsOverRestRead}× the REST read's requests/s in the same run; targets: ≥ 4000 events/s (${(dataEvents.throughput.eventsPerSecond / 4000).toFixed(2)}× of target), p99 ≤ 100 ms (${(dataEvents.ruleToViewer.p99Ms / 100).toFixed(2)}× of target)`);
+    console.log(
+      `${build}: events/s = ${dataEvents.eventsOverRestRead}× the REST read's requests/s in the same run; targets: ≥ 4000 events/s (${(dataEvents.throughput.eventsPerSecond / 4000).toFixed(2)}× of target), p99 ≤ 100 ms (${(dataEvents.ruleToViewer.p99Ms / 100).toFixed(2)}× of target)`,
+    );
   }
   if (all.before) console.log(`events/s after / before = ${(all.after.throughput.eventsPerSecond / all.before.throughput.eventsPerSecond).toFixed(2)}×`);
 }
@@ -225,7 +326,16 @@ async function twoInstancesSection(figures: Figures, viewers: number): Promise<v
     await redis.stop();
     figures.fanoutTwoInstances = two;
     console.log('\nfan-out: two instances behind Redis, the broadcast sent to one of them');
-    console.table([{ viewers: two.viewers, received: two.received, 'p50 ms': two.p50Ms, 'p99 ms': two.p99Ms, 'max ms': two.maxMs, 'KB per idle viewer': two.memoryPerViewerKB }]);
+    console.table([
+      {
+        viewers: two.viewers,
+        received: two.received,
+        'p50 ms': two.p50Ms,
+        'p99 ms': two.p99Ms,
+        'max ms': two.maxMs,
+        'KB per idle viewer': two.memoryPerViewerKB,
+      },
+    ]);
     const one = (figures.fanout as { p99Ms: number }[] | undefined)?.map((run) => run.p99Ms).sort((a, b) => a - b);
     if (one?.length) console.log(`p99 two instances / one instance (its median run) = ${(two.p99Ms / one[Math.floor(one.length / 2)]).toFixed(2)}×`);
   } else {
@@ -274,19 +384,41 @@ async function chatSection(figures: Figures, viewers: number): Promise<void> {
     await postgres?.stop();
   }
   figures.chat = rows;
-  console.log(`\nchat: ${count} viewers in one room, ${shape.senders} signed-in senders, ${shape.ratePerSecond} messages/s and ${shape.reactionsPerSecond} reactions/s for ${shape.seconds} s`);
-  console.table(rows.map((row) => ({
-    target: row.target, viewers: row.viewers, messages: row.messages, 'send failures': row.sendFailures, 'viewers with all, in order': row.completeViewers,
-    missing: row.missing, disorder: row.disorder, 'ack p50 ms': row.ackP50Ms, 'ack p99 ms': row.ackP99Ms, 'ack→viewer p50 ms': row.deliveryP50Ms,
-    'ack→viewer p99 ms': row.deliveryP99Ms, 'frames/s per viewer': row.meanFramesPerSecond, 'most frames in 1 s': row.maxFramesPerSecond,
-    'reactions sent': row.reactionsSent, 'reactions accepted': row.reactionsAccepted, 'viewers with exact reaction counts': row.exactReactionViewers,
-  })));
-  for (const row of rows) if (row.reactionsSent > 0) console.log(`${row.target}: reaction answers ${JSON.stringify(row.reactionStatuses)}, reaction ack p50 ${row.reactionAckP50Ms} ms, p99 ${row.reactionAckP99Ms} ms`);
+  console.log(
+    `\nchat: ${count} viewers in one room, ${shape.senders} signed-in senders, ${shape.ratePerSecond} messages/s and ${shape.reactionsPerSecond} reactions/s for ${shape.seconds} s`,
+  );
+  console.table(
+    rows.map((row) => ({
+      target: row.target,
+      viewers: row.viewers,
+      messages: row.messages,
+      'send failures': row.sendFailures,
+      'viewers with all, in order': row.completeViewers,
+      missing: row.missing,
+      disorder: row.disorder,
+      'ack p50 ms': row.ackP50Ms,
+      'ack p99 ms': row.ackP99Ms,
+      'ack→viewer p50 ms': row.deliveryP50Ms,
+      'ack→viewer p99 ms': row.deliveryP99Ms,
+      'frames/s per viewer': row.meanFramesPerSecond,
+      'most frames in 1 s': row.maxFramesPerSecond,
+      'reactions sent': row.reactionsSent,
+      'reactions accepted': row.reactionsAccepted,
+      'viewers with exact reaction counts': row.exactReactionViewers,
+    })),
+  );
+  for (const row of rows)
+    if (row.reactionsSent > 0)
+      console.log(
+        `${row.target}: reaction answers ${JSON.stringify(row.reactionStatuses)}, reaction ack p50 ${row.reactionAckP50Ms} ms, p99 ${row.reactionAckP99Ms} ms`,
+      );
   const stagegraph = rows[0];
   const bare = rows.find((row) => row.target.startsWith('floor')) as ChatFigures;
-  console.log(`targets: ack p99 ≤ 250 ms (${stagegraph.ackP99Ms}), ack→viewer p99 ≤ 1000 ms (${stagegraph.deliveryP99Ms}), ≤ 4 frames/s (mean ${stagegraph.meanFramesPerSecond}, most in any 1 s ${stagegraph.maxFramesPerSecond}); ` +
-    `ack→viewer p99 stagegraph / floor = ${(stagegraph.deliveryP99Ms / bare.deliveryP99Ms).toFixed(2)}×; ` +
-    `reactions accepted ${stagegraph.reactionsAccepted} of ${stagegraph.reactionsSent} sent (${shape.reactionsPerSecond * shape.seconds} meant), counts exact at ${stagegraph.exactReactionViewers} of ${stagegraph.viewers} viewers`);
+  console.log(
+    `targets: ack p99 ≤ 250 ms (${stagegraph.ackP99Ms}), ack→viewer p99 ≤ 1000 ms (${stagegraph.deliveryP99Ms}), ≤ 4 frames/s (mean ${stagegraph.meanFramesPerSecond}, most in any 1 s ${stagegraph.maxFramesPerSecond}); ` +
+      `ack→viewer p99 stagegraph / floor = ${(stagegraph.deliveryP99Ms / bare.deliveryP99Ms).toFixed(2)}×; ` +
+      `reactions accepted ${stagegraph.reactionsAccepted} of ${stagegraph.reactionsSent} sent (${shape.reactionsPerSecond * shape.seconds} meant), counts exact at ${stagegraph.exactReactionViewers} of ${stagegraph.viewers} viewers`,
+  );
 }
 
 /**
@@ -313,22 +445,40 @@ async function answersSection(figures: Figures): Promise<void> {
       results[named('PostgreSQL + Redis, one instance', build, dist)] = await measureAnswers(viewers, [alone]).finally(() => alone.stop());
       const first = await startInstance({ dist, env });
       const second = await startInstance({ dist, shareWith: first, env });
-      results[named('PostgreSQL + Redis, two instances', build, dist)] = await measureAnswers(viewers, [first, second]).finally(() => Promise.all([first.stop(), second.stop()]));
+      results[named('PostgreSQL + Redis, two instances', build, dist)] = await measureAnswers(viewers, [first, second]).finally(() =>
+        Promise.all([first.stop(), second.stop()]),
+      );
     }
   }
   await redis?.stop();
   await postgres?.stop();
   figures.answers = results;
   console.log(`\nanswers: ${viewers} signed-in viewers subscribed to a poll's results each answer it on their socket within 10 s`);
-  console.table(Object.fromEntries(Object.entries(results).map(([label, result]) => [label, {
-    viewers: result.viewers, subscribed: result.subscribed, reconnects: result.reconnects, answered: result.answered, refused: result.refused, 'ack p50 ms': result.ackP50Ms, 'ack p99 ms': result.ackP99Ms,
-    'final count exact': result.finalCountExact ? 'yes' : 'no', 'final results at every viewer (ms after last answer)': result.finalResultsAtEveryViewerMs,
-    'max pushes/s per viewer': result.maxPushesPerSecondPerViewer,
-  }])));
+  console.table(
+    Object.fromEntries(
+      Object.entries(results).map(([label, result]) => [
+        label,
+        {
+          viewers: result.viewers,
+          subscribed: result.subscribed,
+          reconnects: result.reconnects,
+          answered: result.answered,
+          refused: result.refused,
+          'ack p50 ms': result.ackP50Ms,
+          'ack p99 ms': result.ackP99Ms,
+          'final count exact': result.finalCountExact ? 'yes' : 'no',
+          'final results at every viewer (ms after last answer)': result.finalResultsAtEveryViewerMs,
+          'max pushes/s per viewer': result.maxPushesPerSecondPerViewer,
+        },
+      ]),
+    ),
+  );
   for (const [label, result] of Object.entries(results)) {
-    console.log(`${label}: ack p99 ${result.ackP99Ms} ms (target ≤ 250 ms: ${(result.ackP99Ms / 250).toFixed(2)}× of target); final count exact: ${result.finalCountExact ? 'yes' : 'no'} ` +
-      `(${result.storedAnswers} stored, results ${result.resultsTotal}, ${result.answered} acknowledged); final results at every viewer ${result.finalResultsAtEveryViewerMs} ms after the last answer ` +
-      `(target ≤ 1000 ms; ${result.viewersWithFinalCount} of ${result.viewers} viewers); at most ${result.maxPushesPerSecondPerViewer} pushes/s per viewer (target ≤ 2)`);
+    console.log(
+      `${label}: ack p99 ${result.ackP99Ms} ms (target ≤ 250 ms: ${(result.ackP99Ms / 250).toFixed(2)}× of target); final count exact: ${result.finalCountExact ? 'yes' : 'no'} ` +
+        `(${result.storedAnswers} stored, results ${result.resultsTotal}, ${result.answered} acknowledged); final results at every viewer ${result.finalResultsAtEveryViewerMs} ms after the last answer ` +
+        `(target ≤ 1000 ms; ${result.viewersWithFinalCount} of ${result.viewers} viewers); at most ${result.maxPushesPerSecondPerViewer} pushes/s per viewer (target ≤ 2)`,
+    );
     if (result.firstRefusal) console.log(`  first refusal: ${result.firstRefusal}`);
   }
   if (!postgres) console.log('PostgreSQL + Redis: not measured (postgres binaries or redis-server not installed here)');
@@ -343,7 +493,9 @@ async function fleetSection(figures: Figures, viewers: number): Promise<void> {
     return;
   }
   figures.fleet = fleet;
-  console.log(`\nfleet: ${fleet.fleet.instances} instances behind HAProxy beside one instance direct, PostgreSQL + Redis (HAProxy takes ${fleet.balancerMaxconn} connections here)`);
+  console.log(
+    `\nfleet: ${fleet.fleet.instances} instances behind HAProxy beside one instance direct, PostgreSQL + Redis (HAProxy takes ${fleet.balancerMaxconn} connections here)`,
+  );
   const row = (side: typeof fleet.fleet) => ({
     viewers: side.viewers,
     'join s': side.storms.join.seconds,
@@ -357,8 +509,10 @@ async function fleetSection(figures: Figures, viewers: number): Promise<void> {
     'KB per idle viewer': side.fanout.memoryPerViewerKB,
   });
   console.table({ 'one instance, direct': row(fleet.oneInstance), [`${fleet.fleet.instances} instances, HAProxy`]: row(fleet.fleet) });
-  console.log(`fleet / one instance: joins/s ${(fleet.fleet.storms.join.perSecond / fleet.oneInstance.storms.join.perSecond).toFixed(2)}×, ` +
-    `fan-out p99 ${(fleet.fleet.fanout.p99Ms / fleet.oneInstance.fanout.p99Ms).toFixed(2)}× (all on the same cores: a figure to watch, not a target)`);
+  console.log(
+    `fleet / one instance: joins/s ${(fleet.fleet.storms.join.perSecond / fleet.oneInstance.storms.join.perSecond).toFixed(2)}×, ` +
+      `fan-out p99 ${(fleet.fleet.fanout.p99Ms / fleet.oneInstance.fanout.p99Ms).toFixed(2)}× (all on the same cores: a figure to watch, not a target)`,
+  );
 }
 
 /** What a broadcast and a data event cost PostgreSQL and Redis (bench/costs.ts), for docs/capacity.md. */
@@ -376,12 +530,21 @@ async function costsSection(figures: Figures): Promise<void> {
     const costs = await measureCosts(instance, redis.url);
     figures.costs = costs;
     console.log('\ncosts per operation on one instance, PostgreSQL + Redis: SQL statements sent, Redis commands and bytes (in: to Redis, out: from Redis)');
-    console.table(Object.fromEntries(Object.entries(costs).map(([name, cost]) => [name, {
-      'SQL statements': cost.sqlStatements,
-      'Redis commands': Object.entries(cost.redisCommands).map(([command, calls]) => `${command} ${calls}`).join(', '),
-      'Redis bytes in': cost.redisBytesIn,
-      'Redis bytes out': cost.redisBytesOut,
-    }])));
+    console.table(
+      Object.fromEntries(
+        Object.entries(costs).map(([name, cost]) => [
+          name,
+          {
+            'SQL statements': cost.sqlStatements,
+            'Redis commands': Object.entries(cost.redisCommands)
+              .map(([command, calls]) => `${command} ${calls}`)
+              .join(', '),
+            'Redis bytes in': cost.redisBytesIn,
+            'Redis bytes out': cost.redisBytesOut,
+          },
+        ]),
+      ),
+    );
   } finally {
     await instance.stop();
     await redis.stop();
@@ -395,14 +558,19 @@ async function soakSection(figures: Figures): Promise<void> {
   figures.soak = soak;
   console.log(`\nsoak: ${soak.viewersPerSecond} viewers/s connecting and leaving for ${soak.seconds} s while broadcasts run`);
   console.table([soak]);
-  console.log(`memory after / before = ${(soak.rssAfterMB / soak.rssBeforeMB).toFixed(2)}× (target ≤ 1.10×); missed broadcasts: ${soak.missedShows} of ${soak.expectedShows}`);
+  console.log(
+    `memory after / before = ${(soak.rssAfterMB / soak.rssBeforeMB).toFixed(2)}× (target ≤ 1.10×); missed broadcasts: ${soak.missedShows} of ${soak.expectedShows}`,
+  );
 }
 
 /**
  * BENCH_BEFORE_DIST names the dist folder of an earlier build: sections that support it measure that
  * build too, in the same run, so before and after are side by side under the same load.
  */
-const builds = (): [string, string | undefined][] => [['after', undefined], ...(process.env.BENCH_BEFORE_DIST ? [['before', process.env.BENCH_BEFORE_DIST] as [string, string]] : [])];
+const builds = (): [string, string | undefined][] => [
+  ['after', undefined],
+  ...(process.env.BENCH_BEFORE_DIST ? [['before', process.env.BENCH_BEFORE_DIST] as [string, string]] : []),
+];
 
 async function joinSection(figures: Figures, viewers: number): Promise<void> {
   const rows: Record<string, unknown> = {};
@@ -413,7 +581,13 @@ async function joinSection(figures: Figures, viewers: number): Promise<void> {
       const name = `${label}${dist ? `, ${build}` : ''}`;
       results[name] = result;
       for (const [storm, figure] of Object.entries(result)) {
-        rows[`${storm} storm, ${name}`] = { viewers: figure.viewers, failures: figure.failures, seconds: figure.seconds, 'viewers/s': figure.perSecond, 'database queries': figure.databaseQueries };
+        rows[`${storm} storm, ${name}`] = {
+          viewers: figure.viewers,
+          failures: figure.failures,
+          seconds: figure.seconds,
+          'viewers/s': figure.perSecond,
+          'database queries': figure.databaseQueries,
+        };
       }
     }
   };
@@ -427,8 +601,10 @@ async function joinSection(figures: Figures, viewers: number): Promise<void> {
   console.log(`\njoin and reconnect storms: ${viewers} viewers on one channel of one instance`);
   console.table(rows);
   for (const [label, result] of Object.entries(results)) {
-    console.log(`${label}: join ${result.join.seconds} s, reconnect ${result.reconnect.seconds} s (targets ≤ 10 s: ${(result.join.seconds / 10).toFixed(2)}×, ${(result.reconnect.seconds / 10).toFixed(2)}× of target); ` +
-      `database queries per viewer: join ${(result.join.databaseQueries / viewers).toFixed(3)}, reconnect ${(result.reconnect.databaseQueries / viewers).toFixed(4)}`);
+    console.log(
+      `${label}: join ${result.join.seconds} s, reconnect ${result.reconnect.seconds} s (targets ≤ 10 s: ${(result.join.seconds / 10).toFixed(2)}×, ${(result.reconnect.seconds / 10).toFixed(2)}× of target); ` +
+        `database queries per viewer: join ${(result.join.databaseQueries / viewers).toFixed(3)}, reconnect ${(result.reconnect.databaseQueries / viewers).toFixed(4)}`,
+    );
     for (const storm of [result.join, result.reconnect]) if (storm.firstFailure) console.log(`  first failure: ${storm.firstFailure}`);
   }
   if (!postgres) console.log('PostgreSQL + Redis: not measured (postgres binaries or redis-server not installed here)');

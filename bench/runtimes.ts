@@ -47,18 +47,25 @@ export async function measureRuntimes(viewers: number, answerers: number): Promi
     await postgres?.stop();
     return 'not measured: the PostgreSQL server binaries or redis-server are not installed here';
   }
-  const withInstance = (measure: (instance: Awaited<ReturnType<typeof startInstance>>) => Promise<Record<string, number>>): Measure => async (env) => {
-    const instance = await startInstance({ env });
-    try {
-      return await measure(instance);
-    } finally {
-      await instance.stop();
-    }
-  };
+  const withInstance =
+    (measure: (instance: Awaited<ReturnType<typeof startInstance>>) => Promise<Record<string, number>>): Measure =>
+    async (env) => {
+      const instance = await startInstance({ env });
+      try {
+        return await measure(instance);
+      } finally {
+        await instance.stop();
+      }
+    };
   const sections: Record<string, Measure> = {
     gateway: withInstance(async (instance) => {
       const figures = await measureGateway(instance);
-      return { 'gateway p50 ms': figures.gateway.p50Ms, 'gateway requests/s': figures.gateway.requestsPerSecond, 'REST p50 ms': figures.rest.p50Ms, 'REST requests/s': figures.rest.requestsPerSecond };
+      return {
+        'gateway p50 ms': figures.gateway.p50Ms,
+        'gateway requests/s': figures.gateway.requestsPerSecond,
+        'REST p50 ms': figures.rest.p50Ms,
+        'REST requests/s': figures.rest.requestsPerSecond,
+      };
     }),
     fanout: withInstance(async (instance) => {
       const figures = await measureFanout(viewers, [instance]);
@@ -80,10 +87,17 @@ export async function measureRuntimes(viewers: number, answerers: number): Promi
       const results: Record<string, Record<string, number>> = {};
       // Each on a database and a Redis prefix of its own; which runtime goes first alternates by section,
       // so a machine getting busier or quieter during the run does not favour one.
-      const order = [['baseline', baseline], ['current', process.execPath]] as const;
+      const order = [
+        ['baseline', baseline],
+        ['current', process.execPath],
+      ] as const;
       for (const [label, node] of index % 2 === 0 ? order : [...order].reverse()) {
         run += 1;
-        const env = { DATABASE_URL: await createPostgresDatabase(postgres.url, `bench_runtime_${run}`), REDIS_URL: redis.url, REDIS_PREFIX: `bench-runtime-${run}` };
+        const env = {
+          DATABASE_URL: await createPostgresDatabase(postgres.url, `bench_runtime_${run}`),
+          REDIS_URL: redis.url,
+          REDIS_PREFIX: `bench-runtime-${run}`,
+        };
         results[label] = await onRuntime(node, () => measure(env));
         console.log(`runtimes: ${name} on ${runtimes[label]} done`);
       }

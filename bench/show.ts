@@ -28,9 +28,15 @@ async function fakeProvider(): Promise<{ url: string; server: Server }> {
     request.resume();
     request.on('end', () => {
       streams += 1;
-      const body = request.url === '/createStream'
-        ? { ingestUrl: 'rtmp://ingest.bench.test/live', streamKey: `key-${streams}`, playbackUrl: `https://cdn.bench.test/${streams}/index.m3u8`, providerStreamId: `bench-stream-${streams}` }
-        : {};
+      const body =
+        request.url === '/createStream'
+          ? {
+              ingestUrl: 'rtmp://ingest.bench.test/live',
+              streamKey: `key-${streams}`,
+              playbackUrl: `https://cdn.bench.test/${streams}/index.m3u8`,
+              providerStreamId: `bench-stream-${streams}`,
+            }
+          : {};
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(body));
     });
@@ -43,8 +49,15 @@ async function fakeProvider(): Promise<{ url: string; server: Server }> {
 async function liveChannel(instance: Instance, providerUrl: string, gated: boolean) {
   const site = createSite(instance);
   const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
-  const urls = Object.fromEntries(['createStream', 'deleteStream', 'deleteVod', 'startStream', 'stopStream'].map((operation) => [operation, `${providerUrl}/${operation}`]));
-  const contract = (await callJson(instance, 'POST', '/streamprovider/v1/register', admin, { name: 'Bench provider', urls, accountCredentials: {}, useAccount: false })) as { id: string; authorization: string };
+  const urls = Object.fromEntries(
+    ['createStream', 'deleteStream', 'deleteVod', 'startStream', 'stopStream'].map((operation) => [operation, `${providerUrl}/${operation}`]),
+  );
+  const contract = (await callJson(instance, 'POST', '/streamprovider/v1/register', admin, {
+    name: 'Bench provider',
+    urls,
+    accountCredentials: {},
+    useAccount: false,
+  })) as { id: string; authorization: string };
   const page = (await callJson(instance, 'POST', '/pages/v3', admin, {
     slug: 'bench-show',
     type: 'channel',
@@ -83,13 +96,16 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
     await channel.webhook('active', Date.now());
     // Until every viewer holds the URL, or 5 minutes (a gated channel's checks take long: see `holding`).
     let reports: { times: number[]; checkFailures: number }[] = [];
-    for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 300_000; Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       reports = await Promise.all(workers.map((worker) => request(worker, { type: 'report' }, 'holding')));
       if (reports.reduce((sum, report) => sum + report.times.length + report.checkFailures, 0) >= open) break;
     }
     for (const worker of workers) worker.send({ type: 'close' });
-    const latencies = reports.flatMap((report) => report.times).map((at) => at - sentAt).sort((a, b) => a - b);
+    const latencies = reports
+      .flatMap((report) => report.times)
+      .map((at) => at - sentAt)
+      .sort((a, b) => a - b);
     return {
       channel: gated ? 'gated' : 'open',
       viewers: open,

@@ -56,11 +56,13 @@ export async function measureSoak(seconds = 60, perSecond = 200): Promise<SoakFi
   const loop = (async () => {
     for (let n = 0; broadcasting; n += 1) {
       const startedAt = performance.timeOrigin + performance.now();
-      const reply = (await (await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ channelId: channel, duration: 2, variables: { n: String(n) } }),
-      })).json()) as { broadcastId: string; expiresAt: number };
+      const reply = (await (
+        await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ channelId: channel, duration: 2, variables: { n: String(n) } }),
+        })
+      ).json()) as { broadcastId: string; expiresAt: number };
       broadcasts.push({ id: reply.broadcastId, startedAt, expiresAt: reply.expiresAt });
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }

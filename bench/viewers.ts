@@ -47,10 +47,13 @@ function openViewer(start: Start, token?: string): Promise<void> {
     // the embed does, resubscribing (the live overlays come again). The socket's slot is taken by the new one.
     socket.on('close', (code) => {
       if (closing || (code !== 1012 && code !== 1001)) return;
-      setTimeout(() => {
-        sockets.splice(sockets.indexOf(socket), 1);
-        void openViewer(start);
-      }, 250 + Math.random() * 1000);
+      setTimeout(
+        () => {
+          sockets.splice(sockets.indexOf(socket), 1);
+          void openViewer(start);
+        },
+        250 + Math.random() * 1000,
+      );
     });
   });
 }

@@ -247,24 +247,23 @@ function subscribeRoom(live: LiveClient): void {
     failures += 1;
     setTimeout(() => client === live && subscribeRoom(live), backoffDelay(failures));
   };
-  live.subscribe<{ chatMessages: ChatEventView }>(
-    () => ({ query: SUBSCRIPTION, variables: { panelId, afterSeq: state.lastSeq > 0 ? state.lastSeq : null } }),
-    {
-      next: (result) => {
-        if (!result.data?.chatMessages) return;
-        failures = 0;
-        onEvent(result.data.chatMessages);
-      },
-      error: again,
-      complete: again,
+  live.subscribe<{ chatMessages: ChatEventView }>(() => ({ query: SUBSCRIPTION, variables: { panelId, afterSeq: state.lastSeq > 0 ? state.lastSeq : null } }), {
+    next: (result) => {
+      if (!result.data?.chatMessages) return;
+      failures = 0;
+      onEvent(result.data.chatMessages);
     },
-  );
+    error: again,
+    complete: again,
+  });
 }
 
 // ------------------------------------------------------------------ timecode replay
 
 async function replay(): Promise<void> {
-  const recording = params.get('liveBroadcastId') ? `liveBroadcastId=${encodeURIComponent(params.get('liveBroadcastId') as string)}` : `videoId=${encodeURIComponent(params.get('videoId') ?? '')}`;
+  const recording = params.get('liveBroadcastId')
+    ? `liveBroadcastId=${encodeURIComponent(params.get('liveBroadcastId') as string)}`
+    : `videoId=${encodeURIComponent(params.get('videoId') ?? '')}`;
   const response = await fetch(`/chat/v1/${encodeURIComponent(panelId)}/replay?${recording}`, { headers: { 'x-service-client-id': siteId } });
   if (!response.ok) return;
   const messages = (await response.json()) as ChatMessageView[];

@@ -89,7 +89,16 @@ export class ChatModerationView {
 
 /** The author's own copy of a message not in the room yet: held for review, or delayed. */
 export function pendingElement(sent: SentMessage, name: string, make: (message: ChatMessageView) => HTMLLIElement): HTMLLIElement {
-  const item = make({ id: sent.id, seq: 0, panelId: '', text: sent.text, author: { accountId: '', name, admin: false }, created: Date.now(), streamSecond: null, replyTo: sent.replyTo });
+  const item = make({
+    id: sent.id,
+    seq: 0,
+    panelId: '',
+    text: sent.text,
+    author: { accountId: '', name, admin: false },
+    created: Date.now(),
+    streamSecond: null,
+    replyTo: sent.replyTo,
+  });
   item.classList.add('sg-chat-pending');
   // Not in the room yet: nobody can answer it (the server refuses a reply to it too).
   item.querySelector('.sg-chat-reply')?.remove();

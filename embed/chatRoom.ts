@@ -91,7 +91,11 @@ export function showPinned(pin: ChatPinView | null | undefined, system: ChatSyst
     return;
   }
   pinned.dataset.messageId = pin.messageId ?? '';
-  pinned.append(span('sg-chat-pinned-label', '📌'), span('sg-chat-name', pin.author?.name ?? system.name ?? 'Announcement'), span('sg-chat-pinned-text', pin.text));
+  pinned.append(
+    span('sg-chat-pinned-label', '📌'),
+    span('sg-chat-name', pin.author?.name ?? system.name ?? 'Announcement'),
+    span('sg-chat-pinned-text', pin.text),
+  );
 }
 
 /** The room's reaction buttons, for a viewer who can react (one with a token). */

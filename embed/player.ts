@@ -46,7 +46,9 @@ const PLAYING_GAP_SECONDS = 2;
 export function attachTimecodeOverlays(options: TimecodeOptions): TimecodeOverlays {
   const { video, siteId } = options;
   if (!options.liveBroadcastId === !options.videoId) throw new Error('attachTimecodeOverlays needs liveBroadcastId or videoId (one of them)');
-  const query = options.liveBroadcastId ? `liveBroadcastId=${encodeURIComponent(options.liveBroadcastId)}` : `videoId=${encodeURIComponent(options.videoId as string)}`;
+  const query = options.liveBroadcastId
+    ? `liveBroadcastId=${encodeURIComponent(options.liveBroadcastId)}`
+    : `videoId=${encodeURIComponent(options.videoId as string)}`;
   const bySecond = new Map<number, TimelineEntry['overlay'][]>();
   let lastSecond: number | null = null;
 
@@ -70,15 +72,16 @@ export function attachTimecodeOverlays(options: TimecodeOptions): TimecodeOverla
     lastSecond = null;
   };
 
-  const ready = fetch(`${options.baseUrl ?? scriptOrigin}/overlay/v1/timeline?${query}`, { headers: { 'x-service-client-id': siteId } })
-    .then(async (response) => {
+  const ready = fetch(`${options.baseUrl ?? scriptOrigin}/overlay/v1/timeline?${query}`, { headers: { 'x-service-client-id': siteId } }).then(
+    async (response) => {
       if (!response.ok) throw new Error(`timeline: ${response.status}`);
       const timeline = (await response.json()) as TimelineEntry[];
       for (const entry of timeline) bySecond.set(entry.second, [...(bySecond.get(entry.second) ?? []), entry.overlay]);
       video.addEventListener('timeupdate', onTime);
       video.addEventListener('seeking', onSeeking);
       return timeline;
-    });
+    },
+  );
   return {
     ready,
     detach() {

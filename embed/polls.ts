@@ -72,16 +72,19 @@ export class PollView {
     this.sending = false;
     this.failed = false;
     if (!signedIn) this.mine = null;
-    this.unsubscribe = client.subscribe<{ pollResults: PollResults }>({ query: RESULTS_SUBSCRIPTION, variables: { pollId: this.pollId } }, {
-      next: (result) => {
-        if (generation === this.generation && result.data?.pollResults) this.update(result.data.pollResults);
+    this.unsubscribe = client.subscribe<{ pollResults: PollResults }>(
+      { query: RESULTS_SUBSCRIPTION, variables: { pollId: this.pollId } },
+      {
+        next: (result) => {
+          if (generation === this.generation && result.data?.pollResults) this.update(result.data.pollResults);
+        },
+        // An unknown poll or another site's: nothing to show.
+        error: () => {
+          if (generation === this.generation) this.element.hidden = true;
+        },
+        complete: () => undefined,
       },
-      // An unknown poll or another site's: nothing to show.
-      error: () => {
-        if (generation === this.generation) this.element.hidden = true;
-      },
-      complete: () => undefined,
-    });
+    );
   }
 
   /** Stops listening: the overlay is gone. */

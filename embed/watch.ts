@@ -48,7 +48,17 @@ const chat = byId<HTMLElement>('sg-watch-chat');
 const sound = byId<HTMLButtonElement>('sg-watch-sound');
 
 const player = new WatchPlayer(video);
-const state: WatchState = { view: 'loading', show: null, status: null, checks: 0, player: player.state, chatPanelId: null, transport: null, connected: false, connections: 0 };
+const state: WatchState = {
+  view: 'loading',
+  show: null,
+  status: null,
+  checks: 0,
+  player: player.state,
+  chatPanelId: null,
+  transport: null,
+  connected: false,
+  connections: 0,
+};
 (window as unknown as { stagegraphWatch: WatchState }).stagegraphWatch = state;
 
 let check: ContentCheckAnswer | null = null;
@@ -303,7 +313,8 @@ function dropToken(): void {
 
 window.addEventListener('message', (message: MessageEvent) => {
   // The site's page around a framed watch page hands over its viewer's token, as it does to the embed.
-  if (message.source === window.parent && message.source !== window && isSetTokenMessage(message.data) && message.data.data !== token) setToken(message.data.data);
+  if (message.source === window.parent && message.source !== window && isSetTokenMessage(message.data) && message.data.data !== token)
+    setToken(message.data.data);
 });
 
 byId<HTMLFormElement>('sg-watch-password').addEventListener('submit', (event) => {

@@ -89,7 +89,19 @@ const checkGraphqlInput: RequestHandler = (req, res, next) => {
   res.status(400).json({ errors: [{ message: problem, extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
 };
 
-export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimitBytes, metricsToken, internalSecret, drain, shutdownGraceMs, graphiql }: PublicAppOptions): Express {
+export function createPublicApp({
+  gateway,
+  rest,
+  database,
+  bus,
+  logger,
+  bodyLimitBytes,
+  metricsToken,
+  internalSecret,
+  drain,
+  shutdownGraceMs,
+  graphiql,
+}: PublicAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -101,7 +113,11 @@ export function createPublicApp({ gateway, rest, database, bus, logger, bodyLimi
   // The REST paths first: they are most of the traffic, and one lookup in the route tree passes the rest on.
   app.use(rest.router);
 
-  app.get('/metrics', routeTemplate('/metrics'), metricsHandler(metricsToken, instanceRegistry(gateway.live, bus, { secondsDraining: () => drain.secondsDraining(), graceSeconds: shutdownGraceMs / 1000 })));
+  app.get(
+    '/metrics',
+    routeTemplate('/metrics'),
+    metricsHandler(metricsToken, instanceRegistry(gateway.live, bus, { secondsDraining: () => drain.secondsDraining(), graceSeconds: shutdownGraceMs / 1000 })),
+  );
   // The process is up; the details say what works (an outage of the shared Redis shows here, not in /ready).
   app.get('/health', routeTemplate('/health'), (_req, res) => {
     res.json({ status: 'ok', runtime: process.version, draining: drain.draining, bus: { connected: bus.connected() } });

@@ -77,7 +77,9 @@ export class DocumentLimits {
     try {
       document = parse(query, this.limits ? { maxTokens: this.limits.maxTokens } : undefined);
     } catch (error) {
-      return { errors: [error instanceof GraphQLError ? limitError(error.message, 'GRAPHQL_PARSE_FAILED') : limitError('invalid document', 'GRAPHQL_PARSE_FAILED')] };
+      return {
+        errors: [error instanceof GraphQLError ? limitError(error.message, 'GRAPHQL_PARSE_FAILED') : limitError('invalid document', 'GRAPHQL_PARSE_FAILED')],
+      };
     }
     if (this.rules.length === 0) return { document };
     const errors = validate(this.schema(), document, this.rules, VALIDATION_OPTIONS);

@@ -36,7 +36,10 @@ async function localAnswer(options: LocalQueryOptions, requestContext: Parameter
   const started = process.hrtime.bigint();
   let result: Awaited<ReturnType<RunningService['execute']>>;
   try {
-    result = await local.execute({ query: requestContext.source, variables: request.variables, operationName: request.operationName }, (requestContext.context as GatewayContext).identity);
+    result = await local.execute(
+      { query: requestContext.source, variables: request.variables, operationName: request.operationName },
+      (requestContext.context as GatewayContext).identity,
+    );
   } catch {
     // The gateway's fetch turns the same failure into the error it always gave.
     return null;

@@ -154,7 +154,15 @@ const ACTIVE_BROADCASTS = /* GraphQL */ `
   }
 `;
 const VIEWER_TAGS = /* GraphQL */ `query LiveViewerTags { me { tags } }`;
-registerOperationNames([ACTIVE_BROADCASTS, VIEWER_TAGS, ...POLL_RESULTS_OPERATIONS, ...CHAT_OPERATIONS, ...CHAT_MODERATION_OPERATIONS, ...CHANNEL_STATUS_OPERATIONS, ...LIVE_CHANNEL_OPERATIONS]);
+registerOperationNames([
+  ACTIVE_BROADCASTS,
+  VIEWER_TAGS,
+  ...POLL_RESULTS_OPERATIONS,
+  ...CHAT_OPERATIONS,
+  ...CHAT_MODERATION_OPERATIONS,
+  ...CHANNEL_STATUS_OPERATIONS,
+  ...LIVE_CHANNEL_OPERATIONS,
+]);
 
 // Unless told not to, @apollo/gateway probes cloud metadata endpoints (169.254.169.254) when built and
 // sends usage metrics to Apollo every hour. This service sends telemetry only where its operator says
@@ -170,7 +178,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     buildService: ({ name, url }) => {
       const local = options.localSubgraph;
-      if (local && local(name as SubgraphName)) return measuredDataSource(name, 'in_process', distinctEntities(new InProcessDataSource(() => local(name as SubgraphName) as RunningService)));
+      if (local && local(name as SubgraphName))
+        return measuredDataSource(name, 'in_process', distinctEntities(new InProcessDataSource(() => local(name as SubgraphName) as RunningService)));
       const remote = subgraphHttpSource<GatewayContext>({
         name,
         url: url as string,

@@ -25,7 +25,13 @@ const CACHE_LIMIT = 1000;
 const CACHEABLE_LENGTH = 16 * 1024;
 
 /** `{ graph: X }` arguments of one directive, by name, from a field or type definition's AST. */
-function joinArguments(node: { directives?: readonly { name: { value: string }; arguments?: readonly { name: { value: string }; value: { kind: string; value?: unknown } }[] }[] } | undefined | null, directive: string) {
+function joinArguments(
+  node:
+    | { directives?: readonly { name: { value: string }; arguments?: readonly { name: { value: string }; value: { kind: string; value?: unknown } }[] }[] }
+    | undefined
+    | null,
+  directive: string,
+) {
   return (node?.directives ?? [])
     .filter((applied) => applied.name.value === directive)
     .map((applied) => Object.fromEntries((applied.arguments ?? []).map((argument) => [argument.name.value, argument.value])));
@@ -79,7 +85,12 @@ export class SingleSubgraphPlanner {
   }
 
   /** The graphs that can resolve every field of the selection on `type`; null when unsure. */
-  private graphsOf(type: GraphQLObjectType, selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): Set<string> | null {
+  private graphsOf(
+    type: GraphQLObjectType,
+    selectionSet: SelectionSetNode,
+    fragments: Map<string, FragmentDefinitionNode>,
+    seen: Set<string>,
+  ): Set<string> | null {
     let graphs: Set<string> | null = new Set(joinArguments(type.astNode, 'join__type').map((join) => String((join.graph as { value?: unknown })?.value)));
     const narrow = (to: Set<string> | null) => {
       graphs = to && graphs ? new Set([...graphs].filter((graph) => to.has(graph))) : null;

@@ -25,7 +25,6 @@ const SUBGRAPH_TIMEOUT_MS = 30_000;
 /** Connections to the subgraphs, kept alive between fetches; as many per subgraph as fetches at once. */
 const agent = new Agent({ headersTimeout: SUBGRAPH_TIMEOUT_MS, bodyTimeout: SUBGRAPH_TIMEOUT_MS });
 
-
 /** What a fetch may do to the caller's cache policy: only ever restrict it. */
 interface CachePolicyRestriction {
   restrict(hint: { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' }): void;
@@ -38,7 +37,8 @@ export interface SubgraphHttpOptions<TContext> {
   headers(context: TContext): Record<string, string>;
 }
 
-const isJson = (contentType: string | undefined) => Boolean(contentType && (contentType.startsWith('application/json') || contentType.startsWith('application/graphql-response+json')));
+const isJson = (contentType: string | undefined) =>
+  Boolean(contentType && (contentType.startsWith('application/json') || contentType.startsWith('application/graphql-response+json')));
 
 /** RemoteGraphQLDataSource's reading of a Cache-Control header: directives, with their values or true. */
 function cacheDirectives(header: string | undefined): Record<string, string | true> {

@@ -47,7 +47,11 @@ export function trustedDocumentStore(db: Db, bus: EventBus): TrustedDocumentStor
       return row.body;
     },
     onlyTrusted: (siteId) =>
-      settings.cache.through(siteId, 'trustedDocumentsOnly', async () => (await db.site.findUnique({ where: { id: siteId }, select: { trustedDocumentsOnly: true } }))?.trustedDocumentsOnly ?? false),
+      settings.cache.through(
+        siteId,
+        'trustedDocumentsOnly',
+        async () => (await db.site.findUnique({ where: { id: siteId }, select: { trustedDocumentsOnly: true } }))?.trustedDocumentsOnly ?? false,
+      ),
     stop: () => settings.stop(),
   };
 }
@@ -109,7 +113,9 @@ export function trustedDocuments(store: TrustedDocumentStore, authenticator: Aut
           delete operation.documentId;
         } else if (onlyTrusted && typeof operation.query === 'string') {
           if ((await store.body(siteId, createHash('sha256').update(operation.query).digest('hex'))) === null) {
-            res.status(400).json(refusal('this site runs only its trusted documents: send a registered operation (POST /graphql/documents), or a developer key'));
+            res
+              .status(400)
+              .json(refusal('this site runs only its trusted documents: send a registered operation (POST /graphql/documents), or a developer key'));
             return;
           }
         }

@@ -23,7 +23,10 @@ export const operationUrl = (base: string, operation: (typeof PROVIDER_OPERATION
 
 /** An answer that is not a success: a status and the message the caller sees. */
 class ProviderError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -33,7 +36,8 @@ const fail = (status: number, message: string) => new ProviderError(status, mess
 /** A string field of a JSON body, or 400 naming it. */
 function field(body: unknown, name: string, check: (value: string) => boolean = (value) => value.length > 0 && value.length <= 500): string {
   const value = (body as Record<string, unknown> | null)?.[name];
-  if (typeof value !== 'string' || !check(value)) throw fail(400, `${name} is required: a non-empty string${name.endsWith('Url') ? ' holding an http(s) URL' : ''}`);
+  if (typeof value !== 'string' || !check(value))
+    throw fail(400, `${name} is required: a non-empty string${name.endsWith('Url') ? ' holding an http(s) URL' : ''}`);
   return value;
 }
 
@@ -128,7 +132,8 @@ export function providerApp(deps: ProviderApiDeps) {
     if (!registration) throw fail(401, 'this provider is not registered with a service yet');
     const expected = Buffer.from(`Bearer ${registration.authorization}`);
     const given = Buffer.from(request.headers.authorization ?? '');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw fail(401, 'Authorization must be Bearer <the token of this provider\'s registration>');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw fail(401, "Authorization must be Bearer <the token of this provider's registration>");
     next();
   });
   service.use(express.json({ limit: '64kb' }));

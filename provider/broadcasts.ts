@@ -269,7 +269,12 @@ export class Broadcasts {
     await rename(folder, join(vodsDir(this.config.stateDir), vodId));
     const durationSeconds = Math.round(recording.segments.reduce((sum, segment) => sum + segment.durationSeconds, 0) * 1000) / 1000;
     this.state.data.vods[vodId] = { id: vodId, streamId: stream.id, liveBroadcastId: recording.liveBroadcastId, durationSeconds, createdAt: Date.now() };
-    await this.deliveries.vod(stream.id, { durationSeconds, liveBroadcastId: recording.liveBroadcastId, vodId, url: `${this.vodBaseUrl()}/vod/${vodId}/${VOD_PLAYLIST}` });
+    await this.deliveries.vod(stream.id, {
+      durationSeconds,
+      liveBroadcastId: recording.liveBroadcastId,
+      vodId,
+      url: `${this.vodBaseUrl()}/vod/${vodId}/${VOD_PLAYLIST}`,
+    });
     return vodId;
   }
 

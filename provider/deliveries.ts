@@ -90,12 +90,16 @@ export class ServiceDeliveries {
     this.inFlight.delete(id);
     delivery.attempts += 1;
     if (failure === '' || delivery.attempts >= MAX_ATTEMPTS) {
-      if (failure) this.logger.error({ path: delivery.path, streamId: delivery.streamId, attempts: delivery.attempts, failure }, 'giving up a call to the service');
+      if (failure)
+        this.logger.error({ path: delivery.path, streamId: delivery.streamId, attempts: delivery.attempts, failure }, 'giving up a call to the service');
       this.state.data.outbox = this.state.data.outbox.filter((entry) => entry.id !== id);
     } else {
       const backoff = Math.min(this.config.retryMaxMs, this.config.retryBaseMs * 2 ** (delivery.attempts - 1));
       delivery.nextAttemptAt = Date.now() + backoff;
-      this.logger.warn({ path: delivery.path, streamId: delivery.streamId, attempt: delivery.attempts, retryInMs: backoff, failure }, 'call to the service failed');
+      this.logger.warn(
+        { path: delivery.path, streamId: delivery.streamId, attempt: delivery.attempts, retryInMs: backoff, failure },
+        'call to the service failed',
+      );
     }
     await this.state.save().catch((error: Error) => this.logger.error({ err: error }, 'could not save the provider state'));
     this.kick();

@@ -31,13 +31,24 @@ async function register(args: string[]): Promise<void> {
     args,
     options: { service: { type: 'string' }, site: { type: 'string' }, 'developer-key': { type: 'string' }, name: { type: 'string' } },
   });
-  if (!values.service || !values.site || !values['developer-key']) throw new Error('usage: register --service URL --site SITE_ID --developer-key KEY [--name NAME]');
-  const contractId = await registerProvider(loadProviderConfig(), { serviceUrl: values.service, siteId: values.site, developerKey: values['developer-key'], name: values.name });
+  if (!values.service || !values.site || !values['developer-key'])
+    throw new Error('usage: register --service URL --site SITE_ID --developer-key KEY [--name NAME]');
+  const contractId = await registerProvider(loadProviderConfig(), {
+    serviceUrl: values.service,
+    siteId: values.site,
+    developerKey: values['developer-key'],
+    name: values.name,
+  });
   process.stdout.write(`${JSON.stringify({ contractId })}\n`);
 }
 
 const [command, ...rest] = process.argv.slice(2);
-const run = command === 'register' ? register(rest) : command === undefined || command === 'serve' ? serve() : Promise.reject(new Error(`unknown command "${command}" (serve or register)`));
+const run =
+  command === 'register'
+    ? register(rest)
+    : command === undefined || command === 'serve'
+      ? serve()
+      : Promise.reject(new Error(`unknown command "${command}" (serve or register)`));
 run.catch((error: Error) => {
   process.stderr.write(`${error.message}\n`);
   process.exit(1);

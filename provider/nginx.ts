@@ -118,7 +118,9 @@ export async function startNginx(settings: NginxSettings, callbackBase: string, 
   while (!(await accepts(probeHost, settings.rtmpPort))) {
     if (!running || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`nginx did not start taking RTMP on port ${settings.rtmpPort}: ${output.trim() || 'no output'} (see ${join(state, 'logs', 'nginx-error.log')})`);
+      throw new Error(
+        `nginx did not start taking RTMP on port ${settings.rtmpPort}: ${output.trim() || 'no output'} (see ${join(state, 'logs', 'nginx-error.log')})`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

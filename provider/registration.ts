@@ -22,9 +22,11 @@ export interface RegisterOptions {
 export async function registerProvider(config: ProviderConfig, options: RegisterOptions): Promise<string> {
   const existing = readRegistration(config.stateDir);
   if (existing) {
-    throw new Error(`this provider is already registered (contract ${existing.contractId} at ${existing.serviceUrl}); registration is once — remove ${config.stateDir}/registration.json to start over`);
+    throw new Error(
+      `this provider is already registered (contract ${existing.contractId} at ${existing.serviceUrl}); registration is once — remove ${config.stateDir}/registration.json to start over`,
+    );
   }
-  if (config.port === 0) throw new Error('PROVIDER_PORT must name the port the provider will serve on: the contract\'s URLs carry it');
+  if (config.port === 0) throw new Error("PROVIDER_PORT must name the port the provider will serve on: the contract's URLs carry it");
   let service: URL;
   try {
     service = new URL(options.serviceUrl);
@@ -49,8 +51,9 @@ export async function registerProvider(config: ProviderConfig, options: Register
   } catch {
     // reported below
   }
-  if (response.status !== 201 && response.status !== 200) throw new Error(`the service refused the registration (${response.status}): ${answer.message ?? text.slice(0, 300)}`);
-  if (!answer.id || !answer.authorization) throw new Error('the service\'s answer has no id or authorization');
+  if (response.status !== 201 && response.status !== 200)
+    throw new Error(`the service refused the registration (${response.status}): ${answer.message ?? text.slice(0, 300)}`);
+  if (!answer.id || !answer.authorization) throw new Error("the service's answer has no id or authorization");
   await writeRegistration(config.stateDir, { serviceUrl: service.origin, siteId: options.siteId, contractId: answer.id, authorization: answer.authorization });
   return answer.id;
 }

@@ -102,7 +102,10 @@ export class ProviderState {
   readonly data: ProviderData;
   private saving: Promise<void> = Promise.resolve();
 
-  private constructor(readonly dir: string, data: ProviderData) {
+  private constructor(
+    readonly dir: string,
+    data: ProviderData,
+  ) {
     this.data = data;
   }
 

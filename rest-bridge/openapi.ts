@@ -150,7 +150,10 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       const success = responses[String(route.status ?? 200)] as Record<string, unknown>;
       success.headers = {
         ETag: { description: 'the answer’s entity tag; send it back in If-None-Match', schema: { type: 'string' } },
-        'Cache-Control': { description: route.cache === 'shared' ? 'public, max-age=1 (the same for every viewer of the site)' : 'private, no-cache', schema: { type: 'string' } },
+        'Cache-Control': {
+          description: route.cache === 'shared' ? 'public, max-age=1 (the same for every viewer of the site)' : 'private, no-cache',
+          schema: { type: 'string' },
+        },
       };
       responses['304'] = { description: 'not modified: If-None-Match named the current answer' };
     }
@@ -181,7 +184,13 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       responses,
     };
     if (route.cache) {
-      (operation.parameters as unknown[]).push({ name: 'If-None-Match', in: 'header', required: false, description: 'an ETag of an earlier answer: 304 while it is still the answer', schema: { type: 'string' } });
+      (operation.parameters as unknown[]).push({
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description: 'an ETag of an earlier answer: 304 while it is still the answer',
+        schema: { type: 'string' },
+      });
     }
     if (route.body) {
       operation.requestBody = {
@@ -199,7 +208,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       description: [
         'The documented REST paths of the platform; each is served by translating it into a GraphQL operation on the supergraph.',
         '',
-        'Credentials are the seeds\' Auth codes: C `x-service-client-id` (the site ID) scopes every call, another site\'s',
+        "Credentials are the seeds' Auth codes: C `x-service-client-id` (the site ID) scopes every call, another site's",
         'resource is 404; D `x-service-developer-key`; J `Authorization: Bearer <JWT>` from `POST /auth/v2/login`. Writes need',
         'D or J. Errors answer `{"success": false, "message"}`: 400 names the field, 401 missing or wrong credentials,',
         '403 not allowed, 404, 409, 413, 415, 429 with Retry-After, 500 with a request id.',

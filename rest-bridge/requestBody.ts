@@ -29,7 +29,8 @@ function withoutReadOnly(body: unknown, readOnly: ReadonlySet<string>, headers: 
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
   const kept = { ...(body as Record<string, unknown>) };
   for (const [field, type] of Object.entries(READ_ONLY_TYPES)) {
-    if (kept[field] !== undefined && typeof kept[field] !== type) throw new RequestError(400, `body.${field} must be a ${type} (it is read-only: sent back as read, it is ignored)`);
+    if (kept[field] !== undefined && typeof kept[field] !== type)
+      throw new RequestError(400, `body.${field} must be a ${type} (it is read-only: sent back as read, it is ignored)`);
   }
   const site = headers['x-service-client-id'];
   for (const field of SITE_FIELDS) {

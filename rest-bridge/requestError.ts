@@ -5,7 +5,10 @@
 
 /** A refusal of the request itself (missing credentials, bad parameter or body): its status and message. */
 export class RequestError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -84,7 +84,7 @@ function shapeAnswer(spec: RouteSpec, data: unknown, projection: Projection | nu
   if (projection && answer !== null && answer !== undefined) {
     const apply = (value: unknown) => (Array.isArray(value) ? value.map((item) => project(item, projection)) : project(value, projection));
     const at = spec.projection?.at;
-    answer = at ? { ...(answer), [at]: apply((answer as Record<string, unknown>)[at]) } : apply(answer);
+    answer = at ? { ...answer, [at]: apply((answer as Record<string, unknown>)[at]) } : apply(answer);
   }
   if (spec.keyBy && answer && typeof answer === 'object') {
     const { [spec.keyBy.at]: list, ...rest } = answer as Record<string, unknown>;
@@ -187,7 +187,8 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
     const answer: RequestHandler = (req, res) => {
       if (spec.anyOrigin) res.setHeader('Access-Control-Allow-Origin', '*');
       // The request log reads res.locals.logPath when a path carries a credential.
-      if (secrets.size) res.locals.logPath = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => (secrets.has(name) ? '[redacted]' : String(req.params[name])));
+      if (secrets.size)
+        res.locals.logPath = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => (secrets.has(name) ? '[redacted]' : String(req.params[name])));
       handle(compiled, req, res).catch((error: unknown) => {
         const requestId = (req as { id?: string }).id;
         logger.error({ err: error, requestId, route: spec.operationId }, 'REST route failed');

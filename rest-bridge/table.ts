@@ -37,11 +37,7 @@ export interface ParamSpec {
  * present and not false, 0 or null (for `@include(if:)`).
  */
 export type VariableSource =
-  | string
-  | readonly string[]
-  | { readonly value: unknown }
-  | { readonly given: string | readonly string[] }
-  | { readonly [field: string]: VariableSource };
+  string | readonly string[] | { readonly value: unknown } | { readonly given: string | readonly string[] } | { readonly [field: string]: VariableSource };
 
 /**
  * A legacy Mongo-style projection applied to the answer: `{ field: 1 }` keeps only the named fields
@@ -145,7 +141,10 @@ export interface RouteSpec {
 // ---------------------------------------------------------------- helpers for writing route tables
 
 /** Admin callers: the site ID with a developer key, or with a sign-in JWT. */
-export const ADMIN = [['C', 'D'], ['C', 'J']] as const satisfies readonly (readonly AuthCode[])[];
+export const ADMIN = [
+  ['C', 'D'],
+  ['C', 'J'],
+] as const satisfies readonly (readonly AuthCode[])[];
 
 /** Fields every resource answers and no client sets: its ID and timestamps. */
 export const READ_ONLY = ['_id', 'created', 'modified'] as const;

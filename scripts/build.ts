@@ -13,8 +13,20 @@ import { sdkBuildDir, projectRoot } from '../shared/paths';
 
 /** What the build reads (tests, bench and docs are not built). */
 const INPUTS = [
-  'main.ts', 'stack.ts', 'shared', 'subgraphs', 'gateway', 'rest-bridge', 'scripts', 'embed', 'prisma',
-  'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'codegen.yml',
+  'main.ts',
+  'stack.ts',
+  'shared',
+  'subgraphs',
+  'gateway',
+  'rest-bridge',
+  'scripts',
+  'embed',
+  'prisma',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'codegen.yml',
 ];
 /** Folders the build writes into the sources' tree (git-ignored): outputs, not inputs. */
 const OUTPUT_FOLDERS = new Set(['node_modules', 'build', 'generated', '.derived']);
@@ -36,7 +48,10 @@ function inputFiles(path: string): string[] {
 export function buildInputsHash(): string {
   const hash = createHash('sha256');
   for (const file of INPUTS.flatMap((input) => inputFiles(join(projectRoot, input)))) {
-    hash.update(`${relative(projectRoot, file)}\0`).update(readFileSync(file)).update('\0');
+    hash
+      .update(`${relative(projectRoot, file)}\0`)
+      .update(readFileSync(file))
+      .update('\0');
   }
   return hash.digest('hex');
 }

@@ -162,7 +162,8 @@ async function announceRevocation(config: ReturnType<typeof loadConfig>, revoked
   if (!config.redisUrl) return;
   const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger: createLogger('silent'), maxLength: config.busStreamMaxLength });
   try {
-    if (!(await waitForBus(bus))) throw new Error('the revocation is stored, but Redis (REDIS_URL) did not answer: instances refuse the key once their 5-second cache of it expires');
+    if (!(await waitForBus(bus)))
+      throw new Error('the revocation is stored, but Redis (REDIS_URL) did not answer: instances refuse the key once their 5-second cache of it expires');
     await bus.publish(Topics.developerKeyRevoked, revoked);
   } finally {
     await bus.close();

@@ -24,7 +24,11 @@ export interface TextSample {
 type Rgba = [number, number, number, number];
 
 function parseColor(css: string): Rgba {
-  const parts = /rgba?\(([^)]+)\)/.exec(css)?.[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+  const parts = /rgba?\(([^)]+)\)/
+    .exec(css)?.[1]
+    .split(/[\s,/]+/)
+    .filter(Boolean)
+    .map(Number);
   if (!parts || parts.length < 3 || parts.some(Number.isNaN)) throw new Error(`not an rgb colour: ${css}`);
   return [parts[0], parts[1], parts[2], parts[3] ?? 1];
 }
@@ -57,7 +61,11 @@ export function textSamples(target: Page | Frame, scope: string): Promise<TextSa
   return target.evaluate((selector: string) => {
     const samples: { label: string; color: string; backgrounds: string[] }[] = [];
     for (const node of document.querySelectorAll(`${selector}, ${selector} *`)) {
-      const text = [...node.childNodes].filter((child: any) => child.nodeType === 3).map((child: any) => child.textContent).join('').trim();
+      const text = [...node.childNodes]
+        .filter((child: any) => child.nodeType === 3)
+        .map((child: any) => child.textContent)
+        .join('')
+        .trim();
       const box = node.getBoundingClientRect();
       // Visually hidden text (a screen reader's) has no contrast to keep.
       if (text === '' || box.width <= 1 || box.height <= 1 || getComputedStyle(node).visibility === 'hidden') continue;

@@ -68,7 +68,8 @@ export async function startDemo(): Promise<Demo> {
     channelId,
     overlayId: overlay._id as string,
     demoUrl: `${stack.url}/embed/v1/demo?siteId=${site.siteId}&channelId=${channelId}`,
-    broadcast: async (variables) => (await post(stack, `/overlay/v1/broadcast/${overlay._id as string}`, admin, { channelId, variables })).broadcastId as string,
+    broadcast: async (variables) =>
+      (await post(stack, `/overlay/v1/broadcast/${overlay._id as string}`, admin, { channelId, variables })).broadcastId as string,
     admin: (method, path, body) => call(stack, method, path, admin, body),
     signUpViewer: async (name) => {
       const viewer = { 'x-service-client-id': site.siteId };

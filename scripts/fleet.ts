@@ -125,7 +125,10 @@ function adminCommand(socketPath: string, command: string): Promise<string> {
 export function writePrometheusFiles(files: { targets: string; token: string }, instances: { name: string; port: number }[], token: string): void {
   mkdirSync(dirname(files.targets), { recursive: true });
   const groups = instances.map((instance) => ({ targets: [`127.0.0.1:${instance.port}`], labels: { server: instance.name } }));
-  for (const [path, body, mode] of [[files.token, token, 0o600], [files.targets, `${JSON.stringify(groups, null, 2)}\n`, 0o644]] as const) {
+  for (const [path, body, mode] of [
+    [files.token, token, 0o600],
+    [files.targets, `${JSON.stringify(groups, null, 2)}\n`, 0o644],
+  ] as const) {
     writeFileSync(`${path}.tmp`, body, { mode });
     renameSync(`${path}.tmp`, path);
   }
@@ -151,7 +154,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const privateServers: LocalServer[] = [];
   const children = new Set<ChildProcess>();
   let haproxy: ChildProcess | null = null;
-  const prometheusFiles = options.prometheusDir ? { targets: join(options.prometheusDir, 'targets.json'), token: join(options.prometheusDir, 'metrics-token') } : null;
+  const prometheusFiles = options.prometheusDir
+    ? { targets: join(options.prometheusDir, 'targets.json'), token: join(options.prometheusDir, 'metrics-token') }
+    : null;
   const cleanup = async () => {
     await Promise.all([...children].map((child) => stopChild(child, 'SIGINT')));
     if (haproxy) await stopChild(haproxy, 'SIGTERM');
@@ -234,8 +239,15 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
           const lastWords = () => (existsSync(logPath) ? readFileSync(logPath, 'utf8').slice(-2000) : '(its output went to this terminal)');
           const deadline = Date.now() + 240_000;
           for (;;) {
-            if (started.exitCode !== null || started.signalCode !== null) throw new Error(`fleet: ${name} exited while starting (${started.exitCode ?? started.signalCode}); its last words:\n${lastWords()}`);
-            if ((await fetch(`${url}/ready`).then((reply) => reply.status, () => 0)) === 200) break;
+            if (started.exitCode !== null || started.signalCode !== null)
+              throw new Error(`fleet: ${name} exited while starting (${started.exitCode ?? started.signalCode}); its last words:\n${lastWords()}`);
+            if (
+              (await fetch(`${url}/ready`).then(
+                (reply) => reply.status,
+                () => 0,
+              )) === 200
+            )
+              break;
             if (Date.now() > deadline) throw new Error(`fleet: ${name} not ready within 240 s; its last words:\n${lastWords()}`);
             await new Promise((resolve) => setTimeout(resolve, 100));
           }
@@ -302,7 +314,9 @@ export function fleetDifferences(options: { logLevel: string; privateDatabase: b
     `instances log at ${options.logLevel} (LOG_LEVEL=${options.logLevel}; production's default is info)`,
     'HAProxy and the instances listen on 127.0.0.1 only (production: HOST, default 0.0.0.0, behind your balancer)',
     ...(options.privateDatabase
-      ? ['the private PostgreSQL runs with fsync=off and synchronous_commit=off (faster; a crash of the machine loses what it acknowledged), max_connections=300, trust auth on loopback, its data in a temp folder removed on exit']
+      ? [
+          'the private PostgreSQL runs with fsync=off and synchronous_commit=off (faster; a crash of the machine loses what it acknowledged), max_connections=300, trust auth on loopback, its data in a temp folder removed on exit',
+        ]
       : []),
     ...(options.privateRedis ? ['the private Redis keeps nothing on disk (no RDB snapshots, no AOF) and is removed on exit'] : []),
   ];
@@ -319,7 +333,11 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a port number');
   // A tool like the bench: it reads the two URLs a user points it at and hands them to the instances.
   const logLevel = process.env.LOG_LEVEL || 'warn';
-  const fleet = await startFleet({ instances, port, databaseUrl: process.env.DATABASE_URL || null, redisUrl: process.env.REDIS_URL || null,
+  const fleet = await startFleet({
+    instances,
+    port,
+    databaseUrl: process.env.DATABASE_URL || null,
+    redisUrl: process.env.REDIS_URL || null,
     // The instances read METRICS_TOKEN from the environment anyway: passed on here so Prometheus gets the same one.
     env: { LOG_LEVEL: logLevel, ...(process.env.METRICS_TOKEN ? { METRICS_TOKEN: process.env.METRICS_TOKEN } : {}) },
     prometheusDir: join(root, 'deploy', 'fleet'),
@@ -329,10 +347,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`\n${signal}: stopping the fleet\n`);
-    fleet.stop().then(() => process.exit(0), (error: Error) => {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    });
+    fleet.stop().then(
+      () => process.exit(0),
+      (error: Error) => {
+        process.stderr.write(`${error.message}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -43,7 +43,11 @@ step('prisma clients', () => {
 step('migrations cover the models', () => {
   const snapshotPath = join(migrationsDir, 'schema.snapshot.prisma');
   const snapshot = existsSync(snapshotPath) ? readFileSync(snapshotPath, 'utf8') : '';
-  const strip = (schema: string) => schema.replace(/\/\/.*$/gm, '').replace(/\s+/g, ' ').trim();
+  const strip = (schema: string) =>
+    schema
+      .replace(/\/\/.*$/gm, '')
+      .replace(/\s+/g, ' ')
+      .trim();
   if (strip(snapshot) !== strip(source)) {
     throw new Error('prisma/schema/ changed since the last migration: run `npm run db:migration -- NAME`');
   }
@@ -72,10 +76,20 @@ step('OpenAPI document and typed client', () => {
   mkdirSync(generatedDir, { recursive: true });
   const documentPath = join(generatedDir, 'openapi.generated.json');
   writeFileSync(documentPath, JSON.stringify(buildOpenApiDocument(routes), null, 2));
-  execFileSync(process.execPath, [join(projectRoot, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), documentPath, '--output', join(generatedDir, 'openapi.generated.ts'), '--silent'], {
-    cwd: projectRoot,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [
+      join(projectRoot, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'),
+      documentPath,
+      '--output',
+      join(generatedDir, 'openapi.generated.ts'),
+      '--silent',
+    ],
+    {
+      cwd: projectRoot,
+      stdio: 'inherit',
+    },
+  );
 });
 
 step('sdk bundles', bundleSdk);

@@ -26,7 +26,11 @@ const TRIVIA = {
   type: 'trivia',
   name: 'First goal',
   question: 'Who scored the first goal?',
-  answers: [{ id: 'rivera', text: 'Rivera' }, { id: 'okafor', text: 'Okafor' }, { id: 'chen', text: 'Chen' }],
+  answers: [
+    { id: 'rivera', text: 'Rivera' },
+    { id: 'okafor', text: 'Okafor' },
+    { id: 'chen', text: 'Chen' },
+  ],
   correctAnswerId: 'okafor',
 };
 /** The poll pictures are of the player alone (`.stage`), at a size where the overlay reads as on a laptop. */
@@ -42,7 +46,7 @@ async function openDemo(browser: Browser, demo: Demo, options: { token?: string;
   // No entry animation or moving bars: each picture is taken of the state it waited for, not mid-way.
   await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
   await page.goto(demo.demoUrl);
-  const frame = (await (await page.waitForSelector('#overlays'))!.contentFrame());
+  const frame = await (await page.waitForSelector('#overlays'))!.contentFrame();
   await frame.waitForFunction('window.stagegraphEmbed && window.stagegraphEmbed.connected');
   if (token) {
     // What a site's page does once its viewer signs in (seed 001's set:token); the embed reconnects as them.
@@ -78,7 +82,9 @@ async function pollPictures(browser: Browser, demo: Demo, dir: string): Promise<
     contents: { html: '<strong>MATCH TRIVIA</strong> · answer before half-time' },
     cta: { type: 'poll', data: poll._id },
   });
-  const [wrongViewer, rightViewer, ...crowd] = await Promise.all(['Sam Rivers', 'Ada Brook', ...CROWD.map((_, index) => `Fan ${index + 1}`)].map((name) => demo.signUpViewer(name)));
+  const [wrongViewer, rightViewer, ...crowd] = await Promise.all(
+    ['Sam Rivers', 'Ada Brook', ...CROWD.map((_, index) => `Fan ${index + 1}`)].map((name) => demo.signUpViewer(name)),
+  );
   for (const [index, answerId] of CROWD.entries()) {
     const response = await fetch(`${demo.stack.url}/poll/v3/${poll._id as string}/answer`, {
       method: 'POST',
@@ -117,7 +123,7 @@ async function runningDemoPicture(browser: Browser, url: string, out: string): P
   await page.setViewport({ width: 1100, height: 720, deviceScaleFactor: 1 });
   await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
   await page.goto(url);
-  const frame = (await (await page.waitForSelector('#overlays'))!.contentFrame());
+  const frame = await (await page.waitForSelector('#overlays'))!.contentFrame();
   await frame.waitForFunction('window.stagegraphEmbed && window.stagegraphEmbed.connected');
   await frame.waitForSelector('[data-broadcast-id]', { timeout: 30_000 }).catch(() => {
     throw new Error('no overlay shown within 30 s: broadcast one to the channel (it shows while its duration runs)');
@@ -128,7 +134,12 @@ async function runningDemoPicture(browser: Browser, url: string, out: string): P
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { dir: { type: 'string', default: 'docs' }, chromium: { type: 'string', default: '/usr/bin/chromium' }, url: { type: 'string' }, out: { type: 'string', default: 'demo.png' } },
+    options: {
+      dir: { type: 'string', default: 'docs' },
+      chromium: { type: 'string', default: '/usr/bin/chromium' },
+      url: { type: 'string' },
+      out: { type: 'string', default: 'demo.png' },
+    },
   });
   const browser = await puppeteer.launch(chromiumLaunchOptions(values.chromium));
   if (values.url) {

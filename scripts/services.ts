@@ -109,7 +109,10 @@ export function installed(command: string, versionFlag = '--version'): boolean {
 export async function startRedis(port?: number, options: { detached?: boolean } = {}): Promise<LocalServer | null> {
   if (!installed('redis-server')) return null;
   const chosen = port ?? (await freePort());
-  const child = spawnTracked('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore', detached: options.detached });
+  const child = spawnTracked('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+    detached: options.detached,
+  });
   if (!(await waitForPort(chosen, 5000))) throw new Error(`redis-server did not start on port ${chosen}`);
   return { url: `redis://127.0.0.1:${chosen}`, port: chosen, stop: () => stopChild(child) };
 }
@@ -135,7 +138,22 @@ export async function startPostgres(options: { detached?: boolean } = {}): Promi
   const [initCommand, initArgs] = run(join(bin, 'initdb'), ['-D', dir, '-U', 'postgres', '-A', 'trust', '--no-sync']);
   execFileSync(initCommand, initArgs, { stdio: 'ignore' });
   const port = await freePort();
-  const [command, args] = run(join(bin, 'postgres'), ['-D', dir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=300']);
+  const [command, args] = run(join(bin, 'postgres'), [
+    '-D',
+    dir,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'max_connections=300',
+  ]);
   const child = spawnTracked(command, args, { stdio: 'ignore', detached: options.detached });
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
   const stop = async () => {

@@ -22,7 +22,8 @@ export const REACTION_PUBLISH_MS = 1000;
 export const REACTION_LIMIT = { keyPrefix: 'chat-reactions', points: 30, duration: 10 };
 
 /** Why a reaction was refused by the limit, with the seconds to wait (the RATE_LIMITED message). */
-export const reactionLimitMessage = (wait: number) => `at most ${REACTION_LIMIT.points} reactions per ${REACTION_LIMIT.duration} s per account; try again in ${wait} s`;
+export const reactionLimitMessage = (wait: number) =>
+  `at most ${REACTION_LIMIT.points} reactions per ${REACTION_LIMIT.duration} s per account; try again in ${wait} s`;
 
 export class ChatReactionCounter {
   /** `siteId \0 panelId` → emoji → count since the last publish. */
@@ -103,7 +104,10 @@ const held = new WeakMap<EventBus, Held>();
  * The instance's reactions (made by the first of its services to ask, shared with the others); `release`
  * when the service stops: the last one publishes what is counted and stops it.
  */
-export function holdChatReactions(deps: { config: Pick<Config, 'redisUrl' | 'redisPrefix'>; bus: EventBus; logger: Logger }): { reactions: ChatReactions; release(): Promise<void> } {
+export function holdChatReactions(deps: { config: Pick<Config, 'redisUrl' | 'redisPrefix'>; bus: EventBus; logger: Logger }): {
+  reactions: ChatReactions;
+  release(): Promise<void>;
+} {
   let entry = held.get(deps.bus);
   if (!entry) held.set(deps.bus, (entry = { reactions: new ChatReactions(deps), holders: 0 }));
   entry.holders += 1;

@@ -314,7 +314,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (metrics !== 'on' && metrics !== 'off') throw new Error('METRICS must be on or off');
   const graphiql = env.GRAPHIQL || 'on';
   if (graphiql !== 'on' && graphiql !== 'off') throw new Error('GRAPHIQL must be on or off');
-  if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' && env.METRICS_TOKEN.length < 16) throw new Error('METRICS_TOKEN must be at least 16 characters');
+  if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN !== '' && env.METRICS_TOKEN.length < 16)
+    throw new Error('METRICS_TOKEN must be at least 16 characters');
 
   const port = integer(env, 'PORT', 4000);
   return {

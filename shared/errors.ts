@@ -56,8 +56,7 @@ export function withHttpStatus(error: GraphQLError): GraphQLError {
   return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: statusForCode(error.extensions.code) } } });
 }
 
-export const badInput = (message: string, field?: string) =>
-  appError(ErrorCode.BAD_USER_INPUT, message, field ? { field } : {});
+export const badInput = (message: string, field?: string) => appError(ErrorCode.BAD_USER_INPUT, message, field ? { field } : {});
 export const unauthenticated = (message: string) => appError(ErrorCode.UNAUTHENTICATED, message);
 export const forbidden = (message: string) => appError(ErrorCode.FORBIDDEN, message);
 export const notFound = (what: string) => appError(ErrorCode.NOT_FOUND, `${what} not found`);

@@ -29,8 +29,7 @@ export function numberProblem(value: number): string | null {
   return null;
 }
 
-const fieldName = (parent: string, key: string | number) =>
-  typeof key === 'number' ? `${parent}[${key}]` : parent ? `${parent}.${key}` : key;
+const fieldName = (parent: string, key: string | number) => (typeof key === 'number' ? `${parent}[${key}]` : parent ? `${parent}.${key}` : key);
 
 /**
  * The first problem in a parsed JSON value, as a sentence naming the field (`body.answers[0].text

@@ -118,7 +118,7 @@ const webhookDeliveries = new Counter({
 });
 const watchTimeRows = new Counter({
   name: 'stagegraph_watch_time_rows_total',
-  help: 'Minute masks of signed-in viewers\' watch time written for quests (one per account, channel and minute in each batch).',
+  help: "Minute masks of signed-in viewers' watch time written for quests (one per account, channel and minute in each batch).",
   registers: [processRegistry],
 });
 const watchTimeStatements = new Counter({
@@ -151,7 +151,14 @@ export const metricsEnabled = (): boolean => enabled;
 // ------------------------------------------------------------------ bounded label values
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
-const ERROR_CODES = new Set<string>([...Object.values(ErrorCode), 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'OPERATION_RESOLUTION_FAILURE']);
+const ERROR_CODES = new Set<string>([
+  ...Object.values(ErrorCode),
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'OPERATION_RESOLUTION_FAILURE',
+]);
 /** Most operation names outside the route table's that get a label value of their own. */
 const OTHER_OPERATION_NAMES_LIMIT = 100;
 const knownOperations = new Set<string>();
@@ -255,7 +262,11 @@ function countOperation(operation: string, started: bigint, failed: boolean, err
  * `subgraph`): no gateway plugin sees it, so it is counted here, as an operation and as that
  * subgraph's fetch, with the same families and labels as the gateway's.
  */
-export async function measuredSubgraphOperation(subgraph: string, operationName: string | undefined, run: () => Promise<ExecutionResult>): Promise<ExecutionResult> {
+export async function measuredSubgraphOperation(
+  subgraph: string,
+  operationName: string | undefined,
+  run: () => Promise<ExecutionResult>,
+): Promise<ExecutionResult> {
   if (!enabled) return run();
   const started = process.hrtime.bigint();
   let result: ExecutionResult | undefined;
@@ -273,7 +284,11 @@ export async function measuredSubgraphOperation(subgraph: string, operationName:
 
 /** Wraps a subgraph's data source so each fetch of a plan is counted and timed. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the gateway's own constraint on a context
-export function measuredDataSource<C extends Record<string, any>>(subgraph: string, transport: 'in_process' | 'http', source: GraphQLDataSource<C>): GraphQLDataSource<C> {
+export function measuredDataSource<C extends Record<string, any>>(
+  subgraph: string,
+  transport: 'in_process' | 'http',
+  source: GraphQLDataSource<C>,
+): GraphQLDataSource<C> {
   return {
     async process(options: GraphQLDataSourceProcessOptions<C>): Promise<GatewayGraphQLResponse> {
       if (!enabled) return source.process(options);
@@ -333,7 +348,8 @@ export function recordDataEventReplay(reason: DataEventReplay): void {
 }
 
 /** Why a chat message was refused: a fixed vocabulary, one label value each. */
-export type ChatRefusal = 'text' | 'not_found' | 'unauthenticated' | 'banned' | 'filtered_word' | 'link' | 'slow_mode' | 'site' | 'chat_mode' | 'warned' | 'error';
+export type ChatRefusal =
+  'text' | 'not_found' | 'unauthenticated' | 'banned' | 'filtered_word' | 'link' | 'slow_mode' | 'site' | 'chat_mode' | 'warned' | 'error';
 
 /** One chat message: accepted (null) or refused for `refusal`. */
 export function recordChatMessage(refusal: ChatRefusal | null): void {
@@ -366,7 +382,10 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
  * anywhere; without it only from loopback, and not through a proxy (which names the real client in
  * Forwarded / X-Forwarded-For), so a reverse proxy on the same host does not open it to the world.
  */
-export function mayReadMetrics(caller: { remoteAddress: string | undefined; authorization: string | undefined; forwarded: boolean }, token: string | null): boolean {
+export function mayReadMetrics(
+  caller: { remoteAddress: string | undefined; authorization: string | undefined; forwarded: boolean },
+  token: string | null,
+): boolean {
   if (token && caller.authorization) {
     const given = Buffer.from(caller.authorization);
     const expected = Buffer.from(`Bearer ${token}`);

@@ -15,7 +15,10 @@ export class OtlpJsonSpanExporter implements SpanExporter {
   private readonly sending = new Set<Promise<void>>();
 
   /** `url` is the collector's traces URL (`<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`). */
-  constructor(private readonly url: string, private readonly timeoutMs = 10_000) {}
+  constructor(
+    private readonly url: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
 
   export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
     const body = JsonTraceSerializer.serializeRequest(spans);

@@ -45,7 +45,12 @@ export function openRateLimiters(config: Pick<Config, 'redisUrl' | 'redisPrefix'
     limiter(options) {
       const memory = new RateLimiterMemory(options);
       if (!shared) return memory;
-      return new RateLimiterRedis({ ...options, storeClient: shared.redis, keyPrefix: `${config.redisPrefix}:limit:${options.keyPrefix}`, insuranceLimiter: memory });
+      return new RateLimiterRedis({
+        ...options,
+        storeClient: shared.redis,
+        keyPrefix: `${config.redisPrefix}:limit:${options.keyPrefix}`,
+        insuranceLimiter: memory,
+      });
     },
     async close() {
       if (closed || !shared || !url) return;

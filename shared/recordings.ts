@@ -49,7 +49,11 @@ export async function liveBroadcastOf(ctx: Asker, siteId: string, request: Recor
   if (liveBroadcastId && videoId) throw badInput('give either liveBroadcastId or videoId, not both', 'videoId');
   if (liveBroadcastId) return liveBroadcastId;
   if (!videoId) throw badInput('liveBroadcastId or videoId is required', 'liveBroadcastId');
-  const { recordingOfVideo } = await ctx.supergraph.execute<{ recordingOfVideo: ChannelRecording | null }>(RECORDING_OF_VIDEO, { videoId }, serviceIdentity(siteId));
+  const { recordingOfVideo } = await ctx.supergraph.execute<{ recordingOfVideo: ChannelRecording | null }>(
+    RECORDING_OF_VIDEO,
+    { videoId },
+    serviceIdentity(siteId),
+  );
   if (!recordingOfVideo) throw notFound(`no recording of video ${videoId}`);
   return recordingOfVideo.liveBroadcastId;
 }

@@ -40,7 +40,10 @@ export function runService(name: string, start: (deps: ServiceDeps) => Promise<C
         .then(() => service.close())
         .then(() => bus.close())
         .then(() => database.close())
-        .then(() => process.exit(0), () => process.exit(1));
+        .then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));

@@ -132,12 +132,7 @@ class RequestContext implements SubgraphContext {
 }
 
 /** Serves a built subgraph on `port` (0 = any free port). */
-export async function listenSubgraph(
-  name: string,
-  server: ApolloServer<SubgraphContext>,
-  deps: ServiceDeps,
-  port: number,
-): Promise<RunningService> {
+export async function listenSubgraph(name: string, server: ApolloServer<SubgraphContext>, deps: ServiceDeps, port: number): Promise<RunningService> {
   const app = express();
   const httpServer: Server = createExpressServer(app);
   httpServer.keepAliveTimeout = 65_000;

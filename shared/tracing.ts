@@ -11,16 +11,7 @@
  * trace id, or a new one, kept in an AsyncLocalStorage and passed on to subgraphs called over HTTP.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  context,
-  propagation,
-  trace,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  type Attributes,
-  type Span,
-} from '@opentelemetry/api';
+import { context, propagation, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
 import { randomHex } from './ids';
 

@@ -76,7 +76,9 @@ export interface ChatTimeMessage {
 }
 
 export function isChatTimeMessage(value: unknown): value is ChatTimeMessage {
-  return isObject(value) && value.source === SDK_MESSAGE_SOURCE && value.action === SdkAction.chatTime && Number.isInteger(value.data) && (value.data as number) >= 0;
+  return (
+    isObject(value) && value.source === SDK_MESSAGE_SOURCE && value.action === SdkAction.chatTime && Number.isInteger(value.data) && (value.data as number) >= 0
+  );
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -94,8 +96,15 @@ export function overlayOf(value: unknown): BroadcastOverlay | null {
   if (id !== undefined && _id !== undefined && id !== _id) return null;
   const overlayId = id ?? _id;
   const ctaOk = cta === null || cta === undefined || (isObject(cta) && typeof cta.type === 'string');
-  const ok = nonEmpty(overlayId) && typeof name === 'string' && typeof type === 'string' && (contents === undefined || contents === null || isObject(contents))
-    && ctaOk && typeof duration === 'number' && Number.isFinite(duration) && duration > 0;
+  const ok =
+    nonEmpty(overlayId) &&
+    typeof name === 'string' &&
+    typeof type === 'string' &&
+    (contents === undefined || contents === null || isObject(contents)) &&
+    ctaOk &&
+    typeof duration === 'number' &&
+    Number.isFinite(duration) &&
+    duration > 0;
   if (!ok) return null;
   return { id: overlayId, name, type, contents, cta: (cta ?? null) as BroadcastOverlay['cta'], duration };
 }
@@ -107,7 +116,9 @@ export function isShowOverlayMessage(value: unknown): value is ShowOverlayMessag
 
 /** A viewer token handed to the embed by the site's page. */
 export function isSetTokenMessage(value: unknown): value is SetTokenMessage {
-  return isObject(value) && value.source === SDK_MESSAGE_SOURCE && value.action === SdkAction.setToken && typeof value.data === 'string' && value.data.length < 8192;
+  return (
+    isObject(value) && value.source === SDK_MESSAGE_SOURCE && value.action === SdkAction.setToken && typeof value.data === 'string' && value.data.length < 8192
+  );
 }
 
 /**

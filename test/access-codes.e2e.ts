@@ -82,7 +82,14 @@ describe('redeeming a code', () => {
     expect(first.body).toEqual({ success: true, message: expect.stringContaining('finals') });
     expect(await activeSkus(stack, site, ana.jwt)).toEqual(['finals']);
     const held = await rest(stack, 'GET', `/account/v3/${ana.accountId}`, { headers: viewer(site, ana.jwt) });
-    expect(held.body.subscriptions).toEqual([expect.objectContaining({ grantedMethod: 'accessCode', status: 'active', accountId: ana.accountId, entitlement: expect.objectContaining({ sku: 'finals' }) })]);
+    expect(held.body.subscriptions).toEqual([
+      expect.objectContaining({
+        grantedMethod: 'accessCode',
+        status: 'active',
+        accountId: ana.accountId,
+        entitlement: expect.objectContaining({ sku: 'finals' }),
+      }),
+    ]);
 
     for (const member of [ana, bob]) {
       const again = await rest(stack, 'GET', '/accesscode/v1/consume/ONCE-ONLY', { headers: viewer(site, member.jwt) });
@@ -99,7 +106,9 @@ describe('redeeming a code', () => {
     const members = await Promise.all([1, 2, 3, 4, 5].map(() => join(stack, site)));
     const replies = await Promise.all(members.map((member) => rest(stack, 'GET', '/accesscode/v1/consume/RACE-1', { headers: viewer(site, member.jwt) })));
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409, 409, 409, 409]);
-    const granted = await stack.database.prisma.subscription.count({ where: { siteId: site.siteId, grantedMethod: 'accessCode', accountId: { in: members.map((member) => member.accountId) } } });
+    const granted = await stack.database.prisma.subscription.count({
+      where: { siteId: site.siteId, grantedMethod: 'accessCode', accountId: { in: members.map((member) => member.accountId) } },
+    });
     expect(granted).toBe(1);
   });
 
@@ -128,7 +137,15 @@ describe('bulk access codes', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
     expect(reply.body).toHaveLength(1000);
-    expect(reply.body[0]).toEqual({ _id: expect.stringMatching(/^[0-9a-f]{24}$/), accessCode: expect.stringMatching(/^[2-9A-HJ-NP-Z]{12}$/), siteId: site.siteId, sku: 'finals', type: 'subscription', created: expect.any(Number), modified: expect.any(Number) });
+    expect(reply.body[0]).toEqual({
+      _id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      accessCode: expect.stringMatching(/^[2-9A-HJ-NP-Z]{12}$/),
+      siteId: site.siteId,
+      sku: 'finals',
+      type: 'subscription',
+      created: expect.any(Number),
+      modified: expect.any(Number),
+    });
     expect(new Set(reply.body.map((code: { accessCode: string }) => code.accessCode)).size).toBe(1000);
     const stored = await stack.database.prisma.accessCode.findMany({ where: { id: { in: reply.body.map((code: { _id: string }) => code._id) } } });
     expect(stored).toHaveLength(1000);
@@ -188,7 +205,11 @@ describe('TV codes', () => {
   it('a TV gets a short code, a signed-in viewer activates it, the TV claims its session once', async () => {
     const generated = await rest(stack, 'POST', '/accesscode/v1/tv', { headers: viewer(site), body: { deviceId: 'living-room-tv' } });
     expect(generated.status).toBe(201);
-    expect(generated.body).toEqual({ code: expect.stringMatching(/^[2-9A-HJ-NP-Z]{6}$/), expiresAt: expect.any(Number), deviceToken: expect.stringMatching(/^sgd_/) });
+    expect(generated.body).toEqual({
+      code: expect.stringMatching(/^[2-9A-HJ-NP-Z]{6}$/),
+      expiresAt: expect.any(Number),
+      deviceToken: expect.stringMatching(/^sgd_/),
+    });
     expect(generated.body.expiresAt).toBeGreaterThan(Date.now() + 9 * 60_000);
     const { code, deviceToken } = generated.body;
     const claim = () => rest(stack, 'POST', '/accesscode/v1/tv/session', { headers: viewer(site), body: { deviceToken } });

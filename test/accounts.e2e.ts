@@ -73,10 +73,16 @@ describe('sign-up', () => {
 
   it('refuses a second account with the same e-mail (any case) with 409, on the same site only', async () => {
     await join(stack, site, { email: 'twice@example.test' });
-    const again = await rest(stack, 'POST', '/account/v3/', { headers: viewer(site), body: { email: 'TWICE@example.test', password: PASSWORD, name: 'Again' } });
+    const again = await rest(stack, 'POST', '/account/v3/', {
+      headers: viewer(site),
+      body: { email: 'TWICE@example.test', password: PASSWORD, name: 'Again' },
+    });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ success: false, message: expect.stringContaining('already exists') });
-    const elsewhere = await rest(stack, 'POST', '/account/v3/', { headers: viewer(other), body: { email: 'twice@example.test', password: PASSWORD, name: 'Elsewhere' } });
+    const elsewhere = await rest(stack, 'POST', '/account/v3/', {
+      headers: viewer(other),
+      body: { email: 'twice@example.test', password: PASSWORD, name: 'Elsewhere' },
+    });
     expect(elsewhere.status).toBe(201);
   });
 
@@ -154,7 +160,10 @@ describe('sign-in and sessions', () => {
     expect((await rest(stack, 'POST', '/auth/v2/refresh', { headers: viewer(site), body: { refreshToken: 'sgr_made-up' } })).status).toBe(401);
 
     const expiring = await signIn(site, member.email);
-    await stack.database.prisma.refreshToken.updateMany({ where: { accountId: member.accountId, usedAt: null, revokedAt: null }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await stack.database.prisma.refreshToken.updateMany({
+      where: { accountId: member.accountId, usedAt: null, revokedAt: null },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const expired = await rest(stack, 'POST', '/auth/v2/refresh', { headers: viewer(site), body: { refreshToken: expiring.body.refreshToken } });
     expect(expired.status).toBe(401);
     expect(expired.body.message).toMatch(/expired/);
@@ -170,15 +179,32 @@ describe('sign-in and sessions', () => {
     expect((await rest(stack, 'GET', path, { headers: bearer(other, session.body.jwt) })).status).toBe(401);
 
     const [header, , signature] = session.body.jwt.split('.');
-    const raised = Buffer.from(JSON.stringify({ ...(jwt.decode(session.body.jwt) as object), roles: [{ pageId: [], scope: '*', write: true }] })).toString('base64url');
+    const raised = Buffer.from(JSON.stringify({ ...(jwt.decode(session.body.jwt) as object), roles: [{ pageId: [], scope: '*', write: true }] })).toString(
+      'base64url',
+    );
     const tampered = await rest(stack, 'GET', '/account/v3', { headers: bearer(site, `${header}.${raised}.${signature}`) });
     expect(tampered.status).toBe(401);
 
     const claims = { site: site.siteId, roles: [] };
-    const expired = jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, TEST_SECRETS.JWT_SECRET, { algorithm: 'HS256', subject: member.accountId, issuer: 'stagegraph' });
-    const foreign = jwt.sign(claims, 'another-secret-of-at-least-32-characters!!', { algorithm: 'HS256', subject: member.accountId, issuer: 'stagegraph', expiresIn: 600 });
+    const expired = jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, TEST_SECRETS.JWT_SECRET, {
+      algorithm: 'HS256',
+      subject: member.accountId,
+      issuer: 'stagegraph',
+    });
+    const foreign = jwt.sign(claims, 'another-secret-of-at-least-32-characters!!', {
+      algorithm: 'HS256',
+      subject: member.accountId,
+      issuer: 'stagegraph',
+      expiresIn: 600,
+    });
     // Signed with the right key, but roles the access checks cannot read: refused, never a 500.
-    const misshapen = [['Overlays'], [{ scope: 7, write: true, pageId: [] }], [{ scope: 'Overlays', write: 'yes', pageId: [] }], [{ scope: 'Overlays', write: true, pageId: 'all' }], 'admin'].map((roles) =>
+    const misshapen = [
+      ['Overlays'],
+      [{ scope: 7, write: true, pageId: [] }],
+      [{ scope: 'Overlays', write: 'yes', pageId: [] }],
+      [{ scope: 'Overlays', write: true, pageId: 'all' }],
+      'admin',
+    ].map((roles) =>
       jwt.sign({ site: site.siteId, roles }, TEST_SECRETS.JWT_SECRET, { algorithm: 'HS256', subject: member.accountId, issuer: 'stagegraph', expiresIn: 600 }),
     );
     for (const token of [expired, foreign, ...misshapen]) {
@@ -253,7 +279,10 @@ describe('reading, updating and deleting accounts', () => {
     expect((await rest(stack, 'GET', `/account/v3/${bob.accountId}`, { headers: site.admin })).status).toBe(200);
     const theirs = await join(stack, other);
     for (const method of ['GET', 'PUT', 'DELETE']) {
-      const reply = await rest(stack, method, `/account/v3/${theirs.accountId}`, { headers: site.admin, body: method === 'PUT' ? { name: 'Stolen' } : undefined });
+      const reply = await rest(stack, method, `/account/v3/${theirs.accountId}`, {
+        headers: site.admin,
+        body: method === 'PUT' ? { name: 'Stolen' } : undefined,
+      });
       expect(reply.status).toBe(404);
     }
     expect((await rest(stack, 'GET', `/account/v3/${theirs.accountId}`, { headers: other.admin })).body.name).not.toBe('Stolen');
@@ -262,7 +291,10 @@ describe('reading, updating and deleting accounts', () => {
   it('updates the signed-in account (PUT /account/v3/), refusing a taken e-mail, its own password and its own roles', async () => {
     const ana = await join(stack, site);
     const taken = await join(stack, site);
-    const updated = await rest(stack, 'PUT', '/account/v3/', { headers: bearer(site, ana.jwt), body: { name: 'Ana Maria', marketingOptin: true, email: `new-${ana.email}` } });
+    const updated = await rest(stack, 'PUT', '/account/v3/', {
+      headers: bearer(site, ana.jwt),
+      body: { name: 'Ana Maria', marketingOptin: true, email: `new-${ana.email}` },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ _id: ana.accountId, name: 'Ana Maria', normalizedName: 'ana maria', marketingOptin: true, email: `new-${ana.email}` });
     expect((await rest(stack, 'PUT', '/account/v3/', { headers: bearer(site, ana.jwt), body: { email: taken.email } })).status).toBe(409);
@@ -306,7 +338,10 @@ describe('listing accounts', () => {
     listed = await createTestSite(stack, 'Listing');
     for (let index = 0; index < 55; index += 1) {
       const name = `Fan ${String(index).padStart(2, '0')}`;
-      await rest(stack, 'POST', '/account/v3/', { headers: viewer(listed), body: { email: `fan${index}@example.test`, password: PASSWORD, name, marketingOptin: index % 5 === 0 } });
+      await rest(stack, 'POST', '/account/v3/', {
+        headers: viewer(listed),
+        body: { email: `fan${index}@example.test`, password: PASSWORD, name, marketingOptin: index % 5 === 0 },
+      });
     }
     await rest(stack, 'POST', '/account/v3/', { headers: viewer(listed), body: { email: 'zoe@example.test', password: PASSWORD, name: 'Zoë Quinn' } });
   });
@@ -364,7 +399,13 @@ describe('roles', () => {
     expect(admins.status).toBe(200);
     expect(admins.body.accounts.every((account: { roles: unknown[] }) => account.roles.length > 0)).toBe(true);
     expect(admins.body.accounts.map((account: { _id: string }) => account._id)).toContain(member.accountId);
-    expect(admins.body.userProfiles).toContainEqual({ _id: member.accountId, accountId: member.accountId, name: expect.any(String), created: expect.any(Number), modified: expect.any(Number) });
+    expect(admins.body.userProfiles).toContainEqual({
+      _id: member.accountId,
+      accountId: member.accountId,
+      name: expect.any(String),
+      created: expect.any(Number),
+      modified: expect.any(Number),
+    });
     const byEmail = await rest(stack, 'GET', `/account/v3/roles/query?property=${encodeURIComponent(`email=${member.email}`)}`, { headers: site.admin });
     expect(byEmail.body.accounts.map((account: { _id: string }) => account._id)).toEqual([member.accountId]);
   });
@@ -385,8 +426,12 @@ describe('roles', () => {
 
   it('a signed-in admin grants only roles it holds; without write access to Accounts it grants none', async () => {
     const target = await join(stack, site);
-    const accountsAdmin = await site.token([{ pageId: [], scope: 'Accounts', write: true }, { pageId: [], scope: 'Overlays', write: false }]);
-    const grant = (token: string, roles: object[]) => rest(stack, 'PUT', `/account/v3/roles/${target.accountId}`, { headers: bearer(site, token), body: { roles } });
+    const accountsAdmin = await site.token([
+      { pageId: [], scope: 'Accounts', write: true },
+      { pageId: [], scope: 'Overlays', write: false },
+    ]);
+    const grant = (token: string, roles: object[]) =>
+      rest(stack, 'PUT', `/account/v3/roles/${target.accountId}`, { headers: bearer(site, token), body: { roles } });
     expect((await grant(accountsAdmin, [{ pageId: [], scope: 'Overlays', write: false }])).status).toBe(200);
     const beyond = await grant(accountsAdmin, [{ pageId: [], scope: 'Overlays', write: true }]);
     expect(beyond.status).toBe(403);
@@ -394,7 +439,9 @@ describe('roles', () => {
     expect((await grant(accountsAdmin, [{ pageId: [], scope: '*', write: false }])).status).toBe(403);
     const reader = await site.token([{ pageId: [], scope: 'Accounts', write: false }]);
     expect((await grant(reader, [])).status).toBe(403);
-    expect((await rest(stack, 'GET', `/account/v3/roles/${target.accountId}`, { headers: site.admin })).body).toEqual([{ pageId: [], scope: 'Overlays', write: false }]);
+    expect((await rest(stack, 'GET', `/account/v3/roles/${target.accountId}`, { headers: site.admin })).body).toEqual([
+      { pageId: [], scope: 'Overlays', write: false },
+    ]);
   });
 
   it('a signed-in admin cannot take over, demote or delete an account holding rights it does not hold', async () => {
@@ -428,12 +475,18 @@ describe('roles', () => {
 describe('passwords', () => {
   it('changes the password given the old one, signing every session out', async () => {
     const member = await join(stack, site);
-    const wrong = await rest(stack, 'PUT', '/account/v3/password', { headers: bearer(site, member.jwt), body: { oldPassword: 'not it at all', password: 'a brand new one' } });
+    const wrong = await rest(stack, 'PUT', '/account/v3/password', {
+      headers: bearer(site, member.jwt),
+      body: { oldPassword: 'not it at all', password: 'a brand new one' },
+    });
     expect(wrong.status).toBe(401);
     const short = await rest(stack, 'PUT', '/account/v3/password', { headers: bearer(site, member.jwt), body: { oldPassword: PASSWORD, password: 'short' } });
     expect(short.status).toBe(400);
     expect(short.body.message).toMatch(/password must be at least 8/);
-    const changed = await rest(stack, 'PUT', '/account/v3/password', { headers: bearer(site, member.jwt), body: { oldPassword: PASSWORD, password: 'a brand new one' } });
+    const changed = await rest(stack, 'PUT', '/account/v3/password', {
+      headers: bearer(site, member.jwt),
+      body: { oldPassword: PASSWORD, password: 'a brand new one' },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.success).toBe(true);
     expect((await rest(stack, 'POST', '/auth/v2/refresh', { headers: viewer(site), body: { refreshToken: member.refreshToken } })).status).toBe(401);
@@ -443,9 +496,15 @@ describe('passwords', () => {
 
   it('resets a password by e-mail over SMTP: single-use link, the same answer for an unknown e-mail', async () => {
     const member = await join(stack, site);
-    const asked = await rest(stack, 'POST', '/account/v3/reset', { headers: viewer(site), body: { email: member.email, baseUrl: 'https://fans.example.test/reset' } });
+    const asked = await rest(stack, 'POST', '/account/v3/reset', {
+      headers: viewer(site),
+      body: { email: member.email, baseUrl: 'https://fans.example.test/reset' },
+    });
     expect(asked.status).toBe(200);
-    const unknown = await rest(stack, 'POST', '/account/v3/reset', { headers: viewer(site), body: { email: 'nobody@example.test', baseUrl: 'https://fans.example.test/reset' } });
+    const unknown = await rest(stack, 'POST', '/account/v3/reset', {
+      headers: viewer(site),
+      body: { email: 'nobody@example.test', baseUrl: 'https://fans.example.test/reset' },
+    });
     expect(unknown.body).toEqual(asked.body);
     expect(await stack.database.prisma.mailMessage.count({ where: { to: 'nobody@example.test' } })).toBe(0);
 
@@ -506,12 +565,20 @@ describe('global accounts', () => {
     const member = await join(stack, site);
     expect((await rest(stack, 'GET', '/account/v3/global/accounts', { headers: bearer(site, member.jwt) })).body).toEqual([]);
 
-    await rest(stack, 'POST', '/account/v3/reset/global-accounts', { headers: viewer(arenaSite), body: { email, baseUrl: 'https://studio.example.test/reset' } });
+    await rest(stack, 'POST', '/account/v3/reset/global-accounts', {
+      headers: viewer(arenaSite),
+      body: { email, baseUrl: 'https://studio.example.test/reset' },
+    });
     const mail = await smtp.next(email);
     const token = new URL(/https:\/\/\S+/.exec(mail.text)?.[0] ?? '').searchParams.get('token') as string;
     // A global token does not reset through the site-account path.
-    expect((await rest(stack, 'POST', '/account/v3/reset/update', { headers: viewer(arenaSite), body: { token, password: 'one for all sites' } })).status).toBe(400);
-    const reset = await rest(stack, 'POST', '/account/v3/reset/global-accounts/update', { headers: viewer(arenaSite), body: { token, password: 'one for all sites' } });
+    expect((await rest(stack, 'POST', '/account/v3/reset/update', { headers: viewer(arenaSite), body: { token, password: 'one for all sites' } })).status).toBe(
+      400,
+    );
+    const reset = await rest(stack, 'POST', '/account/v3/reset/global-accounts/update', {
+      headers: viewer(arenaSite),
+      body: { token, password: 'one for all sites' },
+    });
     expect(reset.status).toBe(200);
     expect((await signIn({ siteId: club.siteId } as TestSite, email, 'one for all sites')).status).toBe(200);
     expect((await signIn(arenaSite, email, 'one for all sites')).status).toBe(200);
@@ -529,7 +596,10 @@ describe('global accounts', () => {
     expect(setPassword.body.message).toMatch(/global account/);
     // Moving the site account's e-mail does not move where its reset link goes.
     await rest(stack, 'PUT', `/account/v3/${theirs.adminAccountId}`, { headers: theirAdmin, body: { email: 'attacker@example.test' } });
-    await rest(stack, 'POST', '/account/v3/reset', { headers: viewer({ siteId: theirs.siteId } as TestSite), body: { email: 'attacker@example.test', baseUrl: 'https://x.example.test/r' } });
+    await rest(stack, 'POST', '/account/v3/reset', {
+      headers: viewer({ siteId: theirs.siteId } as TestSite),
+      body: { email: 'attacker@example.test', baseUrl: 'https://x.example.test/r' },
+    });
     const mail = await smtp.next(email);
     expect(mail.to).toEqual([email]);
     expect(await db.mailMessage.count({ where: { to: 'attacker@example.test' } })).toBe(0);
@@ -539,7 +609,10 @@ describe('global accounts', () => {
   it('sends no global reset for an e-mail without an account on the site', async () => {
     const email = `elsewhere-${Date.now()}@example.test`;
     await provisionSite(stack.database.prisma, { name: 'Elsewhere', admin: { email, password: PASSWORD } });
-    const reply = await rest(stack, 'POST', '/account/v3/reset/global-accounts', { headers: viewer(site), body: { email, baseUrl: 'https://studio.example.test/reset' } });
+    const reply = await rest(stack, 'POST', '/account/v3/reset/global-accounts', {
+      headers: viewer(site),
+      body: { email, baseUrl: 'https://studio.example.test/reset' },
+    });
     expect(reply.status).toBe(200);
     expect(await stack.database.prisma.passwordReset.count({ where: { siteId: site.siteId, globalAccountId: { not: null } } })).toBe(0);
   });
@@ -552,7 +625,13 @@ describe('the outbox, when SMTP_URL is unset', () => {
     const member = await join(local, localSite);
     await rest(local, 'POST', '/account/v3/reset', { headers: viewer(localSite), body: { email: member.email, baseUrl: 'https://fans.example.test/reset' } });
     expect(await waitingMail(local.database.prisma, { to: member.email })).toEqual([
-      expect.objectContaining({ kind: 'password-reset', to: member.email, siteId: localSite.siteId, subject: 'Reset your password', html: expect.stringContaining('https://fans.example.test/reset?token=sgp_') }),
+      expect.objectContaining({
+        kind: 'password-reset',
+        to: member.email,
+        siteId: localSite.siteId,
+        subject: 'Reset your password',
+        html: expect.stringContaining('https://fans.example.test/reset?token=sgp_'),
+      }),
     ]);
     for (const headers of [localSite.admin, bearer(localSite, member.jwt)]) {
       const reply = await rest(local, 'GET', '/customemail/v1/outbox', { headers });

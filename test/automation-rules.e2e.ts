@@ -62,7 +62,10 @@ const sign = (secret: string, text: string) => createHmac('sha256', secret).upda
 
 async function sendEvent(payload: object, to = provider) {
   const text = JSON.stringify(payload);
-  const reply = await rest(stack, 'POST', `/dataprovider/v1/${to.dataProviderId}/events`, { headers: { 'X-DataProvider-Signature': sign(to.secret, text) }, rawBody: text });
+  const reply = await rest(stack, 'POST', `/dataprovider/v1/${to.dataProviderId}/events`, {
+    headers: { 'X-DataProvider-Signature': sign(to.secret, text) },
+    rawBody: text,
+  });
   expect(reply.status).toBe(201);
   return reply;
 }
@@ -72,7 +75,15 @@ const ACTIVE = /* GraphQL */ `query { activeOverlayBroadcasts { broadcastId chan
 async function activeBroadcasts(owner: TestSite = site) {
   const reply = await graphql(stack, ACTIVE, {}, owner.admin);
   expect(reply.body.errors).toBeUndefined();
-  return reply.body.data.activeOverlayBroadcasts as { broadcastId: string; channelId: string | null; tags: string[]; variables: Record<string, string>; expiresAt: number; startedAt: number; overlay: { id: string; name: string; contents: any } }[];
+  return reply.body.data.activeOverlayBroadcasts as {
+    broadcastId: string;
+    channelId: string | null;
+    tags: string[];
+    variables: Record<string, string>;
+    expiresAt: number;
+    startedAt: number;
+    overlay: { id: string; name: string; contents: any };
+  }[];
 }
 
 /** The site's channel (a real page) the test calls `name`. */
@@ -156,7 +167,13 @@ describe('rule operations', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ success: true, message: expect.any(String) });
     const got = await rest(stack, 'GET', `/personalization/v1/${id}`, { headers: site.admin });
-    expect(got.body).toMatchObject({ name: 'After', isActive: false, clientRule: true, channelId: 'arena', jsonRule: { trigger: { operator: 'less_than', value: '1' } } });
+    expect(got.body).toMatchObject({
+      name: 'After',
+      isActive: false,
+      clientRule: true,
+      channelId: 'arena',
+      jsonRule: { trigger: { operator: 'less_than', value: '1' } },
+    });
   });
 
   it('deletes one rule, and many by ids (total asked, removed done)', async () => {
@@ -169,7 +186,17 @@ describe('rule operations', () => {
 
     const a = await createRule({ name: 'A', jsonRule: jsonRule() });
     const b = await createRule({ name: 'B', jsonRule: jsonRule() });
-    const theirs = await createRule({ name: 'Theirs', jsonRule: { ...jsonRule(), trigger: { ...jsonRule().trigger, dataProviderId: (await registerProvider(other, 'Other')).dataProviderId }, action: { ...jsonRule().action, templateId: await createTemplate(other) } } }, other);
+    const theirs = await createRule(
+      {
+        name: 'Theirs',
+        jsonRule: {
+          ...jsonRule(),
+          trigger: { ...jsonRule().trigger, dataProviderId: (await registerProvider(other, 'Other')).dataProviderId },
+          action: { ...jsonRule().action, templateId: await createTemplate(other) },
+        },
+      },
+      other,
+    );
     const many = await rest(stack, 'PUT', `/personalization/v1/automation-rule?ids=${a},${b},${theirs},${'f'.repeat(24)}`, { headers: site.admin });
     expect(many.status).toBe(200);
     expect(many.body).toEqual({ success: true, total: 4, removed: 2, message: expect.any(String) });
@@ -277,7 +304,14 @@ describe('rules fired by data events', () => {
 
   it('targets specific channels only', async () => {
     const source = await registerProvider(site, 'Specific');
-    await createRule({ name: 'Arena only', jsonRule: jsonRule({ dataProviderId: source.dataProviderId }, {}, { scope: 'specific_channels', target: [await channel('arena'), await channel('court')] }) });
+    await createRule({
+      name: 'Arena only',
+      jsonRule: jsonRule(
+        { dataProviderId: source.dataProviderId },
+        {},
+        { scope: 'specific_channels', target: [await channel('arena'), await channel('court')] },
+      ),
+    });
     const main = await viewer({ siteId: site.siteId, channelId: await channel('main') });
     const arena = await viewer({ siteId: site.siteId, channelId: await channel('arena') });
     const court = await viewer({ siteId: site.siteId, channelId: await channel('court') });
@@ -289,7 +323,10 @@ describe('rules fired by data events', () => {
 
   it('reaches only viewers whose account carries one of the tags (viewers_with_tags), live and on joining late', async () => {
     const source = await registerProvider(site, 'Tagged');
-    await createRule({ name: 'VIP', jsonRule: jsonRule({ dataProviderId: source.dataProviderId }, {}, { segment: 'viewers_with_tags', tags: ['vip', 'gold'] }) });
+    await createRule({
+      name: 'VIP',
+      jsonRule: jsonRule({ dataProviderId: source.dataProviderId }, {}, { segment: 'viewers_with_tags', tags: ['vip', 'gold'] }),
+    });
     const gold = await viewer({ siteId: site.siteId, channelId: await channel('main'), token: await site.token([], ['gold']) });
     const basic = await viewer({ siteId: site.siteId, channelId: await channel('main'), token: await site.token([], ['basic']) });
     const anonymous = await viewer({ siteId: site.siteId, channelId: await channel('main') });
@@ -337,9 +374,17 @@ describe('rules fired by data events', () => {
   it('stores 200 concurrent events and fires exactly for the matching ones', async () => {
     const source = await registerProvider(site, 'Burst');
     const template = await createTemplate(site, 'Burst template');
-    await createRule({ name: 'Over 149', jsonRule: jsonRule({ dataProviderId: source.dataProviderId, operator: 'greater_than', value: '149' }, { templateId: template }) });
+    await createRule({
+      name: 'Over 149',
+      jsonRule: jsonRule({ dataProviderId: source.dataProviderId, operator: 'greater_than', value: '149' }, { templateId: template }),
+    });
     await Promise.all(Array.from({ length: 200 }, (_, score) => sendEvent({ data: { score, team: `t${score}` } }, source)));
-    const events = await graphql(stack, /* GraphQL */ `query E($id: ID!) { dataEvents(dataProviderId: $id, limit: 500) { id } }`, { id: source.dataProviderId }, site.admin);
+    const events = await graphql(
+      stack,
+      /* GraphQL */ `query E($id: ID!) { dataEvents(dataProviderId: $id, limit: 500) { id } }`,
+      { id: source.dataProviderId },
+      site.admin,
+    );
     expect(events.body.data.dataEvents).toHaveLength(200);
     const fired = (await activeBroadcasts()).filter((broadcast) => broadcast.overlay.id === template);
     expect(fired.map((broadcast) => Number(broadcast.variables.score)).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, index) => 150 + index));
@@ -348,7 +393,10 @@ describe('rules fired by data events', () => {
   it('does not fire another site’s rules', async () => {
     const theirs = await registerProvider(other, 'Their feed');
     const theirTemplate = await createTemplate(other, 'Their template');
-    await createRule({ name: 'Theirs', jsonRule: { ...jsonRule({ dataProviderId: theirs.dataProviderId }), action: { ...jsonRule().action, templateId: theirTemplate } } }, other);
+    await createRule(
+      { name: 'Theirs', jsonRule: { ...jsonRule({ dataProviderId: theirs.dataProviderId }), action: { ...jsonRule().action, templateId: theirTemplate } } },
+      other,
+    );
     const mine = await viewer({ siteId: site.siteId, channelId: await channel('main') });
     const theirViewer = await viewer({ siteId: other.siteId, channelId: await channelNamed(stack, other.siteId, 'main') });
     await sendEvent({ data: { score: 50, team: 'x' } }, theirs);

@@ -98,13 +98,28 @@ describe('a site’s calendar', () => {
   it('derives filters, categories and labels from the stored events', async () => {
     const filters = await rest(stack, 'GET', '/calendar/v1/filters', { headers: cal.admin });
     expect(filters.body).toEqual([
-      { title: 'Sports', options: [{ color: '#00ff00', value: 'Football' }, { color: '#ffff00', value: 'Tennis' }] },
-      { title: 'Venue', options: [{ color: '#0000ff', value: 'Arena' }, { color: '#00ffff', value: 'Park' }] },
+      {
+        title: 'Sports',
+        options: [
+          { color: '#00ff00', value: 'Football' },
+          { color: '#ffff00', value: 'Tennis' },
+        ],
+      },
+      {
+        title: 'Venue',
+        options: [
+          { color: '#0000ff', value: 'Arena' },
+          { color: '#00ffff', value: 'Park' },
+        ],
+      },
     ]);
     const categories = await rest(stack, 'GET', '/calendar/v1/categories', { headers: cal.admin });
     expect(categories.body).toEqual([sports('Football', '#00ff00'), sports('Tennis', '#ffff00'), venue('Arena', '#0000ff'), venue('Park', '#00ffff')]);
     const labels = await rest(stack, 'GET', '/calendar/v1/categories/Venue/labels', { headers: cal.admin });
-    expect(labels.body).toEqual([{ color: '#0000ff', id: 'lbl-Arena', title: 'Arena' }, { color: '#00ffff', id: 'lbl-Park', title: 'Park' }]);
+    expect(labels.body).toEqual([
+      { color: '#0000ff', id: 'lbl-Arena', title: 'Arena' },
+      { color: '#00ffff', id: 'lbl-Park', title: 'Park' },
+    ]);
     expect((await rest(stack, 'GET', '/calendar/v1/categories/Nothing/labels', { headers: cal.admin })).body).toEqual([]);
   });
 
@@ -114,7 +129,12 @@ describe('a site’s calendar', () => {
       body: { ...eventBody('after, moved', T0 + HOUR, T0 + 90 * 60_000, [sports('Rugby', '#ff0000')]), siteId: cal.siteId, image: null },
     });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ _id: ids.after, titleRaw: 'after, moved', image: { show: false, src: null }, categories: [sports('Rugby', '#ff0000')] });
+    expect(updated.body).toMatchObject({
+      _id: ids.after,
+      titleRaw: 'after, moved',
+      image: { show: false, src: null },
+      categories: [sports('Rugby', '#ff0000')],
+    });
     const window = await rest(stack, 'GET', `/calendar/v1/?startTimestamp=${T0 + HOUR}&endTimestamp=${T0 + HOUR}`, { headers: cal.admin });
     expect(window.body.map((event: { titleRaw: string }) => event.titleRaw)).toContain('after, moved');
     const labels = await rest(stack, 'GET', '/calendar/v1/categories/Sports/labels', { headers: cal.admin });
@@ -129,7 +149,9 @@ describe('a site’s calendar', () => {
   it('keeps events to their site', async () => {
     const theirs = await createEvent(other, eventBody('theirs', T0, null));
     expect((await rest(stack, 'GET', `/calendar/v1/${theirs._id}`, { headers: cal.admin })).status).toBe(404);
-    expect((await rest(stack, 'PUT', `/calendar/v1/${theirs._id}`, { headers: cal.admin, body: { ...eventBody('mine', T0, null), siteId: cal.siteId } })).status).toBe(404);
+    expect(
+      (await rest(stack, 'PUT', `/calendar/v1/${theirs._id}`, { headers: cal.admin, body: { ...eventBody('mine', T0, null), siteId: cal.siteId } })).status,
+    ).toBe(404);
     expect((await rest(stack, 'DELETE', `/calendar/v1/${theirs._id}`, { headers: cal.admin })).status).toBe(404);
     const labels = await rest(stack, 'GET', '/calendar/v1/categories/Sports/labels', { headers: cal.admin });
     expect(labels.body.map((label: { title: string }) => label.title)).not.toContain('Golf');

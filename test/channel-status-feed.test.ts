@@ -15,7 +15,15 @@ import type { RenderedEvent } from '../gateway/live/viewerChannel';
 import { until } from './helpers/wait';
 
 const offline: ChannelStatus = {
-  channelId: 'c1', state: 'OFFLINE', live: false, liveBroadcastId: null, startedAt: null, streamSecond: null, recordingVideoId: null, playbackUrl: null, countdown: null,
+  channelId: 'c1',
+  state: 'OFFLINE',
+  live: false,
+  liveBroadcastId: null,
+  startedAt: null,
+  streamSecond: null,
+  recordingVideoId: null,
+  playbackUrl: null,
+  countdown: null,
 };
 
 function setUp(initial: ChannelStatus = offline) {
@@ -48,9 +56,12 @@ function setUp(initial: ChannelStatus = offline) {
     };
     return { subscription, got, errors };
   };
-  const announce = (message: Partial<ChannelStatusMessage> = {}) => bus.publish(Topics.channelStatus, { siteId: 's1', channelId: 'c1', acceptedAt: Date.now(), ...message });
+  const announce = (message: Partial<ChannelStatusMessage> = {}) =>
+    bus.publish(Topics.channelStatus, { siteId: 's1', channelId: 'c1', acceptedAt: Date.now(), ...message });
   return {
-    feed, viewer, announce,
+    feed,
+    viewer,
+    announce,
     set: (status: ChannelStatus) => void (current = status),
     counts: () => ({ reads, renders }),
   };
@@ -74,7 +85,11 @@ it('reads once per change for all viewers, renders once per document, and skips 
   // Only the second advanced: no push.
   set({ ...live, streamSecond: 42 });
   await announce();
-  await until(() => counts().reads, (reads) => reads === 3, 'the read');
+  await until(
+    () => counts().reads,
+    (reads) => reads === 3,
+    'the read',
+  );
   await new Promise((resolve) => setImmediate(resolve));
   expect(viewers.map(({ got }) => got.length)).toEqual([2, 2, 2, 2]);
   feed.close();
@@ -84,13 +99,21 @@ it('ignores other channels’ messages, and refuses a channel that is not the si
   const { feed, viewer, announce, counts } = setUp();
   const watcher = viewer();
   feed.subscribe(watcher.subscription);
-  await until(() => watcher.got.length, (length) => length === 1, 'the first event');
+  await until(
+    () => watcher.got.length,
+    (length) => length === 1,
+    'the first event',
+  );
   await announce({ channelId: 'c2' });
   expect(counts().reads).toBe(1);
 
   const stranger = viewer();
   feed.subscribe({ ...stranger.subscription, args: { channelId: 'stage' } });
-  await until(() => stranger.errors.length, (length) => length === 1, 'the refusal');
+  await until(
+    () => stranger.errors.length,
+    (length) => length === 1,
+    'the refusal',
+  );
   expect(stranger.errors[0][0].extensions.code).toBe(ErrorCode.NOT_FOUND);
   expect(stranger.got).toEqual([]);
   feed.close();

@@ -28,7 +28,8 @@ function recordingFeed(viewers: number): ChatCountsTarget & { handed: { at: numb
   };
 }
 
-const sumOf = (handed: { counts: ChatCounts }[]) => handed.reduce((sum, { counts }) => mergeCounts(sum, { reactions: counts.reactions ?? [] }), { reactions: [] } as ChatCounts).reactions;
+const sumOf = (handed: { counts: ChatCounts }[]) =>
+  handed.reduce((sum, { counts }) => mergeCounts(sum, { reactions: counts.reactions ?? [] }), { reactions: [] } as ChatCounts).reactions;
 const reactions = (counts: Record<string, number>): ChatReactionsMessage => ({ v: CHAT_MESSAGE_VERSION, siteId: SITE, panelId: ROOM, counts });
 
 describe('reactions', () => {
@@ -42,7 +43,11 @@ describe('reactions', () => {
         await bus.publish(Topics.chatReactions, reactions({ '👍': 2 }));
         if (round % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 60));
       }
-      await until(() => sumOf(feed.handed.filter((entry) => entry.counts.reactions)), (sum) => sum?.find((entry) => entry.emoji === '👍')?.count === 100, 'all 👍 handed');
+      await until(
+        () => sumOf(feed.handed.filter((entry) => entry.counts.reactions)),
+        (sum) => sum?.find((entry) => entry.emoji === '👍')?.count === 100,
+        'all 👍 handed',
+      );
       expect(sumOf(feed.handed)).toEqual([
         { emoji: '👍', count: 100 },
         { emoji: '🔥', count: 20 },
@@ -62,7 +67,11 @@ describe('reactions', () => {
       await bus.publish(Topics.chatReactions, null);
       await bus.publish(Topics.chatReactions, { siteId: SITE });
       await bus.publish(Topics.chatReactions, reactions({ '👍': -4, '🔥': 1.5, '🎉': 2 }));
-      await until(() => feed.handed, (handed) => handed.length > 0, 'counts handed');
+      await until(
+        () => feed.handed,
+        (handed) => handed.length > 0,
+        'counts handed',
+      );
       expect(sumOf(feed.handed)).toEqual([{ emoji: '🎉', count: 2 }]);
     } finally {
       counts.close();
@@ -103,7 +112,17 @@ describe('occupancy', () => {
 describe('merging and naming', () => {
   it('merges counts: reactions summed per emoji, the latest viewer count', () => {
     expect(mergeCounts(null, { viewers: 3 })).toEqual({ viewers: 3 });
-    expect(mergeCounts({ reactions: [{ emoji: '👍', count: 2 }], viewers: 3 }, { reactions: [{ emoji: '👍', count: 5 }, { emoji: '🔥', count: 1 }] })).toEqual({
+    expect(
+      mergeCounts(
+        { reactions: [{ emoji: '👍', count: 2 }], viewers: 3 },
+        {
+          reactions: [
+            { emoji: '👍', count: 5 },
+            { emoji: '🔥', count: 1 },
+          ],
+        },
+      ),
+    ).toEqual({
       reactions: [
         { emoji: '👍', count: 7 },
         { emoji: '🔥', count: 1 },
@@ -114,7 +133,17 @@ describe('merging and naming', () => {
   });
 
   it('names a change of the pin alone PINNED or UNPINNED, and any other change SYSTEM', () => {
-    const system: ChatSystemView = { name: 'Stage', image: null, welcomeMessage: null, rulesLinkUrl: null, loginButtonText: null, allowLinks: true, slowModeSeconds: 0, reactions: ['👍'], pinned: null };
+    const system: ChatSystemView = {
+      name: 'Stage',
+      image: null,
+      welcomeMessage: null,
+      rulesLinkUrl: null,
+      loginButtonText: null,
+      allowLinks: true,
+      slowModeSeconds: 0,
+      reactions: ['👍'],
+      pinned: null,
+    };
     const pin = { messageId: null, text: 'Hi', author: null, pinnedAt: 1 };
     expect(systemChange(system, { ...system, pinned: pin })).toBe('PINNED');
     expect(systemChange({ ...system, pinned: pin }, system)).toBe('UNPINNED');

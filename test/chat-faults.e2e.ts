@@ -89,7 +89,13 @@ function startSenders(on: Pick<Stack, 'url'>, site: TestSite, panelId: string, s
  * The room's history holds every acknowledged message once with its seq, its seqs are 1..N with no hole
  * and no text twice; every viewer ends up with exactly 1..N in order. Returns N.
  */
-async function expectEveryMessageOnce(on: Pick<Stack, 'url'>, site: TestSite, panelId: string, acked: AckedChat[], viewers: { seqs(): number[] }[]): Promise<number> {
+async function expectEveryMessageOnce(
+  on: Pick<Stack, 'url'>,
+  site: TestSite,
+  panelId: string,
+  acked: AckedChat[],
+  viewers: { seqs(): number[] }[],
+): Promise<number> {
   const history = await chatHistory(on, site, panelId);
   const count = history.length;
   expect(history.map((message) => message.seq)).toEqual(range(1, count));
@@ -98,7 +104,12 @@ async function expectEveryMessageOnce(on: Pick<Stack, 'url'>, site: TestSite, pa
   for (const message of acked) expect(stored.get(message.id)).toEqual(message);
   expect(new Set(acked.map((message) => message.id)).size).toBe(acked.length);
   for (const [index, viewer] of viewers.entries()) {
-    await until(() => viewer.seqs(), (seqs) => (seqs.at(-1) ?? 0) >= count, `viewer ${index} reaches seq ${count}`, 60_000).catch(() => undefined);
+    await until(
+      () => viewer.seqs(),
+      (seqs) => (seqs.at(-1) ?? 0) >= count,
+      `viewer ${index} reaches seq ${count}`,
+      60_000,
+    ).catch(() => undefined);
     expect({ viewer: index, seqs: viewer.seqs() }).toEqual({ viewer: index, seqs: range(1, count) });
   }
   return count;
@@ -141,7 +152,9 @@ if (fleetRuns) {
       const viewers = range(1, 12).map(() => followChat(fleet, site.siteId, panelId));
       followers.push(...viewers);
       await eventually(() => viewers.every((viewer) => viewer.live()), 'every viewer has its first event through the balancer', 60_000);
-      const held = await Promise.all(fleet.instances.map(async (instance) => total(parseExposition(await (await fetch(`${instance.url}/metrics`)).text()), 'stagegraph_live_viewers')));
+      const held = await Promise.all(
+        fleet.instances.map(async (instance) => total(parseExposition(await (await fetch(`${instance.url}/metrics`)).text()), 'stagegraph_live_viewers')),
+      );
       const victim = fleet.instances[held.indexOf(Math.max(...held))];
       expect(Math.max(...held)).toBeGreaterThan(0);
 
@@ -152,14 +165,24 @@ if (fleetRuns) {
       const seenDownAt = Date.now();
       const afterKill = senders.acked.length;
       await eventually(() => senders.acked.length >= afterKill + 60, 'messages go on through the other instances', 60_000);
-      await eventually(() => viewers.filter((viewer) => viewer.reconnects() > 0).length >= Math.max(...held) && viewers.every((viewer) => viewer.live()), 'the victim’s viewers are back', 60_000);
+      await eventually(
+        () => viewers.filter((viewer) => viewer.reconnects() > 0).length >= Math.max(...held) && viewers.every((viewer) => viewer.live()),
+        'the victim’s viewers are back',
+        60_000,
+      );
       await eventually(() => senders.acked.length >= afterKill + 90, 'messages go on after the viewers are back', 60_000);
       await senders.stop();
 
       // Only sends in flight when the instance died may fail (HAProxy does not send a write again).
       for (const failed of senders.failed) expect(failed.sentAt).toBeLessThanOrEqual(seenDownAt);
       const count = await expectEveryMessageOnce(fleet, site, panelId, senders.acked, viewers);
-      report('kill -9', { viewersOnVictim: Math.max(...held), acked: senders.acked.length, failed: senders.failed, stored: count, reconnected: viewers.filter((viewer) => viewer.reconnects() > 0).length });
+      report('kill -9', {
+        viewersOnVictim: Math.max(...held),
+        acked: senders.acked.length,
+        failed: senders.failed,
+        stored: count,
+        reconnected: viewers.filter((viewer) => viewer.reconnects() > 0).length,
+      });
       expect(viewers.filter((viewer) => viewer.reconnects() > 0).length).toBeGreaterThanOrEqual(Math.max(...held));
     }, 300_000);
   });
@@ -205,11 +228,17 @@ if (usingRedis) {
       await countingInRedis(first, panelId);
       await countingInRedis(cutOff, panelId);
       const token = await site.token([]);
-      for (let index = 0; index < 20; index += 1) expect((await sendChat(index % 2 ? first : cutOff, site, token, panelId, `shared ${token.slice(-8)} ${index}`)).status).toBe(201);
+      for (let index = 0; index < 20; index += 1)
+        expect((await sendChat(index % 2 ? first : cutOff, site, token, panelId, `shared ${token.slice(-8)} ${index}`)).status).toBe(201);
       const refused = await sendChat(first, site, token, panelId, 'one too many');
       expect(refused.status).toBe(429);
       expect(refused.body.message).toMatch(/20 messages per 30 s/);
-      const overGraphql = await graphql(cutOff, /* GraphQL */ `mutation ($panelId: ID!, $text: String!) { sendChatMessage(panelId: $panelId, text: $text) { seq } }`, { panelId, text: 'still one too many' }, { 'x-service-client-id': site.siteId, authorization: `Bearer ${token}` });
+      const overGraphql = await graphql(
+        cutOff,
+        /* GraphQL */ `mutation ($panelId: ID!, $text: String!) { sendChatMessage(panelId: $panelId, text: $text) { seq } }`,
+        { panelId, text: 'still one too many' },
+        { 'x-service-client-id': site.siteId, authorization: `Bearer ${token}` },
+      );
       expect(overGraphql.body.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', rule: 'site' });
     }
 

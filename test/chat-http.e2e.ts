@@ -44,11 +44,18 @@ async function sendMany(panelId: string, count: number, label: string): Promise<
 it('viewers over SSE and multipart get the first event, messages (one sent over SSE), DELETED and CLEARED', async () => {
   const panelId = await createChatPanel(stack, site, { rules_link_url: 'https://example.com/rules' });
   const history = await sendChat(stack, site, await site.token([]), panelId, 'history');
-  const watchers = await Promise.all(TRANSPORTS.map((transport) => openHttpViewer(stack, transport, { query: CHAT_SUBSCRIPTION, variables: { panelId }, headers: viewer(site) })));
+  const watchers = await Promise.all(
+    TRANSPORTS.map((transport) => openHttpViewer(stack, transport, { query: CHAT_SUBSCRIPTION, variables: { panelId }, headers: viewer(site) })),
+  );
   for (const watcher of watchers) {
     expect(watcher.status).toBe(200);
     const first = (await watcher.next()).data.chatMessages;
-    expect(first).toMatchObject({ kind: 'MESSAGES', ids: [], accountId: null, system: { name: 'Stage', welcomeMessage: 'Welcome!', rulesLinkUrl: 'https://example.com/rules' } });
+    expect(first).toMatchObject({
+      kind: 'MESSAGES',
+      ids: [],
+      accountId: null,
+      system: { name: 'Stage', welcomeMessage: 'Welcome!', rulesLinkUrl: 'https://example.com/rules' },
+    });
     expect(first.messages).toEqual([expect.objectContaining({ id: history.body.id, seq: 1, text: 'history', panelId })]);
   }
 
@@ -77,7 +84,8 @@ it('viewers over SSE and multipart get the first event, messages (one sent over 
 
 it.each(TRANSPORTS)('%s: a viewer back after a drop asks with afterSeq and gets exactly what it missed, then the live messages', async (transport) => {
   const panelId = await createChatPanel(stack, site);
-  const open = (afterSeq: number | null) => openHttpViewer(stack, transport, { query: CHAT_SUBSCRIPTION, variables: { panelId, afterSeq }, headers: viewer(site) });
+  const open = (afterSeq: number | null) =>
+    openHttpViewer(stack, transport, { query: CHAT_SUBSCRIPTION, variables: { panelId, afterSeq }, headers: viewer(site) });
   const before = await open(null);
   await before.next();
   expect(await sendMany(panelId, 4, 'before')).toEqual(range(1, 4));

@@ -30,21 +30,40 @@ async function seedMessages(on: Stack, owner: TestSite, panelId: string, count: 
   const { accountId } = await owner.signIn([]);
   const now = Date.now();
   await on.database.prisma.chatMessage.createMany({
-    data: range(1, count).map((seq) => ({ id: `seed-${panelId}-${seq}`, siteId: owner.siteId, panelId, seq, accountId, text: `seeded ${seq}`, createdAt: new Date(now - (count - seq) * 1000) })),
+    data: range(1, count).map((seq) => ({
+      id: `seed-${panelId}-${seq}`,
+      siteId: owner.siteId,
+      panelId,
+      seq,
+      accountId,
+      text: `seeded ${seq}`,
+      createdAt: new Date(now - (count - seq) * 1000),
+    })),
   });
   await on.database.prisma.chatRoom.create({ data: { panelId, siteId: owner.siteId, lastSeq: count } });
 }
 
 describe('a viewer of a room', () => {
   it('gets the system block and the last 50 messages first, then new messages in seq order, once each', async () => {
-    const panelId = await createChatPanel(stack, site, { rules_link_url: 'https://example.com/rules', login_button_text: 'Sign in to chat', slow_mode_seconds: 0, allow_non_admin_links: false });
+    const panelId = await createChatPanel(stack, site, {
+      rules_link_url: 'https://example.com/rules',
+      login_button_text: 'Sign in to chat',
+      slow_mode_seconds: 0,
+      allow_non_admin_links: false,
+    });
     await seedMessages(stack, site, panelId, 60);
     const watcher = watchChat(stack, site.siteId, panelId, clients);
     const first = await watcher.until(() => true);
     expect(first.kind).toBe('MESSAGES');
     expect(first.messages.map((message: { seq: number }) => message.seq)).toEqual(range(11, 60));
     expect(first.system).toEqual({
-      name: 'Stage', image: null, welcomeMessage: 'Welcome!', rulesLinkUrl: 'https://example.com/rules', loginButtonText: 'Sign in to chat', allowLinks: false, slowModeSeconds: 0,
+      name: 'Stage',
+      image: null,
+      welcomeMessage: 'Welcome!',
+      rulesLinkUrl: 'https://example.com/rules',
+      loginButtonText: 'Sign in to chat',
+      allowLinks: false,
+      slowModeSeconds: 0,
     });
     await sendMany(stack, site, panelId, 30, 'live');
     const seqs = await watcher.untilSeqs((got) => got.length >= 80);
@@ -60,7 +79,11 @@ describe('a viewer of a room', () => {
     const { accountId, token } = await site.signIn([]);
     const watcher = watchChat(stack, site.siteId, panelId, clients, { jwt: token });
     await watcher.until(() => true);
-    const sent = await onSocket(watcher.client, /* GraphQL */ `mutation ($panelId: ID!, $text: String!) { sendChatMessage(panelId: $panelId, text: $text) { id seq text } }`, { panelId, text: 'from my socket' });
+    const sent = await onSocket(
+      watcher.client,
+      /* GraphQL */ `mutation ($panelId: ID!, $text: String!) { sendChatMessage(panelId: $panelId, text: $text) { id seq text } }`,
+      { panelId, text: 'from my socket' },
+    );
     expect(sent.data.sendChatMessage).toMatchObject({ seq: 1, text: 'from my socket' });
     const someoneElse = await site.token([]);
     const kept = await sendChat(stack, site, someoneElse, panelId, 'kept');
@@ -82,7 +105,14 @@ describe('a viewer of a room', () => {
     const panelId = await createChatPanel(stack, site);
     const watcher = watchChat(stack, site.siteId, panelId, clients);
     await watcher.until(() => true);
-    expect((await rest(stack, 'PATCH', `/panel/v3/${panelId}`, { headers: site.admin, body: { renderer: { slow_mode_seconds: 15, system_welcome_message: 'Be kind' } } })).status).toBe(200);
+    expect(
+      (
+        await rest(stack, 'PATCH', `/panel/v3/${panelId}`, {
+          headers: site.admin,
+          body: { renderer: { slow_mode_seconds: 15, system_welcome_message: 'Be kind' } },
+        })
+      ).status,
+    ).toBe(200);
     const event = await watcher.until((candidate) => candidate.kind === 'SYSTEM');
     expect(event.system).toMatchObject({ slowModeSeconds: 15, welcomeMessage: 'Be kind' });
   });
@@ -138,8 +168,14 @@ describe('replay', () => {
 
   it('stamps messages sent while the channel records with their stream second and replays them in stream order', async () => {
     const channelId = await createChannel(stack, site.siteId);
-    const registered = await rest(stack, 'POST', '/streamprovider/v1/register', { headers: site.admin, body: { name: 'Chat provider', urls: provider.urls(), accountCredentials: {}, useAccount: false } });
-    const stream = await rest(stack, 'POST', '/stream/v1/', { headers: site.admin, body: { pageId: channelId, contractId: registered.body.id, fallbackImageUrl: 'https://img.fake.test/x.png' } });
+    const registered = await rest(stack, 'POST', '/streamprovider/v1/register', {
+      headers: site.admin,
+      body: { name: 'Chat provider', urls: provider.urls(), accountCredentials: {}, useAccount: false },
+    });
+    const stream = await rest(stack, 'POST', '/stream/v1/', {
+      headers: site.admin,
+      body: { pageId: channelId, contractId: registered.body.id, fallbackImageUrl: 'https://img.fake.test/x.png' },
+    });
     const panelId = await createChatPanel(stack, site, { panel_type: 'live-stream chat', channel: channelId });
     const token = await site.token([]);
     expect((await sendChat(stack, site, token, panelId, 'before the show')).body.streamSecond).toBeNull();
@@ -153,7 +189,9 @@ describe('replay', () => {
     expect(replay.status).toBe(200);
     expect(replay.headers.get('access-control-allow-origin')).toBe('*');
     expect(replay.body.map((message: { text: string }) => message.text)).toEqual(['during 1', 'during 2']);
-    const windowed = await rest(stack, 'GET', `/chat/v1/${panelId}/replay?liveBroadcastId=${liveBroadcastId}&fromSecond=${second.body.streamSecond + 1}`, { headers: viewer(site) });
+    const windowed = await rest(stack, 'GET', `/chat/v1/${panelId}/replay?liveBroadcastId=${liveBroadcastId}&fromSecond=${second.body.streamSecond + 1}`, {
+      headers: viewer(site),
+    });
     expect(windowed.body).toEqual([]);
     expect((await rest(stack, 'GET', `/chat/v1/${panelId}/replay?liveBroadcastId=${liveBroadcastId}`, { headers: viewer(other) })).status).toBe(404);
   });
@@ -162,11 +200,22 @@ describe('replay', () => {
     const panelId = await createChatPanel(stack, site, { panel_type: 'live-stream chat' });
     const channel = await rest(stack, 'POST', '/pages/v3', {
       headers: site.admin,
-      body: { slug: `channel-${panelId}`, type: 'channel', data: { name: 'Listing channel' }, renderers: { sidebar: { items: [{ array_id: 'chat', id: panelId }] } } },
+      body: {
+        slug: `channel-${panelId}`,
+        type: 'channel',
+        data: { name: 'Listing channel' },
+        renderers: { sidebar: { items: [{ array_id: 'chat', id: panelId }] } },
+      },
     });
     expect(channel.status).toBe(200);
-    const registered = await rest(stack, 'POST', '/streamprovider/v1/register', { headers: site.admin, body: { name: 'Listing provider', urls: provider.urls(), accountCredentials: {}, useAccount: false } });
-    const stream = await rest(stack, 'POST', '/stream/v1/', { headers: site.admin, body: { pageId: channel.body._id, contractId: registered.body.id, fallbackImageUrl: 'https://img.fake.test/x.png' } });
+    const registered = await rest(stack, 'POST', '/streamprovider/v1/register', {
+      headers: site.admin,
+      body: { name: 'Listing provider', urls: provider.urls(), accountCredentials: {}, useAccount: false },
+    });
+    const stream = await rest(stack, 'POST', '/stream/v1/', {
+      headers: site.admin,
+      body: { pageId: channel.body._id, contractId: registered.body.id, fallbackImageUrl: 'https://img.fake.test/x.png' },
+    });
     expect((await sendChat(stack, site, await site.token([]), panelId, 'before the show')).body.streamSecond).toBeNull();
     const started = await rest(stack, 'POST', `/stream/v1/${stream.body._id}/start`, { headers: site.admin });
     expect(started.status).toBe(200);
@@ -176,7 +225,9 @@ describe('replay', () => {
     const replay = await rest(stack, 'GET', `/chat/v1/${panelId}/replay?liveBroadcastId=${liveBroadcastId}`, { headers: viewer(site) });
     expect(replay.body.map((message: { text: string }) => message.text)).toEqual(['channel records']);
     // Off the channel's sidebar, the panel has no channel any more: the next message is not stamped.
-    expect((await rest(stack, 'PUT', `/pages/v3/${channel.body._id}`, { headers: site.admin, body: { renderers: { sidebar: { items: [] } } } })).status).toBe(200);
+    expect((await rest(stack, 'PUT', `/pages/v3/${channel.body._id}`, { headers: site.admin, body: { renderers: { sidebar: { items: [] } } } })).status).toBe(
+      200,
+    );
     expect((await sendChat(stack, site, await site.token([]), panelId, 'off the sidebar')).body.streamSecond).toBeNull();
   });
 });
@@ -191,7 +242,11 @@ describe('two instances sharing one database', () => {
 
   it(`show every message once, in one order, on both (${usingRedis ? 'Redis' : 'shared in-process bus'})`, async () => {
     const panelId = await createChatPanel(first, shared);
-    const watchers = [watchChat(first, shared.siteId, panelId, clients), watchChat(second, shared.siteId, panelId, clients), watchChat(second, shared.siteId, panelId, clients)];
+    const watchers = [
+      watchChat(first, shared.siteId, panelId, clients),
+      watchChat(second, shared.siteId, panelId, clients),
+      watchChat(second, shared.siteId, panelId, clients),
+    ];
     await Promise.all(watchers.map((watcher) => watcher.until(() => true)));
     const [a, b] = await Promise.all([sendMany(first, shared, panelId, 60, 'first'), sendMany(second, shared, panelId, 60, 'second')]);
     expect([...a, ...b].map((message) => message.seq).sort((x, y) => x - y)).toEqual(range(1, 120));
@@ -209,7 +264,10 @@ describe('two instances sharing one database', () => {
     expect((await sendChat(second, shared, token, panelId, 'gosh, before')).status).toBe(201);
     const watcher = watchChat(second, shared.siteId, panelId, clients);
     await watcher.until(() => true);
-    const changed = await rest(first, 'PATCH', `/panel/v3/${panelId}`, { headers: shared.admin, body: { renderer: { filtered_words: 'gosh', slow_mode_seconds: 30 } } });
+    const changed = await rest(first, 'PATCH', `/panel/v3/${panelId}`, {
+      headers: shared.admin,
+      body: { renderer: { filtered_words: 'gosh', slow_mode_seconds: 30 } },
+    });
     expect(changed.status).toBe(200);
     // The change reached the other instance on the bus when its viewer got SYSTEM; its cache was dropped by then.
     expect((await watcher.until((event) => event.kind === 'SYSTEM', 15_000)).system.slowModeSeconds).toBe(30);

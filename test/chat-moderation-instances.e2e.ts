@@ -32,10 +32,15 @@ beforeAll(async () => {
 });
 afterAll(() => stopAllWithClients(clients));
 
-const texts = (watcher: ChatWatcher) => watcher.events.flatMap((event) => event.messages.map((message: { seq: number; text: string }) => [message.seq, message.text]));
+const texts = (watcher: ChatWatcher) =>
+  watcher.events.flatMap((event) => event.messages.map((message: { seq: number; text: string }) => [message.seq, message.text]));
 
 async function watchers(panelId: string): Promise<ChatWatcher[]> {
-  const all = [watchChat(first, site.siteId, panelId, clients), watchChat(second, site.siteId, panelId, clients), watchChat(second, site.siteId, panelId, clients)];
+  const all = [
+    watchChat(first, site.siteId, panelId, clients),
+    watchChat(second, site.siteId, panelId, clients),
+    watchChat(second, site.siteId, panelId, clients),
+  ];
   await Promise.all(all.map((watcher) => watcher.until(() => true)));
   return all;
 }
@@ -51,14 +56,21 @@ describe(`two instances (${usingRedis ? 'Redis' : 'shared in-process bus'})`, ()
     expect([approved.status, denied.status]).toEqual([202, 202]);
     expect((await sendChat(first, site, token, panelId, 'two')).body.seq).toBe(2);
     // Both instances asked at once: one approval wins, the other is 409, and it is sent once.
-    const decisions = await Promise.all([first, second].map((on) => rest(on, 'POST', `/chat/v1/${panelId}/held/${approved.body.id}/approve`, { headers: site.admin })));
+    const decisions = await Promise.all(
+      [first, second].map((on) => rest(on, 'POST', `/chat/v1/${panelId}/held/${approved.body.id}/approve`, { headers: site.admin })),
+    );
     expect(decisions.map((reply) => reply.status).sort()).toEqual([200, 409]);
     expect(decisions.find((reply) => reply.status === 200)?.body.seq).toBe(3);
     expect((await rest(second, 'POST', `/chat/v1/${panelId}/held/${denied.body.id}/deny`, { headers: viewer(site, moderator) })).status).toBe(200);
     expect((await sendChat(second, site, token, panelId, 'witness')).body.seq).toBe(4);
     for (const watcher of room) {
       expect(await watcher.untilSeqs((seqs) => seqs.includes(4))).toEqual(range(1, 4));
-      expect(texts(watcher)).toEqual([[1, 'one'], [2, 'two'], [3, 'review me'], [4, 'witness']]);
+      expect(texts(watcher)).toEqual([
+        [1, 'one'],
+        [2, 'two'],
+        [3, 'review me'],
+        [4, 'witness'],
+      ]);
     }
   });
 
@@ -76,7 +88,10 @@ describe(`two instances (${usingRedis ? 'Redis' : 'shared in-process bus'})`, ()
     expect(witness.status).toBe(202);
     for (const watcher of room) {
       await watcher.until((event) => event.messages.some((message: { text: string }) => message.text === 'witness'));
-      expect(texts(watcher)).toEqual([[1, 'moderators are not delayed'], [2, 'witness']]);
+      expect(texts(watcher)).toEqual([
+        [1, 'moderators are not delayed'],
+        [2, 'witness'],
+      ]);
     }
     expect(Date.now()).toBeGreaterThanOrEqual(witness.body.dueAt);
     expect(await first.database.prisma.chatMessage.count({ where: { panelId, text: 'deleted within the delay' } })).toBe(0);

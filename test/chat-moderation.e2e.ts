@@ -36,8 +36,13 @@ afterAll(() => stopAllWithClients(clients));
 
 const mod = () => viewer(site, moderator.token);
 const queue = (panelId: string, headers = site.admin) => rest(stack, 'GET', `/chat/v1/${panelId}/held`, { headers });
-const decide = (panelId: string, id: string, decision: 'approve' | 'deny', headers = site.admin) => rest(stack, 'POST', `/chat/v1/${panelId}/held/${id}/${decision}`, { headers });
-const history = async (panelId: string) => (await rest(stack, 'GET', `/chat/v1/${panelId}/messages`, { headers: viewer(site) })).body.results.map((message: { text: string; seq: number }) => [message.seq, message.text]);
+const decide = (panelId: string, id: string, decision: 'approve' | 'deny', headers = site.admin) =>
+  rest(stack, 'POST', `/chat/v1/${panelId}/held/${id}/${decision}`, { headers });
+const history = async (panelId: string) =>
+  (await rest(stack, 'GET', `/chat/v1/${panelId}/messages`, { headers: viewer(site) })).body.results.map((message: { text: string; seq: number }) => [
+    message.seq,
+    message.text,
+  ]);
 
 describe('settings', () => {
   it('refuses bad moderation settings with 400 naming the field, and keeps good ones', async () => {
@@ -52,7 +57,10 @@ describe('settings', () => {
       [{ hold_words: ['spam'] }, 'renderer.hold_words'],
     ];
     for (const [settings, field] of bad) {
-      const reply = await rest(stack, 'POST', '/panel/v3/', { headers: site.admin, body: { siteId: site.siteId, renderer: { panel_type: 'chat', ...settings } } });
+      const reply = await rest(stack, 'POST', '/panel/v3/', {
+        headers: site.admin,
+        body: { siteId: site.siteId, renderer: { panel_type: 'chat', ...settings } },
+      });
       expect([field, reply.status, reply.body.success]).toEqual([field, 400, false]);
       expect(reply.body.message).toContain(field);
     }
@@ -71,13 +79,18 @@ describe('the held queue', () => {
     expect(held.status).toBe(202);
     expect(held.body).toMatchObject({ seq: 0, held: true, dueAt: null, text: 'free GIVEAWAY here', author: { accountId: author.accountId } });
     expect((await sendChat(stack, site, author.token, panelId, 'second')).body.seq).toBe(2);
-    expect(await history(panelId)).toEqual([[1, 'first'], [2, 'second']]);
+    expect(await history(panelId)).toEqual([
+      [1, 'first'],
+      [2, 'second'],
+    ]);
 
     const listed = await queue(panelId, mod());
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual({
       success: true,
-      held: [{ id: held.body.id, panelId, text: 'free GIVEAWAY here', accountId: author.accountId, reason: 'hold_word', created: expect.any(Number), dueAt: null }],
+      held: [
+        { id: held.body.id, panelId, text: 'free GIVEAWAY here', accountId: author.accountId, reason: 'hold_word', created: expect.any(Number), dueAt: null },
+      ],
       reports: [],
     });
     // Viewers never see the queue nor decide; another site's admin finds no such room.
@@ -91,7 +104,11 @@ describe('the held queue', () => {
     const winner = approved.status === 200 ? approved : again;
     expect(winner.body).toMatchObject({ id: held.body.id, seq: 3, text: 'free GIVEAWAY here', held: false });
     expect((await decide(panelId, held.body.id, 'deny')).body.message).toMatch(/already approved/);
-    expect(await history(panelId)).toEqual([[1, 'first'], [2, 'second'], [3, 'free GIVEAWAY here']]);
+    expect(await history(panelId)).toEqual([
+      [1, 'first'],
+      [2, 'second'],
+      [3, 'free GIVEAWAY here'],
+    ]);
     expect(await stack.database.prisma.chatMessage.count({ where: { panelId } })).toBe(3);
     expect((await queue(panelId)).body.held).toEqual([]);
   });
@@ -122,17 +139,41 @@ describe('the held queue', () => {
   it('is served over GraphQL: the queue, approve and deny', async () => {
     const panelId = await createChatPanel(stack, site, { hold_words: 'hold' });
     const token = await site.token([]);
-    const send = (text: string) => graphql(stack, `mutation ($p: ID!, $t: String!) { sendChatMessage(panelId: $p, text: $t) { id seq held dueAt } }`, { p: panelId, t: text }, viewer(site, token));
+    const send = (text: string) =>
+      graphql(
+        stack,
+        `mutation ($p: ID!, $t: String!) { sendChatMessage(panelId: $p, text: $t) { id seq held dueAt } }`,
+        { p: panelId, t: text },
+        viewer(site, token),
+      );
     const one = (await send('hold one')).body.data.sendChatMessage;
     const two = (await send('hold two')).body.data.sendChatMessage;
     expect([one.seq, one.held, one.dueAt]).toEqual([0, true, null]);
-    const listed = await graphql(stack, `query ($p: ID!) { chatModerationQueue(panelId: $p) { held { id reason } reports { id } } }`, { p: panelId }, site.admin);
-    expect(listed.body.data.chatModerationQueue.held).toEqual([{ id: one.id, reason: 'hold_word' }, { id: two.id, reason: 'hold_word' }]);
+    const listed = await graphql(
+      stack,
+      `query ($p: ID!) { chatModerationQueue(panelId: $p) { held { id reason } reports { id } } }`,
+      { p: panelId },
+      site.admin,
+    );
+    expect(listed.body.data.chatModerationQueue.held).toEqual([
+      { id: one.id, reason: 'hold_word' },
+      { id: two.id, reason: 'hold_word' },
+    ]);
     const refused = await graphql(stack, `query ($p: ID!) { chatModerationQueue(panelId: $p) { held { id } } }`, { p: panelId }, viewer(site, token));
     expect(refused.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
-    const approved = await graphql(stack, `mutation ($p: ID!, $id: ID!) { approveChatMessage(panelId: $p, id: $id) { seq text } }`, { p: panelId, id: two.id }, site.admin);
+    const approved = await graphql(
+      stack,
+      `mutation ($p: ID!, $id: ID!) { approveChatMessage(panelId: $p, id: $id) { seq text } }`,
+      { p: panelId, id: two.id },
+      site.admin,
+    );
     expect(approved.body.data.approveChatMessage).toEqual({ seq: 1, text: 'hold two' });
-    const denied = await graphql(stack, `mutation ($p: ID!, $id: ID!) { denyChatMessage(panelId: $p, id: $id) { success id } }`, { p: panelId, id: one.id }, site.admin);
+    const denied = await graphql(
+      stack,
+      `mutation ($p: ID!, $id: ID!) { denyChatMessage(panelId: $p, id: $id) { success id } }`,
+      { p: panelId, id: one.id },
+      site.admin,
+    );
     expect(denied.body.data.denyChatMessage).toEqual({ success: true, id: one.id });
     const twice = await graphql(stack, `mutation ($p: ID!, $id: ID!) { denyChatMessage(panelId: $p, id: $id) { id } }`, { p: panelId, id: one.id }, site.admin);
     expect(twice.body.errors?.[0].extensions?.code).toBe('CONFLICT');
@@ -141,7 +182,8 @@ describe('the held queue', () => {
 
 describe('pins and replies of waiting messages', () => {
   const pin = (panelId: string, messageId: string) => rest(stack, 'POST', `/chat/v1/${panelId}/pin`, { headers: mod(), body: { messageId } });
-  const reply = (panelId: string, token: string, replyTo: string) => rest(stack, 'POST', `/chat/v1/${panelId}/messages`, { headers: viewer(site, token), body: { text: 'me too', replyTo } });
+  const reply = (panelId: string, token: string, replyTo: string) =>
+    rest(stack, 'POST', `/chat/v1/${panelId}/messages`, { headers: viewer(site, token), body: { text: 'me too', replyTo } });
 
   it('refuses to pin or answer a held message (400 naming messageId / replyTo, nothing stored) until it is approved', async () => {
     const panelId = await createChatPanel(stack, site, { hold_words: 'giveaway' });
@@ -179,12 +221,19 @@ describe('pins and replies of waiting messages', () => {
 
     const holding = await createChatPanel(stack, site, { hold_words: 'giveaway' });
     const first = await sendChat(stack, site, author.token, holding, 'welcome all');
-    const answer = await rest(stack, 'POST', `/chat/v1/${holding}/messages`, { headers: viewer(site, author.token), body: { text: 'a giveaway?', replyTo: first.body.id } });
+    const answer = await rest(stack, 'POST', `/chat/v1/${holding}/messages`, {
+      headers: viewer(site, author.token),
+      body: { text: 'a giveaway?', replyTo: first.body.id },
+    });
     expect(answer.status).toBe(202);
     expect(answer.body).toMatchObject({ held: true, seq: 0, replyTo: { id: first.body.id, excerpt: 'welcome all' } });
     const approved = await decide(holding, answer.body.id, 'approve', mod());
     expect(approved.body).toMatchObject({ seq: 2, held: false, replyTo: { id: first.body.id, name: author.accountId, excerpt: 'welcome all' } });
-    expect((await rest(stack, 'GET', `/chat/v1/${holding}/messages`, { headers: viewer(site) })).body.results[1].replyTo).toEqual({ id: first.body.id, name: author.accountId, excerpt: 'welcome all' });
+    expect((await rest(stack, 'GET', `/chat/v1/${holding}/messages`, { headers: viewer(site) })).body.results[1].replyTo).toEqual({
+      id: first.body.id,
+      name: author.accountId,
+      excerpt: 'welcome all',
+    });
   });
 });
 
@@ -195,7 +244,11 @@ describe('chat modes', () => {
     const refused = await sendChat(stack, site, token, panelId, 'can I talk?');
     expect([refused.status, refused.body.success]).toEqual([403, false]);
     expect(refused.body.message).toMatch(/announcements-only/);
-    expect((await rest(stack, 'GET', `/chat/v1/${panelId}/me`, { headers: viewer(site, token) })).body).toMatchObject({ mode: 'admins', canSend: false, refusal: 'admins' });
+    expect((await rest(stack, 'GET', `/chat/v1/${panelId}/me`, { headers: viewer(site, token) })).body).toMatchObject({
+      mode: 'admins',
+      canSend: false,
+      refusal: 'admins',
+    });
     expect((await sendChat(stack, site, moderator.token, panelId, 'Announcement')).status).toBe(201);
     expect(await history(panelId)).toEqual([[1, 'Announcement']]);
   });
@@ -203,18 +256,39 @@ describe('chat modes', () => {
   it('subscribers only (entitled): the channel gate’s subscribers send, others get 403', async () => {
     const channelId = await createChannel(stack, site.siteId);
     const now = new Date();
-    await stack.database.prisma.page.update({ where: { id: channelId }, data: { document: { data: { name: 'Finals', gate: { active: true, kind: 'entitlement', gate: { subscriptions: [{ sku: 'vip-pass' }] } } } } } });
-    const entitlement = await stack.database.prisma.entitlement.create({ data: { id: `ent-${channelId}`, siteId: site.siteId, sku: 'vip-pass', name: 'VIP', prices: [], tags: [], createdAt: now, updatedAt: now } });
+    await stack.database.prisma.page.update({
+      where: { id: channelId },
+      data: { document: { data: { name: 'Finals', gate: { active: true, kind: 'entitlement', gate: { subscriptions: [{ sku: 'vip-pass' }] } } } } },
+    });
+    const entitlement = await stack.database.prisma.entitlement.create({
+      data: { id: `ent-${channelId}`, siteId: site.siteId, sku: 'vip-pass', name: 'VIP', prices: [], tags: [], createdAt: now, updatedAt: now },
+    });
     const panelId = await createChatPanel(stack, site, { chat_mode: 'entitled', channel: channelId });
     const subscriber = await site.signIn([]);
-    await stack.database.prisma.subscription.create({ data: { id: `sub-${channelId}`, siteId: site.siteId, accountId: subscriber.accountId, entitlementId: entitlement.id, status: 'active', grantedMethod: 'admin' } });
+    await stack.database.prisma.subscription.create({
+      data: {
+        id: `sub-${channelId}`,
+        siteId: site.siteId,
+        accountId: subscriber.accountId,
+        entitlementId: entitlement.id,
+        status: 'active',
+        grantedMethod: 'admin',
+      },
+    });
     const outsider = await site.token([]);
     const refused = await sendChat(stack, site, outsider, panelId, 'let me in');
     expect(refused.status).toBe(403);
     expect(refused.body.message).toMatch(/subscribers only/);
-    expect((await rest(stack, 'GET', `/chat/v1/${panelId}/me`, { headers: viewer(site, outsider) })).body).toMatchObject({ mode: 'entitled', canSend: false, refusal: 'entitled' });
+    expect((await rest(stack, 'GET', `/chat/v1/${panelId}/me`, { headers: viewer(site, outsider) })).body).toMatchObject({
+      mode: 'entitled',
+      canSend: false,
+      refusal: 'entitled',
+    });
     expect((await sendChat(stack, site, subscriber.token, panelId, 'a subscriber')).status).toBe(201);
-    expect((await rest(stack, 'GET', `/chat/v1/${panelId}/me`, { headers: viewer(site, subscriber.token) })).body).toMatchObject({ canSend: true, refusal: null });
+    expect((await rest(stack, 'GET', `/chat/v1/${panelId}/me`, { headers: viewer(site, subscriber.token) })).body).toMatchObject({
+      canSend: true,
+      refusal: null,
+    });
   });
 });
 
@@ -257,7 +331,8 @@ describe('reports', () => {
     const author = await site.token([]);
     const reporter = await site.token([]);
     const message = (await sendChat(stack, site, author, panelId, 'rude words')).body;
-    const report = (headers: Record<string, string>, body: unknown, id = message.id, room = panelId) => rest(stack, 'POST', `/chat/v1/${room}/messages/${id}/report`, { headers, body });
+    const report = (headers: Record<string, string>, body: unknown, id = message.id, room = panelId) =>
+      rest(stack, 'POST', `/chat/v1/${room}/messages/${id}/report`, { headers, body });
     const first = await report(viewer(site, reporter), { reason: '  insulting  ' });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ messageId: message.id, panelId, reason: 'insulting', text: 'rude words' });
@@ -270,7 +345,12 @@ describe('reports', () => {
     expect(await stack.database.prisma.chatReport.count({ where: { messageId: message.id } })).toBe(1);
     const listed = (await queue(panelId)).body.reports;
     expect(listed).toEqual([expect.objectContaining({ id: first.body.id, messageId: message.id, reason: 'insulting' })]);
-    const viaGraphql = await graphql(stack, `mutation ($p: ID!, $id: ID!) { reportChatMessage(panelId: $p, id: $id, reason: "spam") { reason } }`, { p: panelId, id: message.id }, viewer(site, author));
+    const viaGraphql = await graphql(
+      stack,
+      `mutation ($p: ID!, $id: ID!) { reportChatMessage(panelId: $p, id: $id, reason: "spam") { reason } }`,
+      { p: panelId, id: message.id },
+      viewer(site, author),
+    );
     expect(viaGraphql.body.data.reportChatMessage).toEqual({ reason: 'spam' });
   });
 });
@@ -286,16 +366,30 @@ describe('warnings', () => {
     expect((await warn(other.admin, { accountId: warned.accountId, reason: 'x' })).status).toBe(404);
     const warning = await warn(mod(), { accountId: warned.accountId, reason: 'Keep it civil' });
     expect(warning.status).toBe(201);
-    expect(warning.body).toEqual({ id: expect.any(String), accountId: warned.accountId, reason: 'Keep it civil', created: expect.any(Number), acknowledged: null });
+    expect(warning.body).toEqual({
+      id: expect.any(String),
+      accountId: warned.accountId,
+      reason: 'Keep it civil',
+      created: expect.any(Number),
+      acknowledged: null,
+    });
     const refused = await sendChat(stack, site, warned.token, panelId, 'hello?');
     expect(refused.status).toBe(403);
     expect(refused.body.message).toMatch(/warning.*Keep it civil/);
-    expect((await rest(stack, 'GET', `/chat/v1/${panelId}/me`, { headers: viewer(site, warned.token) })).body).toMatchObject({ canSend: false, warning: { reason: 'Keep it civil' } });
+    expect((await rest(stack, 'GET', `/chat/v1/${panelId}/me`, { headers: viewer(site, warned.token) })).body).toMatchObject({
+      canSend: false,
+      warning: { reason: 'Keep it civil' },
+    });
     const ack = await rest(stack, 'POST', '/chat/v1/warnings/ack', { headers: viewer(site, warned.token) });
     expect(ack.body).toEqual({ success: true, acknowledged: 1 });
     expect((await rest(stack, 'POST', '/chat/v1/warnings/ack', { headers: viewer(site, warned.token) })).status).toBe(404);
     expect((await sendChat(stack, site, warned.token, panelId, 'sorry')).status).toBe(201);
-    const viaGraphql = await graphql(stack, `mutation ($a: ID!) { warnChatAccount(accountId: $a, reason: "twice") { reason acknowledged } }`, { a: warned.accountId }, site.admin);
+    const viaGraphql = await graphql(
+      stack,
+      `mutation ($a: ID!) { warnChatAccount(accountId: $a, reason: "twice") { reason acknowledged } }`,
+      { a: warned.accountId },
+      site.admin,
+    );
     expect(viaGraphql.body.data.warnChatAccount).toEqual({ reason: 'twice', acknowledged: null });
     const acked = await graphql(stack, `mutation { acknowledgeChatWarning { acknowledged } }`, {}, viewer(site, warned.token));
     expect(acked.body.data.acknowledgeChatWarning).toEqual({ acknowledged: 1 });
@@ -314,32 +408,59 @@ describe('the chatModeration subscription', () => {
     const events: any[] = [];
     const client = connectClient(stack, { 'x-service-client-id': site.siteId, Authorization: `Bearer ${moderator.token}` });
     clients.push(client);
-    client.subscribe({ query: MODERATION, variables: { panelId } }, { next: (result) => void events.push(result.data?.chatModeration), error: () => undefined, complete: () => undefined });
-    await until(() => events, (got) => got.length >= 1, 'the queue');
+    client.subscribe(
+      { query: MODERATION, variables: { panelId } },
+      { next: (result) => void events.push(result.data?.chatModeration), error: () => undefined, complete: () => undefined },
+    );
+    await until(
+      () => events,
+      (got) => got.length >= 1,
+      'the queue',
+    );
     expect(events[0]).toMatchObject({ kind: 'QUEUE', held: [{ id: early.body.id, reason: 'hold_word' }], reports: [] });
     const late = await sendChat(stack, site, token, panelId, 'hold late');
     const heldLate = (event: any) => event.kind === 'HELD' && event.held[0]?.id === late.body.id;
-    await until(() => events, (got) => got.some(heldLate), 'a HELD event');
-    expect(events.find(heldLate).held).toEqual([{ id: late.body.id, reason: 'hold_word', text: 'hold late', accountId: late.body.author.accountId, dueAt: null }]);
+    await until(
+      () => events,
+      (got) => got.some(heldLate),
+      'a HELD event',
+    );
+    expect(events.find(heldLate).held).toEqual([
+      { id: late.body.id, reason: 'hold_word', text: 'hold late', accountId: late.body.author.accountId, dueAt: null },
+    ]);
     await decide(panelId, late.body.id, 'deny');
-    await until(() => events, (got) => got.some((event) => event.kind === 'DECIDED'), 'a DECIDED event');
+    await until(
+      () => events,
+      (got) => got.some((event) => event.kind === 'DECIDED'),
+      'a DECIDED event',
+    );
     expect(events.find((event) => event.kind === 'DECIDED')).toMatchObject({ id: late.body.id, decision: 'denied' });
     const spoken = await sendChat(stack, site, moderator.token, panelId, 'a message to report');
     await rest(stack, 'POST', `/chat/v1/${panelId}/messages/${spoken.body.id}/report`, { headers: viewer(site, token), body: { reason: 'test' } });
-    await until(() => events, (got) => got.some((event) => event.kind === 'REPORTED'), 'a REPORTED event');
+    await until(
+      () => events,
+      (got) => got.some((event) => event.kind === 'REPORTED'),
+      'a REPORTED event',
+    );
     expect(events.find((event) => event.kind === 'REPORTED').reports).toEqual([{ id: expect.any(String), messageId: spoken.body.id, reason: 'test' }]);
 
     const refusedClient = connectClient(stack, { 'x-service-client-id': site.siteId, Authorization: `Bearer ${token}` });
     clients.push(refusedClient);
     const refusal = await new Promise<any>((resolve) =>
-      refusedClient.subscribe({ query: MODERATION, variables: { panelId } }, { next: (result) => resolve(result), error: (error) => resolve({ errors: error }), complete: () => undefined }),
+      refusedClient.subscribe(
+        { query: MODERATION, variables: { panelId } },
+        { next: (result) => resolve(result), error: (error) => resolve({ errors: error }), complete: () => undefined },
+      ),
     );
     expect(JSON.stringify(refusal.errors)).toMatch(/FORBIDDEN|permission|Panels/);
     // Another site's moderator finds no such room.
     const otherModerator = connectClient(stack, { 'x-service-client-id': other.siteId, Authorization: `Bearer ${await other.token(MODERATOR)}` });
     clients.push(otherModerator);
     const elsewhere = await new Promise<any>((resolve) =>
-      otherModerator.subscribe({ query: MODERATION, variables: { panelId } }, { next: (result) => resolve(result), error: (error) => resolve({ errors: error }), complete: () => undefined }),
+      otherModerator.subscribe(
+        { query: MODERATION, variables: { panelId } },
+        { next: (result) => resolve(result), error: (error) => resolve({ errors: error }), complete: () => undefined },
+      ),
     );
     expect(JSON.stringify(elsewhere.errors)).toMatch(/NOT_FOUND|not found/);
   });

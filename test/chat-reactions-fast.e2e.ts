@@ -47,7 +47,14 @@ async function recordingClient(on: Pick<Stack, 'url'>, owner: TestSite, jwt: str
   const params: Record<string, unknown> = { 'x-service-client-id': owner.siteId };
   if (jwt) params.Authorization = `Bearer ${jwt}`;
   let next = 0;
-  const client = createClient({ url: `${on.url.replace('http', 'ws')}/graphql`, webSocketImpl: RecordingSocket, connectionParams: params, lazy: false, retryAttempts: 0, generateID: () => `op${(next += 1)}` });
+  const client = createClient({
+    url: `${on.url.replace('http', 'ws')}/graphql`,
+    webSocketImpl: RecordingSocket,
+    connectionParams: params,
+    lazy: false,
+    retryAttempts: 0,
+    generateID: () => `op${(next += 1)}`,
+  });
   clients.push(client);
   await new Promise<void>((resolve, reject) => {
     client.on('connected', () => resolve());
@@ -59,7 +66,13 @@ async function recordingClient(on: Pick<Stack, 'url'>, owner: TestSite, jwt: str
       new Promise((resolve) => {
         const from = frames.length;
         const id = `"id":"op${next + 1}"`;
-        const done = () => resolve(frames.slice(from).filter((frame) => frame.startsWith(`{${id},`)).map((frame) => frame.replace(id, '"id":"op"')));
+        const done = () =>
+          resolve(
+            frames
+              .slice(from)
+              .filter((frame) => frame.startsWith(`{${id},`))
+              .map((frame) => frame.replace(id, '"id":"op"')),
+          );
         client.subscribe({ query, variables }, { next: () => undefined, error: done, complete: done });
       }),
   };
@@ -73,7 +86,6 @@ async function loadedRoom(on: Pick<Stack, 'url'>, owner: TestSite, panelId: stri
   await watcher.until(() => true);
   return watcher;
 }
-
 
 describe('the reaction fast path', () => {
   it('answers byte for byte what the normal path answers for the same document, and is counted in the operations metric', async () => {
@@ -113,7 +125,10 @@ describe('the reaction fast path', () => {
     const answer = async (client: RecordingClient, query: string, variables: Record<string, unknown>) => JSON.parse((await client.run(query, variables))[0]);
 
     const unknown = await answer(socket, REACT, { panelId, emoji: '👍' });
-    expect(unknown).toMatchObject({ type: 'next', payload: { data: null, errors: [{ message: expect.stringMatching(/emoji must be one of/), extensions: { code: 'BAD_USER_INPUT' } }] } });
+    expect(unknown).toMatchObject({
+      type: 'next',
+      payload: { data: null, errors: [{ message: expect.stringMatching(/emoji must be one of/), extensions: { code: 'BAD_USER_INPUT' } }] },
+    });
     const signedOut = await answer(anonymous, REACT, { panelId, emoji: '🎸' });
     expect(signedOut).toMatchObject({ type: 'next', payload: { errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] } });
     const notLoaded = await answer(socket, REACT, { panelId: unwatched, emoji: '🎸' });
@@ -127,9 +142,17 @@ describe('the reaction fast path', () => {
     expect(fastCount(stack)).toBe(before + 28);
     const limited = await answer(socket, REACT, { panelId, emoji: '🥁' });
     expect(fastCount(stack)).toBe(before + 28);
-    expect(limited).toMatchObject({ type: 'next', payload: { errors: [{ message: expect.stringMatching(/at most 30 reactions per 10 s/), extensions: { code: 'RATE_LIMITED', retryAfter: expect.any(Number) } }] } });
+    expect(limited).toMatchObject({
+      type: 'next',
+      payload: {
+        errors: [{ message: expect.stringMatching(/at most 30 reactions per 10 s/), extensions: { code: 'RATE_LIMITED', retryAfter: expect.any(Number) } }],
+      },
+    });
     const overRest = await rest(stack, 'POST', `/chat/v1/${panelId}/reactions`, { headers: viewer(site, token), body: { emoji: '🥁' } });
-    expect([overRest.status, overRest.body.message]).toEqual([429, limited.payload.errors[0].message.replace(/\d+ s$/, `${overRest.headers.get('retry-after')} s`)]);
+    expect([overRest.status, overRest.body.message]).toEqual([
+      429,
+      limited.payload.errors[0].message.replace(/\d+ s$/, `${overRest.headers.get('retry-after')} s`),
+    ]);
   });
 });
 
@@ -154,13 +177,22 @@ describe('counts from both paths on two instances', () => {
     expect(fastCount(second)).toBeGreaterThan(0);
     const normal = await Promise.all(
       Array.from({ length: 40 }, (_, index) =>
-        rest(index % 2 === 0 ? first : second, 'POST', `/chat/v1/${panelId}/reactions`, { headers: viewer(shared, tokens[index % 6]), body: { emoji: index % 4 === 0 ? '🎉' : '👏' } }),
+        rest(index % 2 === 0 ? first : second, 'POST', `/chat/v1/${panelId}/reactions`, {
+          headers: viewer(shared, tokens[index % 6]),
+          body: { emoji: index % 4 === 0 ? '🎉' : '👏' },
+        }),
       ),
     );
     for (const reply of normal) expect(reply.status).toBe(200);
     for (const watcher of watchers) await watcher.until(() => reactionTotals(watcher)['👏'] === 70 && reactionTotals(watcher)['🎉'] === 30);
     // Exact: once the totals are reached, the next publish rounds add nothing.
-    const settle = await Promise.all(tokens.slice(0, 2).map((token, index) => rest(index === 0 ? first : second, 'POST', `/chat/v1/${panelId}/reactions`, { headers: viewer(shared, token), body: { emoji: '🔥' } })));
+    const settle = await Promise.all(
+      tokens
+        .slice(0, 2)
+        .map((token, index) =>
+          rest(index === 0 ? first : second, 'POST', `/chat/v1/${panelId}/reactions`, { headers: viewer(shared, token), body: { emoji: '🔥' } }),
+        ),
+    );
     for (const reply of settle) expect(reply.status).toBe(200);
     for (const watcher of watchers) {
       await watcher.until(() => reactionTotals(watcher)['🔥'] === 2);

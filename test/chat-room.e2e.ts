@@ -47,8 +47,8 @@ const pin = (on: Pick<Stack, 'url'>, _owner: TestSite, panelId: string, body: un
   rest(on, 'POST', `/chat/v1/${panelId}/pin`, { headers, body });
 const react = (on: Pick<Stack, 'url'>, owner: TestSite, jwt: string | undefined, panelId: string, emoji: unknown): Promise<Reply> =>
   rest(on, 'POST', `/chat/v1/${panelId}/reactions`, { headers: viewer(owner, jwt), body: { emoji } });
-const watchRoom = (on: Pick<Stack, 'url'>, owner: TestSite, panelId: string): ChatWatcher => watchChat(on, owner.siteId, panelId, clients, { query: ROOM_SUBSCRIPTION });
-
+const watchRoom = (on: Pick<Stack, 'url'>, owner: TestSite, panelId: string): ChatWatcher =>
+  watchChat(on, owner.siteId, panelId, clients, { query: ROOM_SUBSCRIPTION });
 
 describe('replies', () => {
   it('carry the answered message’s ID, author name and first 80 characters, on the answer, in history and live', async () => {
@@ -58,7 +58,10 @@ describe('replies', () => {
     const author = await site.signIn([]);
     const long = `${'a'.repeat(70)} ${'b'.repeat(40)}`;
     const answered = await sendChat(stack, site, author.token, panelId, long);
-    const reply = await rest(stack, 'POST', `/chat/v1/${panelId}/messages`, { headers: viewer(site, await site.token([])), body: { text: 'agreed', replyTo: answered.body.id } });
+    const reply = await rest(stack, 'POST', `/chat/v1/${panelId}/messages`, {
+      headers: viewer(site, await site.token([])),
+      body: { text: 'agreed', replyTo: answered.body.id },
+    });
     expect(reply.status).toBe(201);
     const excerpt = `${'a'.repeat(70)} ${'b'.repeat(8)}…`;
     expect(reply.body.replyTo).toEqual({ id: answered.body.id, name: author.accountId, excerpt });
@@ -79,7 +82,10 @@ describe('replies', () => {
     const otherRoom = await sendChat(stack, site, token, elsewhere, 'other room');
     const otherSite = await sendChat(stack, other, await other.token([]), foreign, 'other site');
     for (const replyTo of [deleted.body.id, otherRoom.body.id, otherSite.body.id, 'no-such-message']) {
-      const refused = await rest(stack, 'POST', `/chat/v1/${panelId}/messages`, { headers: viewer(site, await site.token([])), body: { text: 'a reply', replyTo } });
+      const refused = await rest(stack, 'POST', `/chat/v1/${panelId}/messages`, {
+        headers: viewer(site, await site.token([])),
+        body: { text: 'a reply', replyTo },
+      });
       expect([refused.status, refused.body.success]).toEqual([400, false]);
       expect(refused.body.message).toMatch(/replyTo/);
     }
@@ -97,7 +103,12 @@ describe('pins and announcements', () => {
 
     const pinned = await pin(stack, site, panelId, { messageId: message.body.id }, moderatorHeaders());
     expect(pinned.status).toBe(200);
-    expect(pinned.body).toEqual({ messageId: message.body.id, text: 'pin me', author: { accountId: author.accountId, name: author.accountId, admin: false }, pinnedAt: expect.any(Number) });
+    expect(pinned.body).toEqual({
+      messageId: message.body.id,
+      text: 'pin me',
+      author: { accountId: author.accountId, name: author.accountId, admin: false },
+      pinnedAt: expect.any(Number),
+    });
     const event = await watcher.until((candidate) => candidate.kind === 'PINNED');
     expect(event.pinned).toEqual({ messageId: message.body.id, text: 'pin me', author: { name: author.accountId } });
     expect(event.system.pinned.messageId).toBe(message.body.id);
@@ -160,7 +171,12 @@ describe('pins and announcements', () => {
 
   it('is a GraphQL mutation too, and the room’s pin a field of chatRoom', async () => {
     const panelId = await createChatPanel(stack, site);
-    const pinned = await graphql(stack, /* GraphQL */ `mutation { pinChatMessage(panelId: "${panelId}", text: "Welcome, all") { text messageId } }`, {}, site.admin);
+    const pinned = await graphql(
+      stack,
+      /* GraphQL */ `mutation { pinChatMessage(panelId: "${panelId}", text: "Welcome, all") { text messageId } }`,
+      {},
+      site.admin,
+    );
     expect(pinned.body.data.pinChatMessage).toEqual({ text: 'Welcome, all', messageId: null });
     const room = await graphql(stack, /* GraphQL */ `query { chatRoom(panelId: "${panelId}") { system { pinned { text } reactions } } }`, {}, viewer(site));
     expect(room.body.data.chatRoom.system).toEqual({ pinned: { text: 'Welcome, all' }, reactions: ['👍', '❤️', '😂', '😮', '😢', '🔥', '👏', '🎉'] });

@@ -102,7 +102,14 @@ describe('rules', () => {
     const closed = await createChatPanel(stack, site, { allow_non_admin_links: false });
     const open = await createChatPanel(stack, site, { allow_non_admin_links: true });
     const token = await site.token([]);
-    for (const text of ['see https://example.com/x', 'go to example.com now', 'www.example.org', '(shop.example.co.uk)', 'HTTP://X.Y', 'write me@example.com']) {
+    for (const text of [
+      'see https://example.com/x',
+      'go to example.com now',
+      'www.example.org',
+      '(shop.example.co.uk)',
+      'HTTP://X.Y',
+      'write me@example.com',
+    ]) {
       const reply = await sendChat(stack, site, token, closed, text);
       expect([text, reply.status]).toEqual([text, 400]);
       expect(reply.body.message).toMatch(/link/);
@@ -241,11 +248,26 @@ describe('history', () => {
     const panelId = await createChatPanel(stack, site, { filtered_words: 'nope' });
     const token = await site.token([]);
     const headers = viewer(site, token);
-    const sent = await graphql(stack, /* GraphQL */ `mutation ($panelId: ID!) { sendChatMessage(panelId: $panelId, text: "via graphql") { seq author { name } } }`, { panelId }, headers);
+    const sent = await graphql(
+      stack,
+      /* GraphQL */ `mutation ($panelId: ID!) { sendChatMessage(panelId: $panelId, text: "via graphql") { seq author { name } } }`,
+      { panelId },
+      headers,
+    );
     expect(sent.body.data?.sendChatMessage).toMatchObject({ seq: 1 });
-    const refused = await graphql(stack, /* GraphQL */ `mutation ($panelId: ID!) { sendChatMessage(panelId: $panelId, text: "nope") { seq } }`, { panelId }, headers);
+    const refused = await graphql(
+      stack,
+      /* GraphQL */ `mutation ($panelId: ID!) { sendChatMessage(panelId: $panelId, text: "nope") { seq } }`,
+      { panelId },
+      headers,
+    );
     expect(refused.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', rule: 'filtered_word', field: 'text' });
-    const history = await graphql(stack, /* GraphQL */ `query ($panelId: ID!) { chatMessages(panelId: $panelId) { results { text } } }`, { panelId }, viewer(site));
+    const history = await graphql(
+      stack,
+      /* GraphQL */ `query ($panelId: ID!) { chatMessages(panelId: $panelId) { results { text } } }`,
+      { panelId },
+      viewer(site),
+    );
     expect(history.body.data?.chatMessages.results).toEqual([{ text: 'via graphql' }]);
   });
 });
@@ -269,7 +291,13 @@ describe('tenancy and hostile input', () => {
       const reply = await rest(stack, 'POST', `/chat/v1/${panelId}/messages`, { headers: viewer(site, token), body });
       expect([JSON.stringify(body).slice(0, 40), reply.status]).toEqual([JSON.stringify(body).slice(0, 40), 400]);
     }
-    for (const path of [`/chat/v1/${panelId}/messages?before=1e300`, `/chat/v1/${panelId}/messages?limit=abc`, `/chat/v1/${panelId}/replay`, `/chat/v1/${panelId}/replay?liveBroadcastId=a&videoId=b`, `/chat/v1/${panelId}/replay?liveBroadcastId=a&fromSecond=9&toSecond=3`]) {
+    for (const path of [
+      `/chat/v1/${panelId}/messages?before=1e300`,
+      `/chat/v1/${panelId}/messages?limit=abc`,
+      `/chat/v1/${panelId}/replay`,
+      `/chat/v1/${panelId}/replay?liveBroadcastId=a&videoId=b`,
+      `/chat/v1/${panelId}/replay?liveBroadcastId=a&fromSecond=9&toSecond=3`,
+    ]) {
       const reply = await rest(stack, 'GET', path, { headers: viewer(site) });
       expect([path, reply.status]).toEqual([path, 400]);
     }

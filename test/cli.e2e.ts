@@ -68,20 +68,57 @@ it('superkey create prints a super API key that opens the insights', async () =>
 });
 
 it('outbox prints the mail waiting without SMTP_URL, one JSON line each; a global account’s belongs to no site', async () => {
-  const { stdout: created } = await cli(['site', 'create', '--name', 'Mailroom', '--admin-email', 'mail-owner@example.com', '--admin-password', 'long-enough-secret']);
+  const { stdout: created } = await cli([
+    'site',
+    'create',
+    '--name',
+    'Mailroom',
+    '--admin-email',
+    'mail-owner@example.com',
+    '--admin-password',
+    'long-enough-secret',
+  ]);
   const { siteId } = JSON.parse(created);
   const viewer = { 'x-service-client-id': siteId };
   // A viewer's own account on the site, and the admin's global account (the CLI links it to one).
-  expect((await rest(stack, 'POST', '/account/v3/', { headers: viewer, body: { email: 'mail-fan@example.com', password: 'long-enough-secret', name: 'Fan' } })).status).toBe(201);
-  expect((await rest(stack, 'POST', '/account/v3/reset', { headers: viewer, body: { email: 'mail-fan@example.com', baseUrl: 'https://fans.example.test/reset' } })).status).toBe(200);
-  expect((await rest(stack, 'POST', '/account/v3/reset/global-accounts', { headers: viewer, body: { email: 'mail-owner@example.com', baseUrl: 'https://studio.example.test/reset' } })).status).toBe(200);
+  expect(
+    (await rest(stack, 'POST', '/account/v3/', { headers: viewer, body: { email: 'mail-fan@example.com', password: 'long-enough-secret', name: 'Fan' } }))
+      .status,
+  ).toBe(201);
+  expect(
+    (await rest(stack, 'POST', '/account/v3/reset', { headers: viewer, body: { email: 'mail-fan@example.com', baseUrl: 'https://fans.example.test/reset' } }))
+      .status,
+  ).toBe(200);
+  expect(
+    (
+      await rest(stack, 'POST', '/account/v3/reset/global-accounts', {
+        headers: viewer,
+        body: { email: 'mail-owner@example.com', baseUrl: 'https://studio.example.test/reset' },
+      })
+    ).status,
+  ).toBe(200);
 
-  const lines = async (args: string[]) => (await cli(['outbox', ...args])).stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const lines = async (args: string[]) =>
+    (await cli(['outbox', ...args])).stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   expect(await lines(['--to', 'mail-fan@example.com'])).toEqual([
-    expect.objectContaining({ kind: 'password-reset', to: 'mail-fan@example.com', siteId, text: expect.stringContaining('https://fans.example.test/reset?token=') }),
+    expect.objectContaining({
+      kind: 'password-reset',
+      to: 'mail-fan@example.com',
+      siteId,
+      text: expect.stringContaining('https://fans.example.test/reset?token='),
+    }),
   ]);
   expect(await lines(['--to', 'mail-owner@example.com'])).toEqual([
-    expect.objectContaining({ kind: 'password-reset', to: 'mail-owner@example.com', siteId: null, text: expect.stringContaining('https://studio.example.test/reset?token=') }),
+    expect.objectContaining({
+      kind: 'password-reset',
+      to: 'mail-owner@example.com',
+      siteId: null,
+      text: expect.stringContaining('https://studio.example.test/reset?token='),
+    }),
   ]);
   const { stdout: ofSite } = await cli(['outbox', '--site', siteId]);
   expect(ofSite.trim().split('\n')).toHaveLength(1);

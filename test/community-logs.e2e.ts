@@ -36,14 +36,19 @@ it('logs every request and none of the secrets handed out or presented', async (
   const [mail] = await waitingMail(stack.database.prisma, { to: member.email });
   const resetToken = new URL(/https:\/\/\S+?(?=")/.exec(mail.html ?? '')?.[0] ?? '').searchParams.get('token') as string;
   secrets.push(resetToken);
-  expect((await rest(stack, 'POST', '/account/v3/reset/update', { headers: viewer(site), body: { token: resetToken, password: 'the new secret password' } })).status).toBe(200);
+  expect(
+    (await rest(stack, 'POST', '/account/v3/reset/update', { headers: viewer(site), body: { token: resetToken, password: 'the new secret password' } })).status,
+  ).toBe(200);
   secrets.push('the new secret password');
 
   const [code] = (await rest(stack, 'POST', '/accesscode/v1/bulk', { headers: site.admin, body: { qty: 1, sku: 'finals' } })).body;
   secrets.push(code.accessCode);
   expect((await rest(stack, 'GET', `/accesscode/v1/consume/${code.accessCode}`, { headers: viewer(site, refreshed.body.jwt) })).status).toBe(200);
 
-  const invite = await rest(stack, 'POST', '/invite/v1/magic-link/', { headers: site.admin, body: { redirectUri: 'https://fans.example.test/', siteId: site.siteId, targetSkus: ['finals'] } });
+  const invite = await rest(stack, 'POST', '/invite/v1/magic-link/', {
+    headers: site.admin,
+    body: { redirectUri: 'https://fans.example.test/', siteId: site.siteId, targetSkus: ['finals'] },
+  });
   secrets.push(invite.body.invite.token);
   const opened = await rest(stack, 'POST', '/invite/v1/consume', { headers: viewer(site), body: { token: invite.body.invite.token } });
   secrets.push(opened.body.session.jwt, opened.body.session.refreshToken);

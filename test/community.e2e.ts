@@ -17,14 +17,24 @@ let smtp: FakeSmtp;
 
 beforeAll(async () => {
   smtp = await startFakeSmtp();
-  stack = await startTestStack({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'Stagegraph <no-reply@stagegraph.test>', MAIL_SPF_INCLUDE: '_spf.mail.stagegraph.test' } });
+  stack = await startTestStack({
+    env: { SMTP_URL: smtp.url, MAIL_FROM: 'Stagegraph <no-reply@stagegraph.test>', MAIL_SPF_INCLUDE: '_spf.mail.stagegraph.test' },
+  });
   site = await createTestSite(stack, 'Site A');
   other = await createTestSite(stack, 'Site B');
   await createSku(stack, site, 'finals', { value: 25, name: 'Finals ticket' });
   await createSku(stack, site, 'backstage', { value: 5, name: 'Backstage pass' });
   await rest(stack, 'POST', '/entitlement/v1/', {
     headers: site.admin,
-    body: { sku: 'monthly-pass', name: 'Monthly pass', recurrence: 'month', prices: [{ currency: 'USD', value: 9.99, default: true }, { currency: 'JPY', value: 1500 }] },
+    body: {
+      sku: 'monthly-pass',
+      name: 'Monthly pass',
+      recurrence: 'month',
+      prices: [
+        { currency: 'USD', value: 9.99, default: true },
+        { currency: 'JPY', value: 1500 },
+      ],
+    },
   });
   await createSku(stack, other, 'finals');
 });
@@ -33,7 +43,8 @@ afterAll(async () => {
   await smtp.close();
 });
 
-const query = (params: Record<string, string | number | boolean>) => new URLSearchParams(Object.entries(params).map(([key, value]): [string, string] => [key, String(value)])).toString();
+const query = (params: Record<string, string | number | boolean>) =>
+  new URLSearchParams(Object.entries(params).map(([key, value]): [string, string] => [key, String(value)])).toString();
 const errorCode = (reply: { body: { errors?: { extensions?: { code?: string } }[] } }) => reply.body.errors?.[0]?.extensions?.code;
 
 const purchase = (member: Member, body: object = {}, who: TestSite = site) => buy(stack, who, member, body);
@@ -42,7 +53,15 @@ describe('entitlements', () => {
   it('creates one (201) and lists and reads the catalog with a developer key (not the site ID alone)', async () => {
     const created = await rest(stack, 'POST', '/entitlement/v1/', {
       headers: site.admin,
-      body: { sku: 'vip', name: 'VIP', prices: [{ currency: 'usd', value: 99 }, { currency: 'EUR', value: 89, paymentPriceId: 'price_1' }], tags: ['premium'] },
+      body: {
+        sku: 'vip',
+        name: 'VIP',
+        prices: [
+          { currency: 'usd', value: 99 },
+          { currency: 'EUR', value: 89, paymentPriceId: 'price_1' },
+        ],
+        tags: ['premium'],
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
@@ -67,15 +86,35 @@ describe('entitlements', () => {
     expect(list.body.every((entitlement: { siteId: string }) => entitlement.siteId === site.siteId)).toBe(true);
     expect((await rest(stack, 'GET', `/entitlement/v1/${created.body._id}`, { headers: site.admin })).body).toEqual(created.body);
     expect((await rest(stack, 'GET', `/entitlement/v1/${created.body._id}`, { headers: other.admin })).status).toBe(404);
-    const updated = await rest(stack, 'PUT', `/entitlement/v1/${created.body._id}`, { headers: site.admin, body: { prices: [{ currency: 'GBP', value: 79 }] } });
+    const updated = await rest(stack, 'PUT', `/entitlement/v1/${created.body._id}`, {
+      headers: site.admin,
+      body: { prices: [{ currency: 'GBP', value: 79 }] },
+    });
     expect(updated.body.prices).toEqual([{ currency: 'GBP', default: true, paymentPriceId: null, value: 79 }]);
   });
 
   it.each([
     ['a SKU that exists', { sku: 'finals', name: 'x', prices: [] }, 409, /already exists/],
     ['a bad currency', { sku: 'e1', name: 'x', prices: [{ currency: 'dollars', value: 1 }] }, 400, /prices\.0\.currency/],
-    ['two default prices', { sku: 'e2', name: 'x', prices: [{ currency: 'USD', value: 1, default: true }, { currency: 'EUR', value: 1, default: true }] }, 400, /at most one default/],
-    ['more decimals than the currency has', { sku: 'e3', name: 'x', prices: [{ currency: 'JPY', value: 10.5 }] }, 400, /prices\.0\.value has more decimals than JPY/],
+    [
+      'two default prices',
+      {
+        sku: 'e2',
+        name: 'x',
+        prices: [
+          { currency: 'USD', value: 1, default: true },
+          { currency: 'EUR', value: 1, default: true },
+        ],
+      },
+      400,
+      /at most one default/,
+    ],
+    [
+      'more decimals than the currency has',
+      { sku: 'e3', name: 'x', prices: [{ currency: 'JPY', value: 10.5 }] },
+      400,
+      /prices\.0\.value has more decimals than JPY/,
+    ],
     ['an unknown recurrence', { sku: 'e4', name: 'x', prices: [], recurrence: 'daily' }, 400, /body\.recurrence must be one of/],
   ])('refuses %s', async (_label, body, status, message) => {
     const reply = await rest(stack, 'POST', '/entitlement/v1/', { headers: site.admin, body });
@@ -85,17 +124,34 @@ describe('entitlements', () => {
 
   it('needs write access to Entitlements for a signed-in account', async () => {
     const member = await join(stack, site);
-    expect((await rest(stack, 'POST', '/entitlement/v1/', { headers: viewer(site, member.jwt), body: { sku: 'free-stuff', name: 'x', prices: [] } })).status).toBe(403);
+    expect(
+      (await rest(stack, 'POST', '/entitlement/v1/', { headers: viewer(site, member.jwt), body: { sku: 'free-stuff', name: 'x', prices: [] } })).status,
+    ).toBe(403);
   });
 });
 
 describe('bundles', () => {
   it('creates a bundle of entitlements and reads it with the site ID', async () => {
-    const finals = (await rest(stack, 'GET', '/entitlement/v1/', { headers: site.admin })).body.find((entitlement: { sku: string }) => entitlement.sku === 'finals');
+    const finals = (await rest(stack, 'GET', '/entitlement/v1/', { headers: site.admin })).body.find(
+      (entitlement: { sku: string }) => entitlement.sku === 'finals',
+    );
     const writer = await site.token([{ pageId: [], scope: 'Entitlements', write: true }]);
     const created = await rest(stack, 'POST', '/bundle/v1/', {
       headers: viewer(site, writer),
-      body: { name: 'Weekend', description: 'Both days', image: 'https://cdn.example.test/w.png', sku: 'weekend', presentmentCurrency: 'USD', price: 27.5, items: [{ id: finals._id, type: 'entitlement' }, { id: 'backstage', type: 'entitlement' }, { id: 'poster-1', type: 'merch' }], siteId: site.siteId },
+      body: {
+        name: 'Weekend',
+        description: 'Both days',
+        image: 'https://cdn.example.test/w.png',
+        sku: 'weekend',
+        presentmentCurrency: 'USD',
+        price: 27.5,
+        items: [
+          { id: finals._id, type: 'entitlement' },
+          { id: 'backstage', type: 'entitlement' },
+          { id: 'poster-1', type: 'merch' },
+        ],
+        siteId: site.siteId,
+      },
     });
     expect(created.status).toBe(200);
     expect(created.body).toEqual({
@@ -107,7 +163,11 @@ describe('bundles', () => {
       siteId: site.siteId,
       presentmentCurrency: 'USD',
       price: 27.5,
-      items: [{ id: finals._id, type: 'entitlement' }, { id: 'backstage', type: 'entitlement' }, { id: 'poster-1', type: 'merch' }],
+      items: [
+        { id: finals._id, type: 'entitlement' },
+        { id: 'backstage', type: 'entitlement' },
+        { id: 'poster-1', type: 'merch' },
+      ],
       created: expect.any(Number),
       modified: expect.any(Number),
       tags: [],
@@ -120,7 +180,15 @@ describe('bundles', () => {
   });
 
   it('refuses an item naming an unknown entitlement, naming the item', async () => {
-    const reply = await rest(stack, 'POST', '/bundle/v1/', { headers: site.admin, body: { items: [{ id: 'finals', type: 'entitlement' }, { id: 'ghost', type: 'subscription' }] } });
+    const reply = await rest(stack, 'POST', '/bundle/v1/', {
+      headers: site.admin,
+      body: {
+        items: [
+          { id: 'finals', type: 'entitlement' },
+          { id: 'ghost', type: 'subscription' },
+        ],
+      },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.message).toMatch(/items\.1\.id/);
   });
@@ -150,7 +218,16 @@ describe('purchases, receipts and refunds', () => {
     const mail = await smtp.next(member.email);
     expect(mail.subject).toBe(`Your receipt ${bought.charge.receiptNumber} for Finals ticket`);
     expect(mail.parsed.from?.value).toEqual([{ name: 'Stagegraph', address: 'no-reply@stagegraph.test' }]);
-    for (const expected of [bought.charge.receiptNumber, 'Finals ticket', '$25.00', '$2.50', '$2.00', '$29.50', 'Visa •••• 4242', 'https://fans.example.test/finals']) {
+    for (const expected of [
+      bought.charge.receiptNumber,
+      'Finals ticket',
+      '$25.00',
+      '$2.50',
+      '$2.00',
+      '$29.50',
+      'Visa •••• 4242',
+      'https://fans.example.test/finals',
+    ]) {
       expect(mail.html).toContain(expected);
     }
     expect(mail.html).toContain('Ana &lt;b&gt;López&lt;/b&gt;');
@@ -160,11 +237,20 @@ describe('purchases, receipts and refunds', () => {
   it('refunds part, then the rest, never more than what is left; failures answer {success: false, errorMessage}', async () => {
     const member = await join(stack, site);
     const { charge } = await purchase(member, { serviceCharge: 2.5, tax: 2 });
-    const refund = (body: object, headers = site.admin) => rest(stack, 'POST', '/billing/v1/refund', { headers, body: { accountId: member.accountId, chargeId: charge.chargeId, reason: 'requested_by_customer', ...body } });
+    const refund = (body: object, headers = site.admin) =>
+      rest(stack, 'POST', '/billing/v1/refund', {
+        headers,
+        body: { accountId: member.accountId, chargeId: charge.chargeId, reason: 'requested_by_customer', ...body },
+      });
 
     const part = await refund({ amount: 10 });
     expect(part.status).toBe(200);
-    expect(part.body).toMatchObject({ success: true, errorMessage: null, refund: { amount: 10, currency: 'USD', reason: 'requested_by_customer' }, charge: { refunded: 10, refundable: 19.5 } });
+    expect(part.body).toMatchObject({
+      success: true,
+      errorMessage: null,
+      refund: { amount: 10, currency: 'USD', reason: 'requested_by_customer' },
+      charge: { refunded: 10, refundable: 19.5 },
+    });
     const tooMuch = await refund({ amount: 20 });
     expect(tooMuch.status).toBe(200);
     expect(tooMuch.body).toMatchObject({ success: false, errorMessage: expect.stringMatching(/exceeds what is left of the charge \(19\.5 USD\)/) });
@@ -178,7 +264,14 @@ describe('purchases, receipts and refunds', () => {
   it('refunds a charge at most once when full refunds race', async () => {
     const member = await join(stack, site);
     const { charge } = await purchase(member);
-    const replies = await Promise.all([1, 2, 3].map(() => rest(stack, 'POST', '/billing/v1/refund', { headers: site.admin, body: { accountId: member.accountId, chargeId: charge.chargeId, reason: 'duplicate' } })));
+    const replies = await Promise.all(
+      [1, 2, 3].map(() =>
+        rest(stack, 'POST', '/billing/v1/refund', {
+          headers: site.admin,
+          body: { accountId: member.accountId, chargeId: charge.chargeId, reason: 'duplicate' },
+        }),
+      ),
+    );
     expect(replies.map((reply) => reply.body.success).sort()).toEqual([false, false, true]);
     const row = await stack.database.prisma.charge.findFirstOrThrow({ where: { chargeId: charge.chargeId } });
     expect(row.refundedMinor).toBe(row.amountMinor);
@@ -188,7 +281,8 @@ describe('purchases, receipts and refunds', () => {
     const member = await join(stack, site);
     const stranger = await join(stack, site);
     const { charge } = await purchase(member);
-    const refund = (body: object, headers = site.admin) => rest(stack, 'POST', '/billing/v1/refund', { headers, body: { accountId: member.accountId, chargeId: charge.chargeId, reason: 'duplicate', ...body } });
+    const refund = (body: object, headers = site.admin) =>
+      rest(stack, 'POST', '/billing/v1/refund', { headers, body: { accountId: member.accountId, chargeId: charge.chargeId, reason: 'duplicate', ...body } });
     expect((await refund({ amount: 1.234 })).body.message).toMatch(/amount has more decimals than USD/);
     expect((await refund({ amount: 0 })).status).toBe(400);
     expect((await refund({ reason: 'changed my mind' })).body.message).toMatch(/body\.reason must be one of/);
@@ -203,7 +297,11 @@ describe('purchases, receipts and refunds', () => {
   it('refuses a charge recorded twice, an unknown SKU and a currency without a price', async () => {
     const member = await join(stack, site);
     await purchase(member, { chargeId: 'ch_once' });
-    const post = (body: object) => rest(stack, 'POST', '/billing/v1/purchase', { headers: site.admin, body: { accountId: member.accountId, sku: 'finals', paymentMethod: 'card', ...body } });
+    const post = (body: object) =>
+      rest(stack, 'POST', '/billing/v1/purchase', {
+        headers: site.admin,
+        body: { accountId: member.accountId, sku: 'finals', paymentMethod: 'card', ...body },
+      });
     expect((await post({ chargeId: 'ch_once' })).status).toBe(409);
     expect((await post({ sku: 'nope' })).body.message).toMatch(/sku: no entitlement/);
     expect((await post({ currency: 'EUR' })).body.message).toMatch(/currency: finals has no price in EUR/);
@@ -233,7 +331,12 @@ describe('custom receipt e-mail', () => {
       checkedAt: null,
       problem: null,
       dnsRecords: [
-        { purpose: 'dkim', type: 'TXT', name: 'stagegraph._domainkey.arena.example.test', value: expect.stringMatching(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]{300,}$/) },
+        {
+          purpose: 'dkim',
+          type: 'TXT',
+          name: 'stagegraph._domainkey.arena.example.test',
+          value: expect.stringMatching(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]{300,}$/),
+        },
         { purpose: 'spf', type: 'TXT', name: 'arena.example.test', value: 'v=spf1 include:_spf.mail.stagegraph.test ?all' },
       ],
     });
@@ -250,7 +353,13 @@ describe('custom receipt e-mail', () => {
     ['a bad domain', { domain: 'not a domain' }, /domain must be a domain name/],
     ['a bad reply-to', { replyToEmail: 'nope' }, /replyToEmail must be an e-mail/],
   ])('refuses %s', async (_label, change, message) => {
-    const body = { domain: 'arena.example.test', fromEmail: 'tickets@arena.example.test', fromName: 'Arena', replyToEmail: 'help@arena.example.test', ...change };
+    const body = {
+      domain: 'arena.example.test',
+      fromEmail: 'tickets@arena.example.test',
+      fromName: 'Arena',
+      replyToEmail: 'help@arena.example.test',
+      ...change,
+    };
     const reply = await rest(stack, 'PUT', '/customemail/v1/add-sender-email/', { headers: mailSite.admin, body });
     expect(reply.status).toBe(400);
     expect(reply.body.message).toMatch(message);
@@ -263,10 +372,18 @@ describe('custom receipt e-mail', () => {
     });
     const template = await rest(stack, 'PUT', '/customemail/v1/receipt/', {
       headers: mailSite.admin,
-      body: { subject: 'Tickets & more: {{receiptNumber}}', template: '<h1>{{ticketName}}</h1><p>{{customerName}} paid {{totalAmount}} with {{paymentMethod}}</p>' },
+      body: {
+        subject: 'Tickets & more: {{receiptNumber}}',
+        template: '<h1>{{ticketName}}</h1><p>{{customerName}} paid {{totalAmount}} with {{paymentMethod}}</p>',
+      },
     });
     expect(template.status).toBe(200);
-    expect(template.body).toMatchObject({ success: true, custom: true, subject: 'Tickets & more: {{receiptNumber}}', variables: expect.arrayContaining(['receiptNumber', 'totalAmount', 'accessInstructions']) });
+    expect(template.body).toMatchObject({
+      success: true,
+      custom: true,
+      subject: 'Tickets & more: {{receiptNumber}}',
+      variables: expect.arrayContaining(['receiptNumber', 'totalAmount', 'accessInstructions']),
+    });
 
     const member = await join(stack, mailSite, { name: '<script>x</script>' });
     const { charge } = await purchase(member, {}, mailSite);
@@ -299,7 +416,9 @@ describe('custom receipt e-mail', () => {
 
   it('needs the CustomEmail permission, site by site', async () => {
     const member = await join(stack, mailSite);
-    expect((await rest(stack, 'PUT', '/customemail/v1/receipt/', { headers: viewer(mailSite, member.jwt), body: { subject: 's', template: 't' } })).status).toBe(403);
+    expect(
+      (await rest(stack, 'PUT', '/customemail/v1/receipt/', { headers: viewer(mailSite, member.jwt), body: { subject: 's', template: 't' } })).status,
+    ).toBe(403);
     expect((await rest(stack, 'GET', '/customemail/v1/', { headers: other.admin })).body).toMatchObject({ sender: null, template: { custom: false } });
   });
 });
@@ -314,12 +433,17 @@ describe('community management', () => {
   beforeAll(async () => {
     community = await createTestSite(stack, 'Community');
     await createSku(stack, community, 'finals', { value: 25, name: 'Finals ticket' });
-    await rest(stack, 'POST', '/entitlement/v1/', { headers: community.admin, body: { sku: 'monthly-pass', name: 'Monthly pass', recurrence: 'month', prices: [{ currency: 'USD', value: 9.99 }] } });
+    await rest(stack, 'POST', '/entitlement/v1/', {
+      headers: community.admin,
+      body: { sku: 'monthly-pass', name: 'Monthly pass', recurrence: 'month', prices: [{ currency: 'USD', value: 9.99 }] },
+    });
     ana = await join(stack, community, { name: 'Ana Alvarez', marketingOptin: true });
     bob = await join(stack, community, { name: 'Bob Brown' });
     cleo = await join(stack, community, { name: '=HYPERLINK("x")' });
     receiptNumber = (await purchase(ana, { serviceCharge: 1 }, community)).charge.receiptNumber;
-    await rest(stack, 'POST', `/accesscode/v1/?${query({ accessCode: 'BOB-CODE', siteId: community.siteId, sku: 'monthly-pass', type: 'subscription' })}`, { headers: community.admin });
+    await rest(stack, 'POST', `/accesscode/v1/?${query({ accessCode: 'BOB-CODE', siteId: community.siteId, sku: 'monthly-pass', type: 'subscription' })}`, {
+      headers: community.admin,
+    });
     await rest(stack, 'GET', '/accesscode/v1/consume/BOB-CODE', { headers: viewer(community, bob.jwt) });
   });
 
@@ -344,7 +468,9 @@ describe('community management', () => {
       thumbnail: null,
       roles: [],
     });
-    expect(reply.body.result.results.map((account: { _id: string }) => account._id)).toEqual(reply.body.results.map((item: { accountId: string }) => item.accountId));
+    expect(reply.body.result.results.map((account: { _id: string }) => account._id)).toEqual(
+      reply.body.results.map((item: { accountId: string }) => item.accountId),
+    );
     expect(reply.body.result.forceExport).toBe(false);
     expect(reply.body.result.pagination).toEqual({
       first: '/community/v1/?offset=0&limit=50&sortBy=name&sortDirection=1',
@@ -378,14 +504,18 @@ describe('community management', () => {
     expect(names(await list({ filter: JSON.stringify({ timeEnd: bobCreated - 1 }) }))).toEqual(['Ana Alvarez']);
     const now = new Date();
     const gated = { data: { gate: { active: true, kind: 'none', gate: { subscriptions: [{ sku: 'finals' }] } } } };
-    await stack.database.prisma.page.create({ data: { id: 'c'.repeat(24), siteId: community.siteId, slug: 'finals-stage', type: 'channel', document: gated, tags: [], createdAt: now, updatedAt: now } });
+    await stack.database.prisma.page.create({
+      data: { id: 'c'.repeat(24), siteId: community.siteId, slug: 'finals-stage', type: 'channel', document: gated, tags: [], createdAt: now, updatedAt: now },
+    });
     expect(names(await list({ filter: JSON.stringify({ channelId: 'c'.repeat(24) }) }))).toEqual(['Ana Alvarez']);
     expect((await list({ filter: JSON.stringify({ channelId: 'd'.repeat(24) }) })).status).toBe(404);
     expect((await list({ filter: 'not json' })).status).toBe(400);
   });
 
   it('refuses missing or bad listing parameters, and needs read access to Community', async () => {
-    expect((await rest(stack, 'GET', '/community/v1/?sortBy=name&sortDirection=1', { headers: community.admin })).body.message).toMatch(/query\.offset is required/);
+    expect((await rest(stack, 'GET', '/community/v1/?sortBy=name&sortDirection=1', { headers: community.admin })).body.message).toMatch(
+      /query\.offset is required/,
+    );
     expect((await list({ sortBy: 'email' })).status).toBe(400);
     expect((await list({ searchBy: 'shoeSize', searchQuery: 'x' })).status).toBe(400);
     expect((await list({}, viewer(community, ana.jwt))).status).toBe(403);
@@ -422,15 +552,29 @@ describe('community management', () => {
     const bobs = await rest(stack, 'GET', `/community/v1/account/?accountId=${bob.accountId}`, { headers: community.admin });
     expect(bobs.body.tickets).toEqual([]);
     expect(bobs.body.subscriptions).toEqual([
-      expect.objectContaining({ accessCode: 'BOB-CODE', grantedMethod: 'accessCode', methodDescription: 'Access code BOB-CODE', sku: 'monthly-pass', currentPeriodEnd: expect.any(Number), formattedPrice: '$9.99', actions: { canCancel: true, canRefund: false, canRemove: true } }),
+      expect.objectContaining({
+        accessCode: 'BOB-CODE',
+        grantedMethod: 'accessCode',
+        methodDescription: 'Access code BOB-CODE',
+        sku: 'monthly-pass',
+        currentPeriodEnd: expect.any(Number),
+        formattedPrice: '$9.99',
+        actions: { canCancel: true, canRefund: false, canRemove: true },
+      }),
     ]);
     expect((await rest(stack, 'GET', `/community/v1/account/?accountId=${ana.accountId}`, { headers: other.admin })).status).toBe(404);
   });
 
   it('exports the community as a CSV the admin fetches, with formula-like cells quoted', async () => {
-    const started = await rest(stack, 'GET', `/community/v1/export/?${query({ searchBy: 'accountInfo', searchQuery: 'alvarez' })}`, { headers: community.admin });
+    const started = await rest(stack, 'GET', `/community/v1/export/?${query({ searchBy: 'accountInfo', searchQuery: 'alvarez' })}`, {
+      headers: community.admin,
+    });
     expect(started.status).toBe(200);
-    expect(started.body).toEqual({ exportId: expect.stringMatching(/^[0-9a-f]{24}$/), fileName: expect.stringMatching(/^community-\d{14}\.csv$/), status: 'completed' });
+    expect(started.body).toEqual({
+      exportId: expect.stringMatching(/^[0-9a-f]{24}$/),
+      fileName: expect.stringMatching(/^community-\d{14}\.csv$/),
+      status: 'completed',
+    });
     const file = await fetch(`${stack.url}/community/v1/export/${started.body.exportId}`, { headers: community.admin });
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
@@ -446,7 +590,8 @@ describe('community management', () => {
   });
 
   it('grants an entitlement by ID or SKU, once while it is active', async () => {
-    const grant = (params: Record<string, string>, headers = community.admin) => rest(stack, 'POST', `/community/v1/grant-entitlement/?${query(params)}`, { headers });
+    const grant = (params: Record<string, string>, headers = community.admin) =>
+      rest(stack, 'POST', `/community/v1/grant-entitlement/?${query(params)}`, { headers });
     const granted = await grant({ accountId: cleo.accountId, subscriptionId: 'finals' });
     expect(granted.status).toBe(200);
     expect(granted.body).toEqual({ success: true, message: 'finals granted' });
@@ -470,12 +615,25 @@ describe('community management', () => {
     it('cancels with a partial refund: access ends, the ledger shows the refund', async () => {
       const member = await join(stack, community);
       const { subscription } = await purchase(member, {}, community);
-      const reply = await update({ accountId: member.accountId, action: 'cancel', id: subscription._id, grantRefund: true, reason: 'requested_by_customer', refundAmount: 5 });
+      const reply = await update({
+        accountId: member.accountId,
+        action: 'cancel',
+        id: subscription._id,
+        grantRefund: true,
+        reason: 'requested_by_customer',
+        refundAmount: 5,
+      });
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({ success: true, message: 'canceled; refunded 5 USD' });
       expect(await activeSkus(stack, community, member.jwt)).toEqual([]);
       const [ticket] = await ticketsOf(member);
-      expect(ticket).toMatchObject({ status: 'canceled', wasRefunded: true, dateCanceled: expect.any(Number), dateRefunded: expect.any(Number), actions: { canCancel: false, canRefund: true, canRemove: true } });
+      expect(ticket).toMatchObject({
+        status: 'canceled',
+        wasRefunded: true,
+        dateCanceled: expect.any(Number),
+        dateRefunded: expect.any(Number),
+        actions: { canCancel: false, canRefund: true, canRemove: true },
+      });
       expect(ticket.statusTooltip).toMatch(/^Canceled on \d{4}-\d{2}-\d{2}; refunded \$5\.00 of \$25\.00$/);
       expect((await update({ accountId: member.accountId, action: 'cancel', id: subscription._id, grantRefund: false })).status).toBe(409);
     });
@@ -497,11 +655,17 @@ describe('community management', () => {
     it('refunds without touching access (justRefund), and removes', async () => {
       const member = await join(stack, community);
       const { subscription } = await purchase(member, {}, community);
-      expect((await update({ accountId: member.accountId, action: 'justRefund', id: subscription._id, grantRefund: true, reason: 'duplicate' })).body).toEqual({ success: true, message: 'refunded 25 USD' });
+      expect((await update({ accountId: member.accountId, action: 'justRefund', id: subscription._id, grantRefund: true, reason: 'duplicate' })).body).toEqual({
+        success: true,
+        message: 'refunded 25 USD',
+      });
       expect(await activeSkus(stack, community, member.jwt)).toEqual(['finals']);
       const again = await update({ accountId: member.accountId, action: 'justRefund', id: subscription._id, grantRefund: true, reason: 'duplicate' });
       expect(again.body).toEqual({ success: false, message: 'this charge is already fully refunded' });
-      expect((await update({ accountId: member.accountId, action: 'remove', id: subscription._id, grantRefund: false })).body).toEqual({ success: true, message: 'removed' });
+      expect((await update({ accountId: member.accountId, action: 'remove', id: subscription._id, grantRefund: false })).body).toEqual({
+        success: true,
+        message: 'removed',
+      });
       expect(await activeSkus(stack, community, member.jwt)).toEqual([]);
       expect((await update({ accountId: member.accountId, action: 'remove', id: subscription._id, grantRefund: false })).status).toBe(409);
     });
@@ -524,7 +688,14 @@ describe('community management', () => {
       }
       const notPaid = await update({ accountId: cleo.accountId, id: granted.id, action: 'cancel', grantRefund: true, reason: 'duplicate' });
       expect(notPaid.body.message).toMatch(/grantRefund: this entitlement was not paid for/);
-      const tooMuch = await update({ accountId: member.accountId, id: subscription._id, action: 'cancel', grantRefund: true, reason: 'duplicate', refundAmount: 100 });
+      const tooMuch = await update({
+        accountId: member.accountId,
+        id: subscription._id,
+        action: 'cancel',
+        grantRefund: true,
+        reason: 'duplicate',
+        refundAmount: 100,
+      });
       expect(tooMuch.body).toMatchObject({ success: false });
       expect(await activeSkus(stack, community, member.jwt)).toEqual(['finals']);
       expect((await update({ accountId: bob.accountId, id: subscription._id, action: 'remove', grantRefund: false })).status).toBe(404);
@@ -534,7 +705,12 @@ describe('community management', () => {
 
 describe('claim statuses', () => {
   const record = (questId: string, accountId: string, headers = site.admin) =>
-    graphql(stack, /* GraphQL */ `mutation($input: RecordQuestClaimInput!) { recordQuestClaim(input: $input) { id status questId } }`, { input: { questId, accountId, productId: 'hoodie-m' } }, headers);
+    graphql(
+      stack,
+      /* GraphQL */ `mutation($input: RecordQuestClaimInput!) { recordQuestClaim(input: $input) { id status questId } }`,
+      { input: { questId, accountId, productId: 'hoodie-m' } },
+      headers,
+    );
 
   it('records a claim (PENDING, once per quest and account), lets its owner and admins read it, and an admin fulfil it', async () => {
     const ana = await join(stack, site);
@@ -548,7 +724,16 @@ describe('claim statuses', () => {
 
     const own = await rest(stack, 'GET', `/claimstatus/v3/${id}`, { headers: viewer(site, ana.jwt) });
     expect(own.status).toBe(200);
-    expect(own.body).toEqual({ _id: id, questId: 'quest-1', productId: 'hoodie-m', accountId: ana.accountId, status: 'PENDING', siteId: site.siteId, created: expect.any(Number), modified: expect.any(Number) });
+    expect(own.body).toEqual({
+      _id: id,
+      questId: 'quest-1',
+      productId: 'hoodie-m',
+      accountId: ana.accountId,
+      status: 'PENDING',
+      siteId: site.siteId,
+      created: expect.any(Number),
+      modified: expect.any(Number),
+    });
     expect((await rest(stack, 'GET', `/claimstatus/v3/${id}`, { headers: viewer(site, bob.jwt) })).status).toBe(404);
     expect((await rest(stack, 'GET', `/claimstatus/v3/${id}`, { headers: other.admin })).status).toBe(404);
 
@@ -559,13 +744,22 @@ describe('claim statuses', () => {
 
     const fulfil = await graphql(stack, /* GraphQL */ `mutation($id: ID!) { setClaimStatus(id: $id, status: FULFILLED) { status } }`, { id }, site.admin);
     expect(fulfil.body.data.setClaimStatus.status).toBe('FULFILLED');
-    expect(errorCode(await graphql(stack, /* GraphQL */ `mutation($id: ID!) { setClaimStatus(id: $id, status: FULFILLED) { status } }`, { id }, viewer(site, ana.jwt)))).toBe('FORBIDDEN');
+    expect(
+      errorCode(
+        await graphql(stack, /* GraphQL */ `mutation($id: ID!) { setClaimStatus(id: $id, status: FULFILLED) { status } }`, { id }, viewer(site, ana.jwt)),
+      ),
+    ).toBe('FORBIDDEN');
   });
 
   it('joins the claims onto the quest entity', async () => {
     const ana = await join(stack, site);
     const { body } = await record('quest-9', ana.accountId);
-    const reply = await graphql(stack, /* GraphQL */ `query($id: ID!) { claimStatus(id: $id) { quest { id claimStatuses { accountId status } } } }`, { id: body.data.recordQuestClaim.id }, site.admin);
+    const reply = await graphql(
+      stack,
+      /* GraphQL */ `query($id: ID!) { claimStatus(id: $id) { quest { id claimStatuses { accountId status } } } }`,
+      { id: body.data.recordQuestClaim.id },
+      site.admin,
+    );
     expect(reply.body.data.claimStatus.quest).toEqual({ id: 'quest-9', claimStatuses: [{ accountId: ana.accountId, status: 'PENDING' }] });
   });
 

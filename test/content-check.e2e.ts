@@ -35,7 +35,12 @@ function check(pageId: string, headers: Record<string, string>, device: string |
 const viewer = () => ({ 'x-service-client-id': site.siteId });
 const signedIn = (token: string) => ({ 'x-service-client-id': site.siteId, authorization: `Bearer ${token}` });
 const subscriptionGate = (skus: unknown[], preview?: number) => ({
-  gate: { active: true, kind: 'subscription', gate: { subscriptions: skus, title: 'Get a ticket' }, ...(preview === undefined ? {} : { preview_seconds: preview }) },
+  gate: {
+    active: true,
+    kind: 'subscription',
+    gate: { subscriptions: skus, title: 'Get a ticket' },
+    ...(preview === undefined ? {} : { preview_seconds: preview }),
+  },
 });
 
 it('lets anyone play a free channel, and answers the channel with the check', async () => {
@@ -135,9 +140,14 @@ it('checks a password gate with x-service-gate-password, and a login gate', asyn
 
 describe('what plays', () => {
   async function recordVideo(pageId: string, vodId: string, requiredSkus: string[] = []) {
-    const reply = await graphql(stack, /* GraphQL */ `mutation($input: RecordVodInput!) { recordVod(input: $input) { id } }`, {
-      input: { pageId, vodId, url: `https://cdn.example/${vodId}.m3u8`, durationSeconds: 3600 },
-    }, site.admin);
+    const reply = await graphql(
+      stack,
+      /* GraphQL */ `mutation($input: RecordVodInput!) { recordVod(input: $input) { id } }`,
+      {
+        input: { pageId, vodId, url: `https://cdn.example/${vodId}.m3u8`, durationSeconds: 3600 },
+      },
+      site.admin,
+    );
     const videoId = reply.body.data.recordVod.id as string;
     if (requiredSkus.length) await stack.database.prisma.video.update({ where: { id: videoId }, data: { requiredSkus } });
     return videoId;

@@ -56,7 +56,7 @@ it(`counts failed sign-ins of all instances together (${usingRedis ? 'in Redis' 
 });
 
 if (usingRedis) {
-  it('reads the previous release\'s bus messages (format 1, pub/sub), and publishes a copy that release reads, during a rolling deploy', async () => {
+  it("reads the previous release's bus messages (format 1, pub/sub), and publishes a copy that release reads, during a rolling deploy", async () => {
     const stack = await startTestStack();
     const site = await createTestSite(stack);
     const pitch = await createChannel(stack, site.siteId);
@@ -68,7 +68,15 @@ if (usingRedis) {
       // What an instance of the previous release publishes: `{at, tp?, m}` on the topic's channel, no version.
       const now = Date.now();
       const event = {
-        kind: 'SHOW', broadcastId: 'from-version-1', channelId: pitch, tagId: null, tags: [], variables: {}, startedAt: now, expiresAt: now + 30_000, remainingSeconds: 30,
+        kind: 'SHOW',
+        broadcastId: 'from-version-1',
+        channelId: pitch,
+        tagId: null,
+        tags: [],
+        variables: {},
+        startedAt: now,
+        expiresAt: now + 30_000,
+        remainingSeconds: 30,
         overlay: { id: 'overlay-1', name: 'Old', type: 'instance', contents: { text: 'v1' }, cta: null, duration: 30 },
       };
       await oldRelease.publish(channel, JSON.stringify({ at: now, m: { siteId: site.siteId, event } }));
@@ -81,8 +89,18 @@ if (usingRedis) {
       const overlay = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'New', type: 'instance', contents: {}, duration: 30 } });
       const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId: pitch } });
       expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
-      await until(() => copies.length, (count) => count >= 1, 'the copy for the previous release');
-      expect(copies).toEqual([expect.objectContaining({ v: 2, at: expect.any(Number), m: expect.objectContaining({ siteId: site.siteId, event: expect.objectContaining({ broadcastId: sent.body.broadcastId }) }) })]);
+      await until(
+        () => copies.length,
+        (count) => count >= 1,
+        'the copy for the previous release',
+      );
+      expect(copies).toEqual([
+        expect.objectContaining({
+          v: 2,
+          at: expect.any(Number),
+          m: expect.objectContaining({ siteId: site.siteId, event: expect.objectContaining({ broadcastId: sent.body.broadcastId }) }),
+        }),
+      ]);
       // Delivered once, from the stream, not again from the copy: the instance reads the channel in order, so a
       // copy it delivered again would reach the viewer before a marker published on the channel after it.
       await oldRelease.publish(channel, JSON.stringify({ at: Date.now(), m: { siteId: site.siteId, event: { ...event, broadcastId: 'marker' } } }));

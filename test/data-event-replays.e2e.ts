@@ -42,22 +42,39 @@ async function providerWithRule(name: string): Promise<Provider> {
   });
   expect(registered.status).toBe(201);
   const provider = { ...(registered.body as Omit<Provider, 'site'>), site };
-  const overlay = await rest(first, 'POST', '/overlay/v1', { headers: site.admin, body: { name: `${name} bug`, type: 'template', contents: { html: 'score {score}' }, duration: 30 } });
+  const overlay = await rest(first, 'POST', '/overlay/v1', {
+    headers: site.admin,
+    body: { name: `${name} bug`, type: 'template', contents: { html: 'score {score}' }, duration: 30 },
+  });
   const jsonRule = {
     trigger: { dataProviderId: provider.dataProviderId, fact: 'score', operator: 'greater_than', value: '2', behavior: 'immediate' },
-    action: { type: 'SEND_OVERLAY', targeting: { scope: 'all_channels', target: [] }, templateId: overlay.body._id, dataMap: { score: 'score' }, broadcastPayload: { duration: 30 } },
+    action: {
+      type: 'SEND_OVERLAY',
+      targeting: { scope: 'all_channels', target: [] },
+      templateId: overlay.body._id,
+      dataMap: { score: 'score' },
+      broadcastPayload: { duration: 30 },
+    },
   };
   expect((await rest(first, 'POST', '/personalization/v1/', { headers: site.admin, body: { name: `${name} rule`, jsonRule } })).status).toBe(201);
   return provider;
 }
 
 async function send(stack: Stack, provider: Provider, text: string) {
-  const reply = await rest(stack, 'POST', `/dataprovider/v1/${provider.dataProviderId}/events`, { headers: { 'X-DataProvider-Signature': sign(provider.secret, text) }, rawBody: text });
+  const reply = await rest(stack, 'POST', `/dataprovider/v1/${provider.dataProviderId}/events`, {
+    headers: { 'X-DataProvider-Signature': sign(provider.secret, text) },
+    rawBody: text,
+  });
   return { status: reply.status, body: reply.body };
 }
 
 async function storedEvents(provider: Provider): Promise<unknown[]> {
-  const reply = await graphql(first, /* GraphQL */ `query Events($id: ID!) { dataEvents(dataProviderId: $id, limit: 500) { id payload } }`, { id: provider.dataProviderId }, provider.site.admin);
+  const reply = await graphql(
+    first,
+    /* GraphQL */ `query Events($id: ID!) { dataEvents(dataProviderId: $id, limit: 500) { id payload } }`,
+    { id: provider.dataProviderId },
+    provider.site.admin,
+  );
   expect(reply.body.errors).toBeUndefined();
   return reply.body.data.dataEvents.map((event: { payload: unknown }) => event.payload);
 }
@@ -83,7 +100,10 @@ it('answers a replay as the first, and stores, counts and broadcasts nothing aga
   expect(await send(first, provider, JSON.stringify({ score: 4, seq: 2 }))).toEqual({ status: 201, body: { success: true } });
   expect((await viewer.next()).variables).toMatchObject({ score: '4' });
   expect(viewer.events).toHaveLength(2);
-  expect(await storedEvents(provider)).toEqual([{ score: 4, seq: 2 }, { score: 3, seq: 1 }]);
+  expect(await storedEvents(provider)).toEqual([
+    { score: 4, seq: 2 },
+    { score: 3, seq: 1 },
+  ]);
   expect((await replays(first)) - before).toBe(1);
 });
 
@@ -97,7 +117,10 @@ it('refuses a replay with a wrong signature as any event', async () => {
   const provider = await providerWithRule('Signed');
   const body = JSON.stringify({ score: 1, seq: 1 });
   expect((await send(first, provider, body)).status).toBe(201);
-  const forged = await rest(first, 'POST', `/dataprovider/v1/${provider.dataProviderId}/events`, { headers: { 'X-DataProvider-Signature': sign('wrong', body) }, rawBody: body });
+  const forged = await rest(first, 'POST', `/dataprovider/v1/${provider.dataProviderId}/events`, {
+    headers: { 'X-DataProvider-Signature': sign('wrong', body) },
+    rawBody: body,
+  });
   expect(forged.status).toBe(401);
 });
 
@@ -115,5 +138,8 @@ it(`applies an event once across two instances (${usingRedis ? 'PostgreSQL + Red
     expect((await viewer.next()).variables).toMatchObject({ score: '8' });
     expect(viewer.events).toHaveLength(2);
   }
-  expect(await storedEvents(provider)).toEqual([{ score: 8, seq: 2 }, { score: 7, seq: 1 }]);
+  expect(await storedEvents(provider)).toEqual([
+    { score: 8, seq: 2 },
+    { score: 7, seq: 1 },
+  ]);
 });

@@ -43,7 +43,10 @@ async function register(owner: TestSite, body: object = registration): Promise<{
 
 /** Sends an event signed over its exact text. */
 function send(stackOrProvider: { dataProviderId: string; secret: string }, text: string, signature = sign(stackOrProvider.secret, text), target = stack) {
-  return rest(target, 'POST', `/dataprovider/v1/${stackOrProvider.dataProviderId}/events`, { headers: { 'X-DataProvider-Signature': signature }, rawBody: text });
+  return rest(target, 'POST', `/dataprovider/v1/${stackOrProvider.dataProviderId}/events`, {
+    headers: { 'X-DataProvider-Signature': signature },
+    rawBody: text,
+  });
 }
 
 const EVENTS = /* GraphQL */ `query Events($id: ID!, $limit: Int) { dataEvents(dataProviderId: $id, limit: $limit) { id dataProviderId payload received expires } }`;
@@ -101,7 +104,10 @@ describe('registration', () => {
   it('needs the site ID and the developer key', async () => {
     const without = await rest(stack, 'POST', '/dataprovider/v1/register', { headers: { 'x-service-client-id': site.siteId }, body: registration });
     expect(without.status).toBe(401);
-    const wrongKey = await rest(stack, 'POST', '/dataprovider/v1/register', { headers: { ...site.admin, 'x-service-developer-key': other.developerKey }, body: registration });
+    const wrongKey = await rest(stack, 'POST', '/dataprovider/v1/register', {
+      headers: { ...site.admin, 'x-service-developer-key': other.developerKey },
+      body: registration,
+    });
     expect(wrongKey.status).toBe(401);
   });
 });
@@ -266,8 +272,15 @@ describe('events stored by the plain driver', () => {
 describe('signed update and removal', () => {
   it('updates with a signature over the raw body and answers the provider ID and secret', async () => {
     const provider = await register(site, { ...registration, name: 'Before' });
-    const text = JSON.stringify({ name: 'After', schema: { type: 'object', properties: { data: { type: 'object', properties: { odds: { type: 'number' } } } } }, ttl: 60 });
-    const reply = await rest(stack, 'PUT', `/dataprovider/v1/${provider.dataProviderId}`, { headers: { 'X-DataProvider-Signature': sign(provider.secret, text) }, rawBody: text });
+    const text = JSON.stringify({
+      name: 'After',
+      schema: { type: 'object', properties: { data: { type: 'object', properties: { odds: { type: 'number' } } } } },
+      ttl: 60,
+    });
+    const reply = await rest(stack, 'PUT', `/dataprovider/v1/${provider.dataProviderId}`, {
+      headers: { 'X-DataProvider-Signature': sign(provider.secret, text) },
+      rawBody: text,
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ dataProviderId: provider.dataProviderId, secret: provider.secret });
     const listing = await rest(stack, 'GET', '/dataprovider/v1/available', { headers: site.admin });
@@ -284,7 +297,10 @@ describe('signed update and removal', () => {
     const path = `/dataprovider/v1/${provider.dataProviderId}`;
     expect((await rest(stack, 'PUT', path, { rawBody: text })).status).toBe(401);
     expect((await rest(stack, 'PUT', path, { headers: { 'X-DataProvider-Signature': sign('guess', text) }, rawBody: text })).status).toBe(401);
-    const unknown = await rest(stack, 'PUT', `/dataprovider/v1/${'0'.repeat(24)}`, { headers: { 'X-DataProvider-Signature': sign(provider.secret, text) }, rawBody: text });
+    const unknown = await rest(stack, 'PUT', `/dataprovider/v1/${'0'.repeat(24)}`, {
+      headers: { 'X-DataProvider-Signature': sign(provider.secret, text) },
+      rawBody: text,
+    });
     expect(unknown.status).toBe(404);
     for (const body of [{ schema: { type: 12 } }, { ownerEmail: 'nope' }, { ttl: -1 }, { siteId: other.siteId }]) {
       const bad = JSON.stringify(body);
@@ -302,7 +318,10 @@ describe('signed update and removal', () => {
     const path = `/dataprovider/v1/${provider.dataProviderId}`;
     expect((await rest(stack, 'DELETE', path)).status).toBe(401);
     expect((await rest(stack, 'DELETE', path, { headers: { 'X-DataProvider-Signature': sign(provider.secret, 'something else') } })).status).toBe(401);
-    expect((await rest(stack, 'DELETE', `/dataprovider/v1/${'0'.repeat(24)}`, { headers: { 'X-DataProvider-Signature': sign(provider.secret, '0'.repeat(24)) } })).status).toBe(404);
+    expect(
+      (await rest(stack, 'DELETE', `/dataprovider/v1/${'0'.repeat(24)}`, { headers: { 'X-DataProvider-Signature': sign(provider.secret, '0'.repeat(24)) } }))
+        .status,
+    ).toBe(404);
     const removed = await rest(stack, 'DELETE', path, { headers: { 'X-DataProvider-Signature': sign(provider.secret, provider.dataProviderId) } });
     expect(removed.status).toBe(200);
     expect(removed.body).toEqual({ success: true });
@@ -337,7 +356,10 @@ describe('rate limit', () => {
     const limited = await startTestStack({ env: { DATA_EVENT_RATE_LIMIT: '3', DATA_EVENT_RATE_WINDOW_SECONDS: '60' } });
     const owner = await createTestSite(limited);
     const registerOn = async (name: string) =>
-      (await rest(limited, 'POST', '/dataprovider/v1/register', { headers: owner.admin, body: { ...registration, name } })).body as { dataProviderId: string; secret: string };
+      (await rest(limited, 'POST', '/dataprovider/v1/register', { headers: owner.admin, body: { ...registration, name } })).body as {
+        dataProviderId: string;
+        secret: string;
+      };
     const busy = await registerOn('Busy');
     const quiet = await registerOn('Quiet');
     const text = JSON.stringify({ data: { score: 1 }, meta: {} });

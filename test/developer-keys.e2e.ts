@@ -67,7 +67,13 @@ describe('one instance', () => {
   it('creates a key shown once, lists keys without it, and the new key works', async () => {
     const created = await rest(stack, 'POST', '/site/v1/developer-keys', { headers: site.admin, body: { name: '  CI deploys ' } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), name: 'CI deploys', key: expect.stringMatching(/^sgk_/), prefix: created.body.key.slice(0, 12), created: expect.any(Number) });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: 'CI deploys',
+      key: expect.stringMatching(/^sgk_/),
+      prefix: created.body.key.slice(0, 12),
+      created: expect.any(Number),
+    });
     const stored = await stack.database.prisma.developerKey.findUniqueOrThrow({ where: { id: created.body.id } });
     expect(JSON.stringify(stored)).not.toContain(created.body.key);
 
@@ -77,7 +83,13 @@ describe('one instance', () => {
     expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
     // lastUsedAt is written beside the request, not before its answer: null or a time here.
     expect(Object.keys(listed.body[0]).sort()).toEqual(['created', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt']);
-    expect(listed.body[0]).toMatchObject({ id: created.body.id, name: 'CI deploys', prefix: created.body.prefix, created: created.body.created, revokedAt: null });
+    expect(listed.body[0]).toMatchObject({
+      id: created.body.id,
+      name: 'CI deploys',
+      prefix: created.body.prefix,
+      created: created.body.created,
+      revokedAt: null,
+    });
     expect(listed.body.map((key: { name: string }) => key.name)).toEqual(['CI deploys', 'first key']);
     // Another site's listing never holds this site's keys.
     const theirs = await rest(stack, 'GET', '/site/v1/developer-keys', { headers: other.admin });
@@ -102,7 +114,10 @@ describe('one instance', () => {
     expect((await rest(stack, 'GET', '/site/v1/developer-keys', { headers: keyHeaders(site, theirs.key) })).status).toBe(401);
     expect((await rest(stack, 'GET', '/site/v1/developer-keys', { headers: { 'x-service-client-id': site.siteId } })).status).toBe(401);
     const viewer = await site.token([{ pageId: [], scope: 'Accounts', write: true }]);
-    const refused = await rest(stack, 'POST', '/site/v1/developer-keys', { headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${viewer}` }, body: { name: 'x' } });
+    const refused = await rest(stack, 'POST', '/site/v1/developer-keys', {
+      headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${viewer}` },
+      body: { name: 'x' },
+    });
     expect(refused.status).toBe(403);
     const owner = await site.token(SITE_ADMIN_ROLE);
     await createKey(stack, site, 'made by the owner', { 'x-service-client-id': site.siteId, authorization: `Bearer ${owner}` });
@@ -195,7 +210,10 @@ describe('one instance', () => {
     // A second instance has not written it in this minute either: the database's conditional update refuses.
     const second = await startTestStack({ sameDeploymentAs: stack, bus: stack.bus });
     expect((await rest(second, 'GET', '/site/v1/', { headers: keyHeaders(site, key.key) })).status).toBe(200);
-    expect((await graphql(second, /* GraphQL */ `{ developerKeys { id lastUsedAt } }`, {}, keyHeaders(site, key.key))).body.data.developerKeys).toContainEqual({ id: key.id, lastUsedAt: first.getTime() });
+    expect((await graphql(second, /* GraphQL */ `{ developerKeys { id lastUsedAt } }`, {}, keyHeaders(site, key.key))).body.data.developerKeys).toContainEqual({
+      id: key.id,
+      lastUsedAt: first.getTime(),
+    });
     expect((await stored()).lastUsedAt?.getTime()).toBe(first.getTime());
   });
 
@@ -204,18 +222,41 @@ describe('one instance', () => {
     const cli = (args: string[]) =>
       promisify(execFile)(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'scripts', 'cli.ts'), 'key', ...args], {
         cwd: root,
-        env: { ...process.env, DATABASE_URL: stack.config.databaseUrl, DATA_DIR: stack.config.dataDir, REDIS_PREFIX: stack.config.redisPrefix, ...TEST_SECRETS },
+        env: {
+          ...process.env,
+          DATABASE_URL: stack.config.databaseUrl,
+          DATA_DIR: stack.config.dataDir,
+          REDIS_PREFIX: stack.config.redisPrefix,
+          ...TEST_SECRETS,
+        },
       });
     const created = JSON.parse((await cli(['create', '--site', site.siteId, '--name', 'operator'])).stdout);
-    expect(created).toEqual({ id: expect.any(String), name: 'operator', key: expect.stringMatching(/^sgk_/), prefix: expect.any(String), created: expect.any(Number) });
+    expect(created).toEqual({
+      id: expect.any(String),
+      name: 'operator',
+      key: expect.stringMatching(/^sgk_/),
+      prefix: expect.any(String),
+      created: expect.any(Number),
+    });
     expect((await rest(stack, 'GET', '/site/v1/', { headers: keyHeaders(site, created.key) })).status).toBe(200);
-    const lines = (await cli(['list', '--site', site.siteId])).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = (await cli(['list', '--site', site.siteId])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines[0]).toMatchObject({ id: created.id, name: 'operator', prefix: created.prefix, created: created.created, revokedAt: null });
     expect(lines.every((line) => !('key' in line))).toBe(true);
-    expect(JSON.parse((await cli(['revoke', '--site', site.siteId, '--id', created.id])).stdout)).toEqual({ success: true, message: expect.stringContaining('revoked') });
+    expect(JSON.parse((await cli(['revoke', '--site', site.siteId, '--id', created.id])).stdout)).toEqual({
+      success: true,
+      message: expect.stringContaining('revoked'),
+    });
     // Through Redis every instance hears it at once; without Redis the instance's 5-second cache of the key expires.
     const started = Date.now();
-    await until(() => rest(stack, 'GET', '/site/v1/', { headers: keyHeaders(site, created.key) }), (reply) => reply.status === 401, 'the CLI-revoked key is refused', usingRedis ? 1000 : 10_000);
+    await until(
+      () => rest(stack, 'GET', '/site/v1/', { headers: keyHeaders(site, created.key) }),
+      (reply) => reply.status === 401,
+      'the CLI-revoked key is refused',
+      usingRedis ? 1000 : 10_000,
+    );
     process.stdout.write(`CLI revocation refused by the instance after ${Date.now() - started} ms (${usingRedis ? 'Redis' : 'cache expiry'})\n`);
     await expect(cli(['revoke', '--site', other.siteId, '--id', created.id])).rejects.toMatchObject({ stderr: expect.stringContaining('not found') });
     await expect(cli(['create', '--site', site.siteId])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--name') });
@@ -239,14 +280,26 @@ it(`refuses a key revoked on one instance on another within 1 s (${usingRedis ? 
   expect((await rest(first, 'DELETE', `/site/v1/developer-keys/${key.id}`, { headers: site.admin })).status).toBe(200);
   const answered = Date.now();
   const seen = await Promise.all([
-    until(() => rest(second, 'GET', '/site/v1/', { headers }), (reply) => reply.status === 401, 'REST on the second instance refuses the key', 1000).then(() => Date.now() - revokedAt),
-    until(() => graphql(second, /* GraphQL */ `{ site { id } }`, {}, headers), (reply) => reply.status === 401, 'GraphQL on the second instance refuses the key', 1000).then(() => Date.now() - revokedAt),
+    until(
+      () => rest(second, 'GET', '/site/v1/', { headers }),
+      (reply) => reply.status === 401,
+      'REST on the second instance refuses the key',
+      1000,
+    ).then(() => Date.now() - revokedAt),
+    until(
+      () => graphql(second, /* GraphQL */ `{ site { id } }`, {}, headers),
+      (reply) => reply.status === 401,
+      'GraphQL on the second instance refuses the key',
+      1000,
+    ).then(() => Date.now() - revokedAt),
     socket.closed.then((code) => {
       expect(code).toBe(4401);
       return Date.now() - revokedAt;
     }),
   ]);
   expect((await rest(first, 'GET', '/site/v1/', { headers })).status).toBe(401);
-  process.stdout.write(`revoke answered in ${answered - revokedAt} ms; the second instance refused it after: REST ${seen[0]} ms, GraphQL ${seen[1]} ms, socket closed ${seen[2]} ms\n`);
+  process.stdout.write(
+    `revoke answered in ${answered - revokedAt} ms; the second instance refused it after: REST ${seen[0]} ms, GraphQL ${seen[1]} ms, socket closed ${seen[2]} ms\n`,
+  );
   for (const elapsed of seen) expect(elapsed).toBeLessThan(1000);
 });

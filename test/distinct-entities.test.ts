@@ -19,7 +19,9 @@ function authorsSubgraph(failFor?: string) {
         representation.accountId === failFor ? [{ message: 'no such account', path: ['_entities', index, 'name'] }] : [],
       );
       return {
-        data: { _entities: representations.map((representation) => ({ name: representation.accountId === failFor ? null : `Name of ${representation.accountId}` })) },
+        data: {
+          _entities: representations.map((representation) => ({ name: representation.accountId === failFor ? null : `Name of ${representation.accountId}` })),
+        },
         ...(errors.length ? { errors } : {}),
       };
     },
@@ -29,7 +31,11 @@ function authorsSubgraph(failFor?: string) {
 
 const author = (accountId: string): Representation => ({ __typename: 'ChatAuthor', accountId });
 const fetchOf = (representations: Representation[]) =>
-  ({ request: { query: 'query($representations:[_Any!]!){_entities(representations:$representations){...on ChatAuthor{name}}}', variables: { representations } }, context: {}, kind: 'incoming operation' }) as unknown as GraphQLDataSourceProcessOptions<Record<string, unknown>>;
+  ({
+    request: { query: 'query($representations:[_Any!]!){_entities(representations:$representations){...on ChatAuthor{name}}}', variables: { representations } },
+    context: {},
+    kind: 'incoming operation',
+  }) as unknown as GraphQLDataSourceProcessOptions<Record<string, unknown>>;
 
 it('sends each distinct representation once and answers one entity per representation, as copies', async () => {
   const { source, sent } = authorsSubgraph();
@@ -53,5 +59,8 @@ it('asks again with every representation when the answer has errors, so their pa
   const representations = ['a', 'b', 'a', 'b'].map(author);
   const response = await distinctEntities(source).process(fetchOf(representations));
   expect(sent).toEqual([['a', 'b'].map(author), representations]);
-  expect(response.errors?.map((error) => error.path)).toEqual([['_entities', 1, 'name'], ['_entities', 3, 'name']]);
+  expect(response.errors?.map((error) => error.path)).toEqual([
+    ['_entities', 1, 'name'],
+    ['_entities', 3, 'name'],
+  ]);
 });

@@ -27,11 +27,16 @@ async function openChat(panelId: string, token: string): Promise<Page> {
 }
 
 const untilShown = (page: Page, text: string) =>
-  page.waitForFunction((wanted: string) => [...document.querySelectorAll('.sg-chat-text')].some((node: any) => node.textContent === wanted), { polling: 'mutation' }, text);
+  page.waitForFunction(
+    (wanted: string) => [...document.querySelectorAll('.sg-chat-text')].some((node: any) => node.textContent === wanted),
+    { polling: 'mutation' },
+    text,
+  );
 const shownTexts = (page: Page): Promise<string[]> => page.evaluate(() => [...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent));
 
 /** Waits for a selector, checked on each change of the page (animation frames stop in a page in the background). */
-const untilPresent = (page: Page, selector: string) => page.waitForFunction((wanted: string) => document.querySelector(wanted) !== null, { polling: 'mutation' }, selector);
+const untilPresent = (page: Page, selector: string) =>
+  page.waitForFunction((wanted: string) => document.querySelector(wanted) !== null, { polling: 'mutation' }, selector);
 
 async function submit(page: Page, text: string): Promise<void> {
   await page.bringToFront();
@@ -53,10 +58,12 @@ describe('the chat page, moderated', () => {
     const other = await openChat(panelId, await site.token([]));
     await submit(author, 'please review me');
     await untilPresent(author, '.sg-chat-pending[data-held] .sg-chat-held');
-    expect(await author.$eval('.sg-chat-pending[data-held]', (node: any) => [node.querySelector('.sg-chat-text').textContent, node.querySelector('.sg-chat-held').textContent])).toEqual([
-      'please review me',
-      'held for review',
-    ]);
+    expect(
+      await author.$eval('.sg-chat-pending[data-held]', (node: any) => [
+        node.querySelector('.sg-chat-text').textContent,
+        node.querySelector('.sg-chat-held').textContent,
+      ]),
+    ).toEqual(['please review me', 'held for review']);
     expect(await author.$eval('.sg-chat-pending[data-held]', (node: any) => node.querySelector('.sg-chat-reply') === null)).toBe(true);
     // A witness sent after it reaches the other viewer: the held message did not.
     await sendChat(stack, site, await site.token([]), panelId, 'witness');
@@ -66,7 +73,10 @@ describe('the chat page, moderated', () => {
     const [held] = (await rest(stack, 'GET', `/chat/v1/${panelId}/held`, { headers: site.admin })).body.held;
     expect((await rest(stack, 'POST', `/chat/v1/${panelId}/held/${held.id}/approve`, { headers: site.admin })).status).toBe(200);
     await untilShown(other, 'please review me');
-    await author.waitForFunction(() => !document.querySelector('.sg-chat-pending') && document.querySelector('[data-seq="2"] .sg-chat-text')?.textContent === 'please review me', { polling: 'mutation' });
+    await author.waitForFunction(
+      () => !document.querySelector('.sg-chat-pending') && document.querySelector('[data-seq="2"] .sg-chat-text')?.textContent === 'please review me',
+      { polling: 'mutation' },
+    );
     expect(await shownTexts(author)).toEqual(['witness', 'please review me']);
     expect(await author.$('[data-seq="2"] .sg-chat-reply')).not.toBeNull();
   });
@@ -74,7 +84,9 @@ describe('the chat page, moderated', () => {
   it('shows a warning with its acknowledge button in place of the send box; acknowledging gives it back', async () => {
     const panelId = await createChatPanel(stack, site);
     const warned = await site.signIn([]);
-    expect((await rest(stack, 'POST', '/chat/v1/warnings', { headers: site.admin, body: { accountId: warned.accountId, reason: 'Mind the language' } })).status).toBe(201);
+    expect(
+      (await rest(stack, 'POST', '/chat/v1/warnings', { headers: site.admin, body: { accountId: warned.accountId, reason: 'Mind the language' } })).status,
+    ).toBe(201);
     const page = await openChat(panelId, warned.token);
     await page.waitForSelector('#sg-chat-warning', { visible: true });
     expect(await page.$eval('#sg-chat-warning-text', (node: any) => node.textContent)).toMatch(/Mind the language/);
@@ -94,7 +106,10 @@ describe('the chat page, moderated', () => {
     expect(await page.$eval('#sg-chat-send', (node: any) => node.hidden)).toBe(true);
 
     const channelId = await createChannel(stack, site.siteId);
-    await stack.database.prisma.page.update({ where: { id: channelId }, data: { document: { data: { name: 'Members', gate: { active: true, kind: 'entitlement', gate: { subscriptions: ['members'] } } } } } });
+    await stack.database.prisma.page.update({
+      where: { id: channelId },
+      data: { document: { data: { name: 'Members', gate: { active: true, kind: 'entitlement', gate: { subscriptions: ['members'] } } } } },
+    });
     const members = await createChatPanel(stack, site, { chat_mode: 'entitled', channel: channelId });
     const outsider = await openChat(members, await site.token([]));
     await outsider.waitForSelector('#sg-chat-closed', { visible: true });

@@ -42,7 +42,9 @@ async function openRoom(panelId: string, token?: string): Promise<Page> {
   await page.evaluateOnNewDocument(() => {
     window.floated = [];
     new MutationObserver((records: any[]) => {
-      for (const record of records) for (const node of record.addedNodes) if (node.classList?.contains('sg-chat-float')) window.floated.push({ emoji: node.dataset.emoji, count: Number(node.dataset.count) });
+      for (const record of records)
+        for (const node of record.addedNodes)
+          if (node.classList?.contains('sg-chat-float')) window.floated.push({ emoji: node.dataset.emoji, count: Number(node.dataset.count) });
     }).observe(document, { childList: true, subtree: true });
   });
   const query = new URLSearchParams({ siteId: site.siteId, panelId, ...(token ? { token } : {}) });
@@ -86,11 +88,13 @@ describe('the chat page of a room', () => {
     await page.type('#sg-chat-text', 'The headliners!');
     await page.click('#sg-chat-submit');
     const quote = await page.waitForSelector('.sg-chat-message:last-child .sg-chat-reply-to');
-    expect(await quote!.evaluate((node: any) => [node.dataset.replyTo, node.querySelector('.sg-chat-reply-name').textContent, node.querySelector('.sg-chat-reply-excerpt').textContent])).toEqual([
-      answered.body.id,
-      author.accountId,
-      'Who is playing tonight?',
-    ]);
+    expect(
+      await quote!.evaluate((node: any) => [
+        node.dataset.replyTo,
+        node.querySelector('.sg-chat-reply-name').textContent,
+        node.querySelector('.sg-chat-reply-excerpt').textContent,
+      ]),
+    ).toEqual([answered.body.id, author.accountId, 'Who is playing tonight?']);
     expect(await page.$eval('#sg-chat-replying', (node: any) => node.hidden)).toBe(true);
     const row = await stack.database.prisma.chatMessage.findFirst({ where: { panelId, accountId } });
     expect(row).toMatchObject({ text: 'The headliners!', replyToId: answered.body.id, replyAccountId: author.accountId });

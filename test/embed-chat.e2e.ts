@@ -43,7 +43,10 @@ afterAll(async () => {
  * The chat page of a panel; `withoutWebSocket` removes WebSocket from the page (it then falls back to SSE).
  * `subscribed` receives the variables of each chat subscription the page sends (socket frames, SSE requests).
  */
-async function openChat(panelId: string, options: { token?: string; base?: string; withoutWebSocket?: boolean | 'throwing'; subscribed?: any[] } = {}): Promise<Page> {
+async function openChat(
+  panelId: string,
+  options: { token?: string; base?: string; withoutWebSocket?: boolean | 'throwing'; subscribed?: any[] } = {},
+): Promise<Page> {
   const page = await browser.newPage();
   pages.push(page);
   const { subscribed } = options;
@@ -63,7 +66,7 @@ async function openChat(panelId: string, options: { token?: string; base?: strin
     window.addEventListener('message', (event: any) => window.posted.push(event.data));
   });
   if (options.withoutWebSocket === 'throwing') await page.evaluateOnNewDocument(refuseSockets);
-  else if (options.withoutWebSocket) await page.evaluateOnNewDocument(() => delete (window).WebSocket);
+  else if (options.withoutWebSocket) await page.evaluateOnNewDocument(() => delete window.WebSocket);
   const query = new URLSearchParams({ siteId: site.siteId, panelId, ...(options.token ? { token: options.token } : {}) });
   await page.goto(`${options.base ?? stack.url}/embed/v1/chat?${query.toString()}`);
   const connected = await page.waitForFunction(() => window.stagegraphChat?.connected === true && performance.now());
@@ -78,7 +81,11 @@ const shownTexts = (page: Page): Promise<string[]> => page.evaluate(() => [...do
 
 /** Waits for a message's text; checked on each change of the page (animation frames stop in a page in the background). */
 const untilShown = (page: Page, text: string) =>
-  page.waitForFunction((wanted: string) => [...document.querySelectorAll('.sg-chat-text')].some((node: any) => node.textContent === wanted), { polling: 'mutation' }, text);
+  page.waitForFunction(
+    (wanted: string) => [...document.querySelectorAll('.sg-chat-text')].some((node: any) => node.textContent === wanted),
+    { polling: 'mutation' },
+    text,
+  );
 
 describe('the chat page', () => {
   it('shows history and live messages as text, the welcome message and rules link, and a login button without a token', async () => {
@@ -87,14 +94,29 @@ describe('the chat page', () => {
     await sendChat(stack, site, author, panelId, '<b>bold?</b> <img src=x onerror="window.pwned=1">');
     const page = await openChat(panelId);
     await untilShown(page, '<b>bold?</b> <img src=x onerror="window.pwned=1">');
-    expect(await page.evaluate(() => ({ b: document.querySelector('#sg-chat-messages b'), img: document.querySelector('#sg-chat-messages img'), pwned: window.pwned ?? null }))).toEqual({ b: null, img: null, pwned: null });
+    expect(
+      await page.evaluate(() => ({
+        b: document.querySelector('#sg-chat-messages b'),
+        img: document.querySelector('#sg-chat-messages img'),
+        pwned: window.pwned ?? null,
+      })),
+    ).toEqual({ b: null, img: null, pwned: null });
     expect(await page.$eval('#sg-chat-welcome', (node: any) => node.textContent)).toBe('Welcome!');
-    expect(await page.$eval('#sg-chat-rules', (node: any) => ({ href: node.href, hidden: node.hidden }))).toEqual({ href: 'https://example.com/rules', hidden: false });
+    expect(await page.$eval('#sg-chat-rules', (node: any) => ({ href: node.href, hidden: node.hidden }))).toEqual({
+      href: 'https://example.com/rules',
+      hidden: false,
+    });
     expect(await page.$eval('#sg-chat-send', (node: any) => node.hidden)).toBe(true);
-    expect(await page.$eval('#sg-chat-login', (node: any) => ({ text: node.textContent, hidden: node.hidden }))).toEqual({ text: 'Join the chat', hidden: false });
+    expect(await page.$eval('#sg-chat-login', (node: any) => ({ text: node.textContent, hidden: node.hidden }))).toEqual({
+      text: 'Join the chat',
+      hidden: false,
+    });
     await page.click('#sg-chat-login');
     await page.waitForFunction(() => window.posted.some((data: any) => data?.action === 'login'));
-    expect(await page.evaluate(() => window.posted.find((data: any) => data?.action === 'login'))).toEqual({ source: 'service:iframe:sdk:v1', action: 'login' });
+    expect(await page.evaluate(() => window.posted.find((data: any) => data?.action === 'login'))).toEqual({
+      source: 'service:iframe:sdk:v1',
+      action: 'login',
+    });
 
     await sendChat(stack, site, author, panelId, 'live one');
     await untilShown(page, 'live one');
@@ -201,7 +223,16 @@ describe('the chat page', () => {
     const liveBroadcastId = `lb-${panelId}`;
     // Test data: a recording's messages as the send path stamps them (tested in chat-live.e2e.ts).
     await stack.database.prisma.chatMessage.createMany({
-      data: [1, 3, 5].map((second, index) => ({ id: `${panelId}-${second}`, siteId: site.siteId, panelId, seq: index + 1, accountId, text: `at ${second}`, liveBroadcastId, streamSecond: second })),
+      data: [1, 3, 5].map((second, index) => ({
+        id: `${panelId}-${second}`,
+        siteId: site.siteId,
+        panelId,
+        seq: index + 1,
+        accountId,
+        text: `at ${second}`,
+        liveBroadcastId,
+        streamSecond: second,
+      })),
     });
     const page = await browser.newPage();
     pages.push(page);
@@ -209,13 +240,19 @@ describe('the chat page', () => {
     await page.waitForFunction(() => window.stagegraphChat?.replayed === 3);
     const at = async (second: number, texts: string[]) => {
       await page.evaluate((data: number) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'chat:time', data }, '*'), second);
-      await page.waitForFunction((wanted: string) => JSON.stringify([...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent)) === wanted, {}, JSON.stringify(texts));
+      await page.waitForFunction(
+        (wanted: string) => JSON.stringify([...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent)) === wanted,
+        {},
+        JSON.stringify(texts),
+      );
     };
     await at(0, []);
     await at(3, ['at 1', 'at 3']);
     await at(9, ['at 1', 'at 3', 'at 5']);
     await at(2, ['at 1']);
-    expect(await page.evaluate(() => ({ send: document.querySelector('#sg-chat-send').hidden, login: document.querySelector('#sg-chat-login').hidden }))).toEqual({ send: true, login: true });
+    expect(
+      await page.evaluate(() => ({ send: document.querySelector('#sg-chat-send').hidden, login: document.querySelector('#sg-chat-login').hidden })),
+    ).toEqual({ send: true, login: true });
   });
 
   describe('driven by the player helper from a real video on the site’s own page', () => {
@@ -228,7 +265,16 @@ describe('the chat page', () => {
       const liveBroadcastId = `lb-video-${panelId}`;
       // Test data: a recording's messages as the send path stamps them (tested in chat-live.e2e.ts).
       await stack.database.prisma.chatMessage.createMany({
-        data: [1, 3, 5].map((second, index) => ({ id: `${panelId}-${second}`, siteId: site.siteId, panelId, seq: index + 1, accountId, text: `at ${second}`, liveBroadcastId, streamSecond: second })),
+        data: [1, 3, 5].map((second, index) => ({
+          id: `${panelId}-${second}`,
+          siteId: site.siteId,
+          panelId,
+          seq: index + 1,
+          accountId,
+          text: `at ${second}`,
+          liveBroadcastId,
+          streamSecond: second,
+        })),
       });
       const chatUrl = `${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, mode: 'timecode', liveBroadcastId }).toString()}`;
       customer = await startWatchPage(stack.url, chatUrl);
@@ -236,14 +282,21 @@ describe('the chat page', () => {
       pages.push(page);
       await page.goto(`${customer.url}/watch.html`);
       await page.waitForFunction(() => document.getElementById('video').readyState >= 1);
-      const frame = (await (await page.$('#frame'))!.contentFrame());
+      const frame = await (await page.$('#frame'))!.contentFrame();
       await frame.waitForFunction(() => window.stagegraphChat?.replayed === 3);
       await page.evaluate(() => {
         window.chat = window.stagegraph.attachTimecodeChat({ video: document.getElementById('video'), frame: document.getElementById('frame') });
       });
       const shownAt = (texts: string[]) =>
-        frame.waitForFunction((wanted: string) => JSON.stringify([...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent)) === wanted, { polling: 50, timeout: 30_000 }, JSON.stringify(texts));
-      const seek = (to: number) => page.evaluate((second: number) => { document.getElementById('video').currentTime = second; }, to);
+        frame.waitForFunction(
+          (wanted: string) => JSON.stringify([...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent)) === wanted,
+          { polling: 50, timeout: 30_000 },
+          JSON.stringify(texts),
+        );
+      const seek = (to: number) =>
+        page.evaluate((second: number) => {
+          document.getElementById('video').currentTime = second;
+        }, to);
 
       await seek(3.4);
       await shownAt(['at 1', 'at 3']);

@@ -37,9 +37,15 @@ afterAll(async () => {
 });
 
 async function broadcastGoal(): Promise<string> {
-  const overlay = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'Goal', type: 'template', duration: 30, contents: { html: '<strong>GOAL!</strong> ${player}' } } });
+  const overlay = await rest(stack, 'POST', '/overlay/v1', {
+    headers: site.admin,
+    body: { name: 'Goal', type: 'template', duration: 30, contents: { html: '<strong>GOAL!</strong> ${player}' } },
+  });
   expect(overlay.status).toBe(200);
-  const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId: channel, variables: { player: 'Ada Okafor' } } });
+  const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, {
+    headers: site.admin,
+    body: { channelId: channel, variables: { player: 'Ada Okafor' } },
+  });
   expect(sent.status).toBe(200);
   return sent.body.broadcastId;
 }

@@ -13,7 +13,18 @@ import { ANNOUNCE_INTERVAL_MS } from '../embed/pollDisplay';
 import { contrastOf } from '../scripts/contrast';
 import { viewer } from './helpers/community';
 import { rest } from './helpers/http';
-import { broadcastPoll, choose, createPoll, line, lowestTextContrast, openEmbed, readPoll, usePollScene, waitForPoll, type ShownPoll } from './helpers/pollEmbed';
+import {
+  broadcastPoll,
+  choose,
+  createPoll,
+  line,
+  lowestTextContrast,
+  openEmbed,
+  readPoll,
+  usePollScene,
+  waitForPoll,
+  type ShownPoll,
+} from './helpers/pollEmbed';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here, in this
 // module only, so the server-side program never takes in the DOM library.
@@ -29,7 +40,11 @@ const AA = 4.5;
 
 const scene = usePollScene('Poll states site');
 
-const ANSWERS = [{ id: 'paris', text: 'Paris' }, { id: 'lyon', text: 'Lyon' }, { id: 'nice', text: 'Nice' }];
+const ANSWERS = [
+  { id: 'paris', text: 'Paris' },
+  { id: 'lyon', text: 'Lyon' },
+  { id: 'nice', text: 'Nice' },
+];
 
 /** Answers `answerIds` over REST, each as a new account of the site. */
 async function crowdAnswers(pollId: string, answerIds: string[]): Promise<void> {
@@ -104,10 +119,22 @@ describe('a trivia once it closes', () => {
       state: 'revealed',
       question: 'Capital of France?',
       lines: [
-        line('paris', 'Paris', counts[0], Math.round((counts[0] / 3) * 100), mine === 'paris'
-          ? { mine: true, correct: true, verdict: 'right', tag: 'Your answer · right', mark: '✓' }
-          : { correct: true, tag: 'Right answer', mark: '✓' }),
-        line('lyon', 'Lyon', counts[1], Math.round((counts[1] / 3) * 100), mine === 'lyon' ? { mine: true, verdict: 'wrong', tag: 'Your answer · wrong', mark: '✗' } : {}),
+        line(
+          'paris',
+          'Paris',
+          counts[0],
+          Math.round((counts[0] / 3) * 100),
+          mine === 'paris'
+            ? { mine: true, correct: true, verdict: 'right', tag: 'Your answer · right', mark: '✓' }
+            : { correct: true, tag: 'Right answer', mark: '✓' },
+        ),
+        line(
+          'lyon',
+          'Lyon',
+          counts[1],
+          Math.round((counts[1] / 3) * 100),
+          mine === 'lyon' ? { mine: true, verdict: 'wrong', tag: 'Your answer · wrong', mark: '✗' } : {},
+        ),
         line('nice', 'Nice', counts[2], Math.round((counts[2] / 3) * 100)),
       ],
       total: 3,
@@ -125,15 +152,19 @@ describe('a trivia once it closes', () => {
     await choose(right, scope, 'paris');
     await crowdAnswers(pollId, ['paris']);
     // Open: the viewer's answer is theirs, and nothing says whether it is right.
-    await waitForPoll(wrong, scope, shown({
-      state: 'answered',
-      question: 'Capital of France?',
-      lines: [line('paris', 'Paris', 2, 67), line('lyon', 'Lyon', 1, 33, { mine: true, tag: 'Your answer' }), line('nice', 'Nice', 0, 0)],
-      total: 3,
-      status: 'Your answer is in. The right answer is revealed when the trivia closes.',
-      statusKind: 'answered',
-      buttons: [],
-    }));
+    await waitForPoll(
+      wrong,
+      scope,
+      shown({
+        state: 'answered',
+        question: 'Capital of France?',
+        lines: [line('paris', 'Paris', 2, 67), line('lyon', 'Lyon', 1, 33, { mine: true, tag: 'Your answer' }), line('nice', 'Nice', 0, 0)],
+        total: 3,
+        status: 'Your answer is in. The right answer is revealed when the trivia closes.',
+        statusKind: 'answered',
+        buttons: [],
+      }),
+    );
 
     await closePoll(pollId);
     await waitForPoll(wrong, scope, revealed([2, 1, 0], 'lyon', 'You got it wrong. The right answer is Paris.', 'wrong'));
@@ -143,7 +174,9 @@ describe('a trivia once it closes', () => {
     for (const page of [wrong, right, late, anonymous]) await expectReadable(page, scope);
     expect(await wrong.$$(`${scope} button`)).toEqual([]);
     // Not colour alone: the wrong answer's edge is dashed, the right one's solid, besides the words.
-    const edges = await wrong.$$eval(`${scope} [data-poll-results] > li .sg-poll-line`, (lines: HTMLElement[]) => lines.map((node) => getComputedStyle(node).borderTopStyle));
+    const edges = await wrong.$$eval(`${scope} [data-poll-results] > li .sg-poll-line`, (lines: HTMLElement[]) =>
+      lines.map((node) => getComputedStyle(node).borderTopStyle),
+    );
     expect(edges).toEqual(['solid', 'dashed', 'solid']);
   });
 });
@@ -154,41 +187,53 @@ it('says a closed prediction waits for its result, then gives the verdict once i
   const bystander = await openEmbed(scene, { token: await scene.site.token([]) });
   const { scope } = await broadcastPoll(scene, pollId);
   await choose(page, scope, 'lyon');
-  await waitForPoll(page, scope, shown({
-    state: 'answered',
-    question: 'Who wins the final?',
-    lines: [line('paris', 'Paris', 0, 0), line('lyon', 'Lyon', 1, 100, { mine: true, tag: 'Your answer' })],
-    total: 1,
-    status: 'Your prediction is in. The result is revealed once it is known.',
-    statusKind: 'answered',
-    buttons: [],
-  }));
+  await waitForPoll(
+    page,
+    scope,
+    shown({
+      state: 'answered',
+      question: 'Who wins the final?',
+      lines: [line('paris', 'Paris', 0, 0), line('lyon', 'Lyon', 1, 100, { mine: true, tag: 'Your answer' })],
+      total: 1,
+      status: 'Your prediction is in. The result is revealed once it is known.',
+      statusKind: 'answered',
+      buttons: [],
+    }),
+  );
 
   await closePoll(pollId);
-  const waiting = (mine: boolean) => shown({
-    state: 'waiting',
-    question: 'Who wins the final?',
-    lines: [line('paris', 'Paris', 0, 0), line('lyon', 'Lyon', 1, 100, mine ? { mine: true, tag: 'Your answer' } : {})],
-    total: 1,
-    status: 'Voting closed. Waiting for the result.',
-    statusKind: 'waiting',
-    buttons: [],
-  });
+  const waiting = (mine: boolean) =>
+    shown({
+      state: 'waiting',
+      question: 'Who wins the final?',
+      lines: [line('paris', 'Paris', 0, 0), line('lyon', 'Lyon', 1, 100, mine ? { mine: true, tag: 'Your answer' } : {})],
+      total: 1,
+      status: 'Voting closed. Waiting for the result.',
+      statusKind: 'waiting',
+      buttons: [],
+    });
   await waitForPoll(page, scope, waiting(true));
   await waitForPoll(bystander, scope, waiting(false));
   await expectReadable(page, scope);
   expect(await pollText(page, scope)).not.toMatch(/✓|✗|\bright\b|\bwrong\b/i);
 
   await closePoll(pollId, { correctAnswerId: 'lyon' });
-  await waitForPoll(page, scope, shown({
-    state: 'revealed',
-    question: 'Who wins the final?',
-    lines: [line('paris', 'Paris', 0, 0), line('lyon', 'Lyon', 1, 100, { mine: true, correct: true, verdict: 'right', tag: 'Your answer · right', mark: '✓' })],
-    total: 1,
-    status: 'You got it right!',
-    statusKind: 'right',
-    buttons: [],
-  }));
+  await waitForPoll(
+    page,
+    scope,
+    shown({
+      state: 'revealed',
+      question: 'Who wins the final?',
+      lines: [
+        line('paris', 'Paris', 0, 0),
+        line('lyon', 'Lyon', 1, 100, { mine: true, correct: true, verdict: 'right', tag: 'Your answer · right', mark: '✓' }),
+      ],
+      total: 1,
+      status: 'You got it right!',
+      statusKind: 'right',
+      buttons: [],
+    }),
+  );
 });
 
 it('shows a viewer without a token (or with one the server refuses) the live results and a line to sign in, no buttons', async () => {
@@ -197,15 +242,19 @@ it('shows a viewer without a token (or with one the server refuses) the live res
   const { scope } = await broadcastPoll(scene, pollId);
   await crowdAnswers(pollId, ['lyon']);
   for (const page of viewers) {
-    await waitForPoll(page, scope, shown({
-      state: 'open',
-      question: 'Where should the final be?',
-      lines: [line('paris', 'Paris', 0, 0), line('lyon', 'Lyon', 1, 100), line('nice', 'Nice', 0, 0)],
-      total: 1,
-      status: 'Sign in to answer.',
-      statusKind: 'sign-in',
-      buttons: [],
-    }));
+    await waitForPoll(
+      page,
+      scope,
+      shown({
+        state: 'open',
+        question: 'Where should the final be?',
+        lines: [line('paris', 'Paris', 0, 0), line('lyon', 'Lyon', 1, 100), line('nice', 'Nice', 0, 0)],
+        total: 1,
+        status: 'Sign in to answer.',
+        statusKind: 'sign-in',
+        buttons: [],
+      }),
+    );
     expect(await page.$$(`${scope} button`)).toEqual([]);
     await expectReadable(page, scope);
   }
@@ -217,26 +266,29 @@ it('is answered by keyboard alone: Tab reaches each answer with a visible focus 
   const page = await openEmbed(scene, { token: me.token });
   const { scope } = await broadcastPoll(scene, pollId);
   await page.waitForSelector(`${scope} button[data-answer-id="nice"]`);
-  const focused = () => page.evaluate(() => {
-    const node = document.activeElement;
-    const style = getComputedStyle(node);
-    const backgrounds: string[] = [];
-    for (let at = node.parentElement; at; at = at.parentElement) backgrounds.push(getComputedStyle(at).backgroundColor);
-    return {
-      answerId: node.dataset.answerId ?? null,
-      pollId: node.dataset.pollId ?? null,
-      focusVisible: node.matches(':focus-visible'),
-      outline: { style: style.outlineStyle, width: style.outlineWidth, color: style.outlineColor },
-      backgrounds,
-    };
-  });
+  const focused = () =>
+    page.evaluate(() => {
+      const node = document.activeElement;
+      const style = getComputedStyle(node);
+      const backgrounds: string[] = [];
+      for (let at = node.parentElement; at; at = at.parentElement) backgrounds.push(getComputedStyle(at).backgroundColor);
+      return {
+        answerId: node.dataset.answerId ?? null,
+        pollId: node.dataset.pollId ?? null,
+        focusVisible: node.matches(':focus-visible'),
+        outline: { style: style.outlineStyle, width: style.outlineWidth, color: style.outlineColor },
+        backgrounds,
+      };
+    });
   const ring: number[] = [];
   for (const answerId of ['paris', 'lyon']) {
     await page.keyboard.press('Tab');
     const now = await focused();
     expect(now).toMatchObject({ answerId, focusVisible: true, outline: { style: 'solid', width: '3px' } });
     // The ring stands out from the panel around it over any video (WCAG 2.2 focus appearance asks 3:1).
-    ring.push(...(['white', 'black'] as const).map((video) => contrastOf({ label: 'focus ring', color: now.outline.color, backgrounds: now.backgrounds }, video)));
+    ring.push(
+      ...(['white', 'black'] as const).map((video) => contrastOf({ label: 'focus ring', color: now.outline.color, backgrounds: now.backgrounds }, video)),
+    );
   }
   expect(Math.min(...ring)).toBeGreaterThanOrEqual(3);
   await page.keyboard.press('Enter');
@@ -253,7 +305,7 @@ it('tells a screen reader the results through one polite live region, at most on
   await page.evaluate(() => {
     // Every change of the live region and of the drawn totals, stamped with the page's clock.
     const log: { what: string; at: number; text: string }[] = [];
-    (window).__changes = log;
+    window.__changes = log;
     new MutationObserver(() => {
       const region = document.querySelector('[data-poll-announce]');
       const list = document.querySelector('[data-poll-results]');
@@ -264,12 +316,14 @@ it('tells a screen reader the results through one polite live region, at most on
   });
   const { scope } = await broadcastPoll(scene, pollId);
   await page.waitForSelector(`${scope} [data-poll-id]:not([hidden])`);
-  expect(await page.$eval(`${scope} [data-poll-id]`, (poll: HTMLElement) => ({
-    poll: poll.getAttribute('aria-live'),
-    region: poll.querySelector('[data-poll-announce]').getAttribute('aria-live'),
-    atomic: poll.querySelector('[data-poll-announce]').getAttribute('aria-atomic'),
-    labelledBy: document.getElementById(poll.getAttribute('aria-labelledby'))?.textContent,
-  }))).toEqual({ poll: 'off', region: 'polite', atomic: 'true', labelledBy: 'Where should the final be?' });
+  expect(
+    await page.$eval(`${scope} [data-poll-id]`, (poll: HTMLElement) => ({
+      poll: poll.getAttribute('aria-live'),
+      region: poll.querySelector('[data-poll-announce]').getAttribute('aria-live'),
+      atomic: poll.querySelector('[data-poll-announce]').getAttribute('aria-atomic'),
+      labelledBy: document.getElementById(poll.getAttribute('aria-labelledby'))?.textContent,
+    })),
+  ).toEqual({ poll: 'off', region: 'polite', atomic: 'true', labelledBy: 'Where should the final be?' });
 
   // Three answers, each shown before the next: the results change three times within a couple of seconds.
   for (const [index, answerId] of ['paris', 'lyon', 'lyon'].entries()) {
@@ -277,7 +331,7 @@ it('tells a screen reader the results through one polite live region, at most on
     await page.waitForSelector(`${scope} [data-poll-results][data-total="${index + 1}"]`);
   }
   await page.waitForFunction(() => /3 votes/.test(document.querySelector('[data-poll-announce]').textContent), { timeout: ANNOUNCE_INTERVAL_MS * 3 });
-  const changes: { what: string; at: number; text: string }[] = await page.evaluate(() => (window).__changes);
+  const changes: { what: string; at: number; text: string }[] = await page.evaluate(() => window.__changes);
   const announced = changes.filter((change) => change.what === 'announced');
   expect(changes.filter((change) => change.what === 'total').map((change) => change.text)).toEqual(['0', '1', '2', '3']);
   expect(announced.length).toBeLessThan(4);

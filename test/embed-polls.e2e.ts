@@ -17,7 +17,15 @@ declare const window: any;
 
 const scene = usePollScene('Poll site');
 
-const colours = { type: 'poll', name: 'Colours', question: 'Which colour?', answers: [{ id: 'red', text: 'Red' }, { id: 'blue', text: 'Blue <b>!</b>' }] };
+const colours = {
+  type: 'poll',
+  name: 'Colours',
+  question: 'Which colour?',
+  answers: [
+    { id: 'red', text: 'Red' },
+    { id: 'blue', text: 'Blue <b>!</b>' },
+  ],
+};
 
 /** The colours poll, open, as a viewer sees it: signed in or not, answered (`mine`) or not. */
 function colourPoll(counts: [number, number], options: { signedIn: boolean; mine?: 'red' | 'blue' }): ShownPoll {
@@ -53,12 +61,25 @@ it('lets a signed-in viewer answer on its socket, stores the answer, and moves t
   await waitForPoll(page, scope, colourPoll([1, 0], { signedIn: true, mine: 'red' }));
   const stored = await rest(scene.stack, 'GET', `/poll/v3/${pollId}/results`, { headers: viewer(site, me.token) });
   expect(stored.status).toBe(200);
-  expect(stored.body).toMatchObject({ pollId, question: 'Which colour?', open: true, total: 1, answers: [{ id: 'red', count: 1 }, { id: 'blue', count: 0 }], mine: { answerId: 'red' } });
+  expect(stored.body).toMatchObject({
+    pollId,
+    question: 'Which colour?',
+    open: true,
+    total: 1,
+    answers: [
+      { id: 'red', count: 1 },
+      { id: 'blue', count: 0 },
+    ],
+    mine: { answerId: 'red' },
+  });
 
   // Two more viewers answer over REST: the page follows.
   for (const answerId of ['blue', 'blue']) {
     const other = await site.signIn([]);
-    const answered = await rest(scene.stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, other.token), body: { answerId, channelId: scene.channel } });
+    const answered = await rest(scene.stack, 'POST', `/poll/v3/${pollId}/answer`, {
+      headers: viewer(site, other.token),
+      body: { answerId, channelId: scene.channel },
+    });
     expect(answered.status).toBe(200);
   }
   await waitForPoll(page, scope, colourPoll([1, 2], { signedIn: true, mine: 'red' }));
@@ -94,7 +115,7 @@ describe('a poll overlay sent by show:overlay (the timecode path)', () => {
     await page.waitForSelector(`${scope} button[data-answer-id="red"]`);
     // Offline, the same account answers elsewhere; the page does not know, so its choice goes out on reconnect.
     await proxy.cut();
-    await page.waitForFunction(() => (window).stagegraphEmbed.connected === false);
+    await page.waitForFunction(() => window.stagegraphEmbed.connected === false);
     expect((await rest(scene.stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, me.token), body: { answerId: 'blue' } })).status).toBe(200);
     await page.click(`${scope} button[data-answer-id="red"]`);
     await proxy.restore();
@@ -129,7 +150,9 @@ describe('a poll overlay sent by show:overlay (the timecode path)', () => {
 
     const scope = await showByMessage(page, pollId, 2);
     await waitForPoll(page, scope, colourPoll([0, 0], { signedIn: true }));
-    const subscribed = sent.find((frame) => frame.type === 'subscribe' && frame.payload?.variables?.pollId === pollId && /pollResults/.test(frame.payload.query ?? ''));
+    const subscribed = sent.find(
+      (frame) => frame.type === 'subscribe' && frame.payload?.variables?.pollId === pollId && /pollResults/.test(frame.payload.query ?? ''),
+    );
     expect(subscribed).toBeDefined();
     await page.waitForSelector(scope, { hidden: true, timeout: 30_000 });
     // The `complete` goes out as the overlay is taken down; the network layer reports it a moment later.

@@ -58,7 +58,7 @@ async function newPage(): Promise<Page> {
   pages.push(page);
   await page.evaluateOnNewDocument(() => {
     const shown: unknown[] = [];
-    (window).__shown = shown;
+    window.__shown = shown;
     window.addEventListener('stagegraph:overlay', (event: { detail: unknown }) => shown.push(event.detail));
   });
   return page;
@@ -68,7 +68,7 @@ async function newPage(): Promise<Page> {
 async function openEmbed(query: Record<string, string>, base = stack.url): Promise<Page> {
   const page = await newPage();
   await page.goto(`${base}/embed/v1/overlays?${new URLSearchParams(query).toString()}`);
-  await page.waitForFunction(() => (window).stagegraphEmbed?.connected === true);
+  await page.waitForFunction(() => window.stagegraphEmbed?.connected === true);
   return page;
 }
 
@@ -76,7 +76,7 @@ const overlayOf = (broadcastId: string) => `[data-overlay-id][data-broadcast-id=
 
 /** Waits until the embed has received the live event of `broadcastId` (shown or not). */
 function received(target: Page | Frame, broadcastId: string, count = 1) {
-  return target.waitForFunction((id, n) => (window).stagegraphEmbed.received.filter((r: string) => r === id).length >= n, {}, broadcastId, count);
+  return target.waitForFunction((id, n) => window.stagegraphEmbed.received.filter((r: string) => r === id).length >= n, {}, broadcastId, count);
 }
 
 describe('the embed page and the SDK scripts', () => {
@@ -127,7 +127,7 @@ describe('live overlays in the embed', () => {
     expect(await element!.evaluate((node) => (node as HTMLElement).dataset.overlayId)).toBe(overlayId);
     expect(await page.$eval(`${overlayOf(broadcastId)} .goal`, (node) => node.textContent)).toBe("Goal by Ada at 42'");
     expect(await page.$eval(`${overlayOf(broadcastId)} button[data-cta="show_panel"]`, (node) => (node as HTMLElement).dataset.panelId)).toBe('panel-7');
-    const shown = await page.evaluate(() => (window).__shown);
+    const shown = await page.evaluate(() => window.__shown);
     expect(shown).toEqual([expect.objectContaining({ origin: 'live', broadcastId, overlay: expect.objectContaining({ id: overlayId, name: 'Goal' }) })]);
 
     const login = await createOverlay({ name: 'Sign in', contents: { html: '<p>Members see more</p>' }, cta: { type: 'login', data: '/login' } });
@@ -175,26 +175,36 @@ describe('live overlays in the embed', () => {
     if (link) await link.click();
     await page.hover(`${overlayOf(broadcastId)}`);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await page.evaluate(() => (window).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
   });
 
-  it("shows a show:overlay message of the right shape from any origin, sanitized, and ignores any other", async () => {
+  it('shows a show:overlay message of the right shape from any origin, sanitized, and ignores any other', async () => {
     const page = await openEmbed({ siteId: site.siteId, channelId: channel });
     await page.evaluate(() => {
       const source = 'service:iframe:sdk:v1';
-      const overlay = { id: 'msg-1', name: 'From a message', type: 'template', contents: { html: '<p class="m">hello<img src="/x.png" onerror="window.__pwned=1"></p>' }, cta: null, duration: 5 };
+      const overlay = {
+        id: 'msg-1',
+        name: 'From a message',
+        type: 'template',
+        contents: { html: '<p class="m">hello<img src="/x.png" onerror="window.__pwned=1"></p>' },
+        cta: null,
+        duration: 5,
+      };
       for (const wrong of [
         { source: 'elsewhere', action: 'show:overlay', data: { ...overlay, id: 'wrong-source' } },
         { source, action: 'show:everything', data: { ...overlay, id: 'wrong-action' } },
         { source, action: 'show:overlay', data: { ...overlay, id: 'no-duration', duration: 'long' } },
         { source, action: 'show:overlay', data: 'just a string' },
-      ]) window.postMessage(wrong, '*');
+      ])
+        window.postMessage(wrong, '*');
       window.postMessage({ source, action: 'show:overlay', data: overlay }, '*');
     });
     await page.waitForSelector('[data-overlay-id="msg-1"][data-origin="timecode"] .m');
-    expect(await page.$$eval('[data-origin="timecode"][data-overlay-id]', (nodes) => nodes.map((node) => (node as HTMLElement).dataset.overlayId))).toEqual(['msg-1']);
+    expect(await page.$$eval('[data-origin="timecode"][data-overlay-id]', (nodes) => nodes.map((node) => (node as HTMLElement).dataset.overlayId))).toEqual([
+      'msg-1',
+    ]);
     expect(await page.$eval('[data-overlay-id="msg-1"] img', (node) => node.getAttribute('onerror'))).toBeNull();
-    expect(await page.evaluate(() => (window).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
   });
 
   describe('the overlay in the REST form of seed 001 (GET /overlay/v1/{id}, its ID in _id)', () => {
@@ -202,15 +212,24 @@ describe('live overlays in the embed', () => {
     let resource: Record<string, unknown>;
     let overlayId: string;
     beforeAll(async () => {
-      overlayId = await createOverlay({ name: 'REST form', duration: 5, contents: { html: '<p class="rest">filled in</p>' }, cta: { type: 'login', data: '/login' } });
+      overlayId = await createOverlay({
+        name: 'REST form',
+        duration: 5,
+        contents: { html: '<p class="rest">filled in</p>' },
+        cta: { type: 'login', data: '/login' },
+      });
       const reply = await rest(stack, 'GET', `/overlay/v1/${overlayId}`, { headers: site.admin });
       expect(reply.status).toBe(200);
       resource = reply.body;
       expect(resource).toMatchObject({ _id: overlayId, siteId: site.siteId, name: 'REST form' });
       expect(resource.id).toBeUndefined();
       // The site's own page on another origin, framing the embed in each mode.
-      const frameOf = (mode: string) => `<!doctype html><body><iframe id="frame" src="${stack.url}/embed/v1/overlays?siteId=${site.siteId}&channelId=${channel}&mode=${mode}"></iframe></body>`;
-      customer = await startStaticSite({ '/live.html': { type: 'text/html', body: frameOf('live') }, '/timecode.html': { type: 'text/html', body: frameOf('timecode') } });
+      const frameOf = (mode: string) =>
+        `<!doctype html><body><iframe id="frame" src="${stack.url}/embed/v1/overlays?siteId=${site.siteId}&channelId=${channel}&mode=${mode}"></iframe></body>`;
+      customer = await startStaticSite({
+        '/live.html': { type: 'text/html', body: frameOf('live') },
+        '/timecode.html': { type: 'text/html', body: frameOf('timecode') },
+      });
     });
     afterAll(async () => {
       await customer?.close();
@@ -225,23 +244,41 @@ describe('live overlays in the embed', () => {
       await embed.waitForSelector(`[data-origin="timecode"][data-overlay-id="${overlayId}"] .rest`);
       expect(await embed.$(`[data-overlay-id="${overlayId}"] button[data-cta="login"]`)).not.toBeNull();
       // Live broadcasts of earlier tests may be on the channel still: the message's event is the only timecode one.
-      const events = await embed.evaluate(() => ((window).__shown as { origin: string }[]).filter((shown) => shown.origin === 'timecode'));
-      expect(events).toEqual([{ origin: 'timecode', broadcastId: `timecode:${overlayId}`, overlay: { id: overlayId, name: 'REST form', type: 'template', contents: { html: '<p class="rest">filled in</p>' }, cta: { type: 'login', data: '/login' }, duration: 5 } }]);
+      const events = await embed.evaluate(() => (window.__shown as { origin: string }[]).filter((shown) => shown.origin === 'timecode'));
+      expect(events).toEqual([
+        {
+          origin: 'timecode',
+          broadcastId: `timecode:${overlayId}`,
+          overlay: {
+            id: overlayId,
+            name: 'REST form',
+            type: 'template',
+            contents: { html: '<p class="rest">filled in</p>' },
+            cta: { type: 'login', data: '/login' },
+            duration: 5,
+          },
+        },
+      ]);
     }
 
     it.each(['live', 'timecode'])('is shown in %s mode, posted from the same origin', async (mode) => {
       const page = await openEmbed({ siteId: site.siteId, channelId: channel, mode });
       // Its ID twice and disagreeing: not an overlay.
-      await page.evaluate((overlay) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'show:overlay', data: { ...overlay, id: 'another' } }, '*'), resource);
+      await page.evaluate(
+        (overlay) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'show:overlay', data: { ...overlay, id: 'another' } }, '*'),
+        resource,
+      );
       await postAndWait(page, page, resource);
-      expect(await page.$$eval('[data-origin="timecode"][data-overlay-id]', (nodes) => nodes.map((node) => (node as HTMLElement).dataset.overlayId))).toEqual([overlayId]);
+      expect(await page.$$eval('[data-origin="timecode"][data-overlay-id]', (nodes) => nodes.map((node) => (node as HTMLElement).dataset.overlayId))).toEqual([
+        overlayId,
+      ]);
     });
 
     it.each(['live', 'timecode'])('is shown in %s mode, posted by a parent page of another origin', async (mode) => {
       const page = await newPage();
       await page.goto(`${customer.url}/${mode}.html`);
-      const frame = (await (await page.$('#frame'))!.contentFrame());
-      await frame.waitForFunction(() => (window).stagegraphEmbed?.connected === true);
+      const frame = await (await page.$('#frame'))!.contentFrame();
+      await frame.waitForFunction(() => window.stagegraphEmbed?.connected === true);
       await postAndWait(page, frame, resource);
     });
   });
@@ -269,7 +306,7 @@ describe('live overlays in the embed', () => {
     const own = await broadcast(overlayId, { channelId: channel });
     await page.waitForSelector(overlayOf(siteWide.broadcastId));
     await page.waitForSelector(overlayOf(own.broadcastId));
-    const state = await page.evaluate(() => (window).stagegraphEmbed.received as string[]);
+    const state = await page.evaluate(() => window.stagegraphEmbed.received as string[]);
     for (const never of [elsewhere, theirs, theirSiteWide]) {
       expect(state).not.toContain(never.broadcastId);
       expect(await page.$(overlayOf(never.broadcastId))).toBeNull();
@@ -286,7 +323,7 @@ describe('live overlays in the embed', () => {
     const elapsed = (Date.now() - answeredAt) / 1000;
     const page = await openEmbed({ siteId: site.siteId, channelId: channel });
     await page.waitForSelector(overlayOf(live.broadcastId));
-    const shownFor = await page.evaluate((id) => (window).stagegraphEmbed.shownFor[id] as number, live.broadcastId);
+    const shownFor = await page.evaluate((id) => window.stagegraphEmbed.shownFor[id] as number, live.broadcastId);
     expect(shownFor).toBeGreaterThan(0);
     expect(shownFor).toBeLessThanOrEqual(3 - elapsed);
     // And it goes when its time is up, without a CLEAR.
@@ -301,12 +338,12 @@ describe('live overlays in the embed', () => {
       const before = await broadcast(overlayId, { channelId: channel });
       await page.waitForSelector(overlayOf(before.broadcastId));
       await proxy.cut();
-      await page.waitForFunction(() => (window).stagegraphEmbed.connected === false);
+      await page.waitForFunction(() => window.stagegraphEmbed.connected === false);
       await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${channel}`, { headers: site.admin });
       const during = await broadcast(overlayId, { channelId: channel });
       await proxy.restore();
       // The embed retries with backoff of up to 15 s (embed/liveClient.ts): after the cut its next try may be that far off.
-      await page.waitForFunction(() => (window).stagegraphEmbed.connections >= 2, { timeout: 60_000 });
+      await page.waitForFunction(() => window.stagegraphEmbed.connections >= 2, { timeout: 60_000 });
       await page.waitForSelector(overlayOf(during.broadcastId));
       expect(await page.$(overlayOf(before.broadcastId))).toBeNull();
     } finally {
@@ -315,7 +352,7 @@ describe('live overlays in the embed', () => {
     }
   }, 120_000);
 
-  it("shows tag-targeted broadcasts to a viewer whose token carries the tag (query parameter or set:token message)", async () => {
+  it('shows tag-targeted broadcasts to a viewer whose token carries the tag (query parameter or set:token message)', async () => {
     const viewerToken = await site.token([], ['vip']);
     const anonymous = await openEmbed({ siteId: site.siteId, channelId: channel });
     // A token the server refuses: the embed carries on as an anonymous viewer.
@@ -323,7 +360,7 @@ describe('live overlays in the embed', () => {
     const byQuery = await openEmbed({ siteId: site.siteId, channelId: channel, token: viewerToken });
     const byMessage = await openEmbed({ siteId: site.siteId, channelId: channel });
     await byMessage.evaluate((token) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'set:token', data: token }, '*'), viewerToken);
-    await byMessage.waitForFunction(() => (window).stagegraphEmbed.connections >= 2 && (window).stagegraphEmbed.connected);
+    await byMessage.waitForFunction(() => window.stagegraphEmbed.connections >= 2 && window.stagegraphEmbed.connected);
 
     const overlayId = await createOverlay({ name: 'VIP', contents: { html: '<p>for VIPs</p>' } });
     const reply = await rest(stack, 'POST', `/broadcast/${overlayId}/tag/vip`, { headers: site.admin, body: { channelId: channel } });
@@ -357,9 +394,17 @@ describe('timecode: from a recording stream to the player helper on the site’s
       body: { name: 'Timecode provider', urls: provider.urls(), accountCredentials: {}, useAccount: false },
     });
     expect(registered.status).toBe(201);
-    const stream = await rest(stack, 'POST', '/stream/v1/', { headers: site.admin, body: { pageId: tcChannel, contractId: registered.body.id, fallbackImageUrl: 'https://img.fake.test/x.png' } });
+    const stream = await rest(stack, 'POST', '/stream/v1/', {
+      headers: site.admin,
+      body: { pageId: tcChannel, contractId: registered.body.id, fallbackImageUrl: 'https://img.fake.test/x.png' },
+    });
     expect(stream.status).toBe(201);
-    const overlayId = await createOverlay({ name: 'Odds', duration: 2, contents: { html: '<p class="odds">${home} {odds}</p>' }, cta: { type: 'show_panel', data: 'odds-panel' } });
+    const overlayId = await createOverlay({
+      name: 'Odds',
+      duration: 2,
+      contents: { html: '<p class="odds">${home} {odds}</p>' },
+      cta: { type: 'show_panel', data: 'odds-panel' },
+    });
 
     // Not recording yet: no timecode.
     expect((await broadcast(overlayId, { channelId: tcChannel, duration: 1 })).streamSecond).toBeNull();
@@ -391,25 +436,56 @@ describe('timecode: from a recording stream to the player helper on the site’s
     expect(await held.$('[data-overlay-id]')).toBeNull();
 
     expect((await rest(stack, 'POST', `/stream/v1/${stream.body._id}/stop`, { headers: site.admin })).status).toBe(200);
-    const vod = { streamId: stream.body.providerStreamId, liveBroadcastId, vodId: `vod-${liveBroadcastId}`, url: 'https://cdn.fake.test/vod.mp4', durationSeconds: 60 };
+    const vod = {
+      streamId: stream.body.providerStreamId,
+      liveBroadcastId,
+      vodId: `vod-${liveBroadcastId}`,
+      url: 'https://cdn.fake.test/vod.mp4',
+      durationSeconds: 60,
+    };
     const delivered = await rest(stack, 'POST', '/video/v3/vod', { headers: { Authorization: `Bearer ${registered.body.authorization}` }, body: vod });
     expect(delivered.status).toBe(200);
 
-    const byBroadcast = await rest(stack, 'GET', `/overlay/v1/timeline?liveBroadcastId=${liveBroadcastId}`, { headers: { 'x-service-client-id': site.siteId } });
+    const byBroadcast = await rest(stack, 'GET', `/overlay/v1/timeline?liveBroadcastId=${liveBroadcastId}`, {
+      headers: { 'x-service-client-id': site.siteId },
+    });
     expect(byBroadcast.status).toBe(200);
     expect(byBroadcast.headers.get('access-control-allow-origin')).toBe('*');
     expect(byBroadcast.body).toEqual([
-      { second, overlay: expect.objectContaining({ _id: overlayId, id: overlayId, name: 'Odds', duration: 2, contents: expect.objectContaining({ html: '<p class="odds">Lions 2.5</p>' }) }) },
-      { second: expect.any(Number), overlay: expect.objectContaining({ _id: laterOverlayId, id: laterOverlayId, contents: expect.objectContaining({ html: '<p class="later">Later 9</p>' }) }) },
+      {
+        second,
+        overlay: expect.objectContaining({
+          _id: overlayId,
+          id: overlayId,
+          name: 'Odds',
+          duration: 2,
+          contents: expect.objectContaining({ html: '<p class="odds">Lions 2.5</p>' }),
+        }),
+      },
+      {
+        second: expect.any(Number),
+        overlay: expect.objectContaining({
+          _id: laterOverlayId,
+          id: laterOverlayId,
+          contents: expect.objectContaining({ html: '<p class="later">Later 9</p>' }),
+        }),
+      },
     ]);
     const byVideo = await rest(stack, 'GET', `/overlay/v1/timeline?videoId=${delivered.body.videoId}`, { headers: { 'x-service-client-id': site.siteId } });
     expect(byVideo.body).toEqual(byBroadcast.body);
-    expect((await rest(stack, 'GET', `/overlay/v1/timeline?videoId=${delivered.body.videoId}`, { headers: { 'x-service-client-id': other.siteId } })).status).toBe(404);
-    expect((await rest(stack, 'GET', `/overlay/v1/timeline?liveBroadcastId=${liveBroadcastId}`, { headers: { 'x-service-client-id': other.siteId } })).body).toEqual([]);
+    expect(
+      (await rest(stack, 'GET', `/overlay/v1/timeline?videoId=${delivered.body.videoId}`, { headers: { 'x-service-client-id': other.siteId } })).status,
+    ).toBe(404);
+    expect(
+      (await rest(stack, 'GET', `/overlay/v1/timeline?liveBroadcastId=${liveBroadcastId}`, { headers: { 'x-service-client-id': other.siteId } })).body,
+    ).toEqual([]);
     const neither = await rest(stack, 'GET', '/overlay/v1/timeline', { headers: { 'x-service-client-id': site.siteId } });
     expect(neither.status).toBe(400);
     expect(neither.body.message).toMatch(/liveBroadcastId/);
-    const preflight = await fetch(`${stack.url}/overlay/v1/timeline`, { method: 'OPTIONS', headers: { origin: 'https://customer.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-service-client-id' } });
+    const preflight = await fetch(`${stack.url}/overlay/v1/timeline`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://customer.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-service-client-id' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('x-service-client-id');
 
@@ -417,19 +493,34 @@ describe('timecode: from a recording stream to the player helper on the site’s
     customer = await startWatchPage(stack.url, `${stack.url}/embed/v1/overlays?siteId=${site.siteId}&channelId=${tcChannel}&mode=timecode`);
     const page = await newPage();
     await page.goto(`${customer.url}/watch.html`);
-    await page.waitForFunction(() => (document.getElementById('video')).readyState >= 1);
-    const frame = (await (await page.$('#frame'))!.contentFrame());
-    await frame.waitForFunction(() => (window).stagegraphEmbed?.connected === true);
-    const timeline = await page.evaluate(async (siteId, videoId) => {
-      const handle = (window).stagegraph.attachTimecodeOverlays({ video: document.getElementById('video'), frame: document.getElementById('frame'), siteId, videoId });
-      return handle.ready;
-    }, site.siteId, delivered.body.videoId);
+    await page.waitForFunction(() => document.getElementById('video').readyState >= 1);
+    const frame = await (await page.$('#frame'))!.contentFrame();
+    await frame.waitForFunction(() => window.stagegraphEmbed?.connected === true);
+    const timeline = await page.evaluate(
+      async (siteId, videoId) => {
+        const handle = window.stagegraph.attachTimecodeOverlays({
+          video: document.getElementById('video'),
+          frame: document.getElementById('frame'),
+          siteId,
+          videoId,
+        });
+        return handle.ready;
+      },
+      site.siteId,
+      delivered.body.videoId,
+    );
     expect(timeline).toHaveLength(2);
 
-    const seek = (seconds: number) => page.evaluate((to) => {
-      (document.getElementById('video')).currentTime = to;
-    }, seconds);
-    const timecodeShows = () => frame.evaluate((id) => ((window).__shown as { origin: string; overlay: { id: string } }[]).filter((shown) => shown.origin === 'timecode' && shown.overlay.id === id).length, overlayId);
+    const seek = (seconds: number) =>
+      page.evaluate((to) => {
+        document.getElementById('video').currentTime = to;
+      }, seconds);
+    const timecodeShows = () =>
+      frame.evaluate(
+        (id) =>
+          (window.__shown as { origin: string; overlay: { id: string } }[]).filter((shown) => shown.origin === 'timecode' && shown.overlay.id === id).length,
+        overlayId,
+      );
 
     await seek(second - 0.8);
     await pause(300);
@@ -444,10 +535,10 @@ describe('timecode: from a recording stream to the player helper on the site’s
 
     // A seek back, then playing on through that second: shown again at the same second of the video.
     await seek(second - 0.5);
-    await page.evaluate(() => (document.getElementById('video')).play());
+    await page.evaluate(() => document.getElementById('video').play());
     await frame.waitForSelector('[data-origin="timecode"] .odds', { timeout: 30_000 });
     expect(await timecodeShows()).toBe(2);
-    await page.evaluate(() => (document.getElementById('video')).pause());
+    await page.evaluate(() => document.getElementById('video').pause());
     // Live pushes stayed held back throughout.
     expect(await frame.$('[data-origin="live"]')).toBeNull();
   });

@@ -37,7 +37,10 @@ it('a subgraph restarted while the gateway serves: requests fail with a code, th
 
   stack.subgraphs.overlays = await listenSubgraph('overlays', SUBGRAPH_FACTORIES.overlays(stack.deps.logger, stack.deps), stack.deps, port);
   // 503 while the gateway has not reached the restarted subgraph yet; anything else fails at once.
-  await eventually(async () => expectStatus(await rest(stack, 'GET', '/overlay/v1', { headers: site.admin }), 200, 503).status === 200, 'the restarted subgraph answers');
+  await eventually(
+    async () => expectStatus(await rest(stack, 'GET', '/overlay/v1', { headers: site.admin }), 200, 503).status === 200,
+    'the restarted subgraph answers',
+  );
 });
 
 if (usingPostgres) {
@@ -98,7 +101,9 @@ if (usingRedis) {
     expect((await stack.database.prisma.overlayBroadcast.findMany({ where: { siteId: site.siteId, clearedAt: null } })).length).toBe(0);
     // Everything that needs no bus goes on.
     expect((await rest(stack, 'GET', '/overlay/v1', { headers: site.admin })).status).toBe(200);
-    expect((await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'y', type: 'instance', contents: {}, duration: 5 } })).status).toBe(200);
+    expect((await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'y', type: 'instance', contents: {}, duration: 5 } })).status).toBe(
+      200,
+    );
 
     await proxy.restore();
     await eventually(async () => expectStatus(await rest(stack, 'GET', '/health'), 200).body.bus.connected === true, '/health says Redis is back');
@@ -108,12 +113,15 @@ if (usingRedis) {
     expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
   });
 
-  it('a broadcast accepted while another instance is cut off from Redis reaches that instance\'s viewers when it is back', async () => {
+  it("a broadcast accepted while another instance is cut off from Redis reaches that instance's viewers when it is back", async () => {
     const redis = new URL(process.env.REDIS_URL as string);
     const proxy: TcpProxy = await startTcpProxy(redis.hostname, Number(redis.port || 6379));
     cleanups.push(() => proxy.close());
     const first = await startTestStack();
-    const cutOff = await startStack({ ...testConfig(first.config.databaseUrl), redisPrefix: first.config.redisPrefix, redisUrl: `redis://127.0.0.1:${proxy.port}` }, { logger: createLogger('silent') });
+    const cutOff = await startStack(
+      { ...testConfig(first.config.databaseUrl), redisPrefix: first.config.redisPrefix, redisUrl: `redis://127.0.0.1:${proxy.port}` },
+      { logger: createLogger('silent') },
+    );
     cleanups.push(() => cutOff.close());
     const site = await createTestSite(first);
     const stage = await createChannel(first, site.siteId);
@@ -158,6 +166,8 @@ it('SIGTERM drains: /ready 503 at once, answers go on with Connection: close for
 });
 
 it('loads its configuration only from the environment it is given', () => {
-  expect(() => loadConfig({ DATABASE_URL: 'mysql://nope', JWT_SECRET: 'x'.repeat(32), INTERNAL_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'x'.repeat(32) })).toThrow(/DATABASE_URL/);
+  expect(() =>
+    loadConfig({ DATABASE_URL: 'mysql://nope', JWT_SECRET: 'x'.repeat(32), INTERNAL_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'x'.repeat(32) }),
+  ).toThrow(/DATABASE_URL/);
   expect(() => loadConfig({ PORT: 'eighty', JWT_SECRET: 'x'.repeat(32), INTERNAL_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'x'.repeat(32) })).toThrow(/PORT/);
 });

@@ -14,10 +14,15 @@ afterAll(stopAll);
 it('lists the signed-in account’s entitlements (community) through the gateway', async () => {
   const { accountId, token } = await site.signIn([]);
   await grantEntitlement(stack, site.siteId, accountId, 'season-pass');
-  const reply = await graphql(stack, '{ me { id subscriptions { status grantedMethod entitlement { sku prices { currency value default } } } } }', {}, {
-    'x-service-client-id': site.siteId,
-    authorization: `Bearer ${token}`,
-  });
+  const reply = await graphql(
+    stack,
+    '{ me { id subscriptions { status grantedMethod entitlement { sku prices { currency value default } } } } }',
+    {},
+    {
+      'x-service-client-id': site.siteId,
+      authorization: `Bearer ${token}`,
+    },
+  );
   expect(reply.body.errors).toBeUndefined();
   expect(reply.body.data.me).toEqual({
     id: accountId,

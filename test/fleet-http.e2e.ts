@@ -59,7 +59,10 @@ if (fleetRuns) {
       ({ fleet, admin } = running);
       siteId = running.site.siteId;
       channelId = running.channel;
-      const overlay = await rest(fleet, 'POST', '/overlay/v1', { headers: admin, body: { name: 'Live', type: 'instance', contents: { text: 'on air' }, duration: 600 } });
+      const overlay = await rest(fleet, 'POST', '/overlay/v1', {
+        headers: admin,
+        body: { name: 'Live', type: 'instance', contents: { text: 'on air' }, duration: 600 },
+      });
       const shown = await rest(fleet, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: admin, body: { channelId } });
       expect(shown.status).toBe(200);
       live = shown.body.broadcastId;
@@ -95,7 +98,11 @@ if (fleetRuns) {
     }
 
     it('passes each frame on at once: a broadcast reaches SSE and multipart viewers through the balancer', async () => {
-      const multipart = await openHttpViewer(fleet, 'multipart', { query: VIEWER_SUBSCRIPTION, variables: { channelId }, headers: { 'x-service-client-id': siteId } });
+      const multipart = await openHttpViewer(fleet, 'multipart', {
+        query: VIEWER_SUBSCRIPTION,
+        variables: { channelId },
+        headers: { 'x-service-client-id': siteId },
+      });
       expect((await multipart.next(30_000)).data.overlayBroadcasts.broadcastId).toBe(live);
       const overlay = await rest(fleet, 'POST', '/overlay/v1', { headers: admin, body: { name: 'Next', type: 'instance', contents: {}, duration: 30 } });
       const sent = await rest(fleet, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: admin, body: { channelId } });
@@ -112,7 +119,11 @@ if (fleetRuns) {
         await instance.start();
         await fleet.waitForServer(instance.name, 'UP', 60_000);
       }
-      await eventually(() => viewers.every((viewer) => viewer.downSince === null && viewer.sinceConnect.has(live)), 'every SSE viewer back with the live overlay', 30_000);
+      await eventually(
+        () => viewers.every((viewer) => viewer.downSince === null && viewer.sinceConnect.has(live)),
+        'every SSE viewer back with the live overlay',
+        30_000,
+      );
       const { longestGapMs, reconnected } = viewerGaps(viewers);
       process.stdout.write(`fleet-http rolling restart: ${JSON.stringify({ viewers: viewers.length, reconnected, longestGapMs })}\n`);
       expect(reconnected).toBe(viewers.length);

@@ -41,7 +41,10 @@ const GAP_LIMIT_MS = 10_000;
 it(`the shipped HAProxy configuration and the fleet's are valid${usingPostgres && usingRedis ? '' : ' (the fleet faults below run only on PostgreSQL + Redis with haproxy: not in this run)'}`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'stagegraph-haproxy-'));
   try {
-    const generated = fleetHaproxyConfig('127.0.0.1', 18080, join(dir, 'admin.sock'), [{ name: 'app1', port: 18081 }, { name: 'app2', port: 18082 }]);
+    const generated = fleetHaproxyConfig('127.0.0.1', 18080, join(dir, 'admin.sock'), [
+      { name: 'app1', port: 18081 },
+      { name: 'app2', port: 18082 },
+    ]);
     expect(generated).toMatch(/^\s+bind 127\.0\.0\.1:18080$/m);
     expect(generated.match(/^\s+server .*$/gm)).toEqual(['    server app1 127.0.0.1:18081', '    server app2 127.0.0.1:18082']);
     expect(generated).toMatch(/http-check send meth GET uri \/ready/);
@@ -107,7 +110,10 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
       channelId = await createChannel({ database: db }, site.siteId);
 
-      const overlay = await rest(fleet, 'POST', '/overlay/v1', { headers: admin, body: { name: 'Live', type: 'instance', contents: { text: 'on air' }, duration: 3600 } });
+      const overlay = await rest(fleet, 'POST', '/overlay/v1', {
+        headers: admin,
+        body: { name: 'Live', type: 'instance', contents: { text: 'on air' }, duration: 3600 },
+      });
       const shown = await rest(fleet, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: admin, body: { channelId } });
       expect(shown.status).toBe(200);
       live = shown.body.broadcastId;
@@ -157,7 +163,10 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
           },
         },
       });
-      viewer.client.subscribe<{ overlayBroadcasts: { kind: string; broadcastId: string } }>({ query: VIEWER_SUBSCRIPTION, variables: { channelId } }, followOverlay(viewer, () => live));
+      viewer.client.subscribe<{ overlayBroadcasts: { kind: string; broadcastId: string } }>(
+        { query: VIEWER_SUBSCRIPTION, variables: { channelId } },
+        followOverlay(viewer, () => live),
+      );
       return viewer;
     }
 
@@ -201,7 +210,11 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
 
     /** Every viewer is connected and has the live overlay since; the longest gap of the fault, then reset. */
     async function viewersBack(what: string) {
-      await eventually(() => viewers.every((viewer) => viewer.downSince === null && viewer.sinceConnect.has(live)), `${what}: every viewer back with the live overlay`, 60_000);
+      await eventually(
+        () => viewers.every((viewer) => viewer.downSince === null && viewer.sinceConnect.has(live)),
+        `${what}: every viewer back with the live overlay`,
+        60_000,
+      );
       const { longestGapMs, reconnected } = viewerGaps(viewers);
       for (const viewer of viewers) {
         viewer.longestGapMs = 0;
@@ -248,7 +261,10 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       for (const instance of fleet.instances) {
         const stopped = instance.stop('SIGTERM');
         // Draining from the moment the signal is handled, for the grace period, before the port closes.
-        await eventually(async () => expectStatus(await fetch(`${instance.url}/ready`), 200, 503).status === 503, `${instance.name} answers /ready 503 while draining`);
+        await eventually(
+          async () => expectStatus(await fetch(`${instance.url}/ready`), 200, 503).status === 503,
+          `${instance.name} answers /ready 503 while draining`,
+        );
         await stopped;
         await instance.start();
         await fleet.waitForServer(instance.name, 'UP', 60_000);
@@ -268,16 +284,24 @@ if (usingPostgres && usingRedis && haproxyInstalled) {
       const overlay = await rest(fleet, 'POST', '/overlay/v1', { headers: admin, body: { name: 'After', type: 'instance', contents: {}, duration: 120 } });
       await redis.stop();
       redisRunning = false;
-      const readyChecks = async (instance: { url: string }) => metricSum(await metricsOf(instance), 'stagegraph_http_requests_total', ['route="/ready"', 'method="GET"']);
+      const readyChecks = async (instance: { url: string }) =>
+        metricSum(await metricsOf(instance), 'stagegraph_http_requests_total', ['route="/ready"', 'method="GET"']);
       const checksBefore: number[] = [];
       for (const instance of fleet.instances) {
-        await eventually(async () => expectStatus(await rest(instance, 'GET', '/health'), 200).body.bus.connected === false, `${instance.name} sees Redis gone`);
+        await eventually(
+          async () => expectStatus(await rest(instance, 'GET', '/health'), 200).body.bus.connected === false,
+          `${instance.name} sees Redis gone`,
+        );
         expect((await rest(instance, 'GET', '/ready')).status).toBe(200);
         checksBefore.push(await readyChecks(instance));
       }
       // HAProxy has checked every instance at least twice (its fall count) with Redis away: all stay UP.
       for (const [index, instance] of fleet.instances.entries()) {
-        await until(() => readyChecks(instance), (count) => count >= checksBefore[index] + 2, `${instance.name} answered two health checks without Redis`);
+        await until(
+          () => readyChecks(instance),
+          (count) => count >= checksBefore[index] + 2,
+          `${instance.name} answered two health checks without Redis`,
+        );
       }
       expect(Object.values(await fleet.serverStates())).toEqual(['UP', 'UP', 'UP']);
       const refused = await rest(fleet, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: admin, body: { channelId } });

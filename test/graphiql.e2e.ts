@@ -30,7 +30,10 @@ const consoleLines: string[] = [];
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
   site = await createTestSite(stack);
-  const overlay = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'Goal', type: 'instance', contents: { text: 'GOAL' }, duration: 600 } });
+  const overlay = await rest(stack, 'POST', '/overlay/v1', {
+    headers: site.admin,
+    body: { name: 'Goal', type: 'instance', contents: { text: 'GOAL' }, duration: 600 },
+  });
   expect(overlay.status).toBe(200);
   overlayId = overlay.body._id;
   page = await browser.newPage();
@@ -65,7 +68,12 @@ async function setEditor(holding: string, value: string): Promise<void> {
   expect(set).toBe(true);
 }
 
-const resultHolds = (text: string) => page.waitForFunction((needle: string) => document.querySelector('.result-window .CodeMirror')?.CodeMirror.getValue().includes(needle), { timeout: 20_000 }, text);
+const resultHolds = (text: string) =>
+  page.waitForFunction(
+    (needle: string) => document.querySelector('.result-window .CodeMirror')?.CodeMirror.getValue().includes(needle),
+    { timeout: 20_000 },
+    text,
+  );
 
 it('renders from this origin alone, with a strict CSP and no credential in the page', async () => {
   const response = await page.goto(`${stack.url}/graphiql`);
@@ -90,7 +98,10 @@ it('introspects and fills the docs explorer once the site ID and developer key a
   expect(await page.evaluate(() => document.querySelector('.graphiql-doc-explorer').textContent)).not.toContain('Root Types');
 
   await setEditor('x-service-developer-key', JSON.stringify({ 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey }, null, 2));
-  await page.waitForFunction(() => /Root Types[\s\S]*query:\s*Query[\s\S]*subscription:\s*Subscription/.test(document.querySelector('.graphiql-doc-explorer')?.textContent ?? ''), { timeout: 20_000 });
+  await page.waitForFunction(
+    () => /Root Types[\s\S]*query:\s*Query[\s\S]*subscription:\s*Subscription/.test(document.querySelector('.graphiql-doc-explorer')?.textContent ?? ''),
+    { timeout: 20_000 },
+  );
 });
 
 it('runs a query with the developer key and shows its data', async () => {
@@ -108,7 +119,8 @@ it('runs a subscription over the socket, with the headers as connectionParams', 
   // The subscription is on the socket before the broadcast (a late one would get it at join, as live state).
   const deadline = Date.now() + 20_000;
   while (!framesSent.some((frame) => frame.includes('"type":"subscribe"'))) {
-    if (Date.now() > deadline) throw new Error(`GraphiQL sent no subscribe frame: ${await editorValue('.result-window .CodeMirror')} ${consoleLines.join(' | ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`GraphiQL sent no subscribe frame: ${await editorValue('.result-window .CodeMirror')} ${consoleLines.join(' | ')}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const init = JSON.parse(framesSent.find((frame) => frame.includes('"type":"connection_init"')) as string);

@@ -39,7 +39,13 @@ interface Answer {
 }
 
 /** One HTTP request to /graphql (as the scanner's python `requests` sends it), its body parsed when JSON. */
-async function call(init: { method?: string; params?: Record<string, string>; headers?: Record<string, string>; body?: string; path?: string }): Promise<Answer> {
+async function call(init: {
+  method?: string;
+  params?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: string;
+  path?: string;
+}): Promise<Answer> {
   const query = init.params ? `?${new URLSearchParams(init.params).toString()}` : '';
   const response = await fetch(`${stack.url}${init.path ?? '/graphql'}${query}`, { method: init.method ?? 'GET', headers: init.headers, body: init.body });
   const text = await response.text();
@@ -127,7 +133,10 @@ const CHECKS: Record<Check, (caller: CallerName) => Promise<boolean>> = {
   },
 
   async 'introspection-based circular query'(caller) {
-    const answer = await postQuery(caller, 'query { __schema { types { fields { type { fields { type { fields { type { fields { type { name } } } } } } } } } } }');
+    const answer = await postQuery(
+      caller,
+      'query { __schema { types { fields { type { fields { type { fields { type { fields { type { name } } } } } } } } } } }',
+    );
     // graphql-js's own rule on the depth of introspection refuses it, developer key or not.
     expectRefused(answer, /introspection depth/);
     return (answer.json?.data?.__schema?.types?.length ?? 0) > 25;
@@ -138,7 +147,10 @@ const CHECKS: Record<Check, (caller: CallerName) => Promise<boolean>> = {
     const byType = await postQuery(caller, '{ __type(name: "Site") { fields { name } } }');
     // Hidden in a fragment, or sent with GET: the same.
     const inFragment = await postQuery(caller, 'query { ...F } fragment F on Query { __schema { queryType { name } } }');
-    const byGet = await call({ params: { query: '{ __schema { queryType { name } } }' }, headers: { ...headersOf(caller), 'apollo-require-preflight': 'true' } });
+    const byGet = await call({
+      params: { query: '{ __schema { queryType { name } } }' },
+      headers: { ...headersOf(caller), 'apollo-require-preflight': 'true' },
+    });
     if (caller === 'developer key') {
       for (const reply of [answer, byType, inFragment, byGet]) {
         expect(reply.status).toBe(200);
@@ -214,9 +226,17 @@ const CHECKS: Record<Check, (caller: CallerName) => Promise<boolean>> = {
     const attempts = [
       // graphql-cop's request: the query in the URL of a POST without a body.
       call({ method: 'POST', params: { query: q }, headers: headersOf(caller) }),
-      call({ method: 'POST', headers: { ...headersOf(caller), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ query: q }).toString() }),
+      call({
+        method: 'POST',
+        headers: { ...headersOf(caller), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ query: q }).toString(),
+      }),
       call({ method: 'POST', headers: { ...headersOf(caller), 'content-type': 'text/plain' }, body: JSON.stringify({ query: q }) }),
-      call({ method: 'POST', headers: { ...headersOf(caller), 'content-type': 'multipart/form-data; boundary=x' }, body: `--x\r\nContent-Disposition: form-data; name="query"\r\n\r\n${q}\r\n--x--\r\n` }),
+      call({
+        method: 'POST',
+        headers: { ...headersOf(caller), 'content-type': 'multipart/form-data; boundary=x' },
+        body: `--x\r\nContent-Disposition: form-data; name="query"\r\n\r\n${q}\r\n--x--\r\n`,
+      }),
     ];
     let found = false;
     for (const answer of await Promise.all(attempts)) {
@@ -244,12 +264,19 @@ const CHECKS: Record<Check, (caller: CallerName) => Promise<boolean>> = {
     const malformedDocument = await postQuery(caller, 'qwerty cop { abc }');
     expectRefused(malformedDocument, /Syntax Error/);
     expect(malformedDocument.json.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
-    const wrongVariable = await call({ method: 'POST', headers, body: JSON.stringify({ query: 'query ($b: Boolean!) { __typename @include(if: $b) }', variables: { b: 'abc' } }) });
+    const wrongVariable = await call({
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query: 'query ($b: Boolean!) { __typename @include(if: $b) }', variables: { b: 'abc' } }),
+    });
     expectRefused(wrongVariable, /\$b/);
     expect(wrongVariable.json.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     const variablesNotAnObject = await call({ method: 'POST', headers, body: JSON.stringify({ query: '{ __typename }', variables: '{"n":' }) });
     expect(variablesNotAnObject.status).toBe(400);
-    const variablesByGet = await call({ params: { query: '{ __typename }', variables: '{"n":' }, headers: { ...headersOf(caller), 'apollo-require-preflight': 'true' } });
+    const variablesByGet = await call({
+      params: { query: '{ __typename }', variables: '{"n":' },
+      headers: { ...headersOf(caller), 'apollo-require-preflight': 'true' },
+    });
     expect(variablesByGet.status).toBe(400);
     const notJson = await call({ method: 'POST', headers, body: '{"query": "{ __typename }"' });
     expect(notJson.status).toBe(400);
@@ -280,7 +307,9 @@ describe.each(CALLERS)('graphql-cop against /graphql, caller: %s', (caller) => {
 
 it('finds nothing above LOW for a caller with no credential or the site ID alone', () => {
   for (const caller of ['anonymous', 'site ID alone'] as const) {
-    const aboveLow = (Object.keys(SEVERITY) as Check[]).filter((check) => SEVERITY[check] !== 'LOW' && SEVERITY[check] !== 'INFO' && findings[`${check} (${SEVERITY[check]})`]?.[caller] !== false);
+    const aboveLow = (Object.keys(SEVERITY) as Check[]).filter(
+      (check) => SEVERITY[check] !== 'LOW' && SEVERITY[check] !== 'INFO' && findings[`${check} (${SEVERITY[check]})`]?.[caller] !== false,
+    );
     expect({ caller, aboveLow }).toEqual({ caller, aboveLow: [] });
   }
 });

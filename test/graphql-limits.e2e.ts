@@ -112,7 +112,12 @@ describe('GraphQL bombs over HTTP /graphql', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.errors).toBeUndefined();
     expect(reply.body.data).toMatchObject({ a: { name: 'Test site' }, site: { name: 'Test site' } });
-    const introspection = await graphql(stack, `{ __schema { types { name fields { name type { name ofType { name ofType { name ofType { name } } } } } } } }`, {}, site.admin);
+    const introspection = await graphql(
+      stack,
+      `{ __schema { types { name fields { name type { name ofType { name ofType { name ofType { name } } } } } } } }`,
+      {},
+      site.admin,
+    );
     expect(introspection.status).toBe(200);
     expect(introspection.body.data.__schema.types.length).toBeGreaterThan(10);
   });
@@ -160,7 +165,10 @@ const connected = (params: Record<string, unknown>) => connectedClient(stack, pa
  * server has registered it as a live subscription (a condition, not a pause: a refusal that arrives late
  * on a loaded machine is still seen as a refusal).
  */
-function outcome(client: Client, query: string): Promise<{ errors?: { message: string; extensions?: { code?: string } }[]; state: 'error' | 'next' | 'open' | 'complete' }> {
+function outcome(
+  client: Client,
+  query: string,
+): Promise<{ errors?: { message: string; extensions?: { code?: string } }[]; state: 'error' | 'next' | 'open' | 'complete' }> {
   const before = stack.gateway.live.stats().subscriptions;
   return new Promise((resolve) => {
     let settled = false;
@@ -188,7 +196,11 @@ describe('GraphQL bombs over graphql-ws', () => {
   it.each([
     ['repeated fields', `subscription { overlayBroadcasts { ${'kind '.repeat(10_000)}} }`, 'GRAPHQL_PARSE_FAILED'],
     ['aliases', `subscription { overlayBroadcasts { ${Array.from({ length: 5_000 }, (_, index) => `a${index}: kind`).join(' ')} } }`, 'GRAPHQL_PARSE_FAILED'],
-    ['aliases past the limit', `subscription { overlayBroadcasts { ${Array.from({ length: 21 }, (_, index) => `a${index}: kind`).join(' ')} } }`, 'GRAPHQL_VALIDATION_FAILED'],
+    [
+      'aliases past the limit',
+      `subscription { overlayBroadcasts { ${Array.from({ length: 21 }, (_, index) => `a${index}: kind`).join(' ')} } }`,
+      'GRAPHQL_VALIDATION_FAILED',
+    ],
     ['directives', `subscription { overlayBroadcasts { kind ${'@include(if: true) '.repeat(21)}} }`, 'GRAPHQL_VALIDATION_FAILED'],
     ['a query bomb', `{ site { ${'name '.repeat(10_000)}} }`, 'GRAPHQL_PARSE_FAILED'],
   ])('refuses %s with an error message, the socket staying open', async (name, query, code) => {
@@ -250,7 +262,10 @@ describe('data-provider schema patterns', () => {
   });
   const event = JSON.stringify({ data: { text: BACKTRACKING_TEXT } });
   const send = (provider: { dataProviderId: string; secret: string }, text: string) =>
-    rest(stack, 'POST', `/dataprovider/v1/${provider.dataProviderId}/events`, { headers: { 'X-DataProvider-Signature': sign(provider.secret, text) }, rawBody: text });
+    rest(stack, 'POST', `/dataprovider/v1/${provider.dataProviderId}/events`, {
+      headers: { 'X-DataProvider-Signature': sign(provider.secret, text) },
+      rawBody: text,
+    });
 
   beforeAll(async () => {
     // Warm-up: the first registration compiles Ajv's meta-schema and starts the proof worker.
@@ -258,13 +273,18 @@ describe('data-provider schema patterns', () => {
   });
 
   it('refuses a pattern that backtracks without bound at registration and in a signed update, naming schema', async () => {
-    const refused = await alongsideHealth('register hostile pattern', () => rest(stack, 'POST', '/dataprovider/v1/register', { headers: site.admin, body: registration(HOSTILE) }));
+    const refused = await alongsideHealth('register hostile pattern', () =>
+      rest(stack, 'POST', '/dataprovider/v1/register', { headers: site.admin, body: registration(HOSTILE) }),
+    );
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ success: false });
     expect(refused.body.message).toMatch(/schema/);
     expect(refused.body.message).toMatch(/linear/);
     for (const pattern of REFUSED_PATTERNS) {
-      const reply = await rest(stack, 'POST', '/dataprovider/v1/register', { headers: site.admin, body: { ...registration(pattern), schema: { type: 'object', patternProperties: { [pattern]: { type: 'string' } } } } });
+      const reply = await rest(stack, 'POST', '/dataprovider/v1/register', {
+        headers: site.admin,
+        body: { ...registration(pattern), schema: { type: 'object', patternProperties: { [pattern]: { type: 'string' } } } },
+      });
       expect(reply.status).toBe(400);
       expect(reply.body.message).toMatch(/schema/);
     }
@@ -272,7 +292,10 @@ describe('data-provider schema patterns', () => {
     const safe = await rest(stack, 'POST', '/dataprovider/v1/register', { headers: site.admin, body: registration('^[a-z]+$') });
     expect(safe.status).toBe(201);
     const update = JSON.stringify({ schema: schemaWith(HOSTILE) });
-    const put = await rest(stack, 'PUT', `/dataprovider/v1/${safe.body.dataProviderId}`, { headers: { 'X-DataProvider-Signature': sign(safe.body.secret, update) }, rawBody: update });
+    const put = await rest(stack, 'PUT', `/dataprovider/v1/${safe.body.dataProviderId}`, {
+      headers: { 'X-DataProvider-Signature': sign(safe.body.secret, update) },
+      rawBody: update,
+    });
     expect(put.status).toBe(400);
     expect(put.body.message).toMatch(/schema/);
     // A proven pattern works as patterns do.

@@ -21,9 +21,12 @@ it('passes the GraphQL linter with 0 errors and 0 warnings', async () => {
   writeFileSync(schemaPath, `${printSchema(composeSupergraph().apiSchema)}\n`);
   const eslint = join(projectRoot, 'node_modules', 'eslint', 'bin', 'eslint.js');
   // eslint exits 1 when it finds problems; the report on stdout lists them.
-  const { stdout } = await promisify(execFile)(process.execPath, [eslint, '--format', 'json', schemaPath], { cwd: projectRoot, maxBuffer: 64 * 1024 * 1024 }).catch(
-    (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout || `[{"messages":[{"ruleId":null,"severity":2,"line":0,"message":${JSON.stringify(error.stderr)}}]}]` }),
-  );
+  const { stdout } = await promisify(execFile)(process.execPath, [eslint, '--format', 'json', schemaPath], {
+    cwd: projectRoot,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { stdout?: string; stderr?: string }) => ({
+    stdout: error.stdout || `[{"messages":[{"ruleId":null,"severity":2,"line":0,"message":${JSON.stringify(error.stderr)}}]}]`,
+  }));
   const results = JSON.parse(stdout) as LintResult[];
   expect(results).toHaveLength(1);
   const problems = results.flatMap((result) => result.messages.map((message) => `${message.ruleId} line ${message.line}: ${message.message}`));

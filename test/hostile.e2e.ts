@@ -18,7 +18,15 @@ import { rest } from './helpers/http';
 import { startTestStack, stopAll } from './helpers/stack';
 import { connectClient } from './helpers/viewer';
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; format?: string; $ref?: string };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  enum?: unknown[];
+  format?: string;
+  $ref?: string;
+};
 interface Operation {
   operationId: string;
   security: Record<string, string[]>[];
@@ -83,7 +91,10 @@ beforeAll(async () => {
   headersOf.S = { 'super-api-key': signSuperApiKey(superKeyId, stack.config.jwtSecret) };
   headersOf.garbageBearer = { 'x-service-client-id': siteId, authorization: 'Bearer garbage' };
   headersOf.garbageKey = { 'x-service-client-id': siteId, 'x-service-developer-key': 'sgk_garbage' };
-  headersOf.forged = { 'x-service-client-id': siteId, authorization: `Bearer ${jwt.sign(claims, 'another-secret-0123456789abcdef', { subject: accountId, issuer: 'stagegraph', expiresIn: 600 })}` };
+  headersOf.forged = {
+    'x-service-client-id': siteId,
+    authorization: `Bearer ${jwt.sign(claims, 'another-secret-0123456789abcdef', { subject: accountId, issuer: 'stagegraph', expiresIn: 600 })}`,
+  };
   headersOf.expired = {
     'x-service-client-id': siteId,
     authorization: `Bearer ${jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, stack.config.jwtSecret, { subject: accountId, issuer: 'stagegraph' })}`,
@@ -93,7 +104,9 @@ beforeAll(async () => {
   headersOf.garbageSuper = { 'x-service-client-id': siteId, 'super-api-key': 'garbage' };
 
   const document = (await rest(stack, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, Operation>> };
-  routes = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+  routes = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+  );
   delay.enable();
 });
 
@@ -165,8 +178,27 @@ const REFUSED: [string, string][] = [
   ['1e400', '1e400'],
   ['-1e400', '-1e400'],
 ];
-const HOSTILE_STRINGS = ["' OR '1'='1' --", '<script>alert(1)</script>', '../../../../etc/passwd', '{{7*7}}${7*7}', '\u202egnp.exe', '🎉'.repeat(500), 'x'.repeat(20_000), '{"$gt": ""}'];
-const HOSTILE_PARAMS = ['%ED%A0%80', '%00', '..%2F..%2Fetc%2Fpasswd', "'%20OR%201%3D1--", 'x'.repeat(5000), '9007199254740993', '1e400', '-1', '%7B%22%24ne%22%3Anull%7D'];
+const HOSTILE_STRINGS = [
+  "' OR '1'='1' --",
+  '<script>alert(1)</script>',
+  '../../../../etc/passwd',
+  '{{7*7}}${7*7}',
+  '\u202egnp.exe',
+  '🎉'.repeat(500),
+  'x'.repeat(20_000),
+  '{"$gt": ""}',
+];
+const HOSTILE_PARAMS = [
+  '%ED%A0%80',
+  '%00',
+  '..%2F..%2Fetc%2Fpasswd',
+  "'%20OR%201%3D1--",
+  'x'.repeat(5000),
+  '9007199254740993',
+  '1e400',
+  '-1',
+  '%7B%22%24ne%22%3Anull%7D',
+];
 const HOSTILE_JSON_PARAMS = ['["\\ud800"]', '{"a":"\\ud800"}', deep(300), '[9007199254740993]', '{"a":1e400}', '{"$where":"sleep(1000)"}'];
 
 async function send(attack: Attack) {
@@ -219,77 +251,93 @@ it('reads the routes from /openapi.json', () => {
   expect(routes.length).toBeGreaterThan(150);
 });
 
-it('refuses missing, garbage, forged, expired and other-site credentials on every route with 401', async () => {
-  const attacks: Attack[] = routes.flatMap((route) => {
-    const path = pathOf(route);
-    const partner = route.op.security.length === 0;
-    const cases: [string, Record<string, string>][] = [
-      ['no credentials', {}],
-      ['a garbage Bearer', headersOf.garbageBearer],
-      ['a garbage developer key', headersOf.garbageKey],
-      ['a JWT signed with another secret', headersOf.forged],
-      ['an expired JWT', headersOf.expired],
-      ['another site’s developer key', headersOf.otherKey],
-      ['another site’s JWT', headersOf.otherJwt],
-      ['an unknown site', { 'x-service-client-id': ID, ...headersOf.D }],
-    ];
-    // The super API key is a credential only where a route asks for it.
-    if (route.op.security.some((alternative) => 'superApiKey' in alternative)) cases.push(['a garbage super API key', headersOf.garbageSuper]);
-    // A partner route's Bearer is its contract's token, checked by the operation: any Bearer it refuses is 401 or 403.
-    const bearerCase = (what: string) => /Bearer|JWT/.test(what);
-    return cases.map(([what, headers]) => ({ route, what, path, headers, status: partner && bearerCase(what) ? undefined : 401 }));
-  });
-  expect(await run(attacks)).toEqual([]);
-}, PHASE_TIMEOUT_MS);
+it(
+  'refuses missing, garbage, forged, expired and other-site credentials on every route with 401',
+  async () => {
+    const attacks: Attack[] = routes.flatMap((route) => {
+      const path = pathOf(route);
+      const partner = route.op.security.length === 0;
+      const cases: [string, Record<string, string>][] = [
+        ['no credentials', {}],
+        ['a garbage Bearer', headersOf.garbageBearer],
+        ['a garbage developer key', headersOf.garbageKey],
+        ['a JWT signed with another secret', headersOf.forged],
+        ['an expired JWT', headersOf.expired],
+        ['another site’s developer key', headersOf.otherKey],
+        ['another site’s JWT', headersOf.otherJwt],
+        ['an unknown site', { 'x-service-client-id': ID, ...headersOf.D }],
+      ];
+      // The super API key is a credential only where a route asks for it.
+      if (route.op.security.some((alternative) => 'superApiKey' in alternative)) cases.push(['a garbage super API key', headersOf.garbageSuper]);
+      // A partner route's Bearer is its contract's token, checked by the operation: any Bearer it refuses is 401 or 403.
+      const bearerCase = (what: string) => /Bearer|JWT/.test(what);
+      return cases.map(([what, headers]) => ({ route, what, path, headers, status: partner && bearerCase(what) ? undefined : 401 }));
+    });
+    expect(await run(attacks)).toEqual([]);
+  },
+  PHASE_TIMEOUT_MS,
+);
 
-it('refuses every body property with a wrong type, a lone surrogate, NUL, deep nesting or an extreme number, naming it, and writes nothing', async () => {
-  const before = await rowCounts();
-  const attacks: Attack[] = [];
-  for (const route of routes.filter((candidate) => candidate.op.requestBody)) {
-    const schema = route.op.requestBody!.content['application/json'].schema;
-    const headers = credentialsOf(route);
-    const path = pathOf(route);
-    const base = (sample(schema) ?? {}) as Record<string, unknown>;
-    const withRaw = (name: string, raw: string) => {
-      const text = JSON.stringify({ ...base, [name]: '\u0001placeholder' });
-      return text.replace('"\\u0001placeholder"', raw);
-    };
-    attacks.push({ route, what: 'a body nested 300 levels deep', path, headers, body: deep(300), status: 400, names: 'body' });
-    attacks.push({ route, what: 'a body that is not JSON', path, headers, body: '{"a":', status: 400 });
-    for (const [name, property] of Object.entries(schema.properties ?? {})) {
-      for (const [what, raw] of REFUSED) attacks.push({ route, what: `${name}: ${what}`, path, headers, body: withRaw(name, raw), status: 400, names: `body.${name}` });
-      const wrong = wrongType(property);
-      if (wrong !== undefined) attacks.push({ route, what: `${name}: a wrong type`, path, headers, body: JSON.stringify({ ...base, [name]: wrong }) });
+it(
+  'refuses every body property with a wrong type, a lone surrogate, NUL, deep nesting or an extreme number, naming it, and writes nothing',
+  async () => {
+    const before = await rowCounts();
+    const attacks: Attack[] = [];
+    for (const route of routes.filter((candidate) => candidate.op.requestBody)) {
+      const schema = route.op.requestBody!.content['application/json'].schema;
+      const headers = credentialsOf(route);
+      const path = pathOf(route);
+      const base = (sample(schema) ?? {}) as Record<string, unknown>;
+      const withRaw = (name: string, raw: string) => {
+        const text = JSON.stringify({ ...base, [name]: '\u0001placeholder' });
+        return text.replace('"\\u0001placeholder"', raw);
+      };
+      attacks.push({ route, what: 'a body nested 300 levels deep', path, headers, body: deep(300), status: 400, names: 'body' });
+      attacks.push({ route, what: 'a body that is not JSON', path, headers, body: '{"a":', status: 400 });
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        for (const [what, raw] of REFUSED)
+          attacks.push({ route, what: `${name}: ${what}`, path, headers, body: withRaw(name, raw), status: 400, names: `body.${name}` });
+        const wrong = wrongType(property);
+        if (wrong !== undefined) attacks.push({ route, what: `${name}: a wrong type`, path, headers, body: JSON.stringify({ ...base, [name]: wrong }) });
+      }
     }
-  }
-  expect(attacks.length).toBeGreaterThan(500);
-  expect(await run(attacks)).toEqual([]);
-  expect(await rowCounts()).toEqual(before);
-}, PHASE_TIMEOUT_MS);
+    expect(attacks.length).toBeGreaterThan(500);
+    expect(await run(attacks)).toEqual([]);
+    expect(await rowCounts()).toEqual(before);
+  },
+  PHASE_TIMEOUT_MS,
+);
 
-it('never answers a hostile string in a body property, or a hostile query or path value, with a 5xx', async () => {
-  const attacks: Attack[] = [];
-  for (const route of routes) {
-    const headers = credentialsOf(route);
-    const schema = route.op.requestBody?.content['application/json'].schema;
-    // Every string property alone (nothing else sent): refused, or stored and read back as sent.
-    for (const [name, property] of Object.entries(schema?.properties ?? {})) {
-      const type = Array.isArray(property.type) ? property.type : [property.type];
-      if (!type.includes('string')) continue;
-      for (const value of HOSTILE_STRINGS) attacks.push({ route, what: `${name}: ${value.slice(0, 20)}`, path: pathOf(route), headers, body: JSON.stringify({ [name]: value }) });
+it(
+  'never answers a hostile string in a body property, or a hostile query or path value, with a 5xx',
+  async () => {
+    const attacks: Attack[] = [];
+    for (const route of routes) {
+      const headers = credentialsOf(route);
+      const schema = route.op.requestBody?.content['application/json'].schema;
+      // Every string property alone (nothing else sent): refused, or stored and read back as sent.
+      for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+        const type = Array.isArray(property.type) ? property.type : [property.type];
+        if (!type.includes('string')) continue;
+        for (const value of HOSTILE_STRINGS)
+          attacks.push({ route, what: `${name}: ${value.slice(0, 20)}`, path: pathOf(route), headers, body: JSON.stringify({ [name]: value }) });
+      }
+      for (const param of route.op.parameters.filter((parameter) => parameter.in === 'path')) {
+        for (const value of HOSTILE_PARAMS)
+          attacks.push({ route, what: `path ${param.name} = ${value.slice(0, 20)}`, path: pathOf(route, { [param.name]: value }), headers });
+      }
+      for (const param of route.op.parameters.filter((parameter) => parameter.in === 'query')) {
+        const values = param.content ? [...HOSTILE_JSON_PARAMS.map(encodeURIComponent), ...HOSTILE_PARAMS] : HOSTILE_PARAMS;
+        for (const value of values)
+          attacks.push({ route, what: `query ${param.name} = ${value.slice(0, 20)}`, path: `${pathOf(route)}?${param.name}=${value}`, headers });
+      }
     }
-    for (const param of route.op.parameters.filter((parameter) => parameter.in === 'path')) {
-      for (const value of HOSTILE_PARAMS) attacks.push({ route, what: `path ${param.name} = ${value.slice(0, 20)}`, path: pathOf(route, { [param.name]: value }), headers });
-    }
-    for (const param of route.op.parameters.filter((parameter) => parameter.in === 'query')) {
-      const values = param.content ? [...HOSTILE_JSON_PARAMS.map(encodeURIComponent), ...HOSTILE_PARAMS] : HOSTILE_PARAMS;
-      for (const value of values) attacks.push({ route, what: `query ${param.name} = ${value.slice(0, 20)}`, path: `${pathOf(route)}?${param.name}=${value}`, headers });
-    }
-  }
-  const broken = await run(attacks.map((attack) => ({ ...attack, status: undefined })));
-  // Hostile strings of the right type may be accepted (2xx): what must never happen is a 5xx or a shapeless error.
-  expect(broken.filter((line) => !/ → 2\d\d /.test(line))).toEqual([]);
-}, PHASE_TIMEOUT_MS);
+    const broken = await run(attacks.map((attack) => ({ ...attack, status: undefined })));
+    // Hostile strings of the right type may be accepted (2xx): what must never happen is a 5xx or a shapeless error.
+    expect(broken.filter((line) => !/ → 2\d\d /.test(line))).toEqual([]);
+  },
+  PHASE_TIMEOUT_MS,
+);
 
 describe('GraphQL over HTTP and graphql-ws: the same rules', () => {
   const post = async (body: string, headers: Record<string, string> = headersOf.C) => {
@@ -302,13 +350,17 @@ describe('GraphQL over HTTP and graphql-ws: the same rules', () => {
 
   it('refuses surrogates, NUL, deep nesting and extreme numbers in variables with 400 naming the variable, and writes nothing', async () => {
     const before = await rowCounts();
-    const input = (raw: string) => `{"query":${JSON.stringify(CREATE)},"variables":{"input":{"name":${raw},"type":"instance","contents":{"text":"x"},"duration":5}}}`;
+    const input = (raw: string) =>
+      `{"query":${JSON.stringify(CREATE)},"variables":{"input":{"name":${raw},"type":"instance","contents":{"text":"x"},"duration":5}}}`;
     for (const [, raw] of REFUSED) {
       const reply = await post(input(raw), admin());
       expect(reply.status).toBe(400);
       expect(reply.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('variables.input.name'), extensions: { code: 'BAD_USER_INPUT' } });
     }
-    const inline = await post(JSON.stringify({ query: 'mutation { createOverlay(input: { name: "\\ud800", type: "instance", contents: {}, duration: 5 }) { id } }' }), admin());
+    const inline = await post(
+      JSON.stringify({ query: 'mutation { createOverlay(input: { name: "\\ud800", type: "instance", contents: {}, duration: 5 }) { id } }' }),
+      admin(),
+    );
     expect(inline.status).toBe(400);
     expect(await rowCounts()).toEqual(before);
   });
@@ -319,12 +371,22 @@ describe('GraphQL over HTTP and graphql-ws: the same rules', () => {
       expect(reply.status).toBe(401);
       expect(reply.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
     }
-    for (const query of ['{ site { name } }', '{ panels { results { id } } }', '{ polls { id correctAnswerId } }', '{ quests { results { id } } }', '{ playlists { results { id } } }', '{ entitlements { id } }', '{ calendarFilters { title } }']) {
+    for (const query of [
+      '{ site { name } }',
+      '{ panels { results { id } } }',
+      '{ polls { id correctAnswerId } }',
+      '{ quests { results { id } } }',
+      '{ playlists { results { id } } }',
+      '{ entitlements { id } }',
+      '{ calendarFilters { title } }',
+    ]) {
       const reply = await post(JSON.stringify({ query }));
       expect({ query, code: reply.body.errors?.[0]?.extensions?.code }).toEqual({ query, code: 'UNAUTHENTICATED' });
       expect(Object.values(reply.body.data ?? {}).every((value) => value === null)).toBe(true);
     }
-    expect((await post(JSON.stringify({ query: '{ site { name } }' }), { ...headersOf.C, ...headersOf.J })).body).toEqual({ data: { site: { name: expect.any(String) } } });
+    expect((await post(JSON.stringify({ query: '{ site { name } }' }), { ...headersOf.C, ...headersOf.J })).body).toEqual({
+      data: { site: { name: expect.any(String) } },
+    });
   });
 
   it('closes a graphql-ws connection whose connectionParams carry a garbage or forged Bearer', async () => {
@@ -344,7 +406,15 @@ describe('what is accepted can be read back', () => {
   it('a signed data-provider update with ttl 2^53+1 (or beyond a GraphQL Int) is 400 and stores nothing; the listing still reads', async () => {
     const registered = await rest(stack, 'POST', '/dataprovider/v1/register', {
       headers: admin(),
-      body: { name: `Scores ${Date.now()}`, description: 'scores', ownerName: 'Ada', ownerEmail: 'ada@example.test', realtime: true, ttl: 60, schema: { type: 'object' } },
+      body: {
+        name: `Scores ${Date.now()}`,
+        description: 'scores',
+        ownerName: 'Ada',
+        ownerEmail: 'ada@example.test',
+        realtime: true,
+        ttl: 60,
+        schema: { type: 'object' },
+      },
     });
     expect(registered.status).toBe(201);
     const { dataProviderId, secret } = registered.body as { dataProviderId: string; secret: string };
@@ -360,9 +430,16 @@ describe('what is accepted can be read back', () => {
   });
 
   it('a purchase with amounts no charge can hold is 400 naming the field, and records nothing', async () => {
-    const sku = await rest(stack, 'POST', '/entitlement/v1/', { headers: admin(), body: { sku: `big-${Date.now()}`, name: 'Big', prices: [{ currency: 'USD', value: 5, default: true }] } });
+    const sku = await rest(stack, 'POST', '/entitlement/v1/', {
+      headers: admin(),
+      body: { sku: `big-${Date.now()}`, name: 'Big', prices: [{ currency: 'USD', value: 5, default: true }] },
+    });
     const before = await stack.database.prisma.charge.count();
-    for (const [field, raw] of [['serviceCharge', '4000000000000000'], ['tax', '1e400'], ['serviceCharge', '9007199254740993']]) {
+    for (const [field, raw] of [
+      ['serviceCharge', '4000000000000000'],
+      ['tax', '1e400'],
+      ['serviceCharge', '9007199254740993'],
+    ]) {
       const reply = await rest(stack, 'POST', '/billing/v1/purchase', {
         headers: admin(),
         rawBody: `{"accountId":"${accountId}","sku":"${sku.body.sku}","paymentMethod":"card","${field}":${raw}}`,

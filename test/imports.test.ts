@@ -35,7 +35,9 @@ const files = [...ROOT_FILES.filter((file) => existsSync(join(root, file))), ...
 const graph = new Map<string, string[]>(
   files.map((file) => {
     const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
-    const targets = importedFiles.map((imported) => resolveImport(file, imported.fileName)).filter((target): target is string => target !== null && !target.endsWith('.generated.ts'));
+    const targets = importedFiles
+      .map((imported) => resolveImport(file, imported.fileName))
+      .filter((target): target is string => target !== null && !target.endsWith('.generated.ts'));
     return [file, [...new Set(targets)]];
   }),
 );
@@ -84,6 +86,8 @@ it('holds no import cycle', () => {
 });
 
 it('keeps the subgraphs from importing the gateway', () => {
-  const intoGateway = [...graph].flatMap(([file, targets]) => (file.startsWith('subgraphs/') ? targets.filter((target) => target.startsWith('gateway/')).map((target) => `${file} -> ${target}`) : []));
+  const intoGateway = [...graph].flatMap(([file, targets]) =>
+    file.startsWith('subgraphs/') ? targets.filter((target) => target.startsWith('gateway/')).map((target) => `${file} -> ${target}`) : [],
+  );
   expect(intoGateway).toEqual([]);
 });

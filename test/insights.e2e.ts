@@ -54,7 +54,15 @@ it('counts viewers per site and channel across two instances, and drops those wh
   await open(second, siteB.siteId, stageB);
 
   const expected = [
-    { siteId: siteA.siteId, concurrents: 4, totalViews: 4, channels: expect.arrayContaining([{ _id: stageA, slug: 'main-stage', concurrents: 2 }, { _id: lobby, slug: `page-${lobby}`, concurrents: 1 }]) },
+    {
+      siteId: siteA.siteId,
+      concurrents: 4,
+      totalViews: 4,
+      channels: expect.arrayContaining([
+        { _id: stageA, slug: 'main-stage', concurrents: 2 },
+        { _id: lobby, slug: `page-${lobby}`, concurrents: 1 },
+      ]),
+    },
     { siteId: siteB.siteId, concurrents: 1, totalViews: 1, channels: [{ _id: stageB, slug: `page-${stageB}`, concurrents: 1 }] },
   ];
   await eventually(async () => {
@@ -66,7 +74,10 @@ it('counts viewers per site and channel across two instances, and drops those wh
   expect(reply.body[0].channels).toHaveLength(2);
 
   await leaving.close();
-  await eventually(async () => expectStatus(await concurrents(`?siteIds=${siteA.siteId}`), 200).body[0].concurrents === 3, 'the viewer who left is no longer counted');
+  await eventually(
+    async () => expectStatus(await concurrents(`?siteIds=${siteA.siteId}`), 200).body[0].concurrents === 3,
+    'the viewer who left is no longer counted',
+  );
   const after = (await concurrents(`?siteIds=${siteA.siteId}`)).body[0];
   expect(after.totalViews).toBe(4);
   expect(after.channels).toEqual(expect.arrayContaining([{ _id: stageA, slug: 'main-stage', concurrents: 1 }]));

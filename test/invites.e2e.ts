@@ -25,7 +25,10 @@ afterAll(stopAll);
 const REDIRECT = 'https://fans.example.test/channel/finals?lang=en';
 
 async function createInvite(who: TestSite = site, body: object = {}) {
-  const reply = await rest(stack, 'POST', '/invite/v1/magic-link/', { headers: who.admin, body: { redirectUri: REDIRECT, siteId: who.siteId, targetSkus: ['finals', 'backstage'], ...body } });
+  const reply = await rest(stack, 'POST', '/invite/v1/magic-link/', {
+    headers: who.admin,
+    body: { redirectUri: REDIRECT, siteId: who.siteId, targetSkus: ['finals', 'backstage'], ...body },
+  });
   if (reply.status !== 200) throw new Error(`invite not created: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body as { invite: { _id: string; token: string }; inviteUrl: string };
 }
@@ -68,7 +71,10 @@ describe('creating and reading invites', () => {
     ['another site’s siteId', { siteId: 'some-other-site' }, /siteId/],
   ])('refuses %s with 400 and writes nothing', async (_label, body, message) => {
     const before = await stack.database.prisma.invite.count({ where: { siteId: site.siteId } });
-    const reply = await rest(stack, 'POST', '/invite/v1/magic-link/', { headers: site.admin, body: { redirectUri: REDIRECT, siteId: site.siteId, targetSkus: ['finals'], ...body } });
+    const reply = await rest(stack, 'POST', '/invite/v1/magic-link/', {
+      headers: site.admin,
+      body: { redirectUri: REDIRECT, siteId: site.siteId, targetSkus: ['finals'], ...body },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.message).toMatch(message);
     expect(await stack.database.prisma.invite.count({ where: { siteId: site.siteId } })).toBe(before);
@@ -82,7 +88,8 @@ describe('creating and reading invites', () => {
     const revoked = await createInvite(listed, { targetSkus: ['finals'] });
     await consume(used.invite.token, viewer(listed));
     await rest(stack, 'DELETE', `/invite/v1/revoke/${revoked.invite._id}`, { headers: listed.admin });
-    const ids = async (query: string) => (await rest(stack, 'GET', `/invite/v1/${query}`, { headers: listed.admin })).body.map((invite: { _id: string }) => invite._id).sort();
+    const ids = async (query: string) =>
+      (await rest(stack, 'GET', `/invite/v1/${query}`, { headers: listed.admin })).body.map((invite: { _id: string }) => invite._id).sort();
     expect(await ids('')).toEqual([fresh.invite._id, used.invite._id, revoked.invite._id].sort());
     expect(await ids('?consumed=true')).toEqual([used.invite._id]);
     expect(await ids('?consumed=false&revoked=false')).toEqual([fresh.invite._id]);
@@ -106,7 +113,14 @@ describe('creating and reading invites', () => {
     expect((await rest(stack, 'GET', '/invite/v1/', { headers: viewer(site, member.jwt) })).status).toBe(403);
     const reader = await site.token([{ pageId: [], scope: 'Invites', write: false }]);
     expect((await rest(stack, 'GET', '/invite/v1/', { headers: viewer(site, reader) })).status).toBe(200);
-    expect((await rest(stack, 'POST', '/invite/v1/magic-link/', { headers: viewer(site, reader), body: { redirectUri: REDIRECT, siteId: site.siteId, targetSkus: ['finals'] } })).status).toBe(403);
+    expect(
+      (
+        await rest(stack, 'POST', '/invite/v1/magic-link/', {
+          headers: viewer(site, reader),
+          body: { redirectUri: REDIRECT, siteId: site.siteId, targetSkus: ['finals'] },
+        })
+      ).status,
+    ).toBe(403);
   });
 });
 
@@ -193,12 +207,19 @@ describe('revoking (the States table)', () => {
     const member = await join(stack, site);
     const second = await createInvite(site, { targetSkus: ['finals'] });
     await consume(second.invite.token, viewer(site, member.jwt));
-    await rest(stack, 'POST', `/community/v1/grant-entitlement/?${new URLSearchParams({ accountId: member.accountId, subscriptionId: 'backstage' }).toString()}`, { headers: site.admin });
+    await rest(
+      stack,
+      'POST',
+      `/community/v1/grant-entitlement/?${new URLSearchParams({ accountId: member.accountId, subscriptionId: 'backstage' }).toString()}`,
+      { headers: site.admin },
+    );
 
     const revoked = await rest(stack, 'DELETE', `/invite/v1/revoke/${invite._id}`, { headers: site.admin });
     expect(revoked.body).toEqual({ success: true, message: 'invite revoked: 2 subscription(s) it gave were removed' });
     expect(await activeSkus(stack, site, opened.body.session.jwt)).toEqual([]);
-    expect((await rest(stack, 'POST', '/auth/v2/refresh', { headers: viewer(site), body: { refreshToken: opened.body.session.refreshToken } })).status).toBe(401);
+    expect((await rest(stack, 'POST', '/auth/v2/refresh', { headers: viewer(site), body: { refreshToken: opened.body.session.refreshToken } })).status).toBe(
+      401,
+    );
 
     await rest(stack, 'DELETE', `/invite/v1/revoke/${second.invite._id}`, { headers: site.admin });
     // Only what the invite gave goes: the admin's grant stays, and the signed-in account keeps its session.
@@ -218,7 +239,11 @@ describe('updating and deleting invites', () => {
       body: { redirectUri: 'https://fans.example.test/other', siteId: site.siteId, targetRoles: [{ scope: 'Overlays', write: false }] },
     });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ redirectUri: 'https://fans.example.test/other', targetRoles: [{ pageId: [], scope: 'Overlays', write: false }], token: null });
+    expect(updated.body).toMatchObject({
+      redirectUri: 'https://fans.example.test/other',
+      targetRoles: [{ pageId: [], scope: 'Overlays', write: false }],
+      token: null,
+    });
     expect((await rest(stack, 'PUT', `/invite/v1/${invite._id}`, { headers: site.admin, body: { redirectUri: 'ftp://x' } })).status).toBe(400);
     await rest(stack, 'DELETE', `/invite/v1/revoke/${invite._id}`, { headers: site.admin });
     expect((await rest(stack, 'PUT', `/invite/v1/${invite._id}`, { headers: site.admin, body: { redirectUri: REDIRECT } })).status).toBe(409);

@@ -95,7 +95,11 @@ it('awards points once when trivia closes and a prediction resolves, ranks them,
   const polls = await startReceiver();
   const everything = await startReceiver();
   const channels = await startReceiver();
-  for (const [receiver, events] of [[polls, ['poll.closed', 'poll.resolved']], [everything, ['*']], [channels, ['admin.channelUpdated']]] as const) {
+  for (const [receiver, events] of [
+    [polls, ['poll.closed', 'poll.resolved']],
+    [everything, ['*']],
+    [channels, ['admin.channelUpdated']],
+  ] as const) {
     expect((await rest(stack, 'POST', '/webhook/v1/', { headers: site.admin, body: { url: receiver.url, events } })).status).toBe(201);
   }
   const [ada, bob, cyd] = [await join(stack, site, { name: 'Ada' }), await join(stack, site, { name: 'Bob' }), await join(stack, site, { name: 'Cyd' })];
@@ -113,7 +117,10 @@ it('awards points once when trivia closes and a prediction resolves, ranks them,
   expect((await rest(stack, 'PATCH', `/poll/v3/${trivia}`, { headers: site.admin, body: { correctAnswerId: 'no' } })).status).toBe(409);
   let page = await board();
   expect(page.pagination).toEqual({ limit: 10, offset: 0, totalCount: 2 });
-  expect(page.results.map((entry: { name: string; points: number }) => [entry.name, entry.points]).sort()).toEqual([['Ada', 1], ['Bob', 1]]);
+  expect(page.results.map((entry: { name: string; points: number }) => [entry.name, entry.points]).sort()).toEqual([
+    ['Ada', 1],
+    ['Bob', 1],
+  ]);
   expect(page.results.map((entry: { rank: number }) => entry.rank)).toEqual([1, 2]);
 
   // A prediction: Bob is right. Closing reports poll.closed; setting the outcome resolves it.
@@ -145,7 +152,11 @@ it('awards points once when trivia closes and a prediction resolves, ranks them,
   expect((await rest(stack, 'GET', '/leaderboard/v1/me', { headers: viewer(site) })).status).toBe(401);
   const awards = await stack.database.prisma.pointAward.findMany({ where: { siteId: site.siteId }, orderBy: { reason: 'asc' } });
   expect(awards.map((award) => [award.reason, award.accountId]).sort()).toEqual(
-    [['prediction', bob.accountId], ['trivia', ada.accountId], ['trivia', bob.accountId]].sort(),
+    [
+      ['prediction', bob.accountId],
+      ['trivia', ada.accountId],
+      ['trivia', bob.accountId],
+    ].sort(),
   );
 
   // Webhooks: poll.closed for both polls, poll.resolved for the prediction, each with the final results.
@@ -156,8 +167,17 @@ it('awards points once when trivia closes and a prediction resolves, ranks them,
   const triviaClosed = polls.received.find((entry) => entry.body.event === 'poll.closed' && entry.body.eventData.pollId === trivia);
   expect(triviaClosed?.headers['x-stagegraph-event']).toBe('poll.closed');
   expect(triviaClosed?.body.eventData).toEqual({
-    pollId: trivia, type: 'trivia', question: 'Will it?', open: false, total: 3, correctAnswerId: 'yes', mine: null,
-    answers: [{ id: 'yes', text: 'Yes', count: 2 }, { id: 'no', text: 'No', count: 1 }],
+    pollId: trivia,
+    type: 'trivia',
+    question: 'Will it?',
+    open: false,
+    total: 3,
+    correctAnswerId: 'yes',
+    mine: null,
+    answers: [
+      { id: 'yes', text: 'Yes', count: 2 },
+      { id: 'no', text: 'No', count: 1 },
+    ],
   });
   const predictionResolved = polls.received.find((entry) => entry.body.event === 'poll.resolved');
   expect(predictionResolved?.body.eventData).toMatchObject({ pollId: prediction, correctAnswerId: 'no', total: 2 });
@@ -175,7 +195,10 @@ it('awards points once when trivia closes and a prediction resolves, ranks them,
   expect(overGraphql.body.data?.myLeaderboardEntry).toEqual({ rank: 2, name: 'Ada', points: 1 });
 
   // Another site's leaderboard shows none of this.
-  expect((await rest(stack, 'GET', '/leaderboard/v1/', { headers: viewer(other) })).body).toEqual({ pagination: { limit: 10, offset: 0, totalCount: 0 }, results: [] });
+  expect((await rest(stack, 'GET', '/leaderboard/v1/', { headers: viewer(other) })).body).toEqual({
+    pagination: { limit: 10, offset: 0, totalCount: 0 },
+    results: [],
+  });
 });
 
 it('ranks ties to whoever reached the score first, and awards each source once (awardPoints)', async () => {
@@ -187,7 +210,9 @@ it('ranks ties to whoever reached the score first, and awards each source once (
   await awardPoints(db, { siteId: tied.siteId, accountId: early.accountId, reason: 'quest', sourceId: 'q1', points: 1, at: at(1000) });
   // The same award again, alone and inside a transaction, changes nothing.
   expect(await awardPoints(db, { siteId: tied.siteId, accountId: early.accountId, reason: 'quest', sourceId: 'q1', points: 1, at: at(3000) })).toEqual([]);
-  await db.$transaction((tx) => awardPoints(tx, [{ siteId: tied.siteId, accountId: late.accountId, reason: 'quest', sourceId: 'q1', points: 1, at: at(4000) }]));
+  await db.$transaction((tx) =>
+    awardPoints(tx, [{ siteId: tied.siteId, accountId: late.accountId, reason: 'quest', sourceId: 'q1', points: 1, at: at(4000) }]),
+  );
   const headers = { 'x-service-client-id': tied.siteId };
   let page = (await rest(stack, 'GET', '/leaderboard/v1/', { headers })).body;
   expect(page.results.map((entry: { accountId: string; points: number }) => [entry.accountId, entry.points])).toEqual([

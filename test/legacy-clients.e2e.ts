@@ -49,7 +49,13 @@ const resources: Resource[] = [
   {
     name: 'overlay',
     async create() {
-      const overlay = await created('POST', '/overlay/v1', { name: 'Goal', type: 'template', contents: { html: '<b>{team}</b>' }, duration: 10, siteId: site.siteId });
+      const overlay = await created('POST', '/overlay/v1', {
+        name: 'Goal',
+        type: 'template',
+        contents: { html: '<b>{team}</b>' },
+        duration: 10,
+        siteId: site.siteId,
+      });
       return { read: `/overlay/v1/${overlay._id}`, replace: `/overlay/v1/${overlay._id}` };
     },
   },
@@ -63,7 +69,16 @@ const resources: Resource[] = [
   {
     name: 'poll',
     async create() {
-      const poll = await created('POST', '/poll/v3/', { type: 'trivia', name: 'Quiz', question: 'Capital?', answers: [{ id: 'a', text: 'Paris' }, { id: 'b', text: 'Lyon' }], correctAnswerId: 'a' });
+      const poll = await created('POST', '/poll/v3/', {
+        type: 'trivia',
+        name: 'Quiz',
+        question: 'Capital?',
+        answers: [
+          { id: 'a', text: 'Paris' },
+          { id: 'b', text: 'Lyon' },
+        ],
+        correctAnswerId: 'a',
+      });
       return { read: `/poll/v3/${poll._id}`, replace: `/poll/v3/${poll._id}` };
     },
   },
@@ -71,9 +86,20 @@ const resources: Resource[] = [
     name: 'quest',
     async create() {
       const quest = await created('POST', '/quest/v2', {
-        title: 'Super fan', description: 'Watch', actions: [{ arrayId: '1', kind: 'watch:any:video', valueRequired: 60 }], channelIds: ['c1'],
-        rewardDescription: 'A shirt', rewardType: 'raffle', siteId: site.siteId, claimedMessage: 'In the draw', rewardInage: 'https://cdn.example/shirt.png',
-        timeMinimum: 1_700_000_000_000, timeMaximum: 1_800_000_000_000, webhookId: 'Q-1', webhookType: 'points', webhookValue: 5,
+        title: 'Super fan',
+        description: 'Watch',
+        actions: [{ arrayId: '1', kind: 'watch:any:video', valueRequired: 60 }],
+        channelIds: ['c1'],
+        rewardDescription: 'A shirt',
+        rewardType: 'raffle',
+        siteId: site.siteId,
+        claimedMessage: 'In the draw',
+        rewardInage: 'https://cdn.example/shirt.png',
+        timeMinimum: 1_700_000_000_000,
+        timeMaximum: 1_800_000_000_000,
+        webhookId: 'Q-1',
+        webhookType: 'points',
+        webhookValue: 5,
       });
       return { read: `/quest/v2/${quest._id}`, replace: `/quest/v2/${quest._id}` };
     },
@@ -82,7 +108,10 @@ const resources: Resource[] = [
     name: 'calendar event',
     async create() {
       const event = await created('POST', '/calendar/v1/', {
-        titleRaw: 'Final', descriptionRaw: 'The final', siteId: site.siteId, thirdPartyEventId: 'ext-1',
+        titleRaw: 'Final',
+        descriptionRaw: 'The final',
+        siteId: site.siteId,
+        thirdPartyEventId: 'ext-1',
         categories: [{ id: 'cat', title: 'Sports', label: { id: 'lbl', title: 'Football', color: '#00ff00' } }],
         date: { startTimestamp: 1_800_000_000_000, endTimestamp: 1_800_003_600_000, useEndTime: true, timeZone: 'Europe/Paris' },
         image: { show: true, src: 'https://cdn.example/e.png' },
@@ -94,8 +123,13 @@ const resources: Resource[] = [
     name: 'channel template',
     async create() {
       const template = await created('POST', '/page/v2/template', {
-        title: 'Sports night', siteId: site.siteId, panels: [{ collection: 'panels', creator: 'u1', owner: 'u1', site_id: site.siteId, slug: 'chat', type: 'chat' }],
-        rules: ['r1'], theme: 'classic-dark', creator: 'u1', owner: 'u1',
+        title: 'Sports night',
+        siteId: site.siteId,
+        panels: [{ collection: 'panels', creator: 'u1', owner: 'u1', site_id: site.siteId, slug: 'chat', type: 'chat' }],
+        rules: ['r1'],
+        theme: 'classic-dark',
+        creator: 'u1',
+        owner: 'u1',
       });
       return { read: `/page/v2/template/${template.templateId}`, replace: `/page/v2/template/${template.templateId}` };
     },
@@ -103,7 +137,13 @@ const resources: Resource[] = [
   {
     name: 'page',
     async create() {
-      const page = await created('POST', '/pages/v3', { slug: `legacy-${Date.now()}`, type: 'channel', base_language: 'en', data: { name: 'Legacy channel' }, seo: { title: 'Legacy' } });
+      const page = await created('POST', '/pages/v3', {
+        slug: `legacy-${Date.now()}`,
+        type: 'channel',
+        base_language: 'en',
+        data: { name: 'Legacy channel' },
+        seo: { title: 'Legacy' },
+      });
       return { read: `/page/v2/${page._id}`, replace: `/pages/v3/${page._id}` };
     },
   },
@@ -118,15 +158,28 @@ const resources: Resource[] = [
     name: 'automation rule',
     async create() {
       const provider = await created('POST', '/dataprovider/v1/register', {
-        name: `Scores ${Date.now()}`, description: 'scores', ownerName: 'Ada', ownerEmail: 'ada@example.test', realtime: true, ttl: null,
+        name: `Scores ${Date.now()}`,
+        description: 'scores',
+        ownerName: 'Ada',
+        ownerEmail: 'ada@example.test',
+        realtime: true,
+        ttl: null,
         schema: { type: 'object', properties: { data: { type: 'object', properties: { score: { type: 'number' } } } } },
       });
       const template = await created('POST', '/overlay/v1', { name: 'Score', type: 'template', contents: { html: '{score}' }, duration: 5 });
       const rule = await created('POST', '/personalization/v1/', {
-        name: 'Goal alert', active: true, clientRule: false,
+        name: 'Goal alert',
+        active: true,
+        clientRule: false,
         jsonRule: {
           trigger: { dataProviderId: provider.dataProviderId, fact: 'data.score', operator: 'greater_than', value: '2', behavior: 'immediate' },
-          action: { type: 'SEND_OVERLAY', targeting: { scope: 'all_channels', target: [] }, templateId: template._id, dataMap: { score: 'data.score' }, broadcastPayload: { duration: 5 } },
+          action: {
+            type: 'SEND_OVERLAY',
+            targeting: { scope: 'all_channels', target: [] },
+            templateId: template._id,
+            dataMap: { score: 'data.score' },
+            broadcastPayload: { duration: 5 },
+          },
         },
       });
       return { read: `/personalization/v1/${rule.id}`, replace: `/personalization/v1/${rule.id}` };
@@ -148,7 +201,12 @@ const resources: Resource[] = [
   {
     name: 'entitlement',
     async create() {
-      const entitlement = await created('POST', '/entitlement/v1/', { sku: `pass-${Date.now()}`, name: 'Pass', recurrence: 'month', prices: [{ currency: 'USD', value: 9.99, default: true }] });
+      const entitlement = await created('POST', '/entitlement/v1/', {
+        sku: `pass-${Date.now()}`,
+        name: 'Pass',
+        recurrence: 'month',
+        prices: [{ currency: 'USD', value: 9.99, default: true }],
+      });
       return { read: `/entitlement/v1/${entitlement._id}`, replace: `/entitlement/v1/${entitlement._id}` };
     },
   },
@@ -156,7 +214,11 @@ const resources: Resource[] = [
     name: 'invite',
     async create() {
       await created('POST', '/entitlement/v1/', { sku: 'finals', name: 'Finals', prices: [{ currency: 'USD', value: 5, default: true }] });
-      const invite = await created('POST', '/invite/v1/magic-link/', { redirectUri: 'https://fans.example.test/', siteId: site.siteId, targetSkus: ['finals'] });
+      const invite = await created('POST', '/invite/v1/magic-link/', {
+        redirectUri: 'https://fans.example.test/',
+        siteId: site.siteId,
+        targetSkus: ['finals'],
+      });
       return { read: `/invite/v1/${invite.invite._id}`, replace: `/invite/v1/${invite.invite._id}` };
     },
   },

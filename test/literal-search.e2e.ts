@@ -24,7 +24,13 @@ beforeAll(async () => {
     await create('/page/v2/template', { title: name, siteId: site.siteId, panels: [], rules: [], creator: 'u1', owner: 'u1' });
     await create('/poll/v3/', { type: 'poll', name, question: 'Which one?', answers: [{ text: 'A' }, { text: 'B' }] });
     await create('/quest/v2', {
-      title: name, description: 'Watch', actions: [], claimedMessage: 'Done', rewardDescription: 'A shirt', rewardType: 'prize', siteId: site.siteId,
+      title: name,
+      description: 'Watch',
+      actions: [],
+      claimedMessage: 'Done',
+      rewardDescription: 'A shirt',
+      rewardType: 'prize',
+      siteId: site.siteId,
     });
     await create('/entitlement/v1/', { sku: `sku-${index}`, name, prices: [{ currency: 'USD', default: true, value: 5 }] });
     await create('/pages/v3', { slug: `page-${index}`, type: 'channel', data: { name } });
@@ -41,13 +47,27 @@ const get = async (path: string) => {
 /** Each searching route: the names it finds for a search text. */
 const searches: [string, (text: string) => Promise<string[]>][] = [
   ['GET /account/v3?search=', async (text) => (await get(`/account/v3?search=${encodeURIComponent(text)}`)).results.map((item: { name: string }) => item.name)],
-  ['GET /page/v2/template?search=', async (text) => (await get(`/page/v2/template?search=${encodeURIComponent(text)}`)).templates.map((item: { title: string }) => item.title)],
+  [
+    'GET /page/v2/template?search=',
+    async (text) => (await get(`/page/v2/template?search=${encodeURIComponent(text)}`)).templates.map((item: { title: string }) => item.title),
+  ],
   ['GET /poll/v3/?search=', async (text) => (await get(`/poll/v3/?search=${encodeURIComponent(text)}`)).map((item: { name: string }) => item.name)],
   ['GET /quest/v2?search=', async (text) => (await get(`/quest/v2?search=${encodeURIComponent(text)}`)).results.map((item: { title: string }) => item.title)],
-  ['GET /community/v1/?searchQuery= (account info)', async (text) => (await get(`/community/v1/?offset=0&sortBy=name&sortDirection=1&searchBy=accountInfo&searchQuery=${encodeURIComponent(text)}`)).results.map((item: { name: string }) => item.name)],
+  [
+    'GET /community/v1/?searchQuery= (account info)',
+    async (text) =>
+      (await get(`/community/v1/?offset=0&sortBy=name&sortDirection=1&searchBy=accountInfo&searchQuery=${encodeURIComponent(text)}`)).results.map(
+        (item: { name: string }) => item.name,
+      ),
+  ],
   [
     'GET /page/v2/?search= (data.name)',
-    async (text) => (await get(`/page/v2/?search=${encodeURIComponent(JSON.stringify({ 'data.name': text }))}&options=${encodeURIComponent(JSON.stringify({ projection: { 'data.name': 1 } }))}`)).map((item: { data: { name: string } }) => item.data.name),
+    async (text) =>
+      (
+        await get(
+          `/page/v2/?search=${encodeURIComponent(JSON.stringify({ 'data.name': text }))}&options=${encodeURIComponent(JSON.stringify({ projection: { 'data.name': 1 } }))}`,
+        )
+      ).map((item: { data: { name: string } }) => item.data.name),
   ],
 ];
 

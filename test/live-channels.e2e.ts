@@ -32,7 +32,10 @@ afterEach(async () => {
 afterAll(stopAll);
 
 /** The errors a graphql-ws subscription ends with (or its first result). */
-function overSocket(siteId: string, channelId: string): Promise<{ errors?: readonly { message: string; extensions?: Record<string, unknown> }[]; data?: unknown }> {
+function overSocket(
+  siteId: string,
+  channelId: string,
+): Promise<{ errors?: readonly { message: string; extensions?: Record<string, unknown> }[]; data?: unknown }> {
   const client = connectClient(stack, { 'x-service-client-id': siteId });
   return new Promise((resolve, reject) => {
     client.subscribe(
@@ -76,7 +79,11 @@ it('graphql-sse’s client: an invented channel is refused', async () => {
 
 it('multipart HTTP and SSE streams: an invented channel is answered 404 with NOT_FOUND naming channelId', async () => {
   for (const transport of ['multipart', 'sse'] as const) {
-    const viewer = await openHttpViewer(stack, transport, { query: VIEWER_SUBSCRIPTION, variables: { channelId: 'arena' }, headers: { 'x-service-client-id': site.siteId } });
+    const viewer = await openHttpViewer(stack, transport, {
+      query: VIEWER_SUBSCRIPTION,
+      variables: { channelId: 'arena' },
+      headers: { 'x-service-client-id': site.siteId },
+    });
     // Refused before the stream starts: an answer of its own, not a stream.
     expect(viewer.status).toBe(404);
     expectRefused(viewer.body.errors);
@@ -98,10 +105,18 @@ it('a join storm of one channel asks once on the instance', async () => {
   const failures: unknown[] = [];
   // 200 viewers at once: 10 subscriptions on each of 20 sockets.
   for (const socket of sockets) {
-    for (let index = 0; index < 10; index += 1) socket.subscribe({ query: VIEWER_SUBSCRIPTION, variables: { channelId: channel } }, { next: () => undefined, error: (error) => failures.push(error), complete: () => undefined });
+    for (let index = 0; index < 10; index += 1)
+      socket.subscribe(
+        { query: VIEWER_SUBSCRIPTION, variables: { channelId: channel } },
+        { next: () => undefined, error: (error) => failures.push(error), complete: () => undefined },
+      );
   }
   try {
-    await until(() => stack.gateway.live.stats().subscriptions, (count) => count >= subscriptions + 200 || failures.length > 0, '200 subscriptions joined');
+    await until(
+      () => stack.gateway.live.stats().subscriptions,
+      (count) => count >= subscriptions + 200 || failures.length > 0,
+      '200 subscriptions joined',
+    );
     expect(failures).toEqual([]);
     expect((await asked()) - before).toBe(1);
   } finally {

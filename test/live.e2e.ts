@@ -24,8 +24,7 @@ async function viewer(options: Parameters<typeof watch>[1]): Promise<Viewer> {
   return opened;
 }
 
-const broadcast = (owner: TestSite, id: string, body: object = {}) =>
-  rest(stack, 'POST', `/overlay/v1/broadcast/${id}`, { headers: owner.admin, body });
+const broadcast = (owner: TestSite, id: string, body: object = {}) => rest(stack, 'POST', `/overlay/v1/broadcast/${id}`, { headers: owner.admin, body });
 
 /**
  * "Nothing else arrived", without a clock: a broadcast of the viewer's own site to its channel, sent after
@@ -99,7 +98,11 @@ it('a viewer who joins mid-broadcast gets it at once with the time left', async 
   // Long enough to be live still when a loaded machine gets round to the joiner.
   const sent = await broadcast(site, overlayId, { channelId: stage, duration: 120 });
   // A second into the broadcast (how much later the joiner really asks is measured below, never assumed).
-  await until(() => Date.now(), (now) => now >= sent.body.startedAt + 1000, 'a second into the broadcast');
+  await until(
+    () => Date.now(),
+    (now) => now >= sent.body.startedAt + 1000,
+    'a second into the broadcast',
+  );
   const joining = Date.now();
   const late = await viewer({ siteId: site.siteId, channelId: stage });
   const event = await late.next(15_000);
@@ -201,7 +204,10 @@ describe('connection rules', () => {
   it('runs queries sent over the socket through the gateway', async () => {
     const client = connectClient(stack, { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey });
     const result = await new Promise<unknown>((resolve, reject) => {
-      client.subscribe({ query: '{ overlay(id: "' + overlayId + '") { name } }' }, { next: (value) => resolve(value), error: reject, complete: () => undefined });
+      client.subscribe(
+        { query: '{ overlay(id: "' + overlayId + '") { name } }' },
+        { next: (value) => resolve(value), error: reject, complete: () => undefined },
+      );
     });
     expect(result).toEqual({ data: { overlay: { name: 'Lower third' } } });
     await client.dispose();

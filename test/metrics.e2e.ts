@@ -29,7 +29,10 @@ it('counts requests by route template, operations by name, subgraph fetches, vie
   const site = await createTestSite(stack);
   const before = await scrape(stack);
 
-  const created = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'Goal', type: 'instance', contents: { text: 'GOAL' }, duration: 30 } });
+  const created = await rest(stack, 'POST', '/overlay/v1', {
+    headers: site.admin,
+    body: { name: 'Goal', type: 'instance', contents: { text: 'GOAL' }, duration: 30 },
+  });
   expect(created.status).toBe(200);
   expect((await rest(stack, 'GET', `/overlay/v1/${created.body._id}`, { headers: site.admin })).status).toBe(200);
   expect((await rest(stack, 'GET', '/overlay/v1', { headers: site.admin })).status).toBe(200);
@@ -46,7 +49,10 @@ it('counts requests by route template, operations by name, subgraph fetches, vie
   const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${created.body._id}`, { headers: site.admin, body: { channelId: pitch } });
   expect(sent.status).toBe(200);
   for (const viewer of viewers) expect((await viewer.next()).broadcastId).toBe(sent.body.broadcastId);
-  const after = await eventually(stack, (samples) => total(samples, 'stagegraph_broadcast_fanout_seconds_count') > total(before, 'stagegraph_broadcast_fanout_seconds_count'));
+  const after = await eventually(
+    stack,
+    (samples) => total(samples, 'stagegraph_broadcast_fanout_seconds_count') > total(before, 'stagegraph_broadcast_fanout_seconds_count'),
+  );
   const moved = (name: string, labels: Record<string, string> = {}) => total(after, name, labels) - total(before, name, labels);
 
   expect(moved('stagegraph_http_requests_total', { route: '/overlay/v1', method: 'POST', status: '200' })).toBe(1);
@@ -80,7 +86,7 @@ it('counts requests by route template, operations by name, subgraph fetches, vie
   expect(total(gone, 'stagegraph_live_subscriptions')).toBe(0);
 });
 
-it('counts a route that runs straight on one subgraph as an operation and as that subgraph\'s fetch', async () => {
+it("counts a route that runs straight on one subgraph as an operation and as that subgraph's fetch", async () => {
   const stack = await startTestStack();
   const site = await createTestSite(stack);
   const page = await rest(stack, 'POST', '/pages/v3', { headers: site.admin, body: { slug: 'counted', type: 'channel', data: { name: 'Counted' } } });
@@ -145,7 +151,10 @@ it('counts data events by outcome and reason, and webhook deliveries by outcome'
   expect(registered.status).toBe(201);
   const { dataProviderId, secret } = registered.body as { dataProviderId: string; secret: string };
   const send = (text: string, key = secret, id = dataProviderId) =>
-    rest(stack, 'POST', `/dataprovider/v1/${id}/events`, { headers: { 'X-DataProvider-Signature': createHmac('sha256', key).update(text).digest('hex') }, rawBody: text });
+    rest(stack, 'POST', `/dataprovider/v1/${id}/events`, {
+      headers: { 'X-DataProvider-Signature': createHmac('sha256', key).update(text).digest('hex') },
+      rawBody: text,
+    });
 
   expect((await send('{"score":1}')).status).toBe(201);
   expect((await send('{"score":2}', 'a wrong secret')).status).toBe(401);
@@ -169,7 +178,13 @@ it('counts data events by outcome and reason, and webhook deliveries by outcome'
   expect(endpoint.status).toBe(201);
   const page = await rest(stack, 'POST', '/pages/v3', {
     headers: site.admin,
-    body: { slug: 'metered', type: 'channel', renderers: { livestream: { livestream_published: false, stream_id: 's' } }, seo: { title: 'T', description: 'D', keywords: 'k' }, data: { name: 'Metered' } },
+    body: {
+      slug: 'metered',
+      type: 'channel',
+      renderers: { livestream: { livestream_published: false, stream_id: 's' } },
+      seo: { title: 'T', description: 'D', keywords: 'k' },
+      data: { name: 'Metered' },
+    },
   });
   expect(page.status).toBe(200);
 

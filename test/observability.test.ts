@@ -37,7 +37,10 @@ describe('operationLabel', () => {
     expect(operationLabel('Overlay5f3a9c1e2b7d4a6c8e0f1a2b')).toBe('other');
     expect(operationLabel('Page123')).toBe('other');
     expect(operationLabel('not a name')).toBe('other');
-    const names = Array.from({ length: 150 }, (_, index) => `Client${String.fromCharCode(65 + (index % 26))}${String.fromCharCode(65 + Math.floor(index / 26))}`);
+    const names = Array.from(
+      { length: 150 },
+      (_, index) => `Client${String.fromCharCode(65 + (index % 26))}${String.fromCharCode(65 + Math.floor(index / 26))}`,
+    );
     const labels = new Set(names.map(operationLabel));
     expect(labels.size).toBe(101);
     expect(labels.has('other')).toBe(true);

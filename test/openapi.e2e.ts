@@ -19,7 +19,10 @@ it('is a valid OpenAPI 3.0 document, version 2.0.0, with every route, parameter,
   expect(document.openapi).toMatch(/^3\.0\.\d$/);
   expect(document.info.version).toBe('2.0.0');
 
-  const validated = (await SwaggerParser.validate(structuredClone(document))) as { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+  const validated = (await SwaggerParser.validate(structuredClone(document))) as {
+    paths: Record<string, Record<string, any>>;
+    components: { schemas: Record<string, unknown> };
+  };
   expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['bearerJwt', 'clientId', 'developerKey', 'superApiKey']);
 
   for (const route of routes) {

@@ -43,18 +43,36 @@ it('backfills the panels of channels stored before their sidebars were kept as r
   const now = new Date();
   const sidebar = (items: object) => ({ data: { name: 'Old' }, renderers: { sidebar: { items } } });
   const pages = [
-    { id: 'old-channel', type: 'channel', document: sidebar([{ array_id: 'a', id: 'panel-1' }, { array_id: 'b', id: 'panel-2' }, { array_id: 'c', id: 'panel-1' }]) },
+    {
+      id: 'old-channel',
+      type: 'channel',
+      document: sidebar([
+        { array_id: 'a', id: 'panel-1' },
+        { array_id: 'b', id: 'panel-2' },
+        { array_id: 'c', id: 'panel-1' },
+      ]),
+    },
     { id: 'old-landing', type: 'landing', document: sidebar([{ array_id: 'a', id: 'panel-1' }]) },
     { id: 'odd-channel', type: 'channel', document: sidebar({ id: 'panel-3' }) },
     { id: 'bare-channel', type: 'channel', document: { data: { name: 'Bare' } } },
   ];
   // Stored as before the change: straight into the table, no references.
-  for (const page of pages) await prisma.page.create({ data: { ...page, siteId: 'site-old', slug: page.id, name: 'Old', tags: [], createdAt: now, updatedAt: now } });
+  for (const page of pages)
+    await prisma.page.create({ data: { ...page, siteId: 'site-old', slug: page.id, name: 'Old', tags: [], createdAt: now, updatedAt: now } });
   const migration = '20261127090000_channel_panel_references';
   await prisma.$executeRawUnsafe(`DELETE FROM "_stagegraph_migrations" WHERE "name" = '${migration}'`);
   expect(await migrateDatabase(stack.config.databaseUrl)).toEqual([migration]);
   const references = await prisma.contentReference.findMany({ where: { siteId: 'site-old' }, orderBy: { targetId: 'asc' } });
-  expect(references).toEqual(['panel-1', 'panel-2'].map((targetId) => ({ siteId: 'site-old', sourceCollection: 'pages', sourceId: 'old-channel', sourceName: 'Old', targetCollection: 'panels', targetId })));
+  expect(references).toEqual(
+    ['panel-1', 'panel-2'].map((targetId) => ({
+      siteId: 'site-old',
+      sourceCollection: 'pages',
+      sourceId: 'old-channel',
+      sourceName: 'Old',
+      targetCollection: 'panels',
+      targetId,
+    })),
+  );
 });
 
 it('shuts down gracefully: viewers get 1001, the in-flight request finishes, then the port is closed', async () => {

@@ -91,11 +91,17 @@ describe('refused when registered', () => {
   });
 
   it('streaming-provider contracts: register and PUT', async () => {
-    const contract = await rest(stack, 'POST', '/streamprovider/v1/register', { headers: site.admin, body: { name: 'Public', urls: contractUrls('https://streams.example.test/create'), useAccount: false } });
+    const contract = await rest(stack, 'POST', '/streamprovider/v1/register', {
+      headers: site.admin,
+      body: { name: 'Public', urls: contractUrls('https://streams.example.test/create'), useAccount: false },
+    });
     expect(contract.status).toBe(201);
     let names = 0;
     for (const url of targets()) {
-      const registered = await rest(stack, 'POST', '/streamprovider/v1/register', { headers: site.admin, body: { name: `Private ${(names += 1)}`, urls: contractUrls(url), useAccount: false } });
+      const registered = await rest(stack, 'POST', '/streamprovider/v1/register', {
+        headers: site.admin,
+        body: { name: `Private ${(names += 1)}`, urls: contractUrls(url), useAccount: false },
+      });
       expectFieldRefused(registered, 'urls.createStream');
       const put = await rest(stack, 'PUT', `/streamprovider/v1/${contract.body.id}`, {
         headers: { Authorization: `Bearer ${contract.body.authorization}` },
@@ -116,7 +122,10 @@ describe('refused when registered', () => {
 
 describe('refused again when connecting', () => {
   it('a webhook endpoint whose stored URL is not public fails its delivery without a connection', async () => {
-    const endpoint = await rest(stack, 'POST', '/webhook/v1/', { headers: site.admin, body: { url: 'https://hooks.example.test/rebound', events: ['admin.channelUpdated'] } });
+    const endpoint = await rest(stack, 'POST', '/webhook/v1/', {
+      headers: site.admin,
+      body: { url: 'https://hooks.example.test/rebound', events: ['admin.channelUpdated'] },
+    });
     expect(endpoint.status).toBe(201);
     // As if the name now resolved to loopback: the stored URL bypasses the registration check.
     await stack.database.prisma.webhookEndpoint.update({ where: { id: endpoint.body._id }, data: { url: `http://localhost:${trapPort}/hook` } });
@@ -136,16 +145,28 @@ describe('refused again when connecting', () => {
   });
 
   it('a contract URL that is not public makes the provider call fail with 502, unretried and unsent', async () => {
-    const contract = await rest(stack, 'POST', '/streamprovider/v1/register', { headers: site.admin, body: { name: 'Rebound', urls: contractUrls('https://streams.example.test/create'), useAccount: false } });
+    const contract = await rest(stack, 'POST', '/streamprovider/v1/register', {
+      headers: site.admin,
+      body: { name: 'Rebound', urls: contractUrls('https://streams.example.test/create'), useAccount: false },
+    });
     expect(contract.status).toBe(201);
     for (const url of [`http://localhost:${trapPort}/create`, `http://127.0.0.1:${trapPort}/create`, `http://[::1]:${trapPort}/create`]) {
       await stack.database.prisma.streamProviderContract.update({ where: { id: contract.body.id }, data: { urls: contractUrls(url) } });
       const channel = await rest(stack, 'POST', '/pages/v3', {
         headers: site.admin,
-        body: { slug: `stream-${trapped}-${url.length}-${Date.now()}`, type: 'channel', renderers: {}, seo: { title: 't', description: 'd', keywords: 'k' }, data: { name: 'Stream' } },
+        body: {
+          slug: `stream-${trapped}-${url.length}-${Date.now()}`,
+          type: 'channel',
+          renderers: {},
+          seo: { title: 't', description: 'd', keywords: 'k' },
+          data: { name: 'Stream' },
+        },
       });
       expect(channel.status).toBe(200);
-      const stream = await rest(stack, 'POST', '/stream/v1/', { headers: site.admin, body: { pageId: channel.body._id, contractId: contract.body.id, fallbackImageUrl: 'https://images.example.test/fallback.png' } });
+      const stream = await rest(stack, 'POST', '/stream/v1/', {
+        headers: site.admin,
+        body: { pageId: channel.body._id, contractId: contract.body.id, fallbackImageUrl: 'https://images.example.test/fallback.png' },
+      });
       expect(stream.status).toBe(502);
       expect(stream.body.message).toMatch(/public address/);
       expect(stream.body.message).not.toContain(String(trapPort));
@@ -181,7 +202,14 @@ describe('OUTBOUND_ALLOW_HOSTS opens exactly the named host:port', () => {
         return;
       }
       response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify({ ingestUrl: 'rtmp://127.0.0.1/live', streamKey: 'key', playbackUrl: 'http://127.0.0.1/hls/key.m3u8', providerStreamId: '3f1f8d4e-2b1a-4c3d-9e8f-0a1b2c3d4e5f' }));
+      response.end(
+        JSON.stringify({
+          ingestUrl: 'rtmp://127.0.0.1/live',
+          streamKey: 'key',
+          playbackUrl: 'http://127.0.0.1/hls/key.m3u8',
+          providerStreamId: '3f1f8d4e-2b1a-4c3d-9e8f-0a1b2c3d4e5f',
+        }),
+      );
     });
     await new Promise<void>((resolve) => partner.listen(0, '127.0.0.1', resolve));
     partnerPort = (partner.address() as AddressInfo).port;
@@ -193,18 +221,30 @@ describe('OUTBOUND_ALLOW_HOSTS opens exactly the named host:port', () => {
     await new Promise((resolve) => partner.close(resolve));
   });
 
-  const partnerUrls = (base: string) => ({ createStream: `${base}/create`, deleteStream: `${base}/delete`, deleteVod: `${base}/delete-vod`, startStream: `${base}/start`, stopStream: `${base}/stop` });
+  const partnerUrls = (base: string) => ({
+    createStream: `${base}/create`,
+    deleteStream: `${base}/delete`,
+    deleteVod: `${base}/delete-vod`,
+    startStream: `${base}/start`,
+    stopStream: `${base}/stop`,
+  });
 
   it('registers and calls a provider at the named host:port, as the URL parser writes it', async () => {
     // 127.1 is 127.0.0.1 to the URL parser, so it names the same target.
     for (const base of [`http://127.0.0.1:${partnerPort}`, `http://127.1:${partnerPort}`]) {
-      const contract = await rest(named, 'POST', '/streamprovider/v1/register', { headers: namedSite.admin, body: { name: `Local ${base}`, urls: partnerUrls(base), useAccount: false } });
+      const contract = await rest(named, 'POST', '/streamprovider/v1/register', {
+        headers: namedSite.admin,
+        body: { name: `Local ${base}`, urls: partnerUrls(base), useAccount: false },
+      });
       expect(contract.status).toBe(201);
       const channel = await rest(named, 'POST', '/pages/v3', {
         headers: namedSite.admin,
         body: { slug: `local-${base.length}`, type: 'channel', renderers: {}, seo: { title: 't', description: 'd', keywords: 'k' }, data: { name: 'Local' } },
       });
-      const stream = await rest(named, 'POST', '/stream/v1/', { headers: namedSite.admin, body: { pageId: channel.body._id, contractId: contract.body.id, fallbackImageUrl: 'https://images.example.test/f.png' } });
+      const stream = await rest(named, 'POST', '/stream/v1/', {
+        headers: namedSite.admin,
+        body: { pageId: channel.body._id, contractId: contract.body.id, fallbackImageUrl: 'https://images.example.test/f.png' },
+      });
       expect(stream.status).toBe(201);
     }
     expect(partnerCalls.filter((path) => path === '/create')).toHaveLength(2);
@@ -213,8 +253,17 @@ describe('OUTBOUND_ALLOW_HOSTS opens exactly the named host:port', () => {
   });
 
   it('still refuses every other non-public target: another port, another name or family for the same port', async () => {
-    for (const url of [`http://127.0.0.1:${trapPort}/create`, `http://localhost:${partnerPort}/create`, `http://[::1]:${partnerPort}/create`, `http://127.0.0.2:${partnerPort}/create`, `http://127.0.0.1/create`]) {
-      const registered = await rest(named, 'POST', '/streamprovider/v1/register', { headers: namedSite.admin, body: { name: `Other ${url}`, urls: { ...partnerUrls(`http://127.0.0.1:${partnerPort}`), createStream: url }, useAccount: false } });
+    for (const url of [
+      `http://127.0.0.1:${trapPort}/create`,
+      `http://localhost:${partnerPort}/create`,
+      `http://[::1]:${partnerPort}/create`,
+      `http://127.0.0.2:${partnerPort}/create`,
+      `http://127.0.0.1/create`,
+    ]) {
+      const registered = await rest(named, 'POST', '/streamprovider/v1/register', {
+        headers: namedSite.admin,
+        body: { name: `Other ${url}`, urls: { ...partnerUrls(`http://127.0.0.1:${partnerPort}`), createStream: url }, useAccount: false },
+      });
       expectFieldRefused(registered, 'urls.createStream');
       expectFieldRefused(await rest(named, 'POST', '/webhook/v1/', { headers: namedSite.admin, body: { url, events: ['*'] } }), 'url');
     }

@@ -30,7 +30,12 @@ it('creates, reads, updates and broadcasts an overlay', async () => {
   expect(read.body.data.overlay.name).toBe('Poll');
   expect(read.body.data.overlays.map((item: { id: string }) => item.id)).toContain(overlay.id);
 
-  const updated = await graphql(stack, 'mutation($id: ID!) { updateOverlay(id: $id, input: { duration: 5 }) { duration name } }', { id: overlay.id }, site.admin);
+  const updated = await graphql(
+    stack,
+    'mutation($id: ID!) { updateOverlay(id: $id, input: { duration: 5 }) { duration name } }',
+    { id: overlay.id },
+    site.admin,
+  );
   expect(updated.body.data.updateOverlay).toEqual({ duration: 5, name: 'Poll' });
 
   const sent = await graphql(

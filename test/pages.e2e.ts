@@ -93,15 +93,24 @@ describe('create and read', () => {
     const viewerOnly = await rest(stack, 'POST', '/pages/v3', { headers: { 'x-service-client-id': site.siteId }, body: channelBody('x') });
     expect(viewerOnly.status).toBe(401);
     const noRole = await site.token([]);
-    const forbidden = await rest(stack, 'POST', '/pages/v3', { headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${noRole}` }, body: channelBody('x') });
+    const forbidden = await rest(stack, 'POST', '/pages/v3', {
+      headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${noRole}` },
+      body: channelBody('x'),
+    });
     expect(forbidden.status).toBe(403);
     const editor = await site.token([{ pageId: [], scope: 'Pages', write: true }]);
-    const allowed = await rest(stack, 'POST', '/pages/v3', { headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${editor}` }, body: channelBody('By editor') });
+    const allowed = await rest(stack, 'POST', '/pages/v3', {
+      headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${editor}` },
+      body: channelBody('By editor'),
+    });
     expect(allowed.status).toBe(200);
   });
 
   it('never returns or stores a gate password in the document', async () => {
-    const page = await createPage(site, channelBody('Locked', { data: { name: 'Locked', gate: { active: true, kind: 'password', gate: { password: 's3cret', title: 'Members' } } } }));
+    const page = await createPage(
+      site,
+      channelBody('Locked', { data: { name: 'Locked', gate: { active: true, kind: 'password', gate: { password: 's3cret', title: 'Members' } } } }),
+    );
     expect(page.data.gate).toEqual({ active: true, kind: 'password', gate: { title: 'Members' } });
     const stored = await stack.database.prisma.page.findUniqueOrThrow({ where: { id: page._id } });
     expect(JSON.stringify(stored.document)).not.toContain('s3cret');
@@ -124,14 +133,21 @@ describe('lists', () => {
   const ids: Record<string, string> = {};
   beforeAll(async () => {
     listSite = await createTestSite(stack, 'Lists');
-    for (const [name, type] of [['Alpha Channel', 'channel'], ['beta channel', 'channel'], ['Gamma landing', 'landing']] as const) {
+    for (const [name, type] of [
+      ['Alpha Channel', 'channel'],
+      ['beta channel', 'channel'],
+      ['Gamma landing', 'landing'],
+    ] as const) {
       ids[name] = (await createPage(listSite, { ...channelBody(name), type }))._id;
     }
   });
   // Lists need D or J (DESIGN.md): the site ID alone reads only what a viewer needs.
   const viewer = () => listSite.admin;
   const query = (params: Record<string, unknown>) =>
-    '?' + Object.entries(params).map(([key, value]) => `${key}=${encodeURIComponent(JSON.stringify(value))}`).join('&');
+    '?' +
+    Object.entries(params)
+      .map(([key, value]) => `${key}=${encodeURIComponent(JSON.stringify(value))}`)
+      .join('&');
 
   it('lists channels, landings, and both, of the caller’s site only', async () => {
     await createPage(other, channelBody('Other site channel'));
@@ -156,24 +172,34 @@ describe('lists', () => {
     expect(full.body.map((page: { data: { name: string } }) => page.data.name)).toEqual(['Gamma landing', 'Alpha Channel']);
     expect(full.body[0].renderers).toBeDefined();
 
-    const projected = await rest(stack, 'GET', `/page/v2/${query({ ids: chosen, options: { sortBy: 'name', projection: { slug: 1, 'data.name': 1 } } })}`, { headers: viewer() });
+    const projected = await rest(stack, 'GET', `/page/v2/${query({ ids: chosen, options: { sortBy: 'name', projection: { slug: 1, 'data.name': 1 } } })}`, {
+      headers: viewer(),
+    });
     expect(projected.body[0]).toEqual({ _id: chosen[0], slug: expect.any(String), data: { name: 'Alpha Channel' } });
     const dropped = await rest(stack, 'GET', `/page/v2/${query({ options: { projection: { renderers: 0, data: 0, _id: 0 } } })}`, { headers: viewer() });
     expect(dropped.body[0]._id).toBeUndefined();
     expect(dropped.body[0].renderers).toBeUndefined();
     expect(dropped.body[0].slug).toBeDefined();
 
-    const ofOtherSite = await rest(stack, 'GET', `/page/v2/${query({ ids: [ids['Alpha Channel'], (await createPage(other, channelBody('x')))._id] })}`, { headers: viewer() });
+    const ofOtherSite = await rest(stack, 'GET', `/page/v2/${query({ ids: [ids['Alpha Channel'], (await createPage(other, channelBody('x')))._id] })}`, {
+      headers: viewer(),
+    });
     expect(ofOtherSite.body.map((page: { _id: string }) => page._id)).toEqual([ids['Alpha Channel']]);
   });
 
   it('searches data.name in any case', async () => {
-    const found = await rest(stack, 'GET', `/page/v2/${query({ search: { 'data.name': 'CHANNEL' }, options: { projection: { 'data.name': 1 } } })}`, { headers: viewer() });
+    const found = await rest(stack, 'GET', `/page/v2/${query({ search: { 'data.name': 'CHANNEL' }, options: { projection: { 'data.name': 1 } } })}`, {
+      headers: viewer(),
+    });
     expect(found.body.map((page: { data: { name: string } }) => page.data.name).sort()).toEqual(['Alpha Channel', 'beta channel']);
   });
 
   it('refuses malformed list parameters with 400', async () => {
-    for (const bad of ['?ids=not-json', `?options=${encodeURIComponent('{"sortBy":"color"}')}`, `?options=${encodeURIComponent('{"projection":{"a":1,"b":0}}')}`]) {
+    for (const bad of [
+      '?ids=not-json',
+      `?options=${encodeURIComponent('{"sortBy":"color"}')}`,
+      `?options=${encodeURIComponent('{"projection":{"a":1,"b":0}}')}`,
+    ]) {
       const reply = await rest(stack, 'GET', `/page/v2/${bad}`, { headers: viewer() });
       expect(reply.status).toBe(400);
     }
@@ -182,13 +208,30 @@ describe('lists', () => {
 
 describe('configuration', () => {
   it('answers the page’s panels, page, insights, site and theme, by id and by metadata', async () => {
-    const chat = await rest(stack, 'POST', '/panel/v3/', { headers: site.admin, body: { siteId: site.siteId, renderer: { panel_type: 'chat', panel_name: 'Chat', icon_name: 'chat-bubble' } } });
-    const shop = await rest(stack, 'POST', '/panel/v3/', { headers: site.admin, body: { siteId: site.siteId, renderer: { panel_type: 'store', panel_name: 'Shop' } } });
-    const page = await createPage(site, channelBody('Configured', {
-      renderers: { sidebar: { items: [{ array_id: '1', id: shop.body._id }, { array_id: '2', id: chat.body._id }, { array_id: '3', id: 'f'.repeat(24) }] } },
-      data: { name: 'Configured', theme: { classic_theme_options: { accent_primary: '#ff0000' } } },
-      metadata: { external_field_3: 'partner-42' },
-    }));
+    const chat = await rest(stack, 'POST', '/panel/v3/', {
+      headers: site.admin,
+      body: { siteId: site.siteId, renderer: { panel_type: 'chat', panel_name: 'Chat', icon_name: 'chat-bubble' } },
+    });
+    const shop = await rest(stack, 'POST', '/panel/v3/', {
+      headers: site.admin,
+      body: { siteId: site.siteId, renderer: { panel_type: 'store', panel_name: 'Shop' } },
+    });
+    const page = await createPage(
+      site,
+      channelBody('Configured', {
+        renderers: {
+          sidebar: {
+            items: [
+              { array_id: '1', id: shop.body._id },
+              { array_id: '2', id: chat.body._id },
+              { array_id: '3', id: 'f'.repeat(24) },
+            ],
+          },
+        },
+        data: { name: 'Configured', theme: { classic_theme_options: { accent_primary: '#ff0000' } } },
+        metadata: { external_field_3: 'partner-42' },
+      }),
+    );
     const byId = await rest(stack, 'GET', `/page/v2/configuration/${page._id}`, { headers: { 'x-service-client-id': site.siteId } });
     expect(byId.status).toBe(200);
     expect(byId.body).toEqual({
@@ -225,13 +268,18 @@ describe('clone', () => {
   it('copies the page deeply: new id and slug, new panels with the same renderers', async () => {
     const renderer = { panel_type: 'quest', panel_name: 'Quests', quests: [{ array_id: 'a', quest_id: 'q1' }], show_completed_count: true };
     const panel = await rest(stack, 'POST', '/panel/v3/', { headers: site.admin, body: { siteId: site.siteId, renderer } });
-    const base = await createPage(site, channelBody('Original', {
-      renderers: { livestream: { livestream_published: true, stream_id: 's' }, sidebar: { items: [{ array_id: 'x', id: panel.body._id }] } },
-      metadata: { external_field_1: 'orig' },
-      data: { name: 'Original', gate: { active: true, kind: 'password', gate: { password: 'pw' } } },
-    }));
+    const base = await createPage(
+      site,
+      channelBody('Original', {
+        renderers: { livestream: { livestream_published: true, stream_id: 's' }, sidebar: { items: [{ array_id: 'x', id: panel.body._id }] } },
+        metadata: { external_field_1: 'orig' },
+        data: { name: 'Original', gate: { active: true, kind: 'password', gate: { password: 'pw' } } },
+      }),
+    );
     const { token } = await site.signIn([{ pageId: [], scope: 'Pages', write: true }]);
-    const clone = await rest(stack, 'POST', `/page/v2/clone/${base._id}?localizedTitle=Copia&localizedSlug=copia`, { headers: { authorization: `Bearer ${token}` } });
+    const clone = await rest(stack, 'POST', `/page/v2/clone/${base._id}?localizedTitle=Copia&localizedSlug=copia`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(clone.status).toBe(200);
     expect(clone.body._id).not.toBe(base._id);
     expect(clone.body).toMatchObject({ slug: 'copia', type: 'channel', data: { name: 'Copia', gate: base.data.gate }, seo: base.seo, style: base.style });

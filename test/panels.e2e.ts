@@ -18,26 +18,69 @@ const link = { generated_key: 'k1', link_text: 'Site', link_url: 'https://exampl
 
 /** One renderer per panel kind the seed describes. */
 const RENDERERS: Record<string, Record<string, unknown>> = {
-  chat: { panel_type: 'chat', panel_name: 'Chat', icon_name: 'chat', channel: 'main', filtered_words: 'spam,scam', allow_non_admin_links: false, enable_dark_theme: true },
+  chat: {
+    panel_type: 'chat',
+    panel_name: 'Chat',
+    icon_name: 'chat',
+    channel: 'main',
+    filtered_words: 'spam,scam',
+    allow_non_admin_links: false,
+    enable_dark_theme: true,
+  },
   image: { panel_type: 'image', panel_name: 'Poster', image_url: 'https://cdn.example/poster.png', url: 'https://example.test' },
   store: { panel_type: 'shopify', panel_name: 'Store', collection: { handle: 'merch', label: 'Merch', value: 'gid://1' } },
   person: {
     panel_type: 'people',
     panel_name: 'Hosts',
-    people: [{ id: 'p1', person_bio: 'Host', person_name: 'Ana', person_title: 'MC', person_image_url: 'https://cdn.example/ana.png', person_links: [{ link_text: 'X', link_url: 'https://x.test', link_icon_name: 'x' }], created: 1, last_modified: 2 }],
+    people: [
+      {
+        id: 'p1',
+        person_bio: 'Host',
+        person_name: 'Ana',
+        person_title: 'MC',
+        person_image_url: 'https://cdn.example/ana.png',
+        person_links: [{ link_text: 'X', link_url: 'https://x.test', link_icon_name: 'x' }],
+        created: 1,
+        last_modified: 2,
+      },
+    ],
   },
   group: {
     panel_type: 'groups',
     panel_name: 'Bands',
-    groups: [{ id: 'g1', group_banner_url: 'https://cdn.example/b.png', group_bio: 'Rock', group_name: 'The Band', group_links: [link], created: 1, last_modified: 2 }],
+    groups: [
+      { id: 'g1', group_banner_url: 'https://cdn.example/b.png', group_bio: 'Rock', group_name: 'The Band', group_links: [link], created: 1, last_modified: 2 },
+    ],
   },
-  quest: { panel_type: 'quest', panel_name: 'Quests', quests: [{ array_id: 'a1', quest_id: 'q1' }], show_completed_count: true, rules_link_url: 'https://example.test/rules' },
+  quest: {
+    panel_type: 'quest',
+    panel_name: 'Quests',
+    quests: [{ array_id: 'a1', quest_id: 'q1' }],
+    show_completed_count: true,
+    rules_link_url: 'https://example.test/rules',
+  },
   playlist: { panel_type: 'playlist', panel_name: 'Replays', playlist_id: 'pl1', group_by_date: true },
   livestreamChat: { panel_type: 'livestream_chat', panel_name: 'Live chat', sources: [{ array_id: 's1', source: 'youtube' }], login_button_text: 'Sign in' },
-  multipleChoice: { panel_type: 'multiple_choice', panel_name: 'Polls', questions: [{ array_id: 'a', poll_id: 'poll1' }], help_link_url: 'https://example.test/help' },
+  multipleChoice: {
+    panel_type: 'multiple_choice',
+    panel_name: 'Polls',
+    questions: [{ array_id: 'a', poll_id: 'poll1' }],
+    help_link_url: 'https://example.test/help',
+  },
   iframe: { panel_type: 'iframe', panel_name: 'Embed', iframe_tag: '<iframe src="https://example.test"></iframe>', disable_on_mobile_embedded: true },
-  achievementLeaderboard: { panel_type: 'achievement_leaderboard', panel_name: 'Top fans', system_image: 'https://cdn.example/trophy.png', system_name: 'Fan points', system_welcome_message: 'Welcome!' },
-  channelSelect: { panel_type: 'channel_select', panel_name: 'Channels', behavior: { view: 'list', kind: 'pages', pages: [{ _id: 'page1', slug: 'main' }] }, description: 'Pick a stage' },
+  achievementLeaderboard: {
+    panel_type: 'achievement_leaderboard',
+    panel_name: 'Top fans',
+    system_image: 'https://cdn.example/trophy.png',
+    system_name: 'Fan points',
+    system_welcome_message: 'Welcome!',
+  },
+  channelSelect: {
+    panel_type: 'channel_select',
+    panel_name: 'Channels',
+    behavior: { view: 'list', kind: 'pages', pages: [{ _id: 'page1', slug: 'main' }] },
+    description: 'Pick a stage',
+  },
   schedule: {
     panel_type: 'schedule',
     panel_name: 'Schedule',
@@ -119,7 +162,10 @@ describe('list', () => {
 
 it('PATCH merges the renderer: keys not given stay, null removes one', async () => {
   const panel = await createPanel(site, { panel_type: 'chat', panel_name: 'Chat', channel: 'main', behavior: { view: 'list', kind: 'pages' } });
-  const patched = await rest(stack, 'PATCH', `/panel/v3/${panel._id}`, { headers: site.admin, body: { renderer: { panel_name: 'Lounge', channel: null, behavior: { kind: 'tags' } } } });
+  const patched = await rest(stack, 'PATCH', `/panel/v3/${panel._id}`, {
+    headers: site.admin,
+    body: { renderer: { panel_name: 'Lounge', channel: null, behavior: { kind: 'tags' } } },
+  });
   expect(patched.status).toBe(200);
   expect(patched.body.renderer).toEqual({ panel_type: 'chat', panel_name: 'Lounge', behavior: { view: 'list', kind: 'tags' } });
   expect((await rest(stack, 'GET', `/panel/v3/${panel._id}`, { headers: site.admin })).body.renderer).toEqual(patched.body.renderer);
@@ -134,7 +180,10 @@ it('PUT replaces the renderer, DELETE removes the panel', async () => {
   expect(replaced.body).toMatchObject({ _id: panel._id, renderer: RENDERERS.iframe, type: 'iframe', slug: panel.slug });
   // The renderer alone replaces it too (a client sending back what it read has site_id, not siteId); no renderer is 400.
   expect((await rest(stack, 'PUT', `/panel/v3/${panel._id}`, { headers: site.admin, body: { renderer: RENDERERS.iframe } })).status).toBe(200);
-  expect((await rest(stack, 'PUT', `/panel/v3/${panel._id}`, { headers: site.admin, body: { siteId: site.siteId } })).body).toEqual({ success: false, message: 'body.renderer is required' });
+  expect((await rest(stack, 'PUT', `/panel/v3/${panel._id}`, { headers: site.admin, body: { siteId: site.siteId } })).body).toEqual({
+    success: false,
+    message: 'body.renderer is required',
+  });
   const removed = await rest(stack, 'DELETE', `/panel/v3/${panel._id}`, { headers: site.admin });
   expect(removed.body).toEqual({ success: true, _id: panel._id });
   expect((await rest(stack, 'GET', `/panel/v3/${panel._id}`, { headers: site.admin })).status).toBe(404);
@@ -142,7 +191,12 @@ it('PUT replaces the renderer, DELETE removes the panel', async () => {
 
 it('keeps panels to their site: another site’s is 404 on every path and absent from the list', async () => {
   const theirs = await createPanel(other, RENDERERS.image);
-  for (const [method, body] of [['GET', undefined], ['PATCH', { renderer: { panel_name: 'x' } }], ['PUT', { siteId: site.siteId, renderer: RENDERERS.chat }], ['DELETE', undefined]] as const) {
+  for (const [method, body] of [
+    ['GET', undefined],
+    ['PATCH', { renderer: { panel_name: 'x' } }],
+    ['PUT', { siteId: site.siteId, renderer: RENDERERS.chat }],
+    ['DELETE', undefined],
+  ] as const) {
     expect((await rest(stack, method, `/panel/v3/${theirs._id}`, { headers: site.admin, body })).status).toBe(404);
   }
   const list = await rest(stack, 'GET', '/panel/v3/?limit=500', { headers: site.admin });

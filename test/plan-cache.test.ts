@@ -19,7 +19,8 @@ function countingCompiler() {
   return { module: { QueryCompiler }, compiled, QueryCompiler };
 }
 
-const statement = (action: string, siteId: string) => JSON.stringify({ modelName: 'Overlay', action, query: { arguments: { where: { siteId } }, selection: { $scalars: true } } });
+const statement = (action: string, siteId: string) =>
+  JSON.stringify({ modelName: 'Overlay', action, query: { arguments: { where: { siteId } }, selection: { $scalars: true } } });
 
 describe('the core', () => {
   it('compiles a read once per statement and per client, and every write every time', () => {
@@ -33,7 +34,13 @@ describe('the core', () => {
     client.compile(statement('createOne', 'a'));
     client.compile(statement('createOne', 'a'));
     new QueryCompiler().compile(statement('findMany', 'a'));
-    expect(compiled).toEqual([statement('findMany', 'a'), statement('findMany', 'b'), statement('createOne', 'a'), statement('createOne', 'a'), statement('findMany', 'a')]);
+    expect(compiled).toEqual([
+      statement('findMany', 'a'),
+      statement('findMany', 'b'),
+      statement('createOne', 'a'),
+      statement('createOne', 'a'),
+      statement('findMany', 'a'),
+    ]);
   });
 
   it('does not keep statements longer than 8 KB', () => {
@@ -63,8 +70,10 @@ describe('on a real database', () => {
     const prisma = database.prisma;
     const now = new Date();
     for (const id of ['site-a', 'site-b']) await prisma.site.create({ data: { id, name: id } });
-    const add = (id: string, siteId: string) => prisma.overlay.create({ data: { id, siteId, name: id, type: 'instance', contents: { text: id }, duration: 5, createdAt: now, updatedAt: now } });
-    const names = async (siteId: string) => (await prisma.overlay.findMany({ where: { siteId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map((overlay) => overlay.name);
+    const add = (id: string, siteId: string) =>
+      prisma.overlay.create({ data: { id, siteId, name: id, type: 'instance', contents: { text: id }, duration: 5, createdAt: now, updatedAt: now } });
+    const names = async (siteId: string) =>
+      (await prisma.overlay.findMany({ where: { siteId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map((overlay) => overlay.name);
     await add('a1', 'site-a');
     await add('b1', 'site-b');
     expect(await names('site-a')).toEqual(['a1']);

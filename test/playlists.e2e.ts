@@ -28,7 +28,8 @@ beforeAll(async () => {
     if (req.url === '/playlists/highlights') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(PLATFORM_PLAYLIST));
     else if (req.url === '/playlists/broken') res.writeHead(500).end('oops');
     else if (req.url === '/playlists/not-json') res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
-    else if (req.url === '/playlists/slow') return; // never answers
+    else if (req.url === '/playlists/slow')
+      return; // never answers
     else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
@@ -52,10 +53,18 @@ async function createPlaylist(owner: TestSite, body: Record<string, unknown>) {
 }
 
 async function recordVideo(owner: TestSite, title: string) {
-  const page = await rest(stack, 'POST', '/pages/v3', { headers: owner.admin, body: { slug: `vods-${title.replace(/\W/g, '')}-${Date.now()}`, type: 'channel' } });
-  const reply = await graphql(stack, /* GraphQL */ `mutation($input: RecordVodInput!) { recordVod(input: $input) { id } }`, {
-    input: { pageId: page.body._id, vodId: `vod-${title}-${Date.now()}`, url: 'https://cdn.example/v.m3u8', title },
-  }, owner.admin);
+  const page = await rest(stack, 'POST', '/pages/v3', {
+    headers: owner.admin,
+    body: { slug: `vods-${title.replace(/\W/g, '')}-${Date.now()}`, type: 'channel' },
+  });
+  const reply = await graphql(
+    stack,
+    /* GraphQL */ `mutation($input: RecordVodInput!) { recordVod(input: $input) { id } }`,
+    {
+      input: { pageId: page.body._id, vodId: `vod-${title}-${Date.now()}`, url: 'https://cdn.example/v.m3u8', title },
+    },
+    owner.admin,
+  );
   return reply.body.data.recordVod.id as string;
 }
 
@@ -87,7 +96,13 @@ it('creates, gets (site ID alone), updates and deletes a playlist', async () => 
 });
 
 it('refuses bad playlists with 400, and writes without a key or role with 401', async () => {
-  for (const body of [{ members: [] }, { title: '', members: [] }, { title: 'x' }, { title: 'x', members: [{ id: 'a' }] }, { title: 'x', members: [], extra: 1 }]) {
+  for (const body of [
+    { members: [] },
+    { title: '', members: [] },
+    { title: 'x' },
+    { title: 'x', members: [{ id: 'a' }] },
+    { title: 'x', members: [], extra: 1 },
+  ]) {
     expect((await rest(stack, 'POST', '/playlist/v1', { headers: site.admin, body })).status).toBe(400);
   }
   expect((await rest(stack, 'POST', '/playlist/v1', { headers: { 'x-service-client-id': site.siteId }, body: { title: 'x', members: [] } })).status).toBe(401);
@@ -101,7 +116,17 @@ describe('lists', () => {
     listed = await createTestSite(stack, 'Listed playlists');
     videoId = await recordVideo(listed, 'Final');
     for (const title of ['Alpha', 'Beta', 'Gamma']) {
-      ids.push((await createPlaylist(listed, { title, members: [{ id: videoId, schema: 'video' }, { id: 'ext-1', schema: 'link' }] }))._id);
+      ids.push(
+        (
+          await createPlaylist(listed, {
+            title,
+            members: [
+              { id: videoId, schema: 'video' },
+              { id: 'ext-1', schema: 'link' },
+            ],
+          })
+        )._id,
+      );
     }
   });
 
@@ -151,7 +176,10 @@ describe('lists', () => {
 it('validates references: the panels that play the playlist', async () => {
   const playlist = await createPlaylist(site, { title: 'Referenced', members: [] });
   expect((await rest(stack, 'GET', `/playlist/v1/validate-references/${playlist._id}`, { headers: site.admin })).body).toEqual([]);
-  const panel = await rest(stack, 'POST', '/panel/v3/', { headers: site.admin, body: { siteId: site.siteId, renderer: { panel_type: 'playlist', panel_name: 'Replays panel', playlist_id: playlist._id } } });
+  const panel = await rest(stack, 'POST', '/panel/v3/', {
+    headers: site.admin,
+    body: { siteId: site.siteId, renderer: { panel_type: 'playlist', panel_name: 'Replays panel', playlist_id: playlist._id } },
+  });
   const references = await rest(stack, 'GET', `/playlist/v1/validate-references/${playlist._id}`, { headers: site.admin });
   expect(references.body).toEqual([{ _id: panel.body._id, collection: 'panels', name: 'Replays panel' }]);
   await rest(stack, 'PATCH', `/panel/v3/${panel.body._id}`, { headers: site.admin, body: { renderer: { playlist_id: null } } });
@@ -179,7 +207,12 @@ describe('import from a video platform', () => {
       ['video', 'Opening goal'],
       ['video', 'The save'],
     ]);
-    expect(reply.body.members[0].video).toMatchObject({ url: 'https://videos.example/v-1.m3u8', thumbnail: 'https://videos.example/v-1.jpg', durationSeconds: 95, player: expect.stringContaining('127.0.0.1') });
+    expect(reply.body.members[0].video).toMatchObject({
+      url: 'https://videos.example/v-1.m3u8',
+      thumbnail: 'https://videos.example/v-1.jpg',
+      durationSeconds: 95,
+      player: expect.stringContaining('127.0.0.1'),
+    });
     const again = await importFrom(`${platformUrl}/playlists/highlights`);
     expect(again.body._id).not.toBe(reply.body._id);
     expect(again.body.members.map((member: { id: string }) => member.id)).toEqual(reply.body.members.map((member: { id: string }) => member.id));

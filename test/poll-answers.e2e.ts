@@ -31,7 +31,14 @@ const ANSWERS = [
 ];
 
 async function createPoll(owner: TestSite, type: 'poll' | 'trivia' | 'prediction', extra: Record<string, unknown> = {}, on: Stack = stack) {
-  const body = { type, name: `${type} question`, question: 'Which colour?', answers: ANSWERS, ...(type === 'trivia' ? { correctAnswerId: 'blue' } : {}), ...extra };
+  const body = {
+    type,
+    name: `${type} question`,
+    question: 'Which colour?',
+    answers: ANSWERS,
+    ...(type === 'trivia' ? { correctAnswerId: 'blue' } : {}),
+    ...extra,
+  };
   const reply = await rest(on, 'POST', '/poll/v3/', { headers: owner.admin, body });
   expect(reply.status).toBe(200);
   return reply.body._id as string;
@@ -116,9 +123,18 @@ describe('answering', () => {
     const results = await rest(stack, 'GET', `/poll/v3/${pollId}/results`, { headers: viewer(site, token) });
     expect(results.status).toBe(200);
     expect(results.body).toEqual({
-      pollId, type: 'poll', question: 'Which colour?', open: true, total: 1,
-      answers: [{ id: 'red', text: 'Red', count: 1 }, { id: 'blue', text: 'Blue', count: 0 }, { id: 'green', text: 'Green', count: 0 }],
-      correctAnswerId: null, mine: { answerId: 'red', correct: null },
+      pollId,
+      type: 'poll',
+      question: 'Which colour?',
+      open: true,
+      total: 1,
+      answers: [
+        { id: 'red', text: 'Red', count: 1 },
+        { id: 'blue', text: 'Blue', count: 0 },
+        { id: 'green', text: 'Green', count: 0 },
+      ],
+      correctAnswerId: null,
+      mine: { answerId: 'red', correct: null },
     });
     // The site ID alone reads the results, without `mine`.
     const anonymous = await rest(stack, 'GET', `/poll/v3/${pollId}/results`, { headers: viewer(site) });
@@ -235,7 +251,12 @@ describe('trivia secrecy and close', () => {
     const results = await rest(stack, 'GET', `/poll/v3/${pollId}/results`, { headers: viewer(site, right.token) });
     expect(results.body.correctAnswerId).toBeNull();
     expect(results.body.mine).toEqual({ answerId: 'blue', correct: null });
-    const overGraphql = await graphql(stack, /* GraphQL */ `query P($id: ID!) { poll(id: $id) { correctAnswerId } pollResults(pollId: $id) { correctAnswerId } }`, { id: pollId }, viewer(site, right.token));
+    const overGraphql = await graphql(
+      stack,
+      /* GraphQL */ `query P($id: ID!) { poll(id: $id) { correctAnswerId } pollResults(pollId: $id) { correctAnswerId } }`,
+      { id: pollId },
+      viewer(site, right.token),
+    );
     expect(overGraphql.body.data).toEqual({ poll: { correctAnswerId: null }, pollResults: { correctAnswerId: null } });
     for (const event of [...watcherRight.events, ...watcherAnonymous.events]) expect(event.results.correctAnswerId).toBeNull();
 
@@ -282,7 +303,11 @@ describe('the pollResults subscription', () => {
   it('refuses an unknown or another site’s poll with NOT_FOUND', async () => {
     const foreignId = await createPoll(other, 'poll');
     const watcher = await subscribeResults(stack, site, foreignId);
-    await until(() => watcher.errors.length, (count) => count > 0, 'the refusal');
+    await until(
+      () => watcher.errors.length,
+      (count) => count > 0,
+      'the refusal',
+    );
     expect(JSON.stringify(watcher.errors)).toContain('NOT_FOUND');
     expect(watcher.events).toEqual([]);
   });
@@ -294,9 +319,17 @@ describe('the pollResults subscription', () => {
     await watcher.until((results) => results.total === 0);
     expect(stack.gateway.live.stats().subscriptions).toBe(before + 1);
     expect((await rest(stack, 'DELETE', `/poll/v3/${pollId}`, { headers: site.admin })).status).toBe(200);
-    await until(() => watcher.errors.length, (count) => count > 0, 'the end');
+    await until(
+      () => watcher.errors.length,
+      (count) => count > 0,
+      'the end',
+    );
     expect(JSON.stringify(watcher.errors)).toContain('NOT_FOUND');
-    await until(() => stack.gateway.live.stats().subscriptions, (count) => count === before, 'the live server forgot the subscription');
+    await until(
+      () => stack.gateway.live.stats().subscriptions,
+      (count) => count === before,
+      'the live server forgot the subscription',
+    );
   });
 });
 
@@ -313,7 +346,9 @@ describe('two instances sharing one database', () => {
     const accounts = await Promise.all(Array.from({ length: 80 }, () => shared.signIn([])));
     // Each account answers on both instances at once: one of the two is stored.
     const replies = await Promise.all(
-      accounts.flatMap((account, index) => [first, second].map((instance) => answer(instance, shared, account.token, pollId, { answerId: ANSWERS[index % 3].id }))),
+      accounts.flatMap((account, index) =>
+        [first, second].map((instance) => answer(instance, shared, account.token, pollId, { answerId: ANSWERS[index % 3].id })),
+      ),
     );
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(80);
     expect(replies.filter((reply) => reply.status === 409)).toHaveLength(80);

@@ -12,7 +12,11 @@ const results = (fields: Partial<PollResults>): PollResults => ({
   question: 'Capital of France?',
   open: true,
   total: 3,
-  answers: [{ id: 'paris', text: 'Paris', count: 1 }, { id: 'lyon', text: 'Lyon', count: 1 }, { id: 'nice', text: 'Nice', count: 1 }],
+  answers: [
+    { id: 'paris', text: 'Paris', count: 1 },
+    { id: 'lyon', text: 'Lyon', count: 1 },
+    { id: 'nice', text: 'Nice', count: 1 },
+  ],
   correctAnswerId: null,
   mine: null,
   ...fields,
@@ -22,7 +26,11 @@ const viewer = { signedIn: true, mine: null, sending: false, failed: false };
 it('reveals nothing while the poll is open, even to a caller the server told the right answer', () => {
   const shown = pollDisplay(results({ correctAnswerId: 'paris', mine: { answerId: 'lyon', correct: null } }), viewer);
   expect(shown).toMatchObject({ stage: 'answered', statusKind: 'answered', answerable: false });
-  expect(shown.lines.map((line) => [line.correct, line.verdict, line.tag])).toEqual([[false, null, ''], [false, null, 'Your answer'], [false, null, '']]);
+  expect(shown.lines.map((line) => [line.correct, line.verdict, line.tag])).toEqual([
+    [false, null, ''],
+    [false, null, 'Your answer'],
+    [false, null, ''],
+  ]);
 });
 
 it('gives each answer its own rounded share (33 three times), and 0 when nobody answered', () => {
@@ -37,8 +45,18 @@ it('says where the viewer stands at each stage, in words', () => {
   expect(pollDisplay(results({}), { ...viewer, sending: true })).toMatchObject({ status: 'Sending your answer…', answerable: true });
   expect(pollDisplay(results({}), { ...viewer, failed: true })).toMatchObject({ statusKind: 'failed', answerable: true });
   expect(pollDisplay(results({ type: 'poll' }), { ...viewer, mine: 'nice' })).toMatchObject({ status: 'Your vote is in.' });
-  expect(pollDisplay(results({ type: 'prediction', open: false }), { ...viewer, mine: 'nice' })).toMatchObject({ stage: 'waiting', status: 'Voting closed. Waiting for the result.' });
+  expect(pollDisplay(results({ type: 'prediction', open: false }), { ...viewer, mine: 'nice' })).toMatchObject({
+    stage: 'waiting',
+    status: 'Voting closed. Waiting for the result.',
+  });
   expect(pollDisplay(results(closed), { ...viewer, mine: 'paris' })).toMatchObject({ stage: 'revealed', statusKind: 'right', status: 'You got it right!' });
-  expect(pollDisplay(results(closed), { ...viewer, mine: 'nice' })).toMatchObject({ statusKind: 'wrong', status: 'You got it wrong. The right answer is Paris.' });
-  expect(pollDisplay(results(closed), { ...viewer, signedIn: false })).toMatchObject({ statusKind: 'revealed', status: 'The right answer is Paris.', answerable: false });
+  expect(pollDisplay(results(closed), { ...viewer, mine: 'nice' })).toMatchObject({
+    statusKind: 'wrong',
+    status: 'You got it wrong. The right answer is Paris.',
+  });
+  expect(pollDisplay(results(closed), { ...viewer, signedIn: false })).toMatchObject({
+    statusKind: 'revealed',
+    status: 'The right answer is Paris.',
+    answerable: false,
+  });
 });

@@ -25,7 +25,15 @@ function countingSource(): PollResultsSource & { total: number; open: boolean; l
     async load(_siteId: string, pollId: string): Promise<SharedPollResults> {
       source.loads += 1;
       if (pollId !== POLL) throw new GraphQLError('poll not found', { extensions: { code: 'NOT_FOUND' } });
-      return { pollId, type: 'poll', question: 'Q?', open: source.open, total: source.total, answers: [{ id: 'a', text: 'A', count: source.total }], correctAnswerId: null };
+      return {
+        pollId,
+        type: 'poll',
+        question: 'Q?',
+        open: source.open,
+        total: source.total,
+        answers: [{ id: 'a', text: 'A', count: source.total }],
+        correctAnswerId: null,
+      };
     },
     async answersOf() {
       return [];
@@ -55,7 +63,8 @@ function subscriber(): LiveStreamSubscription & { received: Received[]; errors: 
   };
 }
 
-const announce = (bus: EventBus, message: object) => bus.publish(Topics.pollResults, { v: POLL_RESULTS_MESSAGE_VERSION, siteId: SITE, pollId: POLL, ...message });
+const announce = (bus: EventBus, message: object) =>
+  bus.publish(Topics.pollResults, { v: POLL_RESULTS_MESSAGE_VERSION, siteId: SITE, pollId: POLL, ...message });
 
 describe('PollResultsFeed', () => {
   let bus: EventBus;
@@ -73,17 +82,29 @@ describe('PollResultsFeed', () => {
     feed = new PollResultsFeed(source, bus, createLogger('silent'));
     const viewer = subscriber();
     const stop = feed.subscribe(viewer);
-    await until(() => viewer.received.length, (count) => count === 1, 'the first event');
+    await until(
+      () => viewer.received.length,
+      (count) => count === 1,
+      'the first event',
+    );
     // 60 answers announced over about 1.5 s, as a busy poll's batches would be.
     for (let answer = 1; answer <= 60; answer += 1) {
       source.total = answer;
       await announce(bus, { answered: [[`account-${answer}`, 'a', null]] });
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    await until(() => viewer.received.at(-1)?.results.total, (total) => total === 60, 'the last count');
+    await until(
+      () => viewer.received.at(-1)?.results.total,
+      (total) => total === 60,
+      'the last count',
+    );
     source.open = false;
     await announce(bus, { changed: true });
-    await until(() => viewer.received.at(-1)?.results.open, (open) => open === false, 'the close');
+    await until(
+      () => viewer.received.at(-1)?.results.open,
+      (open) => open === false,
+      'the close',
+    );
 
     const times = viewer.received.map((event) => event.at);
     for (let index = 1; index < times.length; index += 1) expect(times[index] - times[index - 1]).toBeGreaterThanOrEqual(PUSH_INTERVAL_MS);
@@ -101,7 +122,11 @@ describe('PollResultsFeed', () => {
     const viewer = { ...subscriber(), args: { pollId: 'missing' } };
     const errors: GraphQLError[][] = [];
     feed.subscribe({ ...viewer, fail: (failure) => errors.push([...failure]) });
-    await until(() => errors.length, (count) => count === 1, 'the refusal');
+    await until(
+      () => errors.length,
+      (count) => count === 1,
+      'the refusal',
+    );
     expect(errors[0][0].extensions.code).toBe('NOT_FOUND');
   });
 });

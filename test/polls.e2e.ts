@@ -18,7 +18,10 @@ const trivia = (extra: Record<string, unknown> = {}) => ({
   type: 'trivia',
   name: 'Capital quiz',
   question: 'Capital of France?',
-  answers: [{ id: 'a', text: 'Paris' }, { id: 'b', text: 'Lyon', imageUrl: 'https://cdn.example/lyon.png' }],
+  answers: [
+    { id: 'a', text: 'Paris' },
+    { id: 'b', text: 'Lyon', imageUrl: 'https://cdn.example/lyon.png' },
+  ],
   correctAnswerId: 'a',
   ...extra,
 });
@@ -37,7 +40,10 @@ it('creates each kind and gets it with the site ID alone', async () => {
     type: 'trivia',
     name: 'Capital quiz',
     question: 'Capital of France?',
-    answers: [{ id: 'a', text: 'Paris', imageUrl: null }, { id: 'b', text: 'Lyon', imageUrl: 'https://cdn.example/lyon.png' }],
+    answers: [
+      { id: 'a', text: 'Paris', imageUrl: null },
+      { id: 'b', text: 'Lyon', imageUrl: 'https://cdn.example/lyon.png' },
+    ],
     correctAnswerId: 'a',
     open: true,
     created: expect.any(Number),
@@ -53,7 +59,13 @@ it('creates each kind and gets it with the site ID alone', async () => {
   const plain = await createPoll(site, { type: 'poll', name: 'Mood', question: 'How is the show?', answers: [{ text: 'Great' }, { text: 'Fine' }] });
   expect(plain.answers.map((answer: { id: string }) => answer.id)).toEqual([expect.any(String), expect.any(String)]);
   expect(plain.correctAnswerId).toBeNull();
-  const prediction = await createPoll(site, { type: 'prediction', name: 'Winner', question: 'Who wins?', answers: [{ text: 'Home' }, { text: 'Away' }], open: false });
+  const prediction = await createPoll(site, {
+    type: 'prediction',
+    name: 'Winner',
+    question: 'Who wins?',
+    answers: [{ text: 'Home' }, { text: 'Away' }],
+    open: false,
+  });
   expect(prediction).toMatchObject({ type: 'prediction', open: false, correctAnswerId: null });
 });
 
@@ -63,7 +75,15 @@ it('refuses inconsistent polls with 400 naming the field', async () => {
     [trivia({ correctAnswerId: 'z' }), /correctAnswerId/],
     [trivia({ type: 'poll' }), /correctAnswerId/],
     [trivia({ answers: [{ text: 'Only one' }] }), /answers/],
-    [trivia({ answers: [{ id: 'a', text: 'x' }, { id: 'a', text: 'y' }] }), /answers/],
+    [
+      trivia({
+        answers: [
+          { id: 'a', text: 'x' },
+          { id: 'a', text: 'y' },
+        ],
+      }),
+      /answers/,
+    ],
     [trivia({ type: 'quiz' }), /type/],
     [trivia({ name: '' }), /name/],
     [trivia({ siteId: other.siteId }), /siteId/],
@@ -88,7 +108,9 @@ describe('list', () => {
 
   it('sorts by name or created, pages, and searches name and question', async () => {
     expect(names((await rest(stack, 'GET', '/poll/v3/?sortBy=name', { headers: listed.admin })).body)).toEqual(['Alpha poll', 'Bravo trivia', 'Charlie pick']);
-    expect(names((await rest(stack, 'GET', '/poll/v3/?sortBy=name&sortDirection=-1&limit=1&offset=1', { headers: listed.admin })).body)).toEqual(['Bravo trivia']);
+    expect(names((await rest(stack, 'GET', '/poll/v3/?sortBy=name&sortDirection=-1&limit=1&offset=1', { headers: listed.admin })).body)).toEqual([
+      'Bravo trivia',
+    ]);
     expect(names((await rest(stack, 'GET', '/poll/v3/?search=SCORES', { headers: listed.admin })).body)).toEqual(['Charlie pick']);
     expect((await rest(stack, 'GET', '/poll/v3/', { headers: listed.admin })).body).toHaveLength(3);
     expect((await rest(stack, 'GET', '/poll/v3/?sortBy=question', { headers: listed.admin })).status).toBe(400);
@@ -106,7 +128,15 @@ it('replaces with PUT and changes some fields with PATCH, checked as a whole', a
   const poll = await createPoll(site, trivia());
   const replaced = await rest(stack, 'PUT', `/poll/v3/${poll._id}`, {
     headers: site.admin,
-    body: { type: 'poll', name: 'Now a poll', question: 'Which city?', answers: [{ id: 'x', text: 'Rome' }, { id: 'y', text: 'Oslo' }] },
+    body: {
+      type: 'poll',
+      name: 'Now a poll',
+      question: 'Which city?',
+      answers: [
+        { id: 'x', text: 'Rome' },
+        { id: 'y', text: 'Oslo' },
+      ],
+    },
   });
   expect(replaced.status).toBe(200);
   expect(replaced.body).toMatchObject({ _id: poll._id, type: 'poll', name: 'Now a poll', correctAnswerId: null, answers: [{ id: 'x' }, { id: 'y' }] });
@@ -129,7 +159,12 @@ it('validates references (panels and quests) and deletes', async () => {
   const quest = await rest(stack, 'POST', '/quest/v2', {
     headers: site.admin,
     body: {
-      title: 'Answer the quiz', description: 'Get it right', rewardDescription: 'A badge', rewardType: 'prize', siteId: site.siteId, claimedMessage: 'Well done',
+      title: 'Answer the quiz',
+      description: 'Get it right',
+      rewardDescription: 'A badge',
+      rewardType: 'prize',
+      siteId: site.siteId,
+      claimedMessage: 'Well done',
       actions: [{ kind: 'answer:polls:specific', validationValue: poll._id, arrayId: '1' }],
     },
   });
@@ -146,7 +181,12 @@ it('validates references (panels and quests) and deletes', async () => {
 
 it('keeps polls to their site', async () => {
   const theirs = await createPoll(other, trivia());
-  for (const [method, body] of [['GET', undefined], ['PUT', trivia()], ['PATCH', { open: false }], ['DELETE', undefined]] as const) {
+  for (const [method, body] of [
+    ['GET', undefined],
+    ['PUT', trivia()],
+    ['PATCH', { open: false }],
+    ['DELETE', undefined],
+  ] as const) {
     expect((await rest(stack, method, `/poll/v3/${theirs._id}`, { headers: site.admin, body })).status).toBe(404);
   }
   expect((await rest(stack, 'GET', `/poll/v3/validate-references/${theirs._id}`, { headers: site.admin })).status).toBe(404);

@@ -27,7 +27,14 @@ it('promtool check config accepts deploy/prometheus.yml with the files a fleet w
   const dir = mkdtempSync(join(tmpdir(), 'stagegraph-prometheus-'));
   try {
     const config = layOutPrometheus(dir);
-    writePrometheusFiles({ targets: join(dir, 'fleet', 'targets.json'), token: join(dir, 'fleet', 'metrics-token') }, [{ name: 'app1', port: 4001 }, { name: 'app2', port: 4002 }], 'a-metrics-token-of-the-fleet');
+    writePrometheusFiles(
+      { targets: join(dir, 'fleet', 'targets.json'), token: join(dir, 'fleet', 'metrics-token') },
+      [
+        { name: 'app1', port: 4001 },
+        { name: 'app2', port: 4002 },
+      ],
+      'a-metrics-token-of-the-fleet',
+    );
     const output = promtool(['check', 'config', config], dir);
     expect(output).toMatch(/SUCCESS: .*prometheus\.yml is valid prometheus config file syntax/);
     expect(output).toMatch(new RegExp(`SUCCESS: ${alertNames.length} rules found`));

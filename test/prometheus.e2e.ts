@@ -29,7 +29,11 @@ it(`the configuration derived for the test (1 s intervals) is valid${fleetHere ?
   try {
     const config = layOutPrometheus(dir, SCRAPE_SECONDS);
     expect(readFileSync(config, 'utf8')).toMatch(/^\s+scrape_interval: 1s$/m);
-    writePrometheusFiles({ targets: join(dir, 'fleet', 'targets.json'), token: join(dir, 'fleet', 'metrics-token') }, [{ name: 'app1', port: 4001 }], 'a-metrics-token-of-the-fleet');
+    writePrometheusFiles(
+      { targets: join(dir, 'fleet', 'targets.json'), token: join(dir, 'fleet', 'metrics-token') },
+      [{ name: 'app1', port: 4001 }],
+      'a-metrics-token-of-the-fleet',
+    );
     expect(promtool(['check', 'config', config], dir)).toMatch(/is valid prometheus config file syntax/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -79,9 +83,13 @@ if (fleetHere) {
       const port = await freePort();
       prometheusUrl = `http://127.0.0.1:${port}`;
       mkdirSync(join(dir, 'data'));
-      prometheus = spawnTracked('prometheus', [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], {
-        stdio: ['ignore', 'ignore', process.env.TEST_LOG_LEVEL ? 'inherit' : 'ignore'],
-      });
+      prometheus = spawnTracked(
+        'prometheus',
+        [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+        {
+          stdio: ['ignore', 'ignore', process.env.TEST_LOG_LEVEL ? 'inherit' : 'ignore'],
+        },
+      );
       await eventually(async () => ((await fetch(`${prometheusUrl}/-/ready`)).status === 200 ? true : undefined), 'Prometheus ready');
     }, 180_000);
 
@@ -114,7 +122,9 @@ if (fleetHere) {
       }, 'the drain');
       expect(draining.map((sample) => sample.metric.server)).toEqual([drained.name]);
       // A drain within its grace period is no alert.
-      expect((await api<{ alerts: PrometheusAlert[] }>('/api/v1/alerts')).alerts.filter((alert) => alert.labels.alertname === 'StagegraphDrainingTooLong')).toEqual([]);
+      expect(
+        (await api<{ alerts: PrometheusAlert[] }>('/api/v1/alerts')).alerts.filter((alert) => alert.labels.alertname === 'StagegraphDrainingTooLong'),
+      ).toEqual([]);
     }, 120_000);
 
     it('an instance killed turns StagegraphInstanceDown pending or firing for it alone', async () => {

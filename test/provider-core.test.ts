@@ -17,7 +17,13 @@ import { eventually } from './helpers/wait';
 
 describe('configuration', () => {
   it('has the documented defaults and refuses bad values, naming the variable', () => {
-    expect(loadProviderConfig({})).toMatchObject({ port: 4200, rtmpPort: 1935, publicHost: '127.0.0.1', hlsFragmentSeconds: 1, stateDir: expect.stringMatching(/data\/provider$/) });
+    expect(loadProviderConfig({})).toMatchObject({
+      port: 4200,
+      rtmpPort: 1935,
+      publicHost: '127.0.0.1',
+      hlsFragmentSeconds: 1,
+      stateDir: expect.stringMatching(/data\/provider$/),
+    });
     expect(() => loadProviderConfig({ RTMP_PORT: '0' })).toThrow(/RTMP_PORT/);
     expect(() => loadProviderConfig({ PROVIDER_PORT: 'x' })).toThrow(/PROVIDER_PORT/);
     expect(() => loadProviderConfig({ PROVIDER_PUBLIC_HOST: 'a/b' })).toThrow(/PROVIDER_PUBLIC_HOST/);

@@ -22,10 +22,14 @@ let imageRequests = 0;
 
 beforeAll(async () => {
   // A 160×120 PNG, made by ffmpeg as any image editor would.
-  const { stdout } = await run('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'color=c=red:s=160x120', '-frames:v', '1', '-c:v', 'png', '-f', 'image2pipe', '-'], {
-    encoding: 'buffer',
-    maxBuffer: 1024 * 1024,
-  });
+  const { stdout } = await run(
+    'ffmpeg',
+    ['-loglevel', 'error', '-f', 'lavfi', '-i', 'color=c=red:s=160x120', '-frames:v', '1', '-c:v', 'png', '-f', 'image2pipe', '-'],
+    {
+      encoding: 'buffer',
+      maxBuffer: 1024 * 1024,
+    },
+  );
   images = createServer((_request, response) => {
     imageRequests += 1;
     response.writeHead(200, { 'content-type': 'image/png', 'content-length': stdout.length }).end(stdout);
@@ -48,7 +52,17 @@ async function newestWidth(playbackUrl: string): Promise<number | null> {
   const fragments = (await response.text()).split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
   if (fragments.length === 0) return null;
   try {
-    const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width', '-of', 'default=noprint_wrappers=1:nokey=1', new URL(fragments[fragments.length - 1], playbackUrl).href]);
+    const { stdout } = await run('ffprobe', [
+      '-v',
+      'error',
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'stream=width',
+      '-of',
+      'default=noprint_wrappers=1:nokey=1',
+      new URL(fragments[fragments.length - 1], playbackUrl).href,
+    ]);
     return Number.parseInt(stdout, 10);
   } catch {
     return null; // cleaned up between the manifest and the probe: the next look reads a newer one
@@ -59,15 +73,27 @@ it('while the encoder is away the live HLS plays the fallback image; an encoder 
   const { created, types } = await providerWithStream(service, { PROVIDER_RECONNECT_WINDOW_MS: '300000' }, imageUrl);
   let encoder = pushTestPattern(created.ingestUrl, created.streamKey);
   await eventually(() => types().includes('active'), 'active delivered');
-  await until(() => newestWidth(created.playbackUrl), (width) => width === 320, "the encoder's picture live");
+  await until(
+    () => newestWidth(created.playbackUrl),
+    (width) => width === 320,
+    "the encoder's picture live",
+  );
   await stopChild(encoder, 'SIGKILL');
   await eventually(() => types().includes('disconnected'), 'disconnected delivered');
-  await until(() => newestWidth(created.playbackUrl), (width) => width === 160, 'the fallback image live at the same playback URL');
+  await until(
+    () => newestWidth(created.playbackUrl),
+    (width) => width === 160,
+    'the fallback image live at the same playback URL',
+  );
   expect(imageRequests).toBe(1);
 
   encoder = pushTestPattern(created.ingestUrl, created.streamKey);
   await eventually(() => types().filter((type) => type === 'active').length === 2, 'active again');
-  await until(() => newestWidth(created.playbackUrl), (width) => width === 320, "the encoder's picture back");
+  await until(
+    () => newestWidth(created.playbackUrl),
+    (width) => width === 320,
+    "the encoder's picture back",
+  );
   await stopChild(encoder, 'SIGKILL');
   await eventually(() => types().length === 6, 'disconnected again');
   expect(types()).toEqual(['connected', 'active', 'disconnected', 'connected', 'active', 'disconnected']);
@@ -75,7 +101,11 @@ it('while the encoder is away the live HLS plays the fallback image; an encoder 
 
 it('once the window passes without the encoder, the picture stops and idle follows', async () => {
   const windowMs = 3000;
-  const { created, of, types } = await providerWithStream(service, { PROVIDER_RECONNECT_WINDOW_MS: String(windowMs), PROVIDER_IDLE_AFTER_MS: '1000' }, imageUrl);
+  const { created, of, types } = await providerWithStream(
+    service,
+    { PROVIDER_RECONNECT_WINDOW_MS: String(windowMs), PROVIDER_IDLE_AFTER_MS: '1000' },
+    imageUrl,
+  );
   const encoder = pushTestPattern(created.ingestUrl, created.streamKey);
   await eventually(() => types().includes('active'), 'active delivered');
   await stopChild(encoder, 'SIGKILL');

@@ -45,7 +45,11 @@ let admin: Client;
 beforeAll(async () => {
   ports = await referenceProviderPorts();
   stack = await startTestStack({
-    env: { OUTBOUND_ALLOW_PRIVATE: 'false', OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${ports.httpPort}`, STREAM_FALLBACK_IMAGE_URL: 'https://images.example.test/fallback.png' },
+    env: {
+      OUTBOUND_ALLOW_PRIVATE: 'false',
+      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${ports.httpPort}`,
+      STREAM_FALLBACK_IMAGE_URL: 'https://images.example.test/fallback.png',
+    },
   });
   site = await createTestSite(stack, 'Show site');
   channelId = await createChannel(stack, site.siteId);
@@ -73,7 +77,11 @@ async function watchChanges(streamId: string): Promise<string[]> {
   const before = stack.gateway.live.stats().subscriptions;
   admin.subscribe(
     { query: /* GraphQL */ `subscription W($id: ID) { streamStateChanged(streamId: $id) { change } }`, variables: { id: streamId } },
-    { next: (result) => changes.push((result.data as { streamStateChanged: { change: string } }).streamStateChanged.change), error: () => undefined, complete: () => undefined },
+    {
+      next: (result) => changes.push((result.data as { streamStateChanged: { change: string } }).streamStateChanged.change),
+      error: () => undefined,
+      complete: () => undefined,
+    },
   );
   await eventually(() => stack.gateway.live.stats().subscriptions > before, 'the admin subscription listens');
   return changes;
@@ -116,7 +124,9 @@ describe('registration', () => {
 
   it('answers the service only with its token, 400 naming the field for bad input, 404 for an unknown id', async () => {
     expect((await providerCall('createStream', { title: 't', fallbackImageUrl: 'https://i.example.test/f.png' })).status).toBe(401);
-    expect((await providerCall('createStream', { title: 't', fallbackImageUrl: 'https://i.example.test/f.png' }, '00000000-0000-4000-8000-000000000000')).status).toBe(401);
+    expect(
+      (await providerCall('createStream', { title: 't', fallbackImageUrl: 'https://i.example.test/f.png' }, '00000000-0000-4000-8000-000000000000')).status,
+    ).toBe(401);
     const bad = await providerCall('createStream', { title: 't', fallbackImageUrl: 'ftp://x' }, token());
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ success: false, message: expect.stringContaining('fallbackImageUrl') });
@@ -126,7 +136,15 @@ describe('registration', () => {
     for (const operation of ['startStream', 'stopStream', 'deleteStream', 'activateStream', 'deleteVod']) {
       expect((await providerCall(operation, { id: 'no-such-id', liveBroadcastId: 'b' }, token())).status).toBe(404);
     }
-    expect((await fetch(`${provider.url}/v1/createStream`, { method: 'POST', headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' }, body: '{' })).status).toBe(400);
+    expect(
+      (
+        await fetch(`${provider.url}/v1/createStream`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' },
+          body: '{',
+        })
+      ).status,
+    ).toBe(400);
   });
 });
 
@@ -160,7 +178,11 @@ describe('a show through the reference provider', () => {
 
   it('goes connected then active when ffmpeg publishes, and the playback URL serves fragments', async () => {
     encoder = pushTestPattern(stream.ingestUrl, stream.streamKey);
-    await until(() => streamOf(stream._id), (got) => got.state.ingestConnected && got.state.playbackLive, 'the service sees the stream connected and active');
+    await until(
+      () => streamOf(stream._id),
+      (got) => got.state.ingestConnected && got.state.playbackLive,
+      'the service sees the stream connected and active',
+    );
     await eventually(() => webhookTypes(changes).length === 2, 'two webhooks pushed');
     expect(webhookTypes(changes)).toEqual(['connected', 'active']);
     const manifest = await fetch(stream.playbackUrl);
@@ -185,12 +207,27 @@ describe('a show through the reference provider', () => {
     expect(started.status).toBe(200);
     const atStart = new Set(await fragmentsOf(stream.playbackUrl));
     // Three fragments that did not exist at the start: about three seconds recorded.
-    await until(() => fragmentsOf(stream.playbackUrl), (names) => names.filter((name) => !atStart.has(name)).length >= 3, 'three new live fragments');
+    await until(
+      () => fragmentsOf(stream.playbackUrl),
+      (names) => names.filter((name) => !atStart.has(name)).length >= 3,
+      'three new live fragments',
+    );
     expect((await rest(stack, 'POST', `/stream/v1/${stream._id}/stop`, { headers: site.admin })).status).toBe(200);
-    const broadcast = (await until(() => streamOf(stream._id), (got) => Boolean(got.broadcasts?.[0]?.videoId), 'the VOD delivered')).broadcasts[0];
+    const broadcast = (
+      await until(
+        () => streamOf(stream._id),
+        (got) => Boolean(got.broadcasts?.[0]?.videoId),
+        'the VOD delivered',
+      )
+    ).broadcasts[0];
     expect(broadcast).toMatchObject({ liveBroadcastId: started.body.liveBroadcastId, vodId: expect.any(String), vodDeleted: false });
     vodId = broadcast.vodId;
-    const video = await graphql(stack, /* GraphQL */ `query V($id: ID!) { video(id: $id) { pageId type url durationSeconds } }`, { id: broadcast.videoId }, site.admin);
+    const video = await graphql(
+      stack,
+      /* GraphQL */ `query V($id: ID!) { video(id: $id) { pageId type url durationSeconds } }`,
+      { id: broadcast.videoId },
+      site.admin,
+    );
     expect(video.body.data.video).toMatchObject({ pageId: channelId, type: 'vod', url: `http://127.0.0.1:${ports.httpPort}/vod/${vodId}/index.m3u8` });
     vodUrl = video.body.data.video.url;
     expect(video.body.data.video.durationSeconds).toBeGreaterThanOrEqual(2);
@@ -204,7 +241,11 @@ describe('a show through the reference provider', () => {
 
   it('goes disconnected then idle, in that order, when the encoder vanishes', async () => {
     await stopChild(encoder, 'SIGKILL');
-    await until(() => streamOf(stream._id), (got) => !got.state.ingestConnected && !got.state.playbackLive, 'the service sees the stream disconnected and idle');
+    await until(
+      () => streamOf(stream._id),
+      (got) => !got.state.ingestConnected && !got.state.playbackLive,
+      'the service sees the stream disconnected and idle',
+    );
     await eventually(() => webhookTypes(changes).length === 4, 'four webhooks pushed');
     expect(webhookTypes(changes)).toEqual(['connected', 'active', 'disconnected', 'idle']);
   }, 60_000);
@@ -214,11 +255,19 @@ describe('a show through the reference provider', () => {
     expect(await exitOf(pushTestPattern(stream.ingestUrl, stream.streamKey))).not.toBe(0);
     expect((await rest(stack, 'POST', `/stream/v1/${stream._id}/activate`, { headers: site.admin })).status).toBe(200);
     encoder = pushTestPattern(stream.ingestUrl, stream.streamKey);
-    await until(() => streamOf(stream._id), (got) => got.state.ingestConnected, 'connected again after activateStream');
+    await until(
+      () => streamOf(stream._id),
+      (got) => got.state.ingestConnected,
+      'connected again after activateStream',
+    );
     expect((await rest(stack, 'POST', `/streamprovider/v1/test/delete-stream/${stream._id}`, { headers: site.admin })).status).toBe(200);
     // nginx asks the provider every second while an encoder publishes; the answer now drops it.
     expect(await exitOf(encoder)).not.toBe(0);
-    await until(() => streamOf(stream._id), (got) => !got.state.ingestConnected, 'disconnected after deleteStream');
+    await until(
+      () => streamOf(stream._id),
+      (got) => !got.state.ingestConnected,
+      'disconnected after deleteStream',
+    );
   }, 60_000);
 
   it('deleteVod removes the recording: its URL answers 404 and its folder is gone', async () => {
@@ -233,7 +282,11 @@ describe('a show through the reference provider', () => {
     provider = await serveReferenceProvider(ports);
     expect((await rest(stack, 'POST', `/stream/v1/${stream._id}/activate`, { headers: site.admin })).status).toBe(200);
     encoder = pushTestPattern(stream.ingestUrl, stream.streamKey);
-    await until(() => streamOf(stream._id), (got) => got.state.ingestConnected && got.state.playbackLive, 'live again after the restart');
+    await until(
+      () => streamOf(stream._id),
+      (got) => got.state.ingestConnected && got.state.playbackLive,
+      'live again after the restart',
+    );
     await stopChild(encoder, 'SIGKILL');
   }, 60_000);
 });
@@ -245,7 +298,7 @@ describe('against a fake service (a real server that records every call)', () =>
   });
   afterAll(() => service.close());
 
-  it('retries with exponential backoff, in order: a stream\'s later webhooks wait for the refused one', async () => {
+  it("retries with exponential backoff, in order: a stream's later webhooks wait for the refused one", async () => {
     const { created, of } = await providerWithStream(service, { PROVIDER_RETRY_BASE_MS: '200' });
     service.refuse(2); // the service is briefly unavailable
     const pushing = pushTestPattern(created.ingestUrl, created.streamKey);
@@ -254,7 +307,14 @@ describe('against a fake service (a real server that records every call)', () =>
     await eventually(() => of().some((entry) => entry.body.type === 'idle'), 'idle delivered', 60_000);
 
     const hooks = of();
-    expect(hooks.map((entry) => `${entry.body.type} ${entry.status}`)).toEqual(['connected 503', 'connected 503', 'connected 200', 'active 200', 'disconnected 200', 'idle 200']);
+    expect(hooks.map((entry) => `${entry.body.type} ${entry.status}`)).toEqual([
+      'connected 503',
+      'connected 503',
+      'connected 200',
+      'active 200',
+      'disconnected 200',
+      'idle 200',
+    ]);
     expect(hooks.every((entry) => entry.path === '/stream/v1/webhook' && entry.authorization === `Bearer ${service.authorization}`)).toBe(true);
     // The same event each time (its time is when the encoder connected), sent after 200 ms, then 400 ms.
     expect(new Set(hooks.slice(0, 3).map((entry) => entry.body.time)).size).toBe(1);

@@ -82,7 +82,6 @@ const settledDeliveries = (db: Stack['database']['prisma'], endpointId: string) 
 /** The shared wait (a loaded machine's deadline), with this file's calls' shape. */
 const until = <T>(read: () => Promise<T>, test: (value: T) => boolean, what = 'the condition of this step') => waitUntil(read, test, what);
 
-
 const ANSWERS = [
   { id: 'yes', text: 'Yes' },
   { id: 'no', text: 'No' },
@@ -95,7 +94,15 @@ async function createPoll(owner: TestSite, on: Stack = stack): Promise<string> {
 }
 
 async function createQuest(owner: TestSite, fields: Record<string, unknown>, on: Stack = stack): Promise<string> {
-  const body = { title: 'Fan quest', description: 'Take part', rewardDescription: 'A hoodie', rewardType: 'prize', claimedMessage: 'Yours!', siteId: owner.siteId, ...fields };
+  const body = {
+    title: 'Fan quest',
+    description: 'Take part',
+    rewardDescription: 'A hoodie',
+    rewardType: 'prize',
+    claimedMessage: 'Yours!',
+    siteId: owner.siteId,
+    ...fields,
+  };
   const reply = await rest(on, 'POST', '/quest/v2', { headers: owner.admin, body });
   expect(reply.status).toBe(200);
   return reply.body._id;
@@ -147,13 +154,20 @@ describe('progress from answers', () => {
     ]);
 
     expect((await answer(site, token, pollA)).status).toBe(200);
-    const done = await until(async () => expectStatus(await progress(site, token, questId), 200), (reply) => reply.body.completed === true);
+    const done = await until(
+      async () => expectStatus(await progress(site, token, questId), 200),
+      (reply) => reply.body.completed === true,
+    );
     expect(done.body.completedAt).toEqual(expect.any(Number));
     expect(done.body.actions.every((action: { done: boolean }) => action.done)).toBe(true);
 
     // A further answer changes nothing of the completion.
     expect((await answer(site, token, pollC)).status).toBe(200);
-    await until(async () => expectStatus(await progress(site, token, witnessId), 200), (reply) => reply.body.actions[0].value === 3, 'the third answer counted');
+    await until(
+      async () => expectStatus(await progress(site, token, witnessId), 200),
+      (reply) => reply.body.actions[0].value === 3,
+      'the third answer counted',
+    );
 
     const mine = await rest(stack, 'GET', '/claimstatus/v3/', { headers: viewer(site, token) });
     expect(mine.status).toBe(200);
@@ -186,14 +200,26 @@ describe('progress from answers', () => {
     const onStage = await createQuest(site, { channelIds: ['stage'], actions: [{ arrayId: 'a', kind: 'answer:polls:any', valueRequired: 1 }] });
     const closed = await createQuest(site, { timeMinimum: 1_000, timeMaximum: 2_000, actions: [{ arrayId: 'a', kind: 'answer:polls:any' }] });
     const actionChannel = await createQuest(site, { actions: [{ arrayId: 'a', kind: 'answer:polls:any', channelId: 'backstage' }] });
-    const dancing = await createQuest(site, { actions: [{ arrayId: 'd', kind: 'dance:all:night', valueRequired: 1 }, { arrayId: 'a', kind: 'answer:polls:any' }] });
+    const dancing = await createQuest(site, {
+      actions: [
+        { arrayId: 'd', kind: 'dance:all:night', valueRequired: 1 },
+        { arrayId: 'a', kind: 'answer:polls:any' },
+      ],
+    });
     const { token } = await site.signIn([]);
 
     expect((await answer(site, token, poll1, 'lobby')).status).toBe(200);
     expect((await progress(site, token, onStage)).body.actions[0]).toMatchObject({ value: 0, done: false });
     expect((await progress(site, token, actionChannel)).body.actions[0]).toMatchObject({ value: 0, done: false });
     expect((await answer(site, token, poll2, 'stage')).status).toBe(200);
-    expect((await until(async () => expectStatus(await progress(site, token, onStage), 200), (reply) => reply.body.completed)).body.actions[0]).toMatchObject({ value: 1, done: true });
+    expect(
+      (
+        await until(
+          async () => expectStatus(await progress(site, token, onStage), 200),
+          (reply) => reply.body.completed,
+        )
+      ).body.actions[0],
+    ).toMatchObject({ value: 1, done: true });
     expect((await progress(site, token, actionChannel)).body.actions[0]).toMatchObject({ value: 0, done: false });
     expect((await progress(site, token, closed)).body).toMatchObject({ completed: false, actions: [{ value: 0, done: false }] });
     const shown = await progress(site, token, dancing);
@@ -213,7 +239,12 @@ describe('progress from answers', () => {
     expect((await rest(stack, 'GET', `/quest/v2/${questId}/progress`, { headers: viewer(site) })).status).toBe(401);
     expect((await progress(other, outsider, questId)).status).toBe(404);
     expect((await rest(stack, 'GET', `/quest/v2/${questId}/progress`, { headers: viewer(site, outsider) })).status).toBe(401);
-    const gql = await graphql(stack, /* GraphQL */ `query($id: ID!) { questProgress(questId: $id) { questId completed actions { arrayId kind value done } } }`, { id: questId }, viewer(site, token));
+    const gql = await graphql(
+      stack,
+      /* GraphQL */ `query($id: ID!) { questProgress(questId: $id) { questId completed actions { arrayId kind value done } } }`,
+      { id: questId },
+      viewer(site, token),
+    );
     expect(gql.body.data?.questProgress).toEqual({ questId, completed: false, actions: [{ arrayId: '#0', kind: 'answer:polls:any', value: 0, done: false }] });
     expect((await rest(stack, 'GET', `/claimstatus/v3/?questId=${questId}`, { headers: other.admin })).body).toEqual([]);
   });
@@ -226,11 +257,18 @@ describe('the questProgress subscription', () => {
     const subscribe = (token?: string) => {
       const events: any[] = [];
       const errors: unknown[] = [];
-      const client = connectClient(stack, token ? { 'x-service-client-id': site.siteId, Authorization: `Bearer ${token}` } : { 'x-service-client-id': site.siteId });
+      const client = connectClient(
+        stack,
+        token ? { 'x-service-client-id': site.siteId, Authorization: `Bearer ${token}` } : { 'x-service-client-id': site.siteId },
+      );
       clients.push(client);
       client.subscribe<{ questProgress: any }>(
         { query: /* GraphQL */ `subscription { questProgress { questId accountId completed claimId actions { arrayId value done } } }` },
-        { next: (result) => (result.errors ? errors.push(result.errors) : events.push(result.data?.questProgress)), error: (error) => errors.push(error), complete: () => undefined },
+        {
+          next: (result) => (result.errors ? errors.push(result.errors) : events.push(result.data?.questProgress)),
+          error: (error) => errors.push(error),
+          complete: () => undefined,
+        },
       );
       return { events, errors };
     };
@@ -241,14 +279,28 @@ describe('the questProgress subscription', () => {
     const bobs = subscribe(bob.token);
     const nobody = subscribe();
     // Ana's and Bob's subscriptions are registered (nobody's is refused) before Ana answers.
-    await until(async () => stack.gateway.live.stats().subscriptions, (count) => count >= before + 2);
-    await until(async () => nobody.errors.length, (count) => count > 0);
+    await until(
+      async () => stack.gateway.live.stats().subscriptions,
+      (count) => count >= before + 2,
+    );
+    await until(
+      async () => nobody.errors.length,
+      (count) => count > 0,
+    );
     expect((await answer(site, ana.token, pollId)).status).toBe(200);
-    const event = (await until(async () => anas.events, (events) => events.some((one) => one.questId === questId && one.completed))).find((one) => one.questId === questId && one.completed);
+    const event = (
+      await until(
+        async () => anas.events,
+        (events) => events.some((one) => one.questId === questId && one.completed),
+      )
+    ).find((one) => one.questId === questId && one.completed);
     expect(event).toMatchObject({ accountId: ana.accountId, completed: true, claimId: expect.any(String), actions: [{ arrayId: 'p', value: 1, done: true }] });
     // Bob's own progress is the marker: had Ana's reached him, it would have come first.
     expect((await answer(site, bob.token, pollId)).status).toBe(200);
-    await until(async () => bobs.events, (events) => events.some((one) => one.questId === questId && one.completed));
+    await until(
+      async () => bobs.events,
+      (events) => events.some((one) => one.questId === questId && one.completed),
+    );
     expect(bobs.events.map((one) => one.accountId)).toEqual(bobs.events.map(() => bob.accountId));
     expect(anas.events.map((one) => one.accountId)).toEqual(anas.events.map(() => ana.accountId));
     expect(nobody.events).toEqual([]);
@@ -268,14 +320,20 @@ describe('progress from watch time', () => {
     const client = connectClient(stack, { 'x-service-client-id': site.siteId, Authorization: `Bearer ${token}` });
     clients.push(client);
     client.subscribe<{ questProgress: any }>(
-      { query: /* GraphQL */ `subscription($id: ID) { questProgress(questId: $id) { questId completed actions { arrayId value done } } }`, variables: { id: questId } },
+      {
+        query: /* GraphQL */ `subscription($id: ID) { questProgress(questId: $id) { questId completed actions { arrayId value done } } }`,
+        variables: { id: questId },
+      },
       { next: (result) => result.data && pushed.push(result.data.questProgress), error: () => undefined, complete: () => undefined },
     );
 
     const started = Date.now();
     const tabs = [await watch(stack, { siteId: site.siteId, channelId: arena, token }), await watch(stack, { siteId: site.siteId, channelId: arena, token })];
     viewers.push(...tabs);
-    const done = await until(async () => expectStatus(await progress(site, token, questId), 200), (reply) => reply.body.completed);
+    const done = await until(
+      async () => expectStatus(await progress(site, token, questId), 200),
+      (reply) => reply.body.completed,
+    );
     const elapsed = (Date.now() - started) / 1000;
     const seconds = done.body.actions[0].value;
     expect(seconds).toBeGreaterThanOrEqual(3);
@@ -286,7 +344,10 @@ describe('progress from watch time', () => {
     expect((await progress(site, token, closed)).body.actions[0]).toMatchObject({ value: 0, done: false });
     expect((await progress(site, token, elsewhere)).body.actions[0]).toMatchObject({ value: 0, done: false });
     // The subscription heard the seconds grow and the completion.
-    await until(async () => pushed, (events) => events.some((event) => event.completed));
+    await until(
+      async () => pushed,
+      (events) => events.some((event) => event.completed),
+    );
     expect(pushed.every((event) => event.questId === questId)).toBe(true);
     expect(new Set(pushed.map((event) => event.actions[0].value)).size).toBeGreaterThan(1);
     // The masks hold each second once.
@@ -301,12 +362,19 @@ describe('progress from watch time', () => {
     const watching = async () => stack.gateway.watchTime?.size() ?? 0;
     // Viewers of the tests before retire at the counter's next tick.
     await until(watching, (size) => size === 0, 'no one watching');
-    viewers.push(await watch(stack, { siteId: site.siteId, channelId: await channelNamed(stack, site.siteId, 'arena') }), await watch(stack, { siteId: site.siteId, token }));
+    viewers.push(
+      await watch(stack, { siteId: site.siteId, channelId: await channelNamed(stack, site.siteId, 'arena') }),
+      await watch(stack, { siteId: site.siteId, token }),
+    );
     // The marker: the same account on a channel with its token is counted; the two before it would be counted first.
     viewers.push(await watch(stack, { siteId: site.siteId, channelId: await channelNamed(stack, site.siteId, 'arena'), token }));
     await until(watching, (size) => size > 0, 'the marker counted');
     expect(await watching()).toBe(1);
-    await until(async () => expectStatus(await progress(site, token, questId), 200), (reply) => reply.body.completed === true, 'the marker’s second counted');
+    await until(
+      async () => expectStatus(await progress(site, token, questId), 200),
+      (reply) => reply.body.completed === true,
+      'the marker’s second counted',
+    );
     // Every second counted is the marker's: its own entry is the only one the counter holds.
     expect(await watching()).toBe(1);
   });
@@ -314,7 +382,12 @@ describe('progress from watch time', () => {
 
 describe('progress of many accounts at once', () => {
   it('evaluates a batch of 1,200 accounts (more than one statement may name on SQLite) in one look', async () => {
-    const questId = await createQuest(site, { actions: [{ arrayId: 'w', kind: 'watch:any:video', valueRequired: 5 }, { arrayId: 'a', kind: 'answer:polls:any' }] });
+    const questId = await createQuest(site, {
+      actions: [
+        { arrayId: 'w', kind: 'watch:any:video', valueRequired: 5 },
+        { arrayId: 'a', kind: 'answer:polls:any' },
+      ],
+    });
     const quest = await stack.database.prisma.quest.findUniqueOrThrow({ where: { id: questId } });
     const accountIds = Array.from({ length: 1200 }, (_, index) => `batch-account-${index}`);
     const views = await evaluateQuest(questDepsOf(stack.deps, new SiteCache()), quest, accountIds);
@@ -329,10 +402,16 @@ describe('raffle', () => {
     const questId = await createQuest(site, { rewardType: 'raffle', actions: [{ kind: 'answer:polls:specific', validationValue: pollId }] });
     const players = [await site.signIn([]), await site.signIn([]), await site.signIn([])];
     for (const player of players) expect((await answer(site, player.token, pollId)).status).toBe(200);
-    await until(() => stack.database.prisma.questCompletion.count({ where: { questId, claimRecordedAt: { not: null } } }), (count) => count === 3);
+    await until(
+      () => stack.database.prisma.questCompletion.count({ where: { questId, claimRecordedAt: { not: null } } }),
+      (count) => count === 3,
+    );
 
     const prize = await createQuest(site, { actions: [{ kind: 'answer:polls:any' }] });
-    expect((await rest(stack, 'POST', `/quest/v2/${prize}/raffle`, { headers: site.admin, body: { winners: 1 } })).body).toEqual({ success: false, message: expect.stringContaining('rewardType') });
+    expect((await rest(stack, 'POST', `/quest/v2/${prize}/raffle`, { headers: site.admin, body: { winners: 1 } })).body).toEqual({
+      success: false,
+      message: expect.stringContaining('rewardType'),
+    });
     const zero = await rest(stack, 'POST', `/quest/v2/${questId}/raffle`, { headers: site.admin, body: { winners: 0 } });
     expect(zero.status).toBe(400);
     expect(zero.body.message).toContain('winners');
@@ -353,7 +432,12 @@ describe('raffle', () => {
     expect(again.body.success).toBe(false);
 
     const claims = await until(
-      async () => expectStatus(await rest(stack, 'GET', `/claimstatus/v3/?questId=${questId}`, { headers: site.admin }), 200).body as { _id: string; accountId: string; status: string }[],
+      async () =>
+        expectStatus(await rest(stack, 'GET', `/claimstatus/v3/?questId=${questId}`, { headers: site.admin }), 200).body as {
+          _id: string;
+          accountId: string;
+          status: string;
+        }[],
       (list) => list.every((claim) => claim.status !== 'PENDING'),
     );
     const winners = new Set(drawn.body.winners.map((winner: { claimId: string }) => winner.claimId));
@@ -388,7 +472,10 @@ describe('a completion interrupted between its steps', () => {
     const port = own.subgraphs.community.port;
     await own.subgraphs.community.close();
     expect((await answer(owner, token, pollId, undefined, own)).status).toBe(200);
-    await until(async () => expectStatus(await progress(owner, token, questId, own), 200), (reply) => reply.body.completed === true);
+    await until(
+      async () => expectStatus(await progress(owner, token, questId, own), 200),
+      (reply) => reply.body.completed === true,
+    );
     const db = own.database.prisma;
     expect(await db.pointAward.count({ where: { accountId, reason: 'quest', sourceId: questId } })).toBe(1);
     await sleep(500);
@@ -397,7 +484,10 @@ describe('a completion interrupted between its steps', () => {
 
     own.subgraphs.community = await listenSubgraph('community', SUBGRAPH_FACTORIES.community(own.deps.logger, own.deps), own.deps, port);
     const completion = await db.questCompletion.findUniqueOrThrow({ where: { questId_accountId: { questId, accountId } } });
-    await until(() => db.claimStatus.findMany({ where: { questId } }), (claims) => claims.length === 1);
+    await until(
+      () => db.claimStatus.findMany({ where: { questId } }),
+      (claims) => claims.length === 1,
+    );
     expect((await db.claimStatus.findFirstOrThrow({ where: { questId } })).id).toBe(completion.claimId);
     expect(await settledDeliveries(db, hook.body._id ?? hook.body.id)).toHaveLength(1);
     expect(receiver.received).toHaveLength(1);
@@ -416,7 +506,17 @@ describe('two instances of one deployment', () => {
     const hook = await rest(first, 'POST', '/webhook/v1/', { headers: owner.admin, body: { url: receiver.url, events: ['*'] } });
     expect(hook.status).toBe(201);
     const pollId = await createPoll(owner, first);
-    const questId = await createQuest(owner, { channelIds: [hall], actions: [{ kind: 'answer:polls:specific', validationValue: pollId }, { arrayId: 'w', kind: 'watch:any:video', valueRequired: 2 }] }, first);
+    const questId = await createQuest(
+      owner,
+      {
+        channelIds: [hall],
+        actions: [
+          { kind: 'answer:polls:specific', validationValue: pollId },
+          { arrayId: 'w', kind: 'watch:any:video', valueRequired: 2 },
+        ],
+      },
+      first,
+    );
     const { accountId, token } = await owner.signIn([]);
     expect((await answer(owner, token, pollId, hall, first)).status).toBe(200);
 
@@ -440,7 +540,10 @@ describe('two instances of one deployment', () => {
 
     const db = first.database.prisma;
     expect(await db.questCompletion.count({ where: { questId } })).toBe(1);
-    await until(() => db.claimStatus.count({ where: { questId } }), (count) => count === 1);
+    await until(
+      () => db.claimStatus.count({ where: { questId } }),
+      (count) => count === 1,
+    );
     expect(await settledDeliveries(db, hook.body._id ?? hook.body.id)).toHaveLength(1);
     expect(receiver.received.filter((one) => one.headers['x-stagegraph-event'] === 'quest.completed')).toHaveLength(1);
     expect(await db.pointAward.count({ where: { accountId, reason: 'quest', sourceId: questId } })).toBe(1);

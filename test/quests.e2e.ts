@@ -12,7 +12,10 @@ beforeAll(async () => {
   stack = await startTestStack();
   site = await createTestSite(stack, 'Quests');
   other = await createTestSite(stack, 'Other');
-  const poll = await rest(stack, 'POST', '/poll/v3/', { headers: site.admin, body: { type: 'poll', name: 'Mood', question: 'Mood?', answers: [{ text: 'Good' }, { text: 'Bad' }] } });
+  const poll = await rest(stack, 'POST', '/poll/v3/', {
+    headers: site.admin,
+    body: { type: 'poll', name: 'Mood', question: 'Mood?', answers: [{ text: 'Good' }, { text: 'Bad' }] },
+  });
   pollId = poll.body._id;
 });
 afterAll(stopAll);
@@ -41,7 +44,14 @@ const questBody = (owner: TestSite, extra: Record<string, unknown> = {}) => ({
 
 /** What an action answers for the fields it was created without. */
 const UNSET_ACTION_FIELDS: Record<string, null> = {
-  arrayId: null, body: null, callToAction: null, channelId: null, timeMaximum: null, timeMinimum: null, validationValue: null, valueRequired: null,
+  arrayId: null,
+  body: null,
+  callToAction: null,
+  channelId: null,
+  timeMaximum: null,
+  timeMinimum: null,
+  validationValue: null,
+  valueRequired: null,
 };
 
 async function createQuest(owner: TestSite, extra: Record<string, unknown> = {}) {
@@ -64,7 +74,9 @@ it('creates a quest, storing rewardInage as rewardImage, and gets it', async () 
   });
   const got = await rest(stack, 'GET', `/quest/v2/${quest._id}`, { headers: site.admin });
   expect(got.body).toEqual(quest);
-  const viaJwt = await rest(stack, 'GET', `/quest/v2/${quest._id}`, { headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${await site.token([])}` } });
+  const viaJwt = await rest(stack, 'GET', `/quest/v2/${quest._id}`, {
+    headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${await site.token([])}` },
+  });
   expect(viaJwt.status).toBe(200);
 });
 
@@ -89,8 +101,14 @@ it('refuses bad quests with 400 naming the field', async () => {
     expect((await rest(stack, 'POST', '/quest/v2', { headers: site.admin, body })).status).toBe(400);
   }
   // A poll of another site is not one of this site's polls.
-  const theirPoll = await rest(stack, 'POST', '/poll/v3/', { headers: other.admin, body: { type: 'poll', name: 'x', question: 'x', answers: [{ text: 'a' }, { text: 'b' }] } });
-  const borrowed = await rest(stack, 'POST', '/quest/v2', { headers: site.admin, body: questBody(site, { actions: [{ kind: 'answer:polls:specific', validationValue: theirPoll.body._id }] }) });
+  const theirPoll = await rest(stack, 'POST', '/poll/v3/', {
+    headers: other.admin,
+    body: { type: 'poll', name: 'x', question: 'x', answers: [{ text: 'a' }, { text: 'b' }] },
+  });
+  const borrowed = await rest(stack, 'POST', '/quest/v2', {
+    headers: site.admin,
+    body: questBody(site, { actions: [{ kind: 'answer:polls:specific', validationValue: theirPoll.body._id }] }),
+  });
   expect(borrowed.status).toBe(400);
   // Writing needs a key or a Quests role.
   const viewer = { 'x-service-client-id': site.siteId, authorization: `Bearer ${await site.token([])}` };
@@ -101,7 +119,12 @@ describe('list', () => {
   let listed: TestSite;
   beforeAll(async () => {
     listed = await createTestSite(stack, 'Listed quests');
-    for (const [title, rewardType] of [['Early bird', 'raffle'], ['Night owl', 'prize'], ['Bird watcher', 'raffle'], ['Hook', 'webhook']]) {
+    for (const [title, rewardType] of [
+      ['Early bird', 'raffle'],
+      ['Night owl', 'prize'],
+      ['Bird watcher', 'raffle'],
+      ['Hook', 'webhook'],
+    ]) {
       const reply = await rest(stack, 'POST', '/quest/v2', { headers: listed.admin, body: { ...questBody(listed, { title, rewardType }), actions: [] } });
       expect(reply.status).toBe(200);
     }
@@ -127,10 +150,15 @@ describe('list', () => {
 
 it('replaces with PUT and deletes (answering the deleted quest)', async () => {
   const quest = await createQuest(site);
-  const replaced = await rest(stack, 'PUT', `/quest/v2/${quest._id}`, { headers: site.admin, body: { ...questBody(site, { title: 'Renamed', rewardType: 'prize-service-specific', actions: [] }), _id: quest._id } });
+  const replaced = await rest(stack, 'PUT', `/quest/v2/${quest._id}`, {
+    headers: site.admin,
+    body: { ...questBody(site, { title: 'Renamed', rewardType: 'prize-service-specific', actions: [] }), _id: quest._id },
+  });
   expect(replaced.status).toBe(200);
   expect(replaced.body).toMatchObject({ _id: quest._id, title: 'Renamed', rewardType: 'prize-service-specific', actions: [] });
-  expect((await rest(stack, 'GET', `/poll/v3/validate-references/${pollId}`, { headers: site.admin })).body.map((ref: { _id: string }) => ref._id)).not.toContain(quest._id);
+  expect(
+    (await rest(stack, 'GET', `/poll/v3/validate-references/${pollId}`, { headers: site.admin })).body.map((ref: { _id: string }) => ref._id),
+  ).not.toContain(quest._id);
   const removed = await rest(stack, 'DELETE', `/quest/v2/${quest._id}`, { headers: site.admin });
   expect(removed.status).toBe(200);
   expect(removed.body).toEqual(replaced.body);
@@ -139,7 +167,11 @@ it('replaces with PUT and deletes (answering the deleted quest)', async () => {
 
 it('keeps quests to their site', async () => {
   const theirs = await rest(stack, 'POST', '/quest/v2', { headers: other.admin, body: { ...questBody(other), actions: [] } });
-  for (const [method, body] of [['GET', undefined], ['PUT', questBody(site)], ['DELETE', undefined]] as const) {
+  for (const [method, body] of [
+    ['GET', undefined],
+    ['PUT', questBody(site)],
+    ['DELETE', undefined],
+  ] as const) {
     expect((await rest(stack, method, `/quest/v2/${theirs.body._id}`, { headers: site.admin, body })).status).toBe(404);
   }
   const list = await rest(stack, 'GET', '/quest/v2?limit=500', { headers: site.admin });

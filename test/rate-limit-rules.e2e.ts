@@ -89,7 +89,18 @@ const CASES: Record<string, LimitCase> = {
     allowed: 30,
     rule: 'answers',
     async prepare() {
-      const created = await rest(stack, 'POST', '/poll/v3/', { headers: site.admin, body: { type: 'poll', name: 'Limits', question: 'Which?', answers: [{ id: 'a', text: 'A' }, { id: 'b', text: 'B' }] } });
+      const created = await rest(stack, 'POST', '/poll/v3/', {
+        headers: site.admin,
+        body: {
+          type: 'poll',
+          name: 'Limits',
+          question: 'Which?',
+          answers: [
+            { id: 'a', text: 'A' },
+            { id: 'b', text: 'B' },
+          ],
+        },
+      });
       expect(created.status).toBe(200);
       const token = await site.token([]);
       // An answer the poll does not have: refused (400) and counted, so the limit is reached without answering.
@@ -120,11 +131,18 @@ const CASES: Record<string, LimitCase> = {
     rule: 'data_events',
     async prepare() {
       const body = { name: 'Limits', description: 'events', schema: { type: 'object' }, ownerName: 'Ada', ownerEmail: 'ada@example.test', realtime: true };
-      const provider = (await rest(stack, 'POST', '/dataprovider/v1/register', { headers: site.admin, body })).body as { dataProviderId: string; secret: string };
+      const provider = (await rest(stack, 'POST', '/dataprovider/v1/register', { headers: site.admin, body })).body as {
+        dataProviderId: string;
+        secret: string;
+      };
       let attempt = 0;
       return () => {
         const rawBody = JSON.stringify({ data: { n: (attempt += 1) } });
-        return { params: { dataProviderId: provider.dataProviderId }, headers: { 'X-DataProvider-Signature': createHmac('sha256', provider.secret).update(rawBody).digest('hex') }, rawBody };
+        return {
+          params: { dataProviderId: provider.dataProviderId },
+          headers: { 'X-DataProvider-Signature': createHmac('sha256', provider.secret).update(rawBody).digest('hex') },
+          rawBody,
+        };
       };
     },
   },
@@ -141,7 +159,12 @@ describe.each(limited.map((route) => [route.operationId, route] as const))('%s',
     const limit = CASES[operationId];
     const next = await limit.prepare();
     const send = (attempt: Attempt): Promise<Reply> =>
-      rest(stack, route.method.toUpperCase(), route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(attempt.params?.[name] ?? '')), attempt);
+      rest(
+        stack,
+        route.method.toUpperCase(),
+        route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(attempt.params?.[name] ?? '')),
+        attempt,
+      );
     const statuses: number[] = [];
     for (let index = 0; index < limit.allowed; index += 1) statuses.push((await send(next())).status);
     expect(statuses.filter((status) => status === 429 || status >= 500)).toEqual([]);

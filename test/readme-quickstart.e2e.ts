@@ -28,11 +28,21 @@ function sectionLines(readme: string, name: string): string[] {
   const end = readme.indexOf(`<!-- ${name}:end -->`);
   if (start < 0 || end < start) throw new Error(`README.md has no <!-- ${name}:start --> … <!-- ${name}:end --> section`);
   const blocks = [...readme.slice(start, end).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
-  return blocks.join('').split('\n').filter((line) => line.trim() !== '');
+  return blocks
+    .join('')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 }
 
 /** The answers the README shows (`# …` lines) as patterns: `…` stands for any text. */
-const shownAnswer = (line: string) => new RegExp(`^${line.slice(2).split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+const shownAnswer = (line: string) =>
+  new RegExp(
+    `^${line
+      .slice(2)
+      .split('…')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 
 let database: TestDatabase;
 let dataDir: string;
@@ -81,9 +91,14 @@ afterAll(async () => {
 it('logs the address it is bound to, who can reach it, and the URL to open', () => {
   expect(listening.host).toBe('127.0.0.1');
   expect(listening.url).toBe(`http://127.0.0.1:${listening.port}`);
-  expect(listening.msg).toBe(`stagegraph listening on 127.0.0.1:${listening.port} (loopback: this machine only); on this machine: http://127.0.0.1:${listening.port}`);
+  expect(listening.msg).toBe(
+    `stagegraph listening on 127.0.0.1:${listening.port} (loopback: this machine only); on this machine: http://127.0.0.1:${listening.port}`,
+  );
   // HOST's default: every interface, said so.
-  expect(describeListenAddress('0.0.0.0', 4000)).toEqual({ bound: '0.0.0.0:4000 (all IPv4 interfaces: reachable from other machines)', localUrl: 'http://localhost:4000' });
+  expect(describeListenAddress('0.0.0.0', 4000)).toEqual({
+    bound: '0.0.0.0:4000 (all IPv4 interfaces: reachable from other machines)',
+    localUrl: 'http://localhost:4000',
+  });
   expect(describeListenAddress('::', 4000).bound).toBe('[::]:4000 (all interfaces, IPv6 and IPv4: reachable from other machines)');
   expect(describeListenAddress('10.0.1.11', 4000)).toEqual({ bound: '10.0.1.11:4000 (this interface only)', localUrl: 'http://10.0.1.11:4000' });
 });
@@ -125,8 +140,16 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
   // The README shows the lines that carry events: not the streams' framing (blank lines, CRLF, multipart boundaries and
   // part headers) nor their keep-alives (SSE comment lines, multipart `{}` parts), whose number depends on timing.
   const framing = /^(|:(\s.*)?|--graphql(--)?|content-type: application\/json; charset=utf-8|\{\})$/;
-  const printed = stdout.split('\n').map((line) => line.replace(/\r$/, '').trim()).filter((line) => !framing.test(line));
-  const [, siteId, pollId, accountId] = printed.splice(printed.findIndex((line) => line.startsWith('::vars:: ')), 1)[0].split(' ');
+  const printed = stdout
+    .split('\n')
+    .map((line) => line.replace(/\r$/, '').trim())
+    .filter((line) => !framing.test(line));
+  const [, siteId, pollId, accountId] = printed
+    .splice(
+      printed.findIndex((line) => line.startsWith('::vars:: ')),
+      1,
+    )[0]
+    .split(' ');
   // Each answer shown in the README is the answer the line gives, in order.
   expect(printed).toHaveLength(shown.length);
   printed.forEach((line, index) => expect(line).toMatch(shown[index]));

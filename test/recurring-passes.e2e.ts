@@ -17,13 +17,27 @@ let channelId: string;
 beforeAll(async () => {
   stack = await startTestStack({ now: () => clock });
   site = await createTestSite(stack, 'Passes');
-  for (const [sku, recurrence] of [['weekly-pass', 'week'], ['monthly-pass', 'month'], ['yearly-pass', 'year']]) {
-    const created = await rest(stack, 'POST', '/entitlement/v1/', { headers: site.admin, body: { sku, name: sku, prices: [{ currency: 'USD', value: 5 }], recurrence } });
+  for (const [sku, recurrence] of [
+    ['weekly-pass', 'week'],
+    ['monthly-pass', 'month'],
+    ['yearly-pass', 'year'],
+  ]) {
+    const created = await rest(stack, 'POST', '/entitlement/v1/', {
+      headers: site.admin,
+      body: { sku, name: sku, prices: [{ currency: 'USD', value: 5 }], recurrence },
+    });
     expect(created.status).toBe(201);
   }
   const page = await rest(stack, 'POST', '/pages/v3', {
     headers: site.admin,
-    body: { slug: 'members', type: 'channel', data: { name: 'Members', gate: { active: true, kind: 'subscription', gate: { subscriptions: ['weekly-pass', 'monthly-pass', 'yearly-pass'], title: 'Members only' } } } },
+    body: {
+      slug: 'members',
+      type: 'channel',
+      data: {
+        name: 'Members',
+        gate: { active: true, kind: 'subscription', gate: { subscriptions: ['weekly-pass', 'monthly-pass', 'yearly-pass'], title: 'Members only' } },
+      },
+    },
   });
   expect(page.status).toBe(200);
   channelId = page.body._id;
@@ -35,11 +49,17 @@ async function member(sku: string) {
   const { accountId, token } = await site.signIn([]);
   const granted = await rest(stack, 'POST', `/community/v1/grant-entitlement/?accountId=${accountId}&subscriptionId=${sku}`, { headers: site.admin });
   expect(granted.status).toBe(200);
-  return { accountId, token, pass: async () => (await rest(stack, 'GET', `/community/v1/account/?accountId=${accountId}`, { headers: site.admin })).body.subscriptions[0] };
+  return {
+    accountId,
+    token,
+    pass: async () => (await rest(stack, 'GET', `/community/v1/account/?accountId=${accountId}`, { headers: site.admin })).body.subscriptions[0],
+  };
 }
 
 async function access(token: string): Promise<string> {
-  const reply = await rest(stack, 'GET', `/pages/v2/content/id/${channelId}`, { headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${token}`, 'x-service-device-id': 'tv' } });
+  const reply = await rest(stack, 'GET', `/pages/v2/content/id/${channelId}`, {
+    headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${token}`, 'x-service-device-id': 'tv' },
+  });
   expect(reply.status).toBe(200);
   return reply.body.canIPlayResponse.contentCheck.access;
 }
@@ -57,7 +77,12 @@ it('plays a monthly pass during its period and refuses it after; the community s
   clock = granted.currentPeriodEnd;
   expect(await access(viewer.token)).toBe('none');
   expect(await viewer.pass()).toMatchObject({ status: 'expired', statusTooltip: expect.stringContaining('Expired on'), actions: { canCancel: false } });
-  const me = await graphql(stack, /* GraphQL */ `{ me { subscriptions { status entitlement { sku } } } }`, {}, { 'x-service-client-id': site.siteId, authorization: `Bearer ${viewer.token}` });
+  const me = await graphql(
+    stack,
+    /* GraphQL */ `{ me { subscriptions { status entitlement { sku } } } }`,
+    {},
+    { 'x-service-client-id': site.siteId, authorization: `Bearer ${viewer.token}` },
+  );
   expect(me.body.data.me.subscriptions).toEqual([{ status: 'expired', entitlement: { sku: 'monthly-pass' } }]);
   const listing = await rest(stack, 'GET', '/community/v1/?offset=0&limit=500&sortBy=created&sortDirection=-1', { headers: site.admin });
   const listed = listing.body.result.results.find((account: { _id: string }) => account._id === viewer.accountId);
@@ -68,9 +93,16 @@ it('plays a monthly pass during its period and refuses it after; the community s
   expect(holders.body.results.map((item: { accountId: string }) => item.accountId)).not.toContain(viewer.accountId);
 
   // An ended pass cannot be canceled; a renewal (a new period granted) plays again.
-  const cancel = await rest(stack, 'PATCH', `/community/v1/update-entitlement/?accountId=${viewer.accountId}&action=cancel&id=${granted.id}&grantRefund=false`, { headers: site.admin });
+  const cancel = await rest(
+    stack,
+    'PATCH',
+    `/community/v1/update-entitlement/?accountId=${viewer.accountId}&action=cancel&id=${granted.id}&grantRefund=false`,
+    { headers: site.admin },
+  );
   expect(cancel.status).toBe(409);
-  expect((await rest(stack, 'POST', `/community/v1/grant-entitlement/?accountId=${viewer.accountId}&subscriptionId=monthly-pass`, { headers: site.admin })).status).toBe(200);
+  expect(
+    (await rest(stack, 'POST', `/community/v1/grant-entitlement/?accountId=${viewer.accountId}&subscriptionId=monthly-pass`, { headers: site.admin })).status,
+  ).toBe(200);
   expect(await access(viewer.token)).toBe('full');
 });
 
@@ -90,7 +122,12 @@ it.each([
 it('scheduleCancel keeps the pass active until its period ends, then it reads canceled', async () => {
   const viewer = await member('monthly-pass');
   const granted = await viewer.pass();
-  const scheduled = await rest(stack, 'PATCH', `/community/v1/update-entitlement/?accountId=${viewer.accountId}&action=scheduleCancel&id=${granted.id}&grantRefund=false`, { headers: site.admin });
+  const scheduled = await rest(
+    stack,
+    'PATCH',
+    `/community/v1/update-entitlement/?accountId=${viewer.accountId}&action=scheduleCancel&id=${granted.id}&grantRefund=false`,
+    { headers: site.admin },
+  );
   expect(scheduled.status).toBe(200);
   expect(scheduled.body).toEqual({ success: true, message: expect.stringContaining('cancels on') });
 
@@ -102,6 +139,11 @@ it('scheduleCancel keeps the pass active until its period ends, then it reads ca
   expect(await viewer.pass()).toMatchObject({ status: 'canceled', dateCanceled: granted.currentPeriodEnd });
   expect(await access(viewer.token)).toBe('none');
   // Once it has ended there is nothing left to schedule.
-  const again = await rest(stack, 'PATCH', `/community/v1/update-entitlement/?accountId=${viewer.accountId}&action=scheduleCancel&id=${granted.id}&grantRefund=false`, { headers: site.admin });
+  const again = await rest(
+    stack,
+    'PATCH',
+    `/community/v1/update-entitlement/?accountId=${viewer.accountId}&action=scheduleCancel&id=${granted.id}&grantRefund=false`,
+    { headers: site.admin },
+  );
   expect(again.status).toBe(409);
 });

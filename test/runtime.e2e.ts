@@ -48,7 +48,11 @@ describe('SQLite locks held by another connection', () => {
 
   it('a Prisma write waits for the lock, the event loop turning meanwhile, and goes in once it is released', async () => {
     other.exec('BEGIN IMMEDIATE');
-    other.prepare(`INSERT INTO "Site" (id, name, "deviceLimit", "createdAt", "updatedAt") VALUES ('held', 'held', 3, '2026-01-01T00:00:00.000+00:00', '2026-01-01T00:00:00.000+00:00')`).run();
+    other
+      .prepare(
+        `INSERT INTO "Site" (id, name, "deviceLimit", "createdAt", "updatedAt") VALUES ('held', 'held', 3, '2026-01-01T00:00:00.000+00:00', '2026-01-01T00:00:00.000+00:00')`,
+      )
+      .run();
     const write = database.prisma.site.create({ data: siteRow('waiting') });
     expect(await timerTurnsWhilePending(write, 20)).toBe(true);
     other.exec('COMMIT');

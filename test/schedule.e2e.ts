@@ -28,7 +28,10 @@ const viewer = (owner = site) => ({ 'x-service-client-id': owner.siteId });
 
 let count = 0;
 async function channel(data: Record<string, unknown>, owner = site) {
-  const reply = await rest(stack, 'POST', '/pages/v3', { headers: owner.admin, body: { slug: `sched-${++count}`, type: 'channel', data: { name: `Stage ${count}`, ...data } } });
+  const reply = await rest(stack, 'POST', '/pages/v3', {
+    headers: owner.admin,
+    body: { slug: `sched-${++count}`, type: 'channel', data: { name: `Stage ${count}`, ...data } },
+  });
   expect(reply.status).toBe(200);
   return reply.body as { _id: string; slug: string };
 }
@@ -39,8 +42,11 @@ async function panel(renderer: Record<string, unknown>, owner = site) {
   return reply.body._id as string;
 }
 
-const schedulePanel = (source_channels: string[], manual_events: Record<string, unknown>[] = []) =>
-  ({ panel_type: 'schedule', panel_name: 'Programme', schedule_type_renderer: { schedule_type: 'calendar', source_channels, manual_events } });
+const schedulePanel = (source_channels: string[], manual_events: Record<string, unknown>[] = []) => ({
+  panel_type: 'schedule',
+  panel_name: 'Programme',
+  schedule_type_renderer: { schedule_type: 'calendar', source_channels, manual_events },
+});
 
 const read = (panelId: string, query: string, headers: Record<string, string> = viewer()) => rest(stack, 'GET', `/schedule/v1/${panelId}${query}`, { headers });
 
@@ -53,29 +59,74 @@ describe('a schedule panel’s read', () => {
   let panelId: string;
 
   beforeAll(async () => {
-    weekly = await channel({ schedule: [{ kind: 'video', repeat: 'weekly', start_time: now - 14 * DAY - 10 * MIN, duration: 3600, video: { _id: 'talk', data: { name: 'Weekly talk' } } }] });
+    weekly = await channel({
+      schedule: [
+        { kind: 'video', repeat: 'weekly', start_time: now - 14 * DAY - 10 * MIN, duration: 3600, video: { _id: 'talk', data: { name: 'Weekly talk' } } },
+      ],
+    });
     daily = await channel({
       name: 'News desk',
       schedule: [
-        { kind: 'video', repeat: 'daily', start_time: now + 2 * HOUR, end_time: now + 2 * HOUR + 30 * MIN, video: { _id: 'news', data: { title: 'Daily news' } } },
+        {
+          kind: 'video',
+          repeat: 'daily',
+          start_time: now + 2 * HOUR,
+          end_time: now + 2 * HOUR + 30 * MIN,
+          video: { _id: 'news', data: { title: 'Daily news' } },
+        },
         { all_day: true, start_time: now + 36 * HOUR },
       ],
     });
     const theirs = await channel({ schedule: [{ repeat: 'daily', start_time: now + HOUR, duration: 60 }] }, other);
-    panelId = await panel(schedulePanel([weekly._id, daily.slug, theirs._id, 'no-such-page'], [
-      { array_id: 'm1', start_time: now + 5 * HOUR, end_time: now + 6 * HOUR, name: 'Meet & greet', location: 'Hall 2', more_info: 'Bring a badge', references: [weekly._id] },
-      { array_id: 'm2', end_time: now + 4 * HOUR, name: 'Doors open' },
-      { array_id: 'm3', end_time: now + 10 * DAY, name: 'Next month' },
-    ]));
+    panelId = await panel(
+      schedulePanel(
+        [weekly._id, daily.slug, theirs._id, 'no-such-page'],
+        [
+          {
+            array_id: 'm1',
+            start_time: now + 5 * HOUR,
+            end_time: now + 6 * HOUR,
+            name: 'Meet & greet',
+            location: 'Hall 2',
+            more_info: 'Bring a badge',
+            references: [weekly._id],
+          },
+          { array_id: 'm2', end_time: now + 4 * HOUR, name: 'Doors open' },
+          { array_id: 'm3', end_time: now + 10 * DAY, name: 'Next month' },
+        ],
+      ),
+    );
   });
 
   it('lists the source channels’ occurrences and the manual events in start order, never another site’s channel', async () => {
     const reply = await read(panelId, `?from=${from}&to=${to}`);
     expect(reply.status).toBe(200);
-    const channelEntry = (page: { _id: string; slug: string }, name: string, startsAt: number, endsAt: number, videoId: string | null, allDay = false) =>
-      ({ kind: 'channel', channelId: page._id, channelSlug: page.slug, name, startsAt, endsAt, allDay, videoId, location: null, moreInfo: null, references: null });
-    const manual = (name: string, startsAt: number, endsAt: number, location: string | null, moreInfo: string | null, references: string[]) =>
-      ({ kind: 'manual', channelId: null, channelSlug: null, name, startsAt, endsAt, allDay: false, videoId: null, location, moreInfo, references });
+    const channelEntry = (page: { _id: string; slug: string }, name: string, startsAt: number, endsAt: number, videoId: string | null, allDay = false) => ({
+      kind: 'channel',
+      channelId: page._id,
+      channelSlug: page.slug,
+      name,
+      startsAt,
+      endsAt,
+      allDay,
+      videoId,
+      location: null,
+      moreInfo: null,
+      references: null,
+    });
+    const manual = (name: string, startsAt: number, endsAt: number, location: string | null, moreInfo: string | null, references: string[]) => ({
+      kind: 'manual',
+      channelId: null,
+      channelSlug: null,
+      name,
+      startsAt,
+      endsAt,
+      allDay: false,
+      videoId: null,
+      location,
+      moreInfo,
+      references,
+    });
     const dayStart = Math.floor((now + 36 * HOUR) / DAY) * DAY;
     // Gathered as the server gathers them (channels in the panel's order, each one's items in order, manual events last), then by start.
     const expected = [
@@ -90,9 +141,14 @@ describe('a schedule panel’s read', () => {
     expect(reply.headers.get('cache-control')).toBe('public, max-age=1');
     expect(reply.headers.get('etag')).toBeTruthy();
 
-    const viaGraphql = await graphql(stack, /* GraphQL */ `query($panelId: ID!, $from: Float!, $to: Float!) {
+    const viaGraphql = await graphql(
+      stack,
+      /* GraphQL */ `query($panelId: ID!, $from: Float!, $to: Float!) {
       panelSchedule(panelId: $panelId, from: $from, to: $to) { panelId results { kind channelId startsAt endsAt name } }
-    }`, { panelId, from, to }, viewer());
+    }`,
+      { panelId, from, to },
+      viewer(),
+    );
     expect(viaGraphql.body.data?.panelSchedule).toEqual({
       panelId,
       results: expected.map(({ kind, channelId, startsAt, endsAt, name }) => ({ kind, channelId, startsAt, endsAt, name })),
@@ -109,7 +165,11 @@ describe('a schedule panel’s read', () => {
     ];
     for (const [query, message] of cases) {
       const reply = await read(panelId, query);
-      expect({ query, status: reply.status, body: reply.body }).toEqual({ query, status: 400, body: { success: false, message: expect.stringMatching(message) } });
+      expect({ query, status: reply.status, body: reply.body }).toEqual({
+        query,
+        status: 400,
+        body: { success: false, message: expect.stringMatching(message) },
+      });
     }
     expect((await read(panelId, `?from=${from}&to=${from + 92 * DAY}`)).status).toBe(200);
 
@@ -138,7 +198,16 @@ describe('page writes check the schedule', () => {
     const slug = `refused-${Date.now()}`;
     const created = await rest(stack, 'POST', '/pages/v3', {
       headers: site.admin,
-      body: { slug, type: 'channel', data: { schedule: [{ repeat: 'daily', start_time: 1 }, { repeat: 'hourly', start_time: 1 }] } },
+      body: {
+        slug,
+        type: 'channel',
+        data: {
+          schedule: [
+            { repeat: 'daily', start_time: 1 },
+            { repeat: 'hourly', start_time: 1 },
+          ],
+        },
+      },
     });
     expect(created.status).toBe(400);
     expect(created.body).toEqual({ success: false, message: expect.stringContaining('data.schedule[1].repeat') });
@@ -161,7 +230,16 @@ describe('page writes check the schedule', () => {
     const id = '5c0de5c0de5c0de5c0de5c0d';
     const stamp = new Date();
     await stack.database.prisma.page.create({
-      data: { id, siteId: site.siteId, slug: 'old-page', type: 'channel', document: { data: { name: 'Old', schedule: [{ repeat: 'monthly' }] } }, tags: [], createdAt: stamp, updatedAt: stamp },
+      data: {
+        id,
+        siteId: site.siteId,
+        slug: 'old-page',
+        type: 'channel',
+        document: { data: { name: 'Old', schedule: [{ repeat: 'monthly' }] } },
+        tags: [],
+        createdAt: stamp,
+        updatedAt: stamp,
+      },
     });
     const clone = await rest(stack, 'POST', `/page/v2/clone/${id}`, { headers: site.admin });
     expect(clone.status).toBe(400);
@@ -172,12 +250,23 @@ describe('page writes check the schedule', () => {
 
 it('plays the occurrence of a weekly repeat that covers now in the content check', async () => {
   const holder = await channel({});
-  const recorded = await graphql(stack, /* GraphQL */ `mutation($input: RecordVodInput!) { recordVod(input: $input) { id } }`, {
-    input: { pageId: holder._id, vodId: `weekly-${Date.now()}`, url: 'https://cdn.example/weekly.m3u8', durationSeconds: 3600 },
-  }, site.admin);
+  const recorded = await graphql(
+    stack,
+    /* GraphQL */ `mutation($input: RecordVodInput!) { recordVod(input: $input) { id } }`,
+    {
+      input: { pageId: holder._id, vodId: `weekly-${Date.now()}`, url: 'https://cdn.example/weekly.m3u8', durationSeconds: 3600 },
+    },
+    site.admin,
+  );
   const videoId = recorded.body.data?.recordVod.id as string;
   const now = Date.now();
-  const item = (start: number) => ({ kind: 'video', repeat: 'weekly', start_time: start, duration: 3600, video: { _id: videoId, data: { name: 'Weekly replay' } } });
+  const item = (start: number) => ({
+    kind: 'video',
+    repeat: 'weekly',
+    start_time: start,
+    duration: 3600,
+    video: { _id: videoId, data: { name: 'Weekly replay' } },
+  });
   // Three weeks and ten minutes ago: this week's occurrence began ten minutes ago.
   const playing = await channel({ schedule: [item(now - 21 * DAY - 10 * MIN)] });
   // Its weekly slot is three hours from now: nothing plays yet.

@@ -14,7 +14,8 @@ const T0 = Date.UTC(2030, 0, 7, 20);
 
 const page = (schedule: unknown[], extra: Record<string, unknown> = {}) => ({ document: { data: { schedule, ...extra } } });
 const items = (...schedule: Record<string, unknown>[]) => scheduleOf(page(schedule).document);
-const spans = (found: { startsAt: number; endsAt: number }[]) => found.map(({ startsAt, endsAt }) => [new Date(startsAt).toISOString(), new Date(endsAt).toISOString()]);
+const spans = (found: { startsAt: number; endsAt: number }[]) =>
+  found.map(({ startsAt, endsAt }) => [new Date(startsAt).toISOString(), new Date(endsAt).toISOString()]);
 const starts = (found: { startsAt: number }[]) => found.map(({ startsAt }) => new Date(startsAt).toISOString());
 
 describe('expanding schedule items', () => {
@@ -28,7 +29,9 @@ describe('expanding schedule items', () => {
   });
 
   it('takes the length from duration (seconds) when there is no end_time, and a moment when there is neither', () => {
-    expect(spans(occurrencesBetween(items({ start_time: T0, duration: 5400 }), T0, T0 + DAY))).toEqual([['2030-01-07T20:00:00.000Z', '2030-01-07T21:30:00.000Z']]);
+    expect(spans(occurrencesBetween(items({ start_time: T0, duration: 5400 }), T0, T0 + DAY))).toEqual([
+      ['2030-01-07T20:00:00.000Z', '2030-01-07T21:30:00.000Z'],
+    ]);
     const moment = items({ start_time: T0 });
     expect(spans(occurrencesBetween(moment, T0, T0 + 1))).toEqual([['2030-01-07T20:00:00.000Z', '2030-01-07T20:00:00.000Z']]);
     expect(occurrencesBetween(moment, T0 + 1, T0 + DAY)).toHaveLength(0);
@@ -36,7 +39,11 @@ describe('expanding schedule items', () => {
 
   it('repeats daily from start_time, never before it', () => {
     const daily = items({ repeat: 'daily', start_time: T0, end_time: T0 + HOUR });
-    expect(starts(occurrencesBetween(daily, T0 - 2 * DAY, T0 + 3 * DAY))).toEqual(['2030-01-07T20:00:00.000Z', '2030-01-08T20:00:00.000Z', '2030-01-09T20:00:00.000Z']);
+    expect(starts(occurrencesBetween(daily, T0 - 2 * DAY, T0 + 3 * DAY))).toEqual([
+      '2030-01-07T20:00:00.000Z',
+      '2030-01-08T20:00:00.000Z',
+      '2030-01-09T20:00:00.000Z',
+    ]);
     // Far from the first occurrence, the window still gets exactly its days.
     const later = occurrencesBetween(daily, T0 + 400 * DAY, T0 + 402 * DAY);
     expect(spans(later)).toEqual([
@@ -48,7 +55,11 @@ describe('expanding schedule items', () => {
   it('repeats weekly on start_time’s weekday', () => {
     const weekly = items({ repeat: 'weekly', start_time: T0, duration: 3600 });
     expect(starts(occurrencesBetween(weekly, T0, T0 + 30 * DAY))).toEqual([
-      '2030-01-07T20:00:00.000Z', '2030-01-14T20:00:00.000Z', '2030-01-21T20:00:00.000Z', '2030-01-28T20:00:00.000Z', '2030-02-04T20:00:00.000Z',
+      '2030-01-07T20:00:00.000Z',
+      '2030-01-14T20:00:00.000Z',
+      '2030-01-21T20:00:00.000Z',
+      '2030-01-28T20:00:00.000Z',
+      '2030-02-04T20:00:00.000Z',
     ]);
   });
 
@@ -61,11 +72,15 @@ describe('expanding schedule items', () => {
     const backdated = items({ repeat: 'daily', start_time: T0, duration: 3600, start_date: Date.UTC(2030, 0, 5) });
     expect(starts(occurrencesBetween(backdated, Date.UTC(2030, 0, 1), T0))).toEqual(['2030-01-05T20:00:00.000Z', '2030-01-06T20:00:00.000Z']);
     // A one-off item ignores start_date.
-    expect(starts(occurrencesBetween(items({ start_time: T0, duration: 60, start_date: thursday }), T0 - DAY, T0 + 5 * DAY))).toEqual(['2030-01-07T20:00:00.000Z']);
+    expect(starts(occurrencesBetween(items({ start_time: T0, duration: 60, start_date: thursday }), T0 - DAY, T0 + 5 * DAY))).toEqual([
+      '2030-01-07T20:00:00.000Z',
+    ]);
   });
 
   it('covers whole UTC days with all_day: one day, the days up to end_time, or those duration spans', () => {
-    expect(spans(occurrencesBetween(items({ all_day: true, start_time: T0 }), T0 - DAY, T0 + DAY))).toEqual([['2030-01-07T00:00:00.000Z', '2030-01-08T00:00:00.000Z']]);
+    expect(spans(occurrencesBetween(items({ all_day: true, start_time: T0 }), T0 - DAY, T0 + DAY))).toEqual([
+      ['2030-01-07T00:00:00.000Z', '2030-01-08T00:00:00.000Z'],
+    ]);
     const festival = items({ all_day: true, start_time: T0, end_time: Date.UTC(2030, 0, 9, 10) });
     expect(spans(occurrencesBetween(festival, T0 - DAY, T0 + 5 * DAY))).toEqual([['2030-01-07T00:00:00.000Z', '2030-01-10T00:00:00.000Z']]);
     // An end_time at midnight ends the day before it.
@@ -85,7 +100,10 @@ describe('expanding schedule items', () => {
     // 20:00 in Paris: 19:00 UTC before 31 March 2030 (CET), 18:00 UTC after (CEST).
     const nightly = items({ repeat: 'daily', start_time: Date.UTC(2030, 2, 29, 19), duration: 3600, time_zone: 'Europe/Paris' });
     expect(starts(occurrencesBetween(nightly, Date.UTC(2030, 2, 29), Date.UTC(2030, 3, 2)))).toEqual([
-      '2030-03-29T19:00:00.000Z', '2030-03-30T19:00:00.000Z', '2030-03-31T18:00:00.000Z', '2030-04-01T18:00:00.000Z',
+      '2030-03-29T19:00:00.000Z',
+      '2030-03-30T19:00:00.000Z',
+      '2030-03-31T18:00:00.000Z',
+      '2030-04-01T18:00:00.000Z',
     ]);
     // The day clocks go forward has 23 hours; the day they go back, 25.
     const spring = items({ all_day: true, start_date: Date.UTC(2030, 2, 31, 12), time_zone: 'Europe/Paris' });
@@ -95,7 +113,9 @@ describe('expanding schedule items', () => {
     // A wall time that happens twice (02:30 on the night clocks go back) is its first.
     const twice = items({ repeat: 'daily', start_time: Date.UTC(2030, 9, 26, 0, 30), duration: 60, time_zone: 'Europe/Paris' });
     expect(starts(occurrencesBetween(twice, Date.UTC(2030, 9, 26), Date.UTC(2030, 9, 28, 12)))).toEqual([
-      '2030-10-26T00:30:00.000Z', '2030-10-27T00:30:00.000Z', '2030-10-28T01:30:00.000Z',
+      '2030-10-26T00:30:00.000Z',
+      '2030-10-27T00:30:00.000Z',
+      '2030-10-28T01:30:00.000Z',
     ]);
     // Half-hour zones: India's day starts at 18:30 UTC.
     expect(spans(occurrencesBetween(items({ all_day: true, start_time: T0, time_zone: 'Asia/Kolkata' }), T0 - DAY, T0 + DAY))).toEqual([
@@ -110,13 +130,20 @@ describe('expanding schedule items', () => {
       { array_id: 'c', start_time: T0 + HOUR, duration: 60 },
     );
     expect(occurrencesBetween(schedule, T0 - DAY, T0 + DAY + 2 * HOUR).map(({ item, startsAt }) => [item.arrayId, startsAt - T0])).toEqual([
-      ['a', 0], ['b', HOUR], ['c', HOUR], ['b', DAY + HOUR],
+      ['a', 0],
+      ['b', HOUR],
+      ['c', HOUR],
+      ['b', DAY + HOUR],
     ]);
     expect(occurrencesBetween(items({ repeat: 'daily', start_time: T0, duration: 60 }), T0, T0 + 90 * DAY, 10)).toHaveLength(11);
   });
 
   it('ignores what an old document holds in a wrong type instead of failing', () => {
-    const old = scheduleOf({ data: { schedule: ['x', { start_time: '2030-01-07T20:00:00Z', duration: 60 }, { repeat: 'hourly', start_time: T0, duration: 60, time_zone: 'Mars/Olympus' }] } });
+    const old = scheduleOf({
+      data: {
+        schedule: ['x', { start_time: '2030-01-07T20:00:00Z', duration: 60 }, { repeat: 'hourly', start_time: T0, duration: 60, time_zone: 'Mars/Olympus' }],
+      },
+    });
     expect(starts(occurrencesBetween(old, T0 - DAY, T0 + 3 * DAY))).toEqual(['2030-01-07T20:00:00.000Z']);
     // A repeat longer than its period (refused on writes today) is cut to it, so repeats never pile up.
     const long = scheduleOf({ data: { schedule: [{ repeat: 'daily', start_time: T0, duration: 3 * 86400 }] } });
@@ -149,7 +176,9 @@ describe('what plays now', () => {
 
 describe('the countdown', () => {
   it('is the page’s own countdown while its start is ahead', () => {
-    const own = page([{ show_countdown: true, start_time: T0 + HOUR, video: { data: { name: 'Item' } } }], { countdown: { title: 'Finals', start_time: T0 + DAY } });
+    const own = page([{ show_countdown: true, start_time: T0 + HOUR, video: { data: { name: 'Item' } } }], {
+      countdown: { title: 'Finals', start_time: T0 + DAY },
+    });
     expect(countdownOf(own, T0)).toEqual({ title: 'Finals', startsAt: T0 + DAY });
     // Once it has passed, the next item that shows a countdown.
     expect(countdownOf(own, T0 + 2 * DAY)).toBeNull();
@@ -157,11 +186,14 @@ describe('the countdown', () => {
   });
 
   it('is else the soonest next start of an item with show_countdown, titled from its video', () => {
-    const schedule = page([
-      { show_countdown: true, repeat: 'weekly', start_time: T0, duration: 3600, video: { data: { title: 'Weekly' } } },
-      { show_countdown: false, start_time: T0 + HOUR, duration: 60, video: { data: { name: 'Hidden' } } },
-      { show_countdown: true, start_time: T0 + 3 * DAY, duration: 60, video: { data: { name: 'Premiere' } } },
-    ], { countdown: { title: 'Past', start_time: T0 - DAY } });
+    const schedule = page(
+      [
+        { show_countdown: true, repeat: 'weekly', start_time: T0, duration: 3600, video: { data: { title: 'Weekly' } } },
+        { show_countdown: false, start_time: T0 + HOUR, duration: 60, video: { data: { name: 'Hidden' } } },
+        { show_countdown: true, start_time: T0 + 3 * DAY, duration: 60, video: { data: { name: 'Premiere' } } },
+      ],
+      { countdown: { title: 'Past', start_time: T0 - DAY } },
+    );
     expect(countdownOf(schedule, T0 - MIN)).toEqual({ title: 'Weekly', startsAt: T0 });
     // While the weekly show runs, the next start counted down to is the premiere.
     expect(countdownOf(schedule, T0 + 10 * MIN)).toEqual({ title: 'Premiere', startsAt: T0 + 3 * DAY });
@@ -184,10 +216,26 @@ describe('checks of page writes', () => {
   };
 
   it('accepts the seed’s items and ours', () => {
-    expect(refusal({ schedule: [
-      { all_day: false, array_id: 'a', duration: 3600, end_time: T0 + HOUR, kind: 'video', repeat: 'none', show_countdown: true, start_date: T0, start_time: T0, video: { _id: 'v', data: { name: 'n' }, slug: 's' } },
-      { repeat: 'weekly', start_time: T0, duration: 60, time_zone: 'America/New_York', all_day: null },
-    ], countdown: { title: 'Go', start_time: T0 } })).toBeNull();
+    expect(
+      refusal({
+        schedule: [
+          {
+            all_day: false,
+            array_id: 'a',
+            duration: 3600,
+            end_time: T0 + HOUR,
+            kind: 'video',
+            repeat: 'none',
+            show_countdown: true,
+            start_date: T0,
+            start_time: T0,
+            video: { _id: 'v', data: { name: 'n' }, slug: 's' },
+          },
+          { repeat: 'weekly', start_time: T0, duration: 60, time_zone: 'America/New_York', all_day: null },
+        ],
+        countdown: { title: 'Go', start_time: T0 },
+      }),
+    ).toBeNull();
   });
 
   it.each([
@@ -212,7 +260,12 @@ describe('checks of page writes', () => {
 
   it('takes a window of at most 92 days with to after from', () => {
     expect(() => checkWindow(T0, T0 + 92 * DAY)).not.toThrow();
-    for (const [from, to, field] of [[T0, T0, 'to'], [T0, T0 + 92 * DAY + 1, 'to'], [-1, T0, 'from'], [T0, Number.POSITIVE_INFINITY, 'to']] as const) {
+    for (const [from, to, field] of [
+      [T0, T0, 'to'],
+      [T0, T0 + 92 * DAY + 1, 'to'],
+      [-1, T0, 'from'],
+      [T0, Number.POSITIVE_INFINITY, 'to'],
+    ] as const) {
       expect(() => checkWindow(from, to)).toThrow(expect.objectContaining({ extensions: expect.objectContaining({ field }) }));
     }
   });

@@ -27,7 +27,12 @@ interface SeedRow {
   auth: SeedAuth;
 }
 
-const splitRow = (line: string) => line.trim().replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim());
+const splitRow = (line: string) =>
+  line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|')
+    .map((cell) => cell.trim());
 
 /** Auth codes named in a phrase such as "C plus D, or J as in the sports workflow" or "C, D on all". */
 function codesOf(phrase: string): AuthCode[][] {
@@ -60,7 +65,12 @@ function designMethods(): Map<string, string[]> {
   return methods;
 }
 
-const normalize = (path: string) => path.replace(/^\{base_url\}/, '').replace(/\{[^}]+\}/g, '{}').replace(/\/$/, '').toLowerCase() || '/';
+const normalize = (path: string) =>
+  path
+    .replace(/^\{base_url\}/, '')
+    .replace(/\{[^}]+\}/g, '{}')
+    .replace(/\/$/, '')
+    .toLowerCase() || '/';
 
 /** Every endpoint row of both seed documents whose path is shown. */
 function readSeedRows(): SeedRow[] {
@@ -99,14 +109,25 @@ function readSeedRows(): SeedRow[] {
         if (columns.includes('auth')) auth = authOfCell(at('auth'));
         // A row of a table without an Auth column may narrow its section's: "C", "C only; …", "…; D optional".
         else if (input === 'C' || /^C only\b/.test(input) || /\bD optional\b/.test(input)) auth = { codes: [['C']] };
-        else if (heading && /except GET by id which needs only C/.test(heading) && at('method') === 'GET' && /^\/[^/]+\/[^/]+\/\{id\}$/.test(path)) auth = { codes: [['C']] };
+        else if (heading && /except GET by id which needs only C/.test(heading) && at('method') === 'GET' && /^\/[^/]+\/[^/]+\/\{id\}$/.test(path))
+          auth = { codes: [['C']] };
         else auth = { codes: codesOf(heading ?? '') };
         // "permissions as noted in Resources": reading needs a permission too, which only D or a J's role carries.
-        if (heading && /permissions/.test(heading) && 'codes' in auth) auth = { codes: auth.codes.flatMap((codes) => [[...codes, 'D'], [...codes, 'J']] as AuthCode[][]) };
+        if (heading && /permissions/.test(heading) && 'codes' in auth)
+          auth = {
+            codes: auth.codes.flatMap(
+              (codes) =>
+                [
+                  [...codes, 'D'],
+                  [...codes, 'J'],
+                ] as AuthCode[][],
+            ),
+          };
         const method = at('method');
         const methods = /not shown/.test(method) ? (chosen.get(normalize(path)) ?? ['(none chosen)']) : [method];
         // "The reference lists the page read paths under both the page/v2 and pages/v2 forms."
-        const forms = /^Pages and channels/.test(section) && method === 'GET' && path.startsWith('/page/v2/') ? [path, path.replace('/page/v2/', '/pages/v2/')] : [path];
+        const forms =
+          /^Pages and channels/.test(section) && method === 'GET' && path.startsWith('/page/v2/') ? [path, path.replace('/page/v2/', '/pages/v2/')] : [path];
         for (const form of forms) for (const each of methods) rows.push({ seed: file.slice(0, 3), section, method: each, path: form, auth });
       }
     }
@@ -201,7 +222,9 @@ describe.each(reads.map((row) => [label(row), row] as const))('%s, asked with th
   it('is not refused (no 401, no 403)', async () => {
     const route = routeOf(row) as RouteSpec;
     const required = (route.params ?? []).filter((param) => param.required && !param.credential && param.in !== 'path');
-    const query = required.filter((param) => param.in === 'query').map((param) => `${param.name}=${encodeURIComponent(sampleOf(param.schema, param.commaSeparated))}`);
+    const query = required
+      .filter((param) => param.in === 'query')
+      .map((param) => `${param.name}=${encodeURIComponent(sampleOf(param.schema, param.commaSeparated))}`);
     const headers = Object.fromEntries(required.filter((param) => param.in === 'header').map((param) => [param.name, sampleOf(param.schema)]));
     const path = concrete(route.path) + (query.length ? `?${query.join('&')}` : '');
     for (const codes of (row.auth as { codes: AuthCode[][] }).codes) {
@@ -229,7 +252,12 @@ describe('the site ID alone reads its own site only', () => {
       expect(theirs.status).toBe(200);
       expect(theirs.body).toEqual([]);
     }
-    const projected = await rest(stack, 'GET', `${base}/?ids=${encodeURIComponent(JSON.stringify([pageId]))}&options=${encodeURIComponent(JSON.stringify({ projection: { slug: 1 } }))}`, { headers: siteIdOnly(site) });
+    const projected = await rest(
+      stack,
+      'GET',
+      `${base}/?ids=${encodeURIComponent(JSON.stringify([pageId]))}&options=${encodeURIComponent(JSON.stringify({ projection: { slug: 1 } }))}`,
+      { headers: siteIdOnly(site) },
+    );
     expect(projected.body).toEqual([{ _id: pageId, slug: `page-${pageId}` }]);
   });
 
@@ -250,7 +278,14 @@ describe('the site ID alone reads its own site only', () => {
   it('the data-provider availability listing answers with the site ID alone, with that site’s providers only', async () => {
     const registered = await rest(stack, 'POST', '/dataprovider/v1/register', {
       headers: site.admin,
-      body: { name: 'Scores', description: 'live scores', schema: { type: 'object', properties: { score: { type: 'number' } } }, ownerName: 'Ops', ownerEmail: 'ops@example.test', realtime: true },
+      body: {
+        name: 'Scores',
+        description: 'live scores',
+        schema: { type: 'object', properties: { score: { type: 'number' } } },
+        ownerName: 'Ops',
+        ownerEmail: 'ops@example.test',
+        realtime: true,
+      },
     });
     expect(registered.status).toBe(201);
     const mine = await rest(stack, 'GET', '/dataprovider/v1/available', { headers: siteIdOnly(site) });

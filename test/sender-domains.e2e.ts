@@ -49,7 +49,10 @@ async function publish(records: TxtRecords): Promise<void> {
 }
 
 /** A site with a SKU to buy and a sender at `domain` (pending), with the records it is told to publish. */
-async function siteWithSender(on: Stack, domain: string): Promise<{ site: TestSite; dkim: { name: string; value: string }; spf: { name: string; value: string } }> {
+async function siteWithSender(
+  on: Stack,
+  domain: string,
+): Promise<{ site: TestSite; dkim: { name: string; value: string }; spf: { name: string; value: string } }> {
   const site = await createTestSite(on, domain);
   await createSku(on, site, 'finals', { value: 25, name: 'Finals ticket' });
   const added = await rest(on, 'PUT', '/customemail/v1/add-sender-email/', {
@@ -145,7 +148,10 @@ describe('checking a sender domain in DNS', () => {
     const { site } = await siteWithSender(stack, 'otherspf.example.test');
     await publish({ 'otherspf.example.test': ['v=spf1 include:_spf.elsewhere.test ~all'] });
     const failed = await verifyNow(stack, site);
-    expect(failed.body).toMatchObject({ status: 'failed', problem: 'the SPF record of otherspf.example.test does not include include:_spf.mail.stagegraph.test' });
+    expect(failed.body).toMatchObject({
+      status: 'failed',
+      problem: 'the SPF record of otherspf.example.test does not include include:_spf.mail.stagegraph.test',
+    });
   });
 
   it('fails a domain with neither record: "no DKIM or SPF record found"', async () => {
@@ -177,7 +183,12 @@ describe('checking a sender domain in DNS', () => {
       site.admin,
     );
     expect(read.body.data?.receiptSender).toEqual({ status: 'pending', dnsRecords: [{ purpose: 'dkim' }, { purpose: 'spf' }] });
-    const checked = await graphql<{ verifyReceiptSender: { status: string; problem: string } }>(stack, /* GraphQL */ `mutation { verifyReceiptSender { status problem } }`, {}, site.admin);
+    const checked = await graphql<{ verifyReceiptSender: { status: string; problem: string } }>(
+      stack,
+      /* GraphQL */ `mutation { verifyReceiptSender { status problem } }`,
+      {},
+      site.admin,
+    );
     expect(checked.body.data?.verifyReceiptSender).toEqual({ status: 'failed', problem: 'no DKIM or SPF record found' });
   });
 });
@@ -208,7 +219,11 @@ describe('a DNS server that never answers', () => {
     // Three more instances of the deployment, passing at once (their timers are never started).
     const instances = [1, 2, 3].map(() => new SenderRechecks(db, silentStack.config, createLogger('silent')));
     await Promise.all(instances.map((instance) => instance.checkDue()));
-    const checked = await until(() => db.receiptEmail.findUniqueOrThrow({ where: { siteId: site.siteId } }), (row) => row.senderStatus === 'failed', 'the due check is made');
+    const checked = await until(
+      () => db.receiptEmail.findUniqueOrThrow({ where: { siteId: site.siteId } }),
+      (row) => row.senderStatus === 'failed',
+      'the due check is made',
+    );
     expect(checked.senderNextCheckAt?.getTime()).toBeGreaterThan(Date.now());
     // One check asks two questions (the DKIM name and the domain's SPF): more would be a second check.
     expect(silent.questions() - before).toBe(2);

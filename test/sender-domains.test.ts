@@ -19,9 +19,12 @@ it.each([
   expect(configWith({ DNS_SERVERS: value }).dnsServers).toEqual(servers);
 });
 
-it.each(['dns.example.com', '127.0.0.1:0', '127.0.0.1:70000', '127.0.0.1:x', '[::1', '1.2.3.4,', '300.1.1.1'])('refuses DNS_SERVERS=%s at start, naming it', (value) => {
-  expect(() => configWith({ DNS_SERVERS: value })).toThrow(/^DNS_SERVERS must be comma-separated ip\[:port\] entries/);
-});
+it.each(['dns.example.com', '127.0.0.1:0', '127.0.0.1:70000', '127.0.0.1:x', '[::1', '1.2.3.4,', '300.1.1.1'])(
+  'refuses DNS_SERVERS=%s at start, naming it',
+  (value) => {
+    expect(() => configWith({ DNS_SERVERS: value })).toThrow(/^DNS_SERVERS must be comma-separated ip\[:port\] entries/);
+  },
+);
 
 it.each([
   ['DNS_TIMEOUT_MS', '10'],

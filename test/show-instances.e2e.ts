@@ -43,13 +43,20 @@ it(`pushes a webhook taken by one instance to the other's viewers on every trans
 
   const client = await connectedClient(second, headers, clients);
   const events: any[] = [];
-  client.subscribe({ query: STATUS_SUBSCRIPTION, variables: { channelId: show.channelId } }, {
-    next: (result) => void events.push(result.data?.channelStatus ?? result.errors),
-    error: (error) => void events.push(error),
-    complete: () => undefined,
-  });
+  client.subscribe(
+    { query: STATUS_SUBSCRIPTION, variables: { channelId: show.channelId } },
+    {
+      next: (result) => void events.push(result.data?.channelStatus ?? result.errors),
+      error: (error) => void events.push(error),
+      complete: () => undefined,
+    },
+  );
   const multipart = await openHttpViewer(second, 'multipart', { query: STATUS_SUBSCRIPTION, variables: { channelId: show.channelId }, headers });
-  await until(() => events.length, (count) => count === 1, 'the first event over graphql-ws');
+  await until(
+    () => events.length,
+    (count) => count === 1,
+    'the first event over graphql-ws',
+  );
   expect(events[0]).toMatchObject({ state: 'OFFLINE', live: false });
   await multipart.until((viewer) => viewer.results.length === 1);
   // The content check on the second instance is read (and kept) before the show starts.
@@ -58,9 +65,17 @@ it(`pushes a webhook taken by one instance to the other's viewers on every trans
 
   const before = total(await scrape(second), 'stagegraph_show_webhook_to_viewer_seconds_count');
   await show.hook('connected', 1);
-  await until(() => events.at(-1)?.state, (state) => state === 'STARTING', 'STARTING on the other instance');
+  await until(
+    () => events.at(-1)?.state,
+    (state) => state === 'STARTING',
+    'STARTING on the other instance',
+  );
   await show.hook('active', 2);
-  await until(() => events.at(-1)?.state, (state) => state === 'LIVE', 'LIVE on the other instance');
+  await until(
+    () => events.at(-1)?.state,
+    (state) => state === 'LIVE',
+    'LIVE on the other instance',
+  );
   expect(events.at(-1)).toMatchObject({ live: true, playbackUrl: show.stream.playbackUrl, startedAt: 2 });
   await multipart.until((viewer) => viewer.results.at(-1)?.data?.channelStatus?.state === 'LIVE');
   expect((await check()).body.canIPlayResponse.contentCheck).toMatchObject({ live: true, video: { video: { type: 'live', url: show.stream.playbackUrl } } });
@@ -72,11 +87,21 @@ it(`pushes a webhook taken by one instance to the other's viewers on every trans
   // A provider retrying one webhook at both instances at once moves the show once: one change, one event.
   const bearer = { Authorization: `Bearer ${contract.authorization}` };
   const body = { type: 'disconnected', id: show.stream.providerStreamId, time: 3 };
-  const replies = await Promise.all([first, second, first, second, first, second].map((stack) => rest(stack, 'POST', '/stream/v1/webhook', { headers: bearer, body })));
+  const replies = await Promise.all(
+    [first, second, first, second, first, second].map((stack) => rest(stack, 'POST', '/stream/v1/webhook', { headers: bearer, body })),
+  );
   expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200, 200]);
   expect(replies.filter((reply) => reply.body.changed)).toHaveLength(1);
-  await until(() => events.at(-1)?.state, (state) => state === 'RECONNECTING', 'RECONNECTING on the other instance');
+  await until(
+    () => events.at(-1)?.state,
+    (state) => state === 'RECONNECTING',
+    'RECONNECTING on the other instance',
+  );
   await show.hook('idle', 4);
-  await until(() => events.at(-1)?.state, (state) => state === 'ENDED', 'ENDED on the other instance');
+  await until(
+    () => events.at(-1)?.state,
+    (state) => state === 'ENDED',
+    'ENDED on the other instance',
+  );
   expect(events.map((event) => event.state)).toEqual(['OFFLINE', 'STARTING', 'LIVE', 'RECONNECTING', 'ENDED']);
 });

@@ -11,7 +11,14 @@ import { createMemoryBus } from '../shared/bus/memory';
 import type { Stack } from '../stack';
 import { usingRedis } from './helpers/database';
 import { rest } from './helpers/http';
-import { pushTestPattern, referenceProviderPorts, registerReferenceProvider, serveReferenceProvider, stopChild, stopReferenceProviders } from './helpers/referenceProvider';
+import {
+  pushTestPattern,
+  referenceProviderPorts,
+  registerReferenceProvider,
+  serveReferenceProvider,
+  stopChild,
+  stopReferenceProviders,
+} from './helpers/referenceProvider';
 import { STATUS_SUBSCRIPTION } from './helpers/show';
 import { createTestSite, startTestStack, stopAllWithClients, type TestSite } from './helpers/stack';
 import { connectedClient } from './helpers/viewer';
@@ -45,7 +52,13 @@ afterAll(async () => {
 it(`goes live for viewers on both instances from real RTMP, reconnects, ends and offers its recording with its overlays (${usingRedis ? 'Redis' : 'shared in-process bus'})`, async () => {
   const channel = await rest(first, 'POST', '/pages/v3', {
     headers: site.admin,
-    body: { slug: 'real-show', type: 'channel', data: { name: 'Real show', content: { offline: { kind: 'recording' } } }, active_renderers: { livestream: true }, renderers: { livestream: { livestream_published: true } } },
+    body: {
+      slug: 'real-show',
+      type: 'channel',
+      data: { name: 'Real show', content: { offline: { kind: 'recording' } } },
+      active_renderers: { livestream: true },
+      renderers: { livestream: { livestream_published: true } },
+    },
   });
   expect(channel.status).toBeLessThan(300);
   const channelId = channel.body._id as string;
@@ -56,12 +69,21 @@ it(`goes live for viewers on both instances from real RTMP, reconnects, ends and
   const viewerHeaders = { 'x-service-client-id': site.siteId };
   const client = await connectedClient(second, viewerHeaders, clients);
   const states: { state: string; live: boolean; playbackUrl: string | null; recordingVideoId: string | null }[] = [];
-  client.subscribe({ query: STATUS_SUBSCRIPTION, variables: { channelId } }, {
-    next: (result) => void states.push(result.data?.channelStatus as (typeof states)[number]),
-    error: (error) => void states.push({ state: `error ${JSON.stringify(error)}`, live: false, playbackUrl: null, recordingVideoId: null }),
-    complete: () => undefined,
-  });
-  const reached = (state: string) => until(() => states.map((one) => one.state), (seen) => seen.includes(state), `channelStatus ${state} on the second instance`, 90_000);
+  client.subscribe(
+    { query: STATUS_SUBSCRIPTION, variables: { channelId } },
+    {
+      next: (result) => void states.push(result.data?.channelStatus as (typeof states)[number]),
+      error: (error) => void states.push({ state: `error ${JSON.stringify(error)}`, live: false, playbackUrl: null, recordingVideoId: null }),
+      complete: () => undefined,
+    },
+  );
+  const reached = (state: string) =>
+    until(
+      () => states.map((one) => one.state),
+      (seen) => seen.includes(state),
+      `channelStatus ${state} on the second instance`,
+      90_000,
+    );
   await reached('OFFLINE');
 
   const encoder = pushTestPattern(stream.body.ingestUrl, stream.body.streamKey);
@@ -72,7 +94,8 @@ it(`goes live for viewers on both instances from real RTMP, reconnects, ends and
   expect(live.live).toBe(true);
   const check = await rest(second, 'GET', `/pages/v2/content/id/${channelId}`, { headers: { ...viewerHeaders, 'x-service-device-id': 'real-show-device' } });
   expect(check.body.canIPlayResponse.contentCheck).toMatchObject({ live: true, video: { video: { type: 'live', url: live.playbackUrl } } });
-  const segments = async () => (await (await fetch(live.playbackUrl as string)).text()).split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  const segments = async () =>
+    (await (await fetch(live.playbackUrl as string)).text()).split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
   const segment = (await segments())[0];
   expect(segment).toBeDefined();
   const media = await fetch(new URL(segment, live.playbackUrl as string));
@@ -81,7 +104,10 @@ it(`goes live for viewers on both instances from real RTMP, reconnects, ends and
 
   // Recorded: an overlay broadcast during the recording is on its timeline.
   expect((await rest(first, 'POST', `/stream/v1/${stream.body._id}/start`, { headers: site.admin })).status).toBe(200);
-  const overlay = await rest(first, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'Goal', type: 'instance', contents: { text: 'Goal!' }, duration: 5 } });
+  const overlay = await rest(first, 'POST', '/overlay/v1', {
+    headers: site.admin,
+    body: { name: 'Goal', type: 'instance', contents: { text: 'Goal!' }, duration: 5 },
+  });
   const sent = await rest(first, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId } });
   expect(sent.status).toBe(200);
   expect(sent.body.streamSecond).toEqual(expect.any(Number));
@@ -97,13 +123,21 @@ it(`goes live for viewers on both instances from real RTMP, reconnects, ends and
   expect(states.at(-1)).toMatchObject({ state: 'ENDED', live: false, playbackUrl: null });
 
   // After the show the check offers the recording the provider delivered, and its timeline has the overlay.
-  const recordingId = (await until(() => readRecordingId(channelId), (id) => id !== null, 'the recording among the channel videos', 90_000)) as string;
+  const recordingId = (await until(
+    () => readRecordingId(channelId),
+    (id) => id !== null,
+    'the recording among the channel videos',
+    90_000,
+  )) as string;
   const after = await until(
     () => rest(second, 'GET', `/pages/v2/content/id/${channelId}`, { headers: { ...viewerHeaders, 'x-service-device-id': 'real-show-device' } }),
     (reply) => reply.body.canIPlayResponse?.contentCheck?.video?.video?.type === 'vod',
     'the recording offered by the content check',
   );
-  expect(after.body.canIPlayResponse.contentCheck).toMatchObject({ live: false, video: { video: { _id: recordingId, type: 'vod', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/vod\//) } } });
+  expect(after.body.canIPlayResponse.contentCheck).toMatchObject({
+    live: false,
+    video: { video: { _id: recordingId, type: 'vod', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/vod\//) } },
+  });
   const recording = await fetch(after.body.canIPlayResponse.contentCheck.video.video.url);
   expect(recording.status).toBe(200);
   expect(await recording.text()).toContain('#EXT-X-ENDLIST');

@@ -50,10 +50,11 @@ function collector<T>() {
     errors,
     push: (event: T) => events.push(event),
     fail: (error: unknown) => errors.push(error),
-    next: () => until(() => events.length > read || errors.length > 0, Boolean, 'the next channelStatus event').then(() => {
-      if (errors.length) throw new Error(JSON.stringify(errors));
-      return events[read++];
-    }),
+    next: () =>
+      until(() => events.length > read || errors.length > 0, Boolean, 'the next channelStatus event').then(() => {
+        if (errors.length) throw new Error(JSON.stringify(errors));
+        return events[read++];
+      }),
   };
 }
 
@@ -61,11 +62,14 @@ async function subscribeWs(channelId: string, owner = site) {
   const client = await connectedClient(stack, viewer(owner), clients);
   const got = collector<any>();
   cleanups.push(
-    client.subscribe({ query: STATUS_SUBSCRIPTION, variables: { channelId } }, {
-      next: (result) => (result.errors ? got.fail(result.errors) : got.push(result.data?.channelStatus)),
-      error: (error) => got.fail(error),
-      complete: () => undefined,
-    }),
+    client.subscribe(
+      { query: STATUS_SUBSCRIPTION, variables: { channelId } },
+      {
+        next: (result) => (result.errors ? got.fail(result.errors) : got.push(result.data?.channelStatus)),
+        error: (error) => got.fail(error),
+        complete: () => undefined,
+      },
+    ),
   );
   return got;
 }
@@ -136,7 +140,13 @@ describe('the show state machine', () => {
 
     const elsewhere = await rest(stack, 'POST', '/pages/v3', {
       headers: site.admin,
-      body: { slug: `elsewhere-${Date.now()}`, type: 'channel', data: { name: 'Elsewhere' }, active_renderers: { livestream: true }, renderers: { livestream: { livestream_published: true } } },
+      body: {
+        slug: `elsewhere-${Date.now()}`,
+        type: 'channel',
+        data: { name: 'Elsewhere' },
+        active_renderers: { livestream: true },
+        renderers: { livestream: { livestream_published: true } },
+      },
     });
     expect(await status(elsewhere.body._id)).toMatchObject({ state: 'LIVE', live: true, liveBroadcastId: null, playbackUrl: null });
     expect((await check(elsewhere.body._id)).body.canIPlayResponse.contentCheck.live).toBe(true);
@@ -152,13 +162,24 @@ describe('what a viewer gets', () => {
     await show.hook('active', 20);
     const { contentCheck } = (await check(show.channelId)).body.canIPlayResponse;
     expect(contentCheck).toMatchObject({ access: 'full', live: true });
-    expect(contentCheck.video.video).toMatchObject({ _id: started.body.liveBroadcastId, type: 'live', url: show.stream.playbackUrl, title: expect.stringMatching(/^Show /) });
+    expect(contentCheck.video.video).toMatchObject({
+      _id: started.body.liveBroadcastId,
+      type: 'live',
+      url: show.stream.playbackUrl,
+      title: expect.stringMatching(/^Show /),
+    });
     const live = await status(show.channelId);
     expect(live).toMatchObject({ liveBroadcastId: started.body.liveBroadcastId, recordingVideoId: null });
     expect(live.streamSecond).toBeGreaterThanOrEqual(0);
 
     expect((await rest(stack, 'POST', `/stream/v1/${show.stream._id}/stop`, { headers: site.admin })).status).toBe(200);
-    const vod = { durationSeconds: 42, liveBroadcastId: started.body.liveBroadcastId, vodId: `vod-${show.channelId}`, streamId: show.stream.providerStreamId, url: 'https://cdn.fake.test/show.m3u8' };
+    const vod = {
+      durationSeconds: 42,
+      liveBroadcastId: started.body.liveBroadcastId,
+      vodId: `vod-${show.channelId}`,
+      streamId: show.stream.providerStreamId,
+      url: 'https://cdn.fake.test/show.m3u8',
+    };
     const delivered = await rest(stack, 'POST', '/video/v3/vod', { headers: { Authorization: `Bearer ${contract.authorization}` }, body: vod });
     expect(delivered.status).toBe(200);
     await show.hook('disconnected', 30);
@@ -176,7 +197,10 @@ describe('what a viewer gets', () => {
     expect(gated).toMatchObject({ state: 'LIVE', live: true, playbackUrl: null });
 
     const anonymous = await check(show.channelId);
-    expect(anonymous.body.canIPlayResponse).toMatchObject({ contentCheck: { access: 'none', live: true, video: { video: null } }, error: { type: 'entitlement_required' } });
+    expect(anonymous.body.canIPlayResponse).toMatchObject({
+      contentCheck: { access: 'none', live: true, video: { video: null } },
+      error: { type: 'entitlement_required' },
+    });
     const without = await site.signIn([]);
     const refused = await check(show.channelId, { ...viewer(), authorization: `Bearer ${without.token}` });
     expect(refused.body.canIPlayResponse.contentCheck).toMatchObject({ access: 'none', live: true, video: { video: null } });
@@ -186,7 +210,11 @@ describe('what a viewer gets', () => {
     const holder = await site.signIn([]);
     await grantEntitlement(stack, site.siteId, holder.accountId, 'show-pass');
     const allowed = await check(show.channelId, { ...viewer(), authorization: `Bearer ${holder.token}` });
-    expect(allowed.body.canIPlayResponse.contentCheck).toMatchObject({ access: 'full', live: true, video: { video: { type: 'live', url: show.stream.playbackUrl } } });
+    expect(allowed.body.canIPlayResponse.contentCheck).toMatchObject({
+      access: 'full',
+      live: true,
+      video: { video: { type: 'live', url: show.stream.playbackUrl } },
+    });
   });
 
   it('counts down to data.countdown.start_time while it is ahead', async () => {
@@ -225,7 +253,11 @@ describe('channelStatus live', () => {
     expect(off.status).toBe(200);
     expect(await got.next()).toMatchObject({ state: 'LIVE', live: false, playbackUrl: null });
     expect((await rest(stack, 'DELETE', `/pages/v3/${show.channelId}`, { headers: site.admin })).status).toBe(200);
-    await until(() => got.errors.length, (count) => count > 0, 'the deleted channel’s error');
+    await until(
+      () => got.errors.length,
+      (count) => count > 0,
+      'the deleted channel’s error',
+    );
     expect(JSON.stringify(got.errors)).toContain('NOT_FOUND');
   });
 
@@ -235,16 +267,23 @@ describe('channelStatus live', () => {
     cleanups.push(() => client.dispose());
     const got = collector<any>();
     cleanups.push(
-      client.subscribe({ query: STATUS_SUBSCRIPTION, variables: { channelId: show.channelId } }, {
-        next: (result) => (result.errors ? got.fail(result.errors) : got.push((result.data as any)?.channelStatus)),
-        error: (error) => got.fail(error),
-        complete: () => undefined,
-      }),
+      client.subscribe(
+        { query: STATUS_SUBSCRIPTION, variables: { channelId: show.channelId } },
+        {
+          next: (result) => (result.errors ? got.fail(result.errors) : got.push((result.data as any)?.channelStatus)),
+          error: (error) => got.fail(error),
+          complete: () => undefined,
+        },
+      ),
     );
     expect(await got.next()).toMatchObject({ state: 'OFFLINE' });
     await show.hook('connected', 100);
     await show.hook('active', 200);
-    await until(() => got.events.at(-1)?.state, (state) => state === 'LIVE', 'LIVE over SSE');
+    await until(
+      () => got.events.at(-1)?.state,
+      (state) => state === 'LIVE',
+      'LIVE over SSE',
+    );
     expect(got.events.at(-1)).toMatchObject({ live: true, playbackUrl: show.stream.playbackUrl });
   });
 
@@ -252,7 +291,11 @@ describe('channelStatus live', () => {
     const theirs = await createChannel(stack, other.siteId);
     for (const channelId of ['stage', theirs]) {
       const got = await subscribeWs(channelId);
-      await until(() => got.errors.length, (count) => count > 0, 'the refusal');
+      await until(
+        () => got.errors.length,
+        (count) => count > 0,
+        'the refusal',
+      );
       expect(JSON.stringify(got.errors)).toContain('NOT_FOUND');
       expect(got.events).toEqual([]);
     }
@@ -265,7 +308,12 @@ describe('videos (PUT /video/v3/{id}, GET /video/v3/?channelId=)', () => {
   async function deliveredVideo(show: ShowChannel, n: number) {
     const started = await rest(stack, 'POST', `/stream/v1/${show.stream._id}/start`, { headers: site.admin });
     await rest(stack, 'POST', `/stream/v1/${show.stream._id}/stop`, { headers: site.admin });
-    const vod = { liveBroadcastId: started.body.liveBroadcastId, vodId: `vod-${n}-${show.channelId}`, streamId: show.stream.providerStreamId, url: `https://cdn.fake.test/${n}.m3u8` };
+    const vod = {
+      liveBroadcastId: started.body.liveBroadcastId,
+      vodId: `vod-${n}-${show.channelId}`,
+      streamId: show.stream.providerStreamId,
+      url: `https://cdn.fake.test/${n}.m3u8`,
+    };
     const delivered = await rest(stack, 'POST', '/video/v3/vod', { headers: { Authorization: `Bearer ${contract.authorization}` }, body: vod });
     expect(delivered.status).toBe(200);
     return delivered.body.videoId as string;
@@ -282,7 +330,10 @@ describe('videos (PUT /video/v3/{id}, GET /video/v3/?channelId=)', () => {
 
     const holder = await site.signIn([]);
     await grantEntitlement(stack, site.siteId, holder.accountId, 'replay-pass');
-    const put = await rest(stack, 'PUT', `/video/v3/${first}`, { headers: site.admin, body: { title: 'The final', description: 'Full match', subscriptions: ['replay-pass'] } });
+    const put = await rest(stack, 'PUT', `/video/v3/${first}`, {
+      headers: site.admin,
+      body: { title: 'The final', description: 'Full match', subscriptions: ['replay-pass'] },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ _id: first, title: 'The final', description: 'Full match', subscriptions: [{ sku: 'replay-pass' }] });
   });
@@ -315,7 +366,9 @@ describe('deleting a channel and bad provider input', () => {
     const theirs = await registerShowProvider(stack, other, provider);
     const headers = (authorization: string) => ({ Authorization: `Bearer ${authorization}` });
     const body = { type: 'connected', id: show.stream.providerStreamId, time: 10 };
-    expect((await rest(stack, 'POST', '/stream/v1/webhook', { headers: headers(contract.authorization), body: { ...body, id: 'no-such-stream' } })).status).toBe(404);
+    expect(
+      (await rest(stack, 'POST', '/stream/v1/webhook', { headers: headers(contract.authorization), body: { ...body, id: 'no-such-stream' } })).status,
+    ).toBe(404);
     expect((await rest(stack, 'POST', '/stream/v1/webhook', { headers: headers(theirs.authorization), body })).status).toBe(404);
     for (const time of ['soon', -1, 1e17]) {
       const bad = await rest(stack, 'POST', '/stream/v1/webhook', { headers: headers(contract.authorization), body: { ...body, time } });
@@ -323,7 +376,12 @@ describe('deleting a channel and bad provider input', () => {
       expect(bad.body.message).toContain('time');
     }
     expect(await status(show.channelId)).toMatchObject({ state: 'OFFLINE' });
-    const vod = { liveBroadcastId: '00000000-0000-4000-8000-000000000000', vodId: 'vod-unknown', streamId: show.stream.providerStreamId, url: 'https://cdn.fake.test/x.m3u8' };
+    const vod = {
+      liveBroadcastId: '00000000-0000-4000-8000-000000000000',
+      vodId: 'vod-unknown',
+      streamId: show.stream.providerStreamId,
+      url: 'https://cdn.fake.test/x.m3u8',
+    };
     expect((await rest(stack, 'POST', '/video/v3/vod', { headers: headers(contract.authorization), body: vod })).status).toBe(404);
   });
 });

@@ -8,9 +8,21 @@ import { SingleSubgraphPlanner } from '../gateway/singleSubgraph';
 const planner = new SingleSubgraphPlanner(composeSupergraphSdl((name) => `http://${name}.internal/graphql`));
 
 it.each([
-  ['the embed’s answer', /* GraphQL */ `mutation A($p: ID!, $a: ID!) { answerPoll(pollId: $p, answerId: $a) { success pollId answerId __typename } }`, 'content'],
-  ['results with an inline fragment', /* GraphQL */ `query R($p: ID!) { pollResults(pollId: $p) { ... on PollResults { total mine { answerId } } } }`, 'content'],
-  ['a named fragment', /* GraphQL */ `query R($p: ID!) { pollResults(pollId: $p) { ...counts } } fragment counts on PollResults { answers { id count } }`, 'content'],
+  [
+    'the embed’s answer',
+    /* GraphQL */ `mutation A($p: ID!, $a: ID!) { answerPoll(pollId: $p, answerId: $a) { success pollId answerId __typename } }`,
+    'content',
+  ],
+  [
+    'results with an inline fragment',
+    /* GraphQL */ `query R($p: ID!) { pollResults(pollId: $p) { ... on PollResults { total mine { answerId } } } }`,
+    'content',
+  ],
+  [
+    'a named fragment',
+    /* GraphQL */ `query R($p: ID!) { pollResults(pollId: $p) { ...counts } } fragment counts on PollResults { answers { id count } }`,
+    'content',
+  ],
   ['leaderboard places without names', /* GraphQL */ `{ leaderboard { results { rank accountId points } } }`, 'content'],
   ['the viewer’s account', /* GraphQL */ `{ me { tags } }`, 'community'],
 ])('%s goes to one subgraph', (_label, query, expected) => {

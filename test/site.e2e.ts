@@ -28,7 +28,11 @@ it('answers the caller’s site with its name, device limit, settings and theme'
       type: 'classic',
       mode: 'dark',
       button: { borderRadius: expect.any(String), textCapitalization: expect.any(String) },
-      colors: expect.objectContaining({ accentPrimary: expect.stringMatching(/^#/), surface6: expect.stringMatching(/^#/), text500: expect.stringMatching(/^#/) }),
+      colors: expect.objectContaining({
+        accentPrimary: expect.stringMatching(/^#/),
+        surface6: expect.stringMatching(/^#/),
+        text500: expect.stringMatching(/^#/),
+      }),
       typography: { body: expect.any(String), headline: expect.any(String) },
       creator: null,
       owner: null,
@@ -44,19 +48,29 @@ it('answers the caller’s site with its name, device limit, settings and theme'
 
 it('needs the developer key (or a signed-in account) besides the site ID', async () => {
   expect((await rest(stack, 'GET', '/site/v1/', { headers: { 'x-service-client-id': site.siteId } })).status).toBe(401);
-  expect((await rest(stack, 'GET', '/site/v1/', { headers: { 'x-service-client-id': site.siteId, 'x-service-developer-key': other.developerKey } })).status).toBe(401);
+  expect(
+    (await rest(stack, 'GET', '/site/v1/', { headers: { 'x-service-client-id': site.siteId, 'x-service-developer-key': other.developerKey } })).status,
+  ).toBe(401);
 });
 
 it('changes the name, device limit and theme; refuses bad values', async () => {
   const theme = { name: 'Brand', mode: 'light', colors: { accentPrimary: '#112233' }, typography: { body: 'Lato', headline: 'Oswald' } };
-  const changed = await rest(stack, 'PUT', '/site/v1/', { headers: site.admin, body: { name: 'Renamed', deviceLimit: 5, settings: { theme, locale: 'fr-FR' } } });
+  const changed = await rest(stack, 'PUT', '/site/v1/', {
+    headers: site.admin,
+    body: { name: 'Renamed', deviceLimit: 5, settings: { theme, locale: 'fr-FR' } },
+  });
   expect(changed.status).toBe(200);
   expect(changed.body).toMatchObject({ name: 'Renamed', deviceLimit: 5, settings: { theme, locale: 'fr-FR' } });
   expect(changed.body.theme).toMatchObject({ name: 'Brand', mode: 'light', typography: { body: 'Lato', headline: 'Oswald' } });
   expect(changed.body.theme.colors.accentPrimary).toBe('#112233');
   expect(changed.body.theme.colors.surface1).toMatch(/^#/);
 
-  for (const body of [{ deviceLimit: -1 }, { name: '' }, { settings: { theme: { mode: 'sepia' } } }, { settings: { theme: { colors: { accentPrimary: 'red' } } } }]) {
+  for (const body of [
+    { deviceLimit: -1 },
+    { name: '' },
+    { settings: { theme: { mode: 'sepia' } } },
+    { settings: { theme: { colors: { accentPrimary: 'red' } } } },
+  ]) {
     expect((await rest(stack, 'PUT', '/site/v1/', { headers: site.admin, body })).status).toBe(400);
   }
   const viewer = { 'x-service-client-id': site.siteId, authorization: `Bearer ${await site.token([])}` };

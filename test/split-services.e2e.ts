@@ -148,7 +148,10 @@ it('a broadcast made through the REST bridge process reaches a graphql-ws viewer
     body: { name: 'Split', type: 'template', contents: { html: '<p>${name}</p>' }, duration: 20 },
   });
   expect(overlay.status).toBe(200);
-  const sent = await rest(bridge, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId: stage, variables: { name: 'Ada' } } });
+  const sent = await rest(bridge, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, {
+    headers: site.admin,
+    body: { channelId: stage, variables: { name: 'Ada' } },
+  });
   expect(sent.status).toBe(200);
   const event = await viewer.next();
   expect(event).toMatchObject({ kind: 'SHOW', broadcastId: sent.body.broadcastId, channelId: stage, overlay: { id: overlay.body._id } });
@@ -158,12 +161,18 @@ it('a broadcast made through the REST bridge process reaches a graphql-ws viewer
 it('the content subgraph process asks the community subgraph process through the gateway process (a gated channel)', async () => {
   const page = await rest(bridge, 'POST', '/pages/v3', {
     headers: site.admin,
-    body: { slug: 'split-gated', type: 'channel', data: { name: 'Gated', gate: { active: true, kind: 'subscription', gate: { subscriptions: ['season-pass'], title: 'Ticket' } } } },
+    body: {
+      slug: 'split-gated',
+      type: 'channel',
+      data: { name: 'Gated', gate: { active: true, kind: 'subscription', gate: { subscriptions: ['season-pass'], title: 'Ticket' } } },
+    },
   });
   expect(page.status).toBe(200);
   const { accountId, token } = await site.signIn([]);
   const check = () =>
-    rest(bridge, 'GET', `/pages/v2/content/id/${page.body._id}`, { headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${token}`, 'x-service-device-id': 'device-1' } });
+    rest(bridge, 'GET', `/pages/v2/content/id/${page.body._id}`, {
+      headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${token}`, 'x-service-device-id': 'device-1' },
+    });
   const without = await check();
   expect(without.status).toBe(200);
   expect(without.body.canIPlayResponse.contentCheck).toMatchObject({ access: 'none', userHasChannelGateEntitlement: false });

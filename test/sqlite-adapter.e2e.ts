@@ -27,14 +27,21 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const stored = (id: string) => reader.prepare('SELECT "createdAt", "updatedAt", typeof("createdAt") AS kind FROM "Site" WHERE id = ?').get(id) as { createdAt: string; updatedAt: string; kind: string };
+const stored = (id: string) =>
+  reader.prepare('SELECT "createdAt", "updatedAt", typeof("createdAt") AS kind FROM "Site" WHERE id = ?').get(id) as {
+    createdAt: string;
+    updatedAt: string;
+    kind: string;
+  };
 
 it('Prisma and the plain driver write the same date text, and each reads the other’s', async () => {
   const at = new Date('2026-03-04T05:06:07.089Z');
   await database.prisma.site.create({ data: { id: 'by-prisma', name: 'by prisma', createdAt: at } });
   const plain = database.plain;
   if (plain?.provider !== 'sqlite') throw new Error('a SQLite file has the plain SQLite driver');
-  plain.connection.prepare(`INSERT INTO "Site" (id, name, "deviceLimit", "createdAt", "updatedAt") VALUES (?, ?, 3, ?, ?)`).run('by-plain', 'by plain', sqliteDate(at), sqliteDate(at));
+  plain.connection
+    .prepare(`INSERT INTO "Site" (id, name, "deviceLimit", "createdAt", "updatedAt") VALUES (?, ?, 3, ?, ?)`)
+    .run('by-plain', 'by plain', sqliteDate(at), sqliteDate(at));
 
   expect(stored('by-prisma')).toMatchObject({ createdAt: '2026-03-04T05:06:07.089+00:00', kind: 'text' });
   expect(stored('by-plain')).toEqual({ createdAt: stored('by-prisma').createdAt, updatedAt: stored('by-prisma').createdAt, kind: 'text' });
@@ -56,14 +63,27 @@ it('a unique violation is P2002 and a missing row P2025, from SQLite’s result 
 });
 
 it('values keep their types: integers, booleans, JSON, big counts and fractions', async () => {
-  await database.prisma.site.create({ data: { id: 'typed', name: 'typed', deviceLimit: 7, trustedDocumentsOnly: true, settings: { theme: 'dark', levels: [1, 2] } } });
-  expect(await database.prisma.site.findUnique({ where: { id: 'typed' } })).toMatchObject({ deviceLimit: 7, trustedDocumentsOnly: true, settings: { theme: 'dark', levels: [1, 2] } });
-  const [row] = await database.prisma.$queryRaw<{ sites: bigint; half: number; big: bigint }[]>`SELECT COUNT(*) AS sites, 1.5 AS half, 9007199254740993 AS big FROM "Site"`;
+  await database.prisma.site.create({
+    data: { id: 'typed', name: 'typed', deviceLimit: 7, trustedDocumentsOnly: true, settings: { theme: 'dark', levels: [1, 2] } },
+  });
+  expect(await database.prisma.site.findUnique({ where: { id: 'typed' } })).toMatchObject({
+    deviceLimit: 7,
+    trustedDocumentsOnly: true,
+    settings: { theme: 'dark', levels: [1, 2] },
+  });
+  const [row] = await database.prisma.$queryRaw<
+    { sites: bigint; half: number; big: bigint }[]
+  >`SELECT COUNT(*) AS sites, 1.5 AS half, 9007199254740993 AS big FROM "Site"`;
   expect(row).toEqual({ sites: BigInt(await database.prisma.site.count()), half: 1.5, big: 9007199254740993n });
 });
 
 it('a LIKE pattern reads the backslash as its escape, as on PostgreSQL', async () => {
-  await database.prisma.site.createMany({ data: [{ id: 'like-1', name: 'a_c' }, { id: 'like-2', name: 'abc' }] });
+  await database.prisma.site.createMany({
+    data: [
+      { id: 'like-1', name: 'a_c' },
+      { id: 'like-2', name: 'abc' },
+    ],
+  });
   const found = await database.prisma.site.findMany({ where: { name: { contains: literalText('_') } }, select: { id: true } });
   expect(found).toEqual([{ id: 'like-1' }]);
 });

@@ -61,7 +61,10 @@ describe('contract registration', () => {
 
   it('keeps names unique per site (409), but another site may use the same name', async () => {
     await registerContract(site, { name: 'Unique name' });
-    const again = await rest(stack, 'POST', '/streamprovider/v1/register', { headers: site.admin, body: { name: 'Unique name', urls: provider.urls(), useAccount: false } });
+    const again = await rest(stack, 'POST', '/streamprovider/v1/register', {
+      headers: site.admin,
+      body: { name: 'Unique name', urls: provider.urls(), useAccount: false },
+    });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ success: false, message: expect.stringContaining('Unique name') });
     await registerContract(other, { name: 'Unique name' });
@@ -86,7 +89,10 @@ describe('contract registration', () => {
   });
 
   it('needs the site ID and developer key', async () => {
-    const reply = await rest(stack, 'POST', '/streamprovider/v1/register', { headers: { 'x-service-client-id': site.siteId }, body: { name: 'x', urls: provider.urls(), useAccount: false } });
+    const reply = await rest(stack, 'POST', '/streamprovider/v1/register', {
+      headers: { 'x-service-client-id': site.siteId },
+      body: { name: 'x', urls: provider.urls(), useAccount: false },
+    });
     expect(reply.status).toBe(401);
   });
 });
@@ -227,7 +233,13 @@ describe('stream control', () => {
 
     const { body: started } = await rest(stack, 'POST', `/stream/v1/${stream._id}/start`, { headers: site.admin });
     await rest(stack, 'POST', `/stream/v1/${stream._id}/stop`, { headers: site.admin });
-    const vod = { liveBroadcastId: started.liveBroadcastId, vodId: 'vod-to-delete', streamId: stream.providerStreamId, url: 'https://cdn.fake.test/vod.m3u8', durationSeconds: 12 };
+    const vod = {
+      liveBroadcastId: started.liveBroadcastId,
+      vodId: 'vod-to-delete',
+      streamId: stream.providerStreamId,
+      url: 'https://cdn.fake.test/vod.m3u8',
+      durationSeconds: 12,
+    };
     expect((await rest(stack, 'POST', '/video/v3/vod', { headers: bearer(contract.authorization), body: vod })).status).toBe(200);
     const vodDeleted = await rest(stack, 'POST', '/streamprovider/v1/test/delete-vod/vod-to-delete', { headers: site.admin });
     expect(vodDeleted.status).toBe(200);
@@ -239,8 +251,7 @@ describe('stream control', () => {
 });
 
 describe('customer accounts (useAccount)', () => {
-  const accountContract = () =>
-    registerContract(site, { useAccount: true, accountCredentials: { apiKey: 'API Key', accountId: 'Account ID' } });
+  const accountContract = () => registerContract(site, { useAccount: true, accountCredentials: { apiKey: 'API Key', accountId: 'Account ID' } });
 
   it('sends the customer’s credentials to createStream; the provider’s 401 and 403 reach the caller clearly', async () => {
     const contract = await accountContract();
@@ -249,12 +260,18 @@ describe('customer accounts (useAccount)', () => {
     expect(provider.callsOf('createStream').at(-1)?.body).toEqual({ title: stream.title, fallbackImageUrl: FALLBACK, accountCredentials: credentials });
 
     provider.answer('createStream', { status: 401, body: { message: 'invalid api key' } });
-    const rejected = await rest(stack, 'POST', '/stream/v1/', { headers: site.admin, body: { pageId: channelId, contractId: contract.id, accountCredentials: credentials } });
+    const rejected = await rest(stack, 'POST', '/stream/v1/', {
+      headers: site.admin,
+      body: { pageId: channelId, contractId: contract.id, accountCredentials: credentials },
+    });
     expect(rejected.status).toBe(400);
     expect(rejected.body.message).toMatch(/rejected accountCredentials.*401.*invalid api key/);
 
     provider.answer('createStream', { status: 403, body: { message: 'stream limit reached' } });
-    const limited = await rest(stack, 'POST', '/stream/v1/', { headers: site.admin, body: { pageId: channelId, contractId: contract.id, accountCredentials: credentials } });
+    const limited = await rest(stack, 'POST', '/stream/v1/', {
+      headers: site.admin,
+      body: { pageId: channelId, contractId: contract.id, accountCredentials: credentials },
+    });
     expect(limited.status).toBe(403);
     expect(limited.body.message).toMatch(/403.*stream limit reached/);
     // Neither refusal was retried: 4xx is the provider's answer.
@@ -275,16 +292,27 @@ describe('customer accounts (useAccount)', () => {
   it('verifies an account: 200 valid, 401 invalid; a contract without useAccount is 409', async () => {
     const contract = await accountContract();
     const credentials = { apiKey: 'k', accountId: 'a' };
-    const valid = await rest(stack, 'POST', `/streamprovider/v1/${contract.id}/verify-account`, { headers: site.admin, body: { accountCredentials: credentials } });
+    const valid = await rest(stack, 'POST', `/streamprovider/v1/${contract.id}/verify-account`, {
+      headers: site.admin,
+      body: { accountCredentials: credentials },
+    });
     expect(valid.status).toBe(200);
     expect(valid.body).toMatchObject({ success: true, valid: true });
-    expect(provider.callsOf('verifyAccount').at(-1)).toMatchObject({ authorization: `Bearer ${contract.authorization}`, body: { accountCredentials: credentials } });
+    expect(provider.callsOf('verifyAccount').at(-1)).toMatchObject({
+      authorization: `Bearer ${contract.authorization}`,
+      body: { accountCredentials: credentials },
+    });
     provider.answer('verifyAccount', { status: 401 });
-    const invalid = await rest(stack, 'POST', `/streamprovider/v1/${contract.id}/verify-account`, { headers: site.admin, body: { accountCredentials: credentials } });
+    const invalid = await rest(stack, 'POST', `/streamprovider/v1/${contract.id}/verify-account`, {
+      headers: site.admin,
+      body: { accountCredentials: credentials },
+    });
     expect(invalid.status).toBe(200);
     expect(invalid.body).toMatchObject({ success: true, valid: false });
     const plain = await registerContract();
-    expect((await rest(stack, 'POST', `/streamprovider/v1/${plain.id}/verify-account`, { headers: site.admin, body: { accountCredentials: credentials } })).status).toBe(409);
+    expect(
+      (await rest(stack, 'POST', `/streamprovider/v1/${plain.id}/verify-account`, { headers: site.admin, body: { accountCredentials: credentials } })).status,
+    ).toBe(409);
   });
 });
 
@@ -363,8 +391,20 @@ describe('webhooks (POST /stream/v1/webhook)', () => {
     expect((await hook('active', 3_500)).body.state.playbackLive).toBe(false);
 
     const got = await rest(stack, 'GET', `/stream/v1/${stream._id}`, { headers: site.admin });
-    expect(got.body.state).toEqual({ ingestEnabled: true, ingestConnected: false, playbackLive: false, recording: false, ingestChangedAt: 3_000, playbackChangedAt: 4_000 });
-    const viaGraphql = await graphql(stack, /* GraphQL */ `query S($id: ID!) { stream(id: $id) { state { ingestConnected playbackLive recording } } }`, { id: stream._id }, site.admin);
+    expect(got.body.state).toEqual({
+      ingestEnabled: true,
+      ingestConnected: false,
+      playbackLive: false,
+      recording: false,
+      ingestChangedAt: 3_000,
+      playbackChangedAt: 4_000,
+    });
+    const viaGraphql = await graphql(
+      stack,
+      /* GraphQL */ `query S($id: ID!) { stream(id: $id) { state { ingestConnected playbackLive recording } } }`,
+      { id: stream._id },
+      site.admin,
+    );
     expect(viaGraphql.body.data.stream.state).toEqual({ ingestConnected: false, playbackLive: false, recording: false });
   });
 
@@ -382,7 +422,10 @@ describe('webhooks (POST /stream/v1/webhook)', () => {
     expect((await rest(stack, 'POST', '/stream/v1/webhook', { headers: bearer(contract.authorization), body: { ...body, time: 'soon' } })).status).toBe(400);
     const unknown = await rest(stack, 'POST', '/stream/v1/webhook', { headers: bearer(contract.authorization), body: { ...body, id: 'no-such-stream' } });
     expect(unknown.status).toBe(404);
-    const foreign = await rest(stack, 'POST', '/stream/v1/webhook', { headers: bearer(contract.authorization), body: { ...body, id: otherStream.providerStreamId } });
+    const foreign = await rest(stack, 'POST', '/stream/v1/webhook', {
+      headers: bearer(contract.authorization),
+      body: { ...body, id: otherStream.providerStreamId },
+    });
     expect(foreign.status).toBe(404);
     const untouched = await rest(stack, 'GET', `/stream/v1/${otherStream._id}`, { headers: site.admin });
     expect(untouched.body.state.ingestConnected).toBe(false);
@@ -396,7 +439,10 @@ describe('webhooks (POST /stream/v1/webhook)', () => {
     const before = stack.gateway.live.stats().subscriptions;
     const received = new Promise<void>((resolve, reject) => {
       admin.subscribe(
-        { query: /* GraphQL */ `subscription W($id: ID) { streamStateChanged(streamId: $id) { streamId pageId change time state { ingestConnected playbackLive recording } } }`, variables: { id: stream._id } },
+        {
+          query: /* GraphQL */ `subscription W($id: ID) { streamStateChanged(streamId: $id) { streamId pageId change time state { ingestConnected playbackLive recording } } }`,
+          variables: { id: stream._id },
+        },
         {
           next: (result) => {
             events.push(result.data?.streamStateChanged);
@@ -408,18 +454,30 @@ describe('webhooks (POST /stream/v1/webhook)', () => {
       );
     });
     while (stack.gateway.live.stats().subscriptions <= before) await new Promise((resolve) => setTimeout(resolve, 5));
-    await rest(stack, 'POST', '/stream/v1/webhook', { headers: bearer(contract.authorization), body: { type: 'connected', id: stream.providerStreamId, time: 5 } });
+    await rest(stack, 'POST', '/stream/v1/webhook', {
+      headers: bearer(contract.authorization),
+      body: { type: 'connected', id: stream.providerStreamId, time: 5 },
+    });
     await rest(stack, 'POST', `/stream/v1/${stream._id}/start`, { headers: site.admin });
     await received;
     expect(events).toEqual([
       { streamId: stream._id, pageId: channelId, change: 'connected', time: 5, state: { ingestConnected: true, playbackLive: false, recording: false } },
-      { streamId: stream._id, pageId: channelId, change: 'started', time: expect.any(Number), state: { ingestConnected: true, playbackLive: false, recording: true } },
+      {
+        streamId: stream._id,
+        pageId: channelId,
+        change: 'started',
+        time: expect.any(Number),
+        state: { ingestConnected: true, playbackLive: false, recording: true },
+      },
     ]);
     await admin.dispose();
 
     const viewer = connectClient(stack, { 'x-service-client-id': site.siteId });
     const refused = await new Promise<unknown>((resolve) => {
-      viewer.subscribe({ query: /* GraphQL */ `subscription { streamStateChanged { streamId } }` }, { next: () => undefined, error: resolve, complete: () => resolve(null) });
+      viewer.subscribe(
+        { query: /* GraphQL */ `subscription { streamStateChanged { streamId } }` },
+        { next: () => undefined, error: resolve, complete: () => resolve(null) },
+      );
     });
     expect(JSON.stringify(refused)).toContain('developer-key');
     await viewer.dispose();
@@ -437,18 +495,35 @@ describe('VOD delivery (POST /video/v3/vod)', () => {
 
   it('makes the recording a Video of the channel, once per vodId', async () => {
     const { contract, stream, liveBroadcastId } = await recordedStream();
-    const vod = { durationSeconds: 3600, liveBroadcastId, vodId: 'vod-1-' + liveBroadcastId, streamId: stream.providerStreamId, url: 'https://cdn.fake.test/vod-1.m3u8' };
+    const vod = {
+      durationSeconds: 3600,
+      liveBroadcastId,
+      vodId: 'vod-1-' + liveBroadcastId,
+      streamId: stream.providerStreamId,
+      url: 'https://cdn.fake.test/vod-1.m3u8',
+    };
     const delivered = await rest(stack, 'POST', '/video/v3/vod', { headers: bearer(contract.authorization), body: vod });
     expect(delivered.status).toBe(200);
     expect(delivered.body).toEqual({ success: true, vodId: vod.vodId, liveBroadcastId, videoId: expect.any(String) });
-    const video = await graphql(stack, /* GraphQL */ `query V($id: ID!) { video(id: $id) { id pageId type url durationSeconds } }`, { id: delivered.body.videoId }, site.admin);
+    const video = await graphql(
+      stack,
+      /* GraphQL */ `query V($id: ID!) { video(id: $id) { id pageId type url durationSeconds } }`,
+      { id: delivered.body.videoId },
+      site.admin,
+    );
     expect(video.body.data.video).toEqual({ id: delivered.body.videoId, pageId: channelId, type: 'vod', url: vod.url, durationSeconds: 3600 });
 
     const repeated = await rest(stack, 'POST', '/video/v3/vod', { headers: bearer(contract.authorization), body: vod });
     expect(repeated.status).toBe(200);
     expect(repeated.body.videoId).toBe(delivered.body.videoId);
     const got = await rest(stack, 'GET', `/stream/v1/${stream._id}`, { headers: site.admin });
-    expect(got.body.broadcasts[0]).toMatchObject({ liveBroadcastId, vodId: vod.vodId, videoId: delivered.body.videoId, durationSeconds: 3600, vodDeleted: false });
+    expect(got.body.broadcasts[0]).toMatchObject({
+      liveBroadcastId,
+      vodId: vod.vodId,
+      videoId: delivered.body.videoId,
+      durationSeconds: 3600,
+      vodDeleted: false,
+    });
 
     const otherVod = await rest(stack, 'POST', '/video/v3/vod', { headers: bearer(contract.authorization), body: { ...vod, vodId: 'another-vod' } });
     expect(otherVod.status).toBe(409);
@@ -457,10 +532,18 @@ describe('VOD delivery (POST /video/v3/vod)', () => {
   it('refuses a liveBroadcastId the service did not start for that stream, and bad credentials or input', async () => {
     const first = await recordedStream();
     const second = await recordedStream();
-    const vod = { durationSeconds: 10, liveBroadcastId: first.liveBroadcastId, vodId: 'vod-checks', streamId: first.stream.providerStreamId, url: 'https://cdn.fake.test/v.m3u8' };
+    const vod = {
+      durationSeconds: 10,
+      liveBroadcastId: first.liveBroadcastId,
+      vodId: 'vod-checks',
+      streamId: first.stream.providerStreamId,
+      url: 'https://cdn.fake.test/v.m3u8',
+    };
     const auth = bearer(first.contract.authorization);
     expect((await rest(stack, 'POST', '/video/v3/vod', { body: vod })).status).toBe(401);
-    expect((await rest(stack, 'POST', '/video/v3/vod', { headers: auth, body: { ...vod, liveBroadcastId: '22222222-2222-4222-8222-222222222222' } })).status).toBe(404);
+    expect(
+      (await rest(stack, 'POST', '/video/v3/vod', { headers: auth, body: { ...vod, liveBroadcastId: '22222222-2222-4222-8222-222222222222' } })).status,
+    ).toBe(404);
     // Another contract's broadcast is unknown to this one.
     expect((await rest(stack, 'POST', '/video/v3/vod', { headers: auth, body: { ...vod, liveBroadcastId: second.liveBroadcastId } })).status).toBe(404);
     expect((await rest(stack, 'POST', '/video/v3/vod', { headers: auth, body: { ...vod, streamId: 'unknown' } })).status).toBe(404);
@@ -488,7 +571,9 @@ describe('tenancy', () => {
     ] as const) {
       expect((await rest(stack, method, path, { headers: other.admin })).status).toBe(404);
     }
-    expect((await rest(stack, 'POST', `/streamprovider/v1/${contract.id}/verify-account`, { headers: other.admin, body: { accountCredentials: {} } })).status).toBe(404);
+    expect(
+      (await rest(stack, 'POST', `/streamprovider/v1/${contract.id}/verify-account`, { headers: other.admin, body: { accountCredentials: {} } })).status,
+    ).toBe(404);
     const list = await rest(stack, 'GET', '/stream/v1/', { headers: other.admin });
     expect(list.body.results.map((item: { _id: string }) => item._id)).not.toContain(stream._id);
     const contracts = await graphql(stack, /* GraphQL */ `query { streamProviderContracts { id } }`, {}, other.admin);

@@ -46,7 +46,10 @@ const TRANSPORTS: HttpTransport[] = ['sse', 'multipart'];
 const MATRIX = TRANSPORTS.flatMap((transport) => CALLERS.map((caller) => [transport, caller] as [HttpTransport, Caller]));
 
 /** The headers of each caller; the signed-in viewer is a new account of site A with the given roles. */
-async function headersOf(caller: Caller, roles: { pageId: string; scope: string; write: boolean }[] = []): Promise<{ headers: Record<string, string>; accountId?: string }> {
+async function headersOf(
+  caller: Caller,
+  roles: { pageId: string; scope: string; write: boolean }[] = [],
+): Promise<{ headers: Record<string, string>; accountId?: string }> {
   switch (caller) {
     case 'anonymous':
       return { headers: {} };
@@ -103,7 +106,10 @@ describe('overlayBroadcasts', () => {
   });
 
   it.each(TRANSPORTS)('%s: a wrong developer key or a Bearer that is no JWT is 401, never anonymous', async (transport) => {
-    for (const headers of [{ ...viewer(site), 'x-service-developer-key': 'wrong' }, { ...viewer(site), authorization: 'Bearer nope' }]) {
+    for (const headers of [
+      { ...viewer(site), 'x-service-developer-key': 'wrong' },
+      { ...viewer(site), authorization: 'Bearer nope' },
+    ]) {
       const refused = await openHttpViewer(stack, transport, { query: VIEWER_SUBSCRIPTION, headers });
       expect([refused.status, codeOf(refused)]).toEqual([401, 'UNAUTHENTICATED']);
     }
@@ -113,13 +119,32 @@ describe('overlayBroadcasts', () => {
 describe('pollResults', () => {
   const QUERY = /* GraphQL */ `subscription($id: ID!) { pollResults(pollId: $id) { pollId total answers { id count } mine { answerId } } }`;
   it.each(MATRIX)('%s as %s', async (transport, caller) => {
-    const created = await rest(stack, 'POST', '/poll/v3/', { headers: site.admin, body: { type: 'poll', name: 'Mood', question: 'Happy?', answers: [{ id: 'yes', text: 'Yes' }, { id: 'no', text: 'No' }] } });
+    const created = await rest(stack, 'POST', '/poll/v3/', {
+      headers: site.admin,
+      body: {
+        type: 'poll',
+        name: 'Mood',
+        question: 'Happy?',
+        answers: [
+          { id: 'yes', text: 'Yes' },
+          { id: 'no', text: 'No' },
+        ],
+      },
+    });
     const pollId = created.body._id as string;
     const { headers } = await headersOf(caller);
     const watcher = await openHttpViewer(stack, transport, { query: QUERY, variables: { id: pollId }, headers });
     const { first, mine } = await openOwnResource(watcher, caller);
     if (!mine) return;
-    expect(first.data.pollResults).toEqual({ pollId, total: 0, answers: [{ id: 'yes', count: 0 }, { id: 'no', count: 0 }], mine: null });
+    expect(first.data.pollResults).toEqual({
+      pollId,
+      total: 0,
+      answers: [
+        { id: 'yes', count: 0 },
+        { id: 'no', count: 0 },
+      ],
+      mine: null,
+    });
     const token = caller === 'signed-in viewer' ? headers.authorization.slice('Bearer '.length) : await site.token([]);
     expect((await rest(stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, token), body: { answerId: 'yes' } })).status).toBe(200);
     const counted = await watcher.next(10_000);
@@ -138,10 +163,29 @@ describe('questProgress', () => {
       expect([watcher.status, codeOf(watcher)]).toEqual([401, 'UNAUTHENTICATED']);
       return;
     }
-    const poll = await rest(stack, 'POST', '/poll/v3/', { headers: site.admin, body: { type: 'poll', name: 'Mood', question: 'Happy?', answers: [{ id: 'yes', text: 'Yes' }, { id: 'no', text: 'No' }] } });
+    const poll = await rest(stack, 'POST', '/poll/v3/', {
+      headers: site.admin,
+      body: {
+        type: 'poll',
+        name: 'Mood',
+        question: 'Happy?',
+        answers: [
+          { id: 'yes', text: 'Yes' },
+          { id: 'no', text: 'No' },
+        ],
+      },
+    });
     const quest = await rest(stack, 'POST', '/quest/v2', {
       headers: site.admin,
-      body: { title: 'Fan quest', description: 'Take part', rewardDescription: 'A hoodie', rewardType: 'prize', claimedMessage: 'Yours!', siteId: site.siteId, actions: [{ arrayId: 'p', kind: 'answer:polls:specific', validationValue: poll.body._id }] },
+      body: {
+        title: 'Fan quest',
+        description: 'Take part',
+        rewardDescription: 'A hoodie',
+        rewardType: 'prize',
+        claimedMessage: 'Yours!',
+        siteId: site.siteId,
+        actions: [{ arrayId: 'p', kind: 'answer:polls:specific', validationValue: poll.body._id }],
+      },
     });
     expect(quest.status).toBe(200);
     expect((await rest(stack, 'POST', `/poll/v3/${poll.body._id}/answer`, { headers: headers, body: { answerId: 'yes' } })).status).toBe(200);

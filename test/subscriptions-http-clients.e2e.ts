@@ -69,7 +69,11 @@ function collector<T>() {
 
 /** Waits until the live server of `on` holds at least `count` subscriptions. */
 async function subscriptions(on: Stack, count: number): Promise<void> {
-  await until(() => on.gateway.live.stats().subscriptions, (held) => held >= count, `${count} subscriptions held`);
+  await until(
+    () => on.gateway.live.stats().subscriptions,
+    (held) => held >= count,
+    `${count} subscriptions held`,
+  );
 }
 
 describe('graphql-sse’s createClient', () => {
@@ -82,9 +86,17 @@ describe('graphql-sse’s createClient', () => {
   it('subscribes with the site ID in headers and gets broadcasts, and runs a query', async () => {
     const client = sseClient(`${stack.url}/graphql/stream`, { 'x-service-client-id': site.siteId });
     const got = collector<{ data?: { overlayBroadcasts: ViewerEvent } }>();
-    cleanups.push(client.subscribe({ query: VIEWER_SUBSCRIPTION, variables: { channelId: stage } }, { next: (result) => got.push(result as never), error: (error) => got.fail(error), complete: () => undefined }));
+    cleanups.push(
+      client.subscribe(
+        { query: VIEWER_SUBSCRIPTION, variables: { channelId: stage } },
+        { next: (result) => got.push(result as never), error: (error) => got.fail(error), complete: () => undefined },
+      ),
+    );
     await subscriptions(stack, 1);
-    const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, { headers: site.admin, body: { channelId: stage, variables: { name: 'Ada' } } });
+    const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, {
+      headers: site.admin,
+      body: { channelId: stage, variables: { name: 'Ada' } },
+    });
     const event = (await got.next()).data?.overlayBroadcasts;
     expect(event).toMatchObject({ kind: 'SHOW', broadcastId: sent.body.broadcastId, channelId: stage });
     expect(event?.overlay.contents.html).toBe('<p>Ada</p>');
@@ -99,7 +111,9 @@ describe('graphql-sse’s createClient', () => {
 
   it('reports a refused credential as an error', async () => {
     const client = sseClient(`${stack.url}/graphql/stream`, { 'x-service-client-id': site.siteId, authorization: 'Bearer nope' });
-    const error = await new Promise<unknown>((resolve) => client.subscribe({ query: VIEWER_SUBSCRIPTION }, { next: () => undefined, error: resolve, complete: () => resolve(null) }));
+    const error = await new Promise<unknown>((resolve) =>
+      client.subscribe({ query: VIEWER_SUBSCRIPTION }, { next: () => undefined, error: resolve, complete: () => resolve(null) }),
+    );
     expect(String(error)).toContain('401');
   });
 
@@ -108,9 +122,18 @@ describe('graphql-sse’s createClient', () => {
     const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, { headers: site.admin, body: { channelId: stage } });
     // Like a balancer: the instance that drains first, then the other.
     let target = second;
-    const client = sseClient(() => `${target.url}/graphql/stream`, { 'x-service-client-id': site.siteId }, { retryAttempts: 5, retry: () => Promise.resolve() });
+    const client = sseClient(
+      () => `${target.url}/graphql/stream`,
+      { 'x-service-client-id': site.siteId },
+      { retryAttempts: 5, retry: () => Promise.resolve() },
+    );
     const got = collector<{ data?: { overlayBroadcasts: ViewerEvent } }>();
-    cleanups.push(client.subscribe({ query: VIEWER_SUBSCRIPTION, variables: { channelId: stage } }, { next: (result) => got.push(result as never), error: (error) => got.fail(error), complete: () => undefined }));
+    cleanups.push(
+      client.subscribe(
+        { query: VIEWER_SUBSCRIPTION, variables: { channelId: stage } },
+        { next: (result) => got.push(result as never), error: (error) => got.fail(error), complete: () => undefined },
+      ),
+    );
     expect((await got.next()).data?.overlayBroadcasts.broadcastId).toBe(sent.body.broadcastId);
     target = stack;
     await second.drain();
@@ -151,13 +174,19 @@ describe('Apollo Client (HttpLink)', () => {
 
     // Unsubscribing aborts the request: the server frees the viewer.
     subscription.unsubscribe();
-    await until(() => stack.gateway.live.stats().byTransport.multipart, (held) => held === 0, 'the multipart viewer freed');
+    await until(
+      () => stack.gateway.live.stats().byTransport.multipart,
+      (held) => held === 0,
+      'the multipart viewer freed',
+    );
   });
 
   it('reports the server’s refusal of a subscription without credentials', async () => {
     const client = apollo({});
     const error = await new Promise<unknown>((resolve) => {
-      client.subscribe({ query: gql(VIEWER_SUBSCRIPTION) }).subscribe({ next: (result) => resolve(result.error), error: resolve, complete: () => resolve(null) });
+      client
+        .subscribe({ query: gql(VIEWER_SUBSCRIPTION) })
+        .subscribe({ next: (result) => resolve(result.error), error: resolve, complete: () => resolve(null) });
     });
     expect(String(error)).toContain('401');
   });

@@ -70,11 +70,11 @@ type Without = 'websocket' | 'throwing' | 'upgrade' | null;
 async function openEmbedTimed(without: Without, token?: string): Promise<{ page: Page; connectedAtMs: number }> {
   const page = await browser.newPage();
   pages.push(page);
-  if (without === 'websocket') await page.evaluateOnNewDocument(() => delete (window).WebSocket);
+  if (without === 'websocket') await page.evaluateOnNewDocument(() => delete window.WebSocket);
   if (without === 'throwing') await page.evaluateOnNewDocument(refuseSockets);
   const query = new URLSearchParams({ siteId: site.siteId, channelId: channel, ...(token ? { token } : {}) });
   await page.goto(`${without === 'upgrade' ? proxyUrl : stack.url}/embed/v1/overlays?${query.toString()}`);
-  const connected = await page.waitForFunction(() => (window).stagegraphEmbed?.connected === true && performance.now(), { timeout: 60_000 });
+  const connected = await page.waitForFunction(() => window.stagegraphEmbed?.connected === true && performance.now(), { timeout: 60_000 });
   return { page, connectedAtMs: (await connected.jsonValue()) as number };
 }
 
@@ -95,27 +95,42 @@ it.each([
   ['WebSocket is missing from the page', 'websocket'],
   ['the page’s WebSocket throws (a CSP without ws:)', 'throwing'],
   ['a proxy refuses the upgrade', 'upgrade'],
-] as const)('when %s, overlays arrive over SSE within 10 s, the live ones at once, as they look over the socket', async (_name, without) => {
-  const early = await broadcast({ contents: { html: '<p class="early">Already live</p>' } });
-  const { page, connectedAtMs } = await openEmbedTimed(without);
-  expect(connectedAtMs).toBeLessThan(10_000);
-  const socketPage = await openEmbed(null);
-  expect(await page.evaluate(() => (window).stagegraphEmbed.transport)).toBe('sse');
-  expect(await socketPage.evaluate(() => (window).stagegraphEmbed.transport)).toBe('websocket');
-  expect(await shownMarkup(page, early)).toBe(await shownMarkup(socketPage, early));
+] as const)(
+  'when %s, overlays arrive over SSE within 10 s, the live ones at once, as they look over the socket',
+  async (_name, without) => {
+    const early = await broadcast({ contents: { html: '<p class="early">Already live</p>' } });
+    const { page, connectedAtMs } = await openEmbedTimed(without);
+    expect(connectedAtMs).toBeLessThan(10_000);
+    const socketPage = await openEmbed(null);
+    expect(await page.evaluate(() => window.stagegraphEmbed.transport)).toBe('sse');
+    expect(await socketPage.evaluate(() => window.stagegraphEmbed.transport)).toBe('websocket');
+    expect(await shownMarkup(page, early)).toBe(await shownMarkup(socketPage, early));
 
-  const later = await broadcast({ contents: { html: '<p class="later">Now</p>' }, cta: { type: 'social_share', data: null } });
-  expect(await shownMarkup(page, later)).toBe(await shownMarkup(socketPage, later));
-  await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${channel}`, { headers: site.admin });
-  // The CLEAR itself, or, should the stream have dropped meanwhile, the live state after the embed's reconnect
-  // (its backoff reaches 15 s, embed/liveClient.ts): either way nothing is left.
-  await page.waitForFunction(() => document.querySelectorAll('[data-broadcast-id]').length === 0, { timeout: 60_000 });
-  // The page fell back once: one SSE connection, however late the socket given up reports its last attempt.
-  expect(await page.evaluate(() => window.stagegraphEmbed.connections)).toBe(1);
-}, 180_000);
+    const later = await broadcast({ contents: { html: '<p class="later">Now</p>' }, cta: { type: 'social_share', data: null } });
+    expect(await shownMarkup(page, later)).toBe(await shownMarkup(socketPage, later));
+    await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${channel}`, { headers: site.admin });
+    // The CLEAR itself, or, should the stream have dropped meanwhile, the live state after the embed's reconnect
+    // (its backoff reaches 15 s, embed/liveClient.ts): either way nothing is left.
+    await page.waitForFunction(() => document.querySelectorAll('[data-broadcast-id]').length === 0, { timeout: 60_000 });
+    // The page fell back once: one SSE connection, however late the socket given up reports its last attempt.
+    expect(await page.evaluate(() => window.stagegraphEmbed.connections)).toBe(1);
+  },
+  180_000,
+);
 
 it('a signed-in viewer without WebSocket answers a poll: stored, and the results follow', async () => {
-  const poll = await rest(stack, 'POST', '/poll/v3/', { headers: site.admin, body: { type: 'poll', name: 'Colours', question: 'Which?', answers: [{ id: 'red', text: 'Red' }, { id: 'blue', text: 'Blue' }] } });
+  const poll = await rest(stack, 'POST', '/poll/v3/', {
+    headers: site.admin,
+    body: {
+      type: 'poll',
+      name: 'Colours',
+      question: 'Which?',
+      answers: [
+        { id: 'red', text: 'Red' },
+        { id: 'blue', text: 'Blue' },
+      ],
+    },
+  });
   const pollId = poll.body._id as string;
   const me = await site.signIn([]);
   const page = await openEmbed('websocket', me.token);
@@ -131,5 +146,5 @@ it('a signed-in viewer without WebSocket answers a poll: stored, and the results
   const other = await site.signIn([]);
   expect((await rest(stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, other.token), body: { answerId: 'red' } })).status).toBe(200);
   await page.waitForFunction((selector: string) => document.querySelector(`${selector} [data-poll-results]`)?.dataset.total === '2', {}, scope);
-  expect(await page.evaluate(() => (window).stagegraphEmbed.transport)).toBe('sse');
+  expect(await page.evaluate(() => window.stagegraphEmbed.transport)).toBe('sse');
 }, 120_000);

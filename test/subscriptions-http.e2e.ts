@@ -32,7 +32,10 @@ beforeAll(async () => {
       done();
     },
   });
-  stack = await startTestStack({ logger: pino({ level: 'warn' }, sink), env: { SSE_HEARTBEAT_MS: '100', MULTIPART_HEARTBEAT_MS: '100', GRAPHQL_MAX_DEPTH: '8' } });
+  stack = await startTestStack({
+    logger: pino({ level: 'warn' }, sink),
+    env: { SSE_HEARTBEAT_MS: '100', MULTIPART_HEARTBEAT_MS: '100', GRAPHQL_MAX_DEPTH: '8' },
+  });
   site = await createTestSite(stack, 'HTTP viewers');
   stage = await createChannel(stack, site.siteId);
   const body = { name: 'Lower third', type: 'template', contents: { html: '<p>${name}</p>' }, duration: 60 };
@@ -48,7 +51,11 @@ const viewerHeaders = () => ({ 'x-service-client-id': site.siteId });
 const broadcast = (body: object) => rest(stack, 'POST', `/overlay/v1/broadcast/${overlayId}`, { headers: site.admin, body });
 /** Waits until the live server holds `count` subscriptions (a broadcast sent next reaches them). */
 async function subscriptions(count: number): Promise<void> {
-  await until(() => stack.gateway.live.stats().subscriptions, (held) => held === count, `${count} subscriptions held`);
+  await until(
+    () => stack.gateway.live.stats().subscriptions,
+    (held) => held === count,
+    `${count} subscriptions held`,
+  );
 }
 
 describe('the protocols’ framing', () => {
@@ -98,10 +105,25 @@ describe('the protocols’ framing', () => {
   });
 
   it.each(TRANSPORTS)('%s: a subscription that fails once running ends with its errors and complete', async (transport) => {
-    const poll = await rest(stack, 'POST', '/poll/v3/', { headers: site.admin, body: { type: 'poll', name: 'Gone', question: 'Q?', answers: [{ id: 'a', text: 'A' }, { id: 'b', text: 'B' }] } });
+    const poll = await rest(stack, 'POST', '/poll/v3/', {
+      headers: site.admin,
+      body: {
+        type: 'poll',
+        name: 'Gone',
+        question: 'Q?',
+        answers: [
+          { id: 'a', text: 'A' },
+          { id: 'b', text: 'B' },
+        ],
+      },
+    });
     expect(poll.status).toBe(200);
     const pollId = poll.body._id as string;
-    const viewer = await openHttpViewer(stack, transport, { query: /* GraphQL */ `subscription($id: ID!) { pollResults(pollId: $id) { pollId total } }`, variables: { id: pollId }, headers: viewerHeaders() });
+    const viewer = await openHttpViewer(stack, transport, {
+      query: /* GraphQL */ `subscription($id: ID!) { pollResults(pollId: $id) { pollId total } }`,
+      variables: { id: pollId },
+      headers: viewerHeaders(),
+    });
     expect([viewer.status, viewer.body]).toEqual([200, null]);
     expect((await viewer.next()).data.pollResults).toEqual({ pollId, total: 0 });
     expect((await rest(stack, 'DELETE', `/poll/v3/${pollId}`, { headers: site.admin })).status).toBeLessThan(300);
@@ -144,7 +166,11 @@ describe('a subscription over plain HTTP', () => {
   });
 
   it('/graphql/stream without Accept: text/event-stream is 406, other methods 405', async () => {
-    const response = await fetch(`${stack.url}/graphql/stream`, { method: 'POST', headers: { 'content-type': 'application/json', ...viewerHeaders() }, body: JSON.stringify({ query: VIEWER_SUBSCRIPTION }) });
+    const response = await fetch(`${stack.url}/graphql/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...viewerHeaders() },
+      body: JSON.stringify({ query: VIEWER_SUBSCRIPTION }),
+    });
     expect(response.status).toBe(406);
     expect(((await response.json()) as { errors: { message: string }[] }).errors[0].message).toContain('text/event-stream');
     const put = await fetch(`${stack.url}/graphql/stream`, { method: 'PUT', headers: { accept: 'text/event-stream' } });
@@ -166,9 +192,19 @@ describe('live state, limits, closing', () => {
 
   it('SSE over GET (query parameters), and multipart with the quoted subscriptionSpec="1.0" of Apollo Router’s docs', async () => {
     const sent = await broadcast({ channelId: stage });
-    const overGet = await openHttpViewer(stack, 'sse', { method: 'GET', query: VIEWER_SUBSCRIPTION, variables: { channelId: stage }, headers: viewerHeaders() });
+    const overGet = await openHttpViewer(stack, 'sse', {
+      method: 'GET',
+      query: VIEWER_SUBSCRIPTION,
+      variables: { channelId: stage },
+      headers: viewerHeaders(),
+    });
     expect((await overGet.next()).data.overlayBroadcasts.broadcastId).toBe(sent.body.broadcastId);
-    const quoted = await openHttpViewer(stack, 'multipart', { accept: 'multipart/mixed;subscriptionSpec="1.0", application/json', query: VIEWER_SUBSCRIPTION, variables: { channelId: stage }, headers: viewerHeaders() });
+    const quoted = await openHttpViewer(stack, 'multipart', {
+      accept: 'multipart/mixed;subscriptionSpec="1.0", application/json',
+      query: VIEWER_SUBSCRIPTION,
+      variables: { channelId: stage },
+      headers: viewerHeaders(),
+    });
     expect((await quoted.next()).data.overlayBroadcasts.broadcastId).toBe(sent.body.broadcastId);
   });
 

@@ -72,7 +72,11 @@ describe('list', () => {
   const ids: string[] = [];
   beforeAll(async () => {
     listed = await createTestSite(stack, 'Listed');
-    for (const [title, description] of [['Concert', 'stage and chat'], ['Football', 'live stats'], ['Quiz show', 'trivia CONCERT edition']]) {
+    for (const [title, description] of [
+      ['Concert', 'stage and chat'],
+      ['Football', 'live stats'],
+      ['Quiz show', 'trivia CONCERT edition'],
+    ]) {
       ids.push(await create(listed, { title, description }));
     }
   });
@@ -140,7 +144,11 @@ it('needs read / write permission on ChannelTemplate for a signed-in account', a
 
 it('keeps templates to their site: another site’s is 404 everywhere', async () => {
   const theirs = await create(other);
-  for (const [method, body] of [['GET', undefined], ['PUT', templateBody(site)], ['DELETE', undefined]] as const) {
+  for (const [method, body] of [
+    ['GET', undefined],
+    ['PUT', templateBody(site)],
+    ['DELETE', undefined],
+  ] as const) {
     const reply = await rest(stack, method, `/page/v2/template/${theirs}`, { headers: site.admin, body });
     expect(reply.status).toBe(404);
   }

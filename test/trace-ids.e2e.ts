@@ -29,7 +29,13 @@ it('logs the caller’s trace id, or a new one per request, with tracing off', a
   expect((await rest(stack, 'GET', '/overlay/v1', { headers: { ...site.admin, 'x-request-id': 'own-trace-1' } })).status).toBe(200);
   expect((await rest(stack, 'GET', '/overlay/v1', { headers: { ...site.admin, 'x-request-id': 'own-trace-2' } })).status).toBe(200);
   // A malformed traceparent is ignored, not trusted.
-  expect((await rest(stack, 'GET', '/overlay/v1', { headers: { ...site.admin, traceparent: `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01`, 'x-request-id': 'zero-trace' } })).status).toBe(200);
+  expect(
+    (
+      await rest(stack, 'GET', '/overlay/v1', {
+        headers: { ...site.admin, traceparent: `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01`, 'x-request-id': 'zero-trace' },
+      })
+    ).status,
+  ).toBe(200);
 
   const byRequest = (id: string) => lines.find((line) => line.msg === 'request' && line.requestId === id) as { trace_id?: string };
   expect(byRequest('given-trace').trace_id).toBe(traceId);

@@ -56,18 +56,30 @@ function startReceiver(): Promise<void> {
       for (const resourceSpans of body.resourceSpans ?? []) {
         for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
           for (const span of scopeSpans.spans ?? []) {
-            const attributes = Object.fromEntries((span.attributes ?? []).map((attribute: OtlpAttribute) => [attribute.key, Object.values(attribute.value)[0]]));
-            spans.push({ traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, name: span.name, scope: scopeSpans.scope?.name ?? '', attributes, links: span.links ?? [] });
+            const attributes = Object.fromEntries(
+              (span.attributes ?? []).map((attribute: OtlpAttribute) => [attribute.key, Object.values(attribute.value)[0]]),
+            );
+            spans.push({
+              traceId: span.traceId,
+              spanId: span.spanId,
+              parentSpanId: span.parentSpanId || undefined,
+              name: span.name,
+              scope: scopeSpans.scope?.name ?? '',
+              attributes,
+              links: span.links ?? [],
+            });
           }
         }
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  return new Promise((resolve) => receiver.listen(0, '127.0.0.1', () => {
-    endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    resolve();
-  }));
+  return new Promise((resolve) =>
+    receiver.listen(0, '127.0.0.1', () => {
+      endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+      resolve();
+    }),
+  );
 }
 
 beforeAll(async () => {
@@ -135,7 +147,10 @@ it('gives a REST call without traceparent a trace of its own, shared by its span
   expect(reply.status).toBe(200);
   const logged = lines.find((line) => line.msg === 'request' && line.requestId === 'rest-traced-1') as { trace_id: string };
   expect(logged.trace_id).toMatch(/^[0-9a-f]{32}$/);
-  const found = await spansOf(logged.trace_id, (all) => all.some((span) => span.name === 'subgraph overlays') && all.some((span) => span.name === 'GET /overlay/v1'));
+  const found = await spansOf(
+    logged.trace_id,
+    (all) => all.some((span) => span.name === 'subgraph overlays') && all.some((span) => span.name === 'GET /overlay/v1'),
+  );
   expect(found.map((span) => span.name)).toEqual(expect.arrayContaining(['GET /overlay/v1', 'gateway.request', 'gateway.fetch', 'subgraph overlays']));
   expect(found.find((span) => span.name === 'GET /overlay/v1')?.attributes['http.route']).toBe('/overlay/v1');
 });
@@ -153,7 +168,10 @@ it('passes the trace to a subgraph called over HTTP in the traceparent header', 
 });
 
 it('links a broadcast’s delivery to viewers back to the call that made it', async () => {
-  const created = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'Goal', type: 'instance', contents: { text: 'GOAL' }, duration: 30 } });
+  const created = await rest(stack, 'POST', '/overlay/v1', {
+    headers: site.admin,
+    body: { name: 'Goal', type: 'instance', contents: { text: 'GOAL' }, duration: 30 },
+  });
   const viewer = await watch(stack, { siteId: site.siteId });
   const { traceId, traceparent } = newTraceparent();
   const sent = await rest(stack, 'POST', `/overlay/v1/broadcast/${created.body._id}`, { headers: { ...site.admin, traceparent }, body: {} });

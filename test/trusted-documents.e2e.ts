@@ -71,7 +71,8 @@ function manifestEntry(client: ApolloClient, document: DocumentNode) {
 
 const manifest = (operations: object[]) => ({ format: 'apollo-persisted-query-manifest', version: 1, operations });
 
-const setOnly = (owner: TestSite, enabled: boolean) => rest(stack, 'PUT', '/graphql/documents/settings', { headers: owner.admin, body: { trustedDocumentsOnly: enabled } });
+const setOnly = (owner: TestSite, enabled: boolean) =>
+  rest(stack, 'PUT', '/graphql/documents/settings', { headers: owner.admin, body: { trustedDocumentsOnly: enabled } });
 
 beforeAll(async () => {
   ({ stack, site, other } = await startTwoSiteStack('Trusted'));
@@ -86,7 +87,11 @@ it('Apollo Client sends only the hash of a registered document, with the site ID
   expect(registered.status).toBe(201);
   expect(registered.body).toEqual({ operations: 1, added: 1, ids: [entry.id] });
   // The same manifest again keeps what is there.
-  expect((await rest(stack, 'POST', '/graphql/documents', { headers: site.admin, body: manifest([entry]) })).body).toEqual({ operations: 1, added: 0, ids: [entry.id] });
+  expect((await rest(stack, 'POST', '/graphql/documents', { headers: site.admin, body: manifest([entry]) })).body).toEqual({
+    operations: 1,
+    added: 0,
+    ids: [entry.id],
+  });
 
   expect((await setOnly(site, true)).body).toEqual({ trustedDocumentsOnly: true, documents: 1 });
   expect((await graphql(stack, '{ site { trustedDocumentsOnly } }', {}, site.admin)).body).toEqual({ data: { site: { trustedDocumentsOnly: true } } });
@@ -100,13 +105,19 @@ it('Apollo Client sends only the hash of a registered document, with the site ID
   const refused = await viewer.client.query({ query: PAGE_TYPE, variables: { id: channelId }, fetchPolicy: 'no-cache' }).catch((error: unknown) => error);
   if (!ServerError.is(refused)) throw new Error(`expected a ServerError, got ${String(refused)}`);
   expect(refused.statusCode).toBe(400);
-  expect(JSON.parse(refused.bodyText).errors[0]).toMatchObject({ message: expect.stringContaining('only its trusted documents'), extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
+  expect(JSON.parse(refused.bodyText).errors[0]).toMatchObject({
+    message: expect.stringContaining('only its trusted documents'),
+    extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+  });
   // The link sent the hash, heard PERSISTED_QUERY_NOT_FOUND, and sent the whole document once.
   expect(viewer.sent.slice(1).map((sent) => typeof sent.query)).toEqual(['undefined', 'string']);
   const whole = await graphql(stack, print(PAGE_TYPE), { id: channelId }, { 'x-service-client-id': site.siteId });
   expect(whole.status).toBe(400);
   expect(whole.body.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
-  const unknownHash = await rest(stack, 'POST', '/graphql', { headers: { 'x-service-client-id': site.siteId }, body: { extensions: { persistedQuery: { version: 1, sha256Hash: sha256('query { site { id } }') } } } });
+  const unknownHash = await rest(stack, 'POST', '/graphql', {
+    headers: { 'x-service-client-id': site.siteId },
+    body: { extensions: { persistedQuery: { version: 1, sha256Hash: sha256('query { site { id } }') } } },
+  });
   expect(unknownHash.status).toBe(400);
   expect(unknownHash.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
 
@@ -124,13 +135,18 @@ it('Apollo Client sends only the hash of a registered document, with the site ID
 it('documentId runs the registered body; another site’s id is not found there', async () => {
   const body = 'query SiteName { site { name } }';
   const id = sha256(body);
-  expect((await rest(stack, 'POST', '/graphql/documents', { headers: site.admin, body: manifest([{ id, name: 'SiteName', type: 'query', body }]) })).status).toBe(201);
+  expect(
+    (await rest(stack, 'POST', '/graphql/documents', { headers: site.admin, body: manifest([{ id, name: 'SiteName', type: 'query', body }]) })).status,
+  ).toBe(201);
 
   const byId = await rest(stack, 'POST', '/graphql', { headers: site.admin, body: { documentId: id } });
   expect(byId.body).toEqual({ data: { site: { name: 'Trusted' } } });
   const elsewhere = await rest(stack, 'POST', '/graphql', { headers: other.admin, body: { documentId: id } });
   expect(elsewhere.status).toBe(400);
-  expect(elsewhere.body.errors[0]).toMatchObject({ message: expect.stringContaining('no trusted document'), extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
+  expect(elsewhere.body.errors[0]).toMatchObject({
+    message: expect.stringContaining('no trusted document'),
+    extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+  });
   const listed = await rest(stack, 'GET', '/graphql/documents', { headers: other.admin });
   expect(listed.body).toEqual([]);
   const mine = await rest(stack, 'GET', '/graphql/documents', { headers: site.admin });
@@ -157,7 +173,14 @@ it('refuses a malformed manifest naming the entry, and stores nothing of it', as
   // C + D: the site ID alone, or a signed-in account without a developer key, may not register.
   expect((await rest(stack, 'POST', '/graphql/documents', { headers: { 'x-service-client-id': other.siteId }, body: manifest([good]) })).status).toBe(401);
   const token = await other.token([{ pageId: [], scope: '*', write: true }]);
-  expect((await rest(stack, 'POST', '/graphql/documents', { headers: { 'x-service-client-id': other.siteId, authorization: `Bearer ${token}` }, body: manifest([good]) })).status).toBe(401);
+  expect(
+    (
+      await rest(stack, 'POST', '/graphql/documents', {
+        headers: { 'x-service-client-id': other.siteId, authorization: `Bearer ${token}` },
+        body: manifest([good]),
+      })
+    ).status,
+  ).toBe(401);
 });
 
 it('with trusted documents only, the REST bridge and the embed’s live subscription still work', async () => {
@@ -179,7 +202,10 @@ it('with trusted documents only, the REST bridge and the embed’s live subscrip
       },
       { next: (result) => events.push(result), error: (error) => events.push({ error }), complete: () => undefined },
     );
-    const overlay = await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'Score', type: 'instance', contents: { text: '1-0' }, duration: 30 } });
+    const overlay = await rest(stack, 'POST', '/overlay/v1', {
+      headers: site.admin,
+      body: { name: 'Score', type: 'instance', contents: { text: '1-0' }, duration: 30 },
+    });
     // Broadcast until the subscription is live and the viewer has it (a subscription starts asynchronously).
     await eventually(async () => {
       if (events.length === 0) await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay.body._id}`, { headers: site.admin, body: { channelId } });
@@ -206,11 +232,16 @@ it('the CLI registers a manifest file the same way', async () => {
     });
   const { stdout } = await cli(['documents', 'add', '--site', other.siteId, '--file', file]);
   expect(JSON.parse(stdout)).toEqual({ operations: 1, added: 1, ids: [sha256(body)] });
-  const byHash = await rest(stack, 'POST', '/graphql', { headers: other.admin, body: { extensions: { persistedQuery: { version: 1, sha256Hash: sha256(body) } } } });
+  const byHash = await rest(stack, 'POST', '/graphql', {
+    headers: other.admin,
+    body: { extensions: { persistedQuery: { version: 1, sha256Hash: sha256(body) } } },
+  });
   expect(byHash.body).toEqual({ data: { overlays: [] } });
 
   writeFileSync(file, JSON.stringify(manifest([{ id: sha256('x'), type: 'query', body }])));
-  await expect(cli(['documents', 'add', '--site', other.siteId, '--file', file])).rejects.toMatchObject({ stderr: expect.stringContaining('operations[0].id') });
+  await expect(cli(['documents', 'add', '--site', other.siteId, '--file', file])).rejects.toMatchObject({
+    stderr: expect.stringContaining('operations[0].id'),
+  });
 });
 
 it('another instance of the deployment knows the documents and the setting', async () => {
@@ -218,7 +249,9 @@ it('another instance of the deployment knows the documents and the setting', asy
   const second = await startTestStack({ sameDeploymentAs: stack, bus: process.env.REDIS_URL ? undefined : stack.bus });
   const body = 'query SiteId { site { id } }';
   const id = sha256(body);
-  expect((await rest(stack, 'POST', '/graphql/documents', { headers: site.admin, body: manifest([{ id, name: 'SiteId', type: 'query', body }]) })).status).toBe(201);
+  expect((await rest(stack, 'POST', '/graphql/documents', { headers: site.admin, body: manifest([{ id, name: 'SiteId', type: 'query', body }]) })).status).toBe(
+    201,
+  );
   expect((await rest(second, 'POST', '/graphql', { headers: site.admin, body: { documentId: id } })).body).toEqual({ data: { site: { id: site.siteId } } });
 
   const viewerHeaders = { 'x-service-client-id': site.siteId };

@@ -80,7 +80,10 @@ describe('page configuration', () => {
 
   it('follows a change of the page, its panels and the theme written on another instance', async () => {
     const panel = (await write('POST', '/panel/v3/', { siteId: site.siteId, renderer: { panel_type: 'chat', panel_name: 'Chat' } })).body as { _id: string };
-    const page = await channel({ theme: { classic_theme_options: { accent_primary: '#111111' } } }, { renderers: { sidebar: { items: [{ array_id: '1', id: panel._id }] } } });
+    const page = await channel(
+      { theme: { classic_theme_options: { accent_primary: '#111111' } } },
+      { renderers: { sidebar: { items: [{ array_id: '1', id: panel._id }] } } },
+    );
     const before = await configuration(page._id);
     expect(before.body.page.name).toBe(`Channel ${slugs}`);
     expect(before.body.panels.map((item: { panel_name: string }) => item.panel_name)).toEqual(['Chat']);
@@ -122,7 +125,10 @@ describe('content check', () => {
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('private, no-cache');
     const etag = first.headers.get('etag') as string;
-    expect((await rest(reader, 'GET', `/pages/v2/content/id/${page._id}`, { headers: { ...viewer(), 'x-service-device-id': 'device-1', 'if-none-match': etag } })).status).toBe(304);
+    expect(
+      (await rest(reader, 'GET', `/pages/v2/content/id/${page._id}`, { headers: { ...viewer(), 'x-service-device-id': 'device-1', 'if-none-match': etag } }))
+        .status,
+    ).toBe(304);
   });
 
   it('follows the gate and the site’s device limit written on another instance', async () => {
@@ -142,7 +148,8 @@ describe('content check', () => {
     const page = await channel({ gate: { active: true, kind: 'subscription', gate: { subscriptions: ['gold'], title: 'Gold' } } });
     const holder = await join(writer, site);
     const stranger = await join(writer, site);
-    const access = async (member: Member) => (await contentCheck(page._id, signedIn(member), `device-${member.accountId}`)).body.canIPlayResponse.contentCheck.access;
+    const access = async (member: Member) =>
+      (await contentCheck(page._id, signedIn(member), `device-${member.accountId}`)).body.canIPlayResponse.contentCheck.access;
     expect(await access(holder)).toBe('none');
 
     await rest(writer, 'POST', `/community/v1/grant-entitlement/?accountId=${holder.accountId}&subscriptionId=gold`, { headers: site.admin });
@@ -152,14 +159,21 @@ describe('content check', () => {
 
     const held = await rest(writer, 'POST', '/graphql', { headers: signedIn(holder), body: { query: /* GraphQL */ `{ me { subscriptions { id } } }` } });
     const [subscription] = held.body.data.me.subscriptions as { id: string }[];
-    const removed = await rest(writer, 'PATCH', `/community/v1/update-entitlement/?accountId=${holder.accountId}&action=remove&id=${subscription.id}&grantRefund=false`, { headers: site.admin });
+    const removed = await rest(
+      writer,
+      'PATCH',
+      `/community/v1/update-entitlement/?accountId=${holder.accountId}&action=remove&id=${subscription.id}&grantRefund=false`,
+      { headers: site.admin },
+    );
     expect(removed.status).toBe(200);
     const refused = await contentCheck(page._id, signedIn(holder), `device-${holder.accountId}`);
     expect(refused.body.canIPlayResponse.contentCheck.access).toBe('none');
     expect(refused.body.canIPlayResponse.error.type).toBe('entitlement_required');
 
     const code = `GOLD-${Date.now()}`;
-    expect((await rest(writer, 'POST', `/accesscode/v1/?accessCode=${code}&siteId=${site.siteId}&sku=gold&type=subscription`, { headers: site.admin })).status).toBe(200);
+    expect(
+      (await rest(writer, 'POST', `/accesscode/v1/?accessCode=${code}&siteId=${site.siteId}&sku=gold&type=subscription`, { headers: site.admin })).status,
+    ).toBe(200);
     expect((await rest(writer, 'GET', `/accesscode/v1/consume/${code}`, { headers: signedIn(stranger) })).status).toBe(200);
     expect(await access(stranger)).toBe('full');
     expect(await access(holder)).toBe('none');
@@ -168,14 +182,36 @@ describe('content check', () => {
 
 describe('viewer activity', () => {
   it('announces no content change: a poll answer and a chat message leave every instance’s caches as they are', async () => {
-    const poll = await write('POST', '/poll/v3/', { type: 'poll', name: 'Quiet', question: 'Which?', answers: [{ id: 'a', text: 'A' }, { id: 'b', text: 'B' }] });
+    const poll = await write('POST', '/poll/v3/', {
+      type: 'poll',
+      name: 'Quiet',
+      question: 'Which?',
+      answers: [
+        { id: 'a', text: 'A' },
+        { id: 'b', text: 'B' },
+      ],
+    });
     const panel = await write('POST', '/panel/v3/', { siteId: site.siteId, renderer: { panel_type: 'chat' } });
     const heard: unknown[] = [];
     const stop = reader.bus.subscribe(Topics.viewerReadsChanged, (message) => heard.push(message));
     try {
       const { token } = await site.signIn([]);
-      expect((await rest(writer, 'POST', `/poll/v3/${poll.body._id}/answer`, { headers: { ...viewer(), authorization: `Bearer ${token}` }, body: { answerId: 'a' } })).status).toBe(200);
-      expect((await rest(writer, 'POST', `/chat/v1/${panel.body._id}/messages`, { headers: { ...viewer(), authorization: `Bearer ${token}` }, body: { text: 'hello' } })).status).toBe(201);
+      expect(
+        (
+          await rest(writer, 'POST', `/poll/v3/${poll.body._id}/answer`, {
+            headers: { ...viewer(), authorization: `Bearer ${token}` },
+            body: { answerId: 'a' },
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await rest(writer, 'POST', `/chat/v1/${panel.body._id}/messages`, {
+            headers: { ...viewer(), authorization: `Bearer ${token}` },
+            body: { text: 'hello' },
+          })
+        ).status,
+      ).toBe(201);
       // The bus keeps one order: had the answer or the message announced, the reader would hear it before this write's.
       await write('PATCH', `/panel/v3/${panel.body._id}`, { renderer: { system_name: 'Stage' } });
       expect(heard).toEqual([{ siteId: site.siteId }]);

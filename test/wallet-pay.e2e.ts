@@ -29,9 +29,13 @@ it('refuses a site without a domain in its settings, then verifies the one it se
 
 it('needs the Billing write permission with a JWT', async () => {
   const reader = await site.token([{ pageId: [], scope: 'Billing', write: false }]);
-  const reply = await rest(stack, 'POST', '/billing/v1/status/wallet-pay-verify', { headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${reader}` } });
+  const reply = await rest(stack, 'POST', '/billing/v1/status/wallet-pay-verify', {
+    headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${reader}` },
+  });
   expect(reply.status).toBe(403);
   const writer = await site.token([{ pageId: [], scope: 'Billing', write: true }]);
-  const allowed = await rest(stack, 'POST', '/billing/v1/status/wallet-pay-verify', { headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${writer}` } });
+  const allowed = await rest(stack, 'POST', '/billing/v1/status/wallet-pay-verify', {
+    headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${writer}` },
+  });
   expect(allowed.status).toBe(200);
 });

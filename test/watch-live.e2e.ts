@@ -10,7 +10,17 @@
  */
 import type { Page } from 'puppeteer-core';
 import { rest } from './helpers/http';
-import { broadcastTo, createOverlay, createShowStream, deliverRecording, sendWebhook, startRecording, stopRecording, type ShowStream, type WebhookType } from './helpers/watchShow';
+import {
+  broadcastTo,
+  createOverlay,
+  createShowStream,
+  deliverRecording,
+  sendWebhook,
+  startRecording,
+  stopRecording,
+  type ShowStream,
+  type WebhookType,
+} from './helpers/watchShow';
 import { grantEntitlement } from './helpers/stack';
 import { until } from './helpers/wait';
 import { messageOf, overlayModeOf, sourceOf, timecodeOverlays, untilAdvancing, untilView, watchTestbed } from './helpers/watchPage';
@@ -26,7 +36,13 @@ let count = 0;
 async function showChannel(data: Record<string, unknown>, playbackUrl = bed.cdn.liveUrl): Promise<{ channelId: string; stream: ShowStream }> {
   const reply = await rest(bed.stack, 'POST', '/pages/v3', {
     headers: bed.site.admin,
-    body: { slug: `show-${++count}`, type: 'channel', data: { name: `Show ${count}`, ...data }, active_renderers: { livestream: true }, renderers: { livestream: { livestream_published: true } } },
+    body: {
+      slug: `show-${++count}`,
+      type: 'channel',
+      data: { name: `Show ${count}`, ...data },
+      active_renderers: { livestream: true },
+      renderers: { livestream: { livestream_published: true } },
+    },
   });
   expect(reply.status).toBe(200);
   const channelId = reply.body._id as string;
@@ -39,7 +55,6 @@ function webhook(stream: ShowStream, type: WebhookType): Promise<void> {
   lastTime = Math.max(Date.now(), lastTime + 1);
   return sendWebhook(bed.stack, stream, type, lastTime);
 }
-
 
 describe('a show from start to recording', () => {
   it('says starting, plays live with live overlays, keeps playing while reconnecting, then says ended and plays the recording with its overlays at their seconds', async () => {
@@ -55,8 +70,18 @@ describe('a show from start to recording', () => {
     const liveBroadcastId = await startRecording(bed.stack, bed.site, stream);
     await webhook(stream, 'active');
     await untilView(page, 'live', 'LIVE');
-    expect(await page.evaluate(() => window.stagegraphWatch.status)).toMatchObject({ channelId, state: 'LIVE', live: true, liveBroadcastId, playbackUrl: bed.cdn.liveUrl });
-    await until(() => sourceOf(page), (source) => source === 'live', 'the live stream in the player');
+    expect(await page.evaluate(() => window.stagegraphWatch.status)).toMatchObject({
+      channelId,
+      state: 'LIVE',
+      live: true,
+      liveBroadcastId,
+      playbackUrl: bed.cdn.liveUrl,
+    });
+    await until(
+      () => sourceOf(page),
+      (source) => source === 'live',
+      'the live stream in the player',
+    );
     await untilAdvancing(page);
     expect(await page.evaluate(() => window.stagegraphWatch.player.engine)).toBe('hls.js');
     expect(bed.cdn.requests).toContain('/live/index.m3u8');
@@ -66,7 +91,11 @@ describe('a show from start to recording', () => {
     const overlayId = await createOverlay(bed.stack, bed.site, 'Goal', 3);
     const goal = await broadcastTo(bed.stack, bed.site, overlayId, channelId);
     expect(goal.streamSecond).not.toBeNull();
-    await until(() => page.evaluate(() => window.__overlaysSeen ?? []), (seen: any[]) => seen.some((entry) => entry.id === overlayId && entry.origin === 'live'), 'the live overlay');
+    await until(
+      () => page.evaluate(() => window.__overlaysSeen ?? []),
+      (seen: any[]) => seen.some((entry) => entry.id === overlayId && entry.origin === 'live'),
+      'the live overlay',
+    );
     expect(await overlayModeOf(page)).toBeNull();
 
     // The encoder drops: the same player stays and plays on (the provider's fallback in the same stream).
@@ -87,15 +116,28 @@ describe('a show from start to recording', () => {
     expect(await messageOf(page)).toBe('The show has ended');
     expect(await sourceOf(page)).toBeNull();
     const videoId = await deliverRecording(bed.stack, stream, liveBroadcastId, bed.cdn.vodUrl, 30);
-    await until(() => page.evaluate(() => window.stagegraphWatch.status?.recordingVideoId), (id) => id === videoId, 'the recording in the status');
-    await until(() => sourceOf(page), (source) => source === 'vod', 'the recording in the player');
+    await until(
+      () => page.evaluate(() => window.stagegraphWatch.status?.recordingVideoId),
+      (id) => id === videoId,
+      'the recording in the status',
+    );
+    await until(
+      () => sourceOf(page),
+      (source) => source === 'vod',
+      'the recording in the player',
+    );
     expect(await page.$eval('#sg-watch-note', (node: any) => node.textContent)).toBe('The show has ended — playing its recording');
     expect(await overlayModeOf(page)).toBe('timecode');
     await untilAdvancing(page);
 
     // Just before the goal's second of the recording, then playing on through it: shown at that second.
     await page.evaluate((to: number) => (document.getElementById('player').currentTime = to), Math.max(0, goal.streamSecond! - 0.5));
-    const shown = await until(() => timecodeOverlays(page), (seen) => seen.some((entry) => entry.id === overlayId), 'the goal at its second of the recording', 60_000);
+    const shown = await until(
+      () => timecodeOverlays(page),
+      (seen) => seen.some((entry) => entry.id === overlayId),
+      'the goal at its second of the recording',
+      60_000,
+    );
     const at = shown.find((entry) => entry.id === overlayId)!.at;
     expect(at).toBeGreaterThanOrEqual(goal.streamSecond!);
     // Timeupdates come every quarter second; room for a loaded machine.
@@ -110,18 +152,27 @@ describe('before a show', () => {
     const { page } = await bed.open(channelId);
     await untilView(page, 'countdown', 'OFFLINE');
     expect(await page.evaluate(() => window.stagegraphWatch.status.countdown)).toEqual({ title: 'The final', startsAt });
-    const countdown = () => page.$eval('#sg-watch-countdown', (node: any) => ({ hidden: node.hidden, startsAt: Number(node.dataset.startsAt), title: node.querySelector('[data-countdown-title]').textContent, left: node.querySelector('[data-countdown-left]').textContent }));
+    const countdown = () =>
+      page.$eval('#sg-watch-countdown', (node: any) => ({
+        hidden: node.hidden,
+        startsAt: Number(node.dataset.startsAt),
+        title: node.querySelector('[data-countdown-title]').textContent,
+        left: node.querySelector('[data-countdown-left]').textContent,
+      }));
     const first = await countdown();
     expect(first).toEqual({ hidden: false, startsAt, title: 'The final', left: expect.stringMatching(/^Starts in (01:00:00|59:\d\d)$/) });
     await until(countdown, (now) => now.left !== first.left && /^Starts in 59:\d\d$/.test(now.left), 'the countdown ticking');
     expect(await sourceOf(page)).toBeNull();
-    }, 120_000);
+  }, 120_000);
 });
 
 describe('a gated show', () => {
   it('refuses a viewer without the ticket while live with no URL of the stream anywhere, and plays it for the ticket holder', async () => {
     const gatedUrl = `${bed.cdn.liveUrl}?gated=${++count}`;
-    const { channelId, stream } = await showChannel({ gate: { active: true, kind: 'subscription', gate: { subscriptions: ['final-pass'], title: 'Get a ticket' } } }, gatedUrl);
+    const { channelId, stream } = await showChannel(
+      { gate: { active: true, kind: 'subscription', gate: { subscriptions: ['final-pass'], title: 'Get a ticket' } } },
+      gatedUrl,
+    );
     await webhook(stream, 'connected');
     await webhook(stream, 'active');
 
@@ -131,7 +182,14 @@ describe('a gated show', () => {
       const session = await page.createCDPSession();
       await session.send('Network.enable');
       session.on('Network.webSocketFrameReceived', (event: any) => received.push(event.response.payloadData));
-      page.on('response', (response) => void response.text().then((text) => received.push(text), () => undefined));
+      page.on(
+        'response',
+        (response) =>
+          void response.text().then(
+            (text) => received.push(text),
+            () => undefined,
+          ),
+      );
     };
     const { page, requested } = await bed.open(channelId, { before: record });
     await untilView(page, 'refused', 'LIVE');
@@ -147,7 +205,11 @@ describe('a gated show', () => {
     await grantEntitlement(bed.stack, bed.site.siteId, accountId, 'final-pass');
     const holder = await bed.open(channelId, { token });
     await untilView(holder.page, 'live', 'LIVE');
-    await until(() => sourceOf(holder.page), (source) => source === 'live', 'the live stream in the player');
+    await until(
+      () => sourceOf(holder.page),
+      (source) => source === 'live',
+      'the live stream in the player',
+    );
     await untilAdvancing(holder.page);
     expect(holder.requested).toContain(gatedUrl);
   }, 120_000);

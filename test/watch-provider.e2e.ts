@@ -6,7 +6,14 @@
  */
 import { rest } from './helpers/http';
 import { until } from './helpers/wait';
-import { pushTestPattern, referenceProviderPorts, registerReferenceProvider, serveReferenceProvider, stopChild, stopReferenceProviders } from './helpers/referenceProvider';
+import {
+  pushTestPattern,
+  referenceProviderPorts,
+  registerReferenceProvider,
+  serveReferenceProvider,
+  stopChild,
+  stopReferenceProviders,
+} from './helpers/referenceProvider';
 import { messageOf, sourceOf, untilAdvancing, untilView, watchTestbed } from './helpers/watchPage';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here only.
@@ -27,9 +34,18 @@ afterAll(stopReferenceProviders, 60_000);
 it('plays the live show ffmpeg pushes through the reference provider, then says it ended and plays its recording', async () => {
   const page = await rest(bed.stack, 'POST', '/pages/v3', {
     headers: bed.site.admin,
-    body: { slug: 'rtmp-show', type: 'channel', data: { name: 'RTMP show', content: { offline: { kind: 'recording' } } }, active_renderers: { livestream: true }, renderers: { livestream: { livestream_published: true } } },
+    body: {
+      slug: 'rtmp-show',
+      type: 'channel',
+      data: { name: 'RTMP show', content: { offline: { kind: 'recording' } } },
+      active_renderers: { livestream: true },
+      renderers: { livestream: { livestream_published: true } },
+    },
   });
-  const created = await rest(bed.stack, 'POST', '/stream/v1/', { headers: bed.site.admin, body: { pageId: page.body._id, contractId, fallbackImageUrl: 'https://img.example.test/back-soon.png' } });
+  const created = await rest(bed.stack, 'POST', '/stream/v1/', {
+    headers: bed.site.admin,
+    body: { pageId: page.body._id, contractId, fallbackImageUrl: 'https://img.example.test/back-soon.png' },
+  });
   expect(created.status).toBe(201);
   const { page: watch } = await bed.open(page.body._id);
   await untilView(watch, 'offline', 'OFFLINE');
@@ -47,7 +63,12 @@ it('plays the live show ffmpeg pushes through the reference provider, then says 
   expect((await rest(bed.stack, 'POST', `/stream/v1/${created.body._id}/stop`, { headers: bed.site.admin })).status).toBe(200);
   await stopChild(encoder);
   await untilView(watch, 'ended', 'ENDED');
-  await until(() => sourceOf(watch), (source) => source === 'vod', 'the recording in the player', 90_000);
+  await until(
+    () => sourceOf(watch),
+    (source) => source === 'vod',
+    'the recording in the player',
+    90_000,
+  );
   expect(await messageOf(watch)).toBeNull();
   await untilAdvancing(watch, 0);
 }, 240_000);

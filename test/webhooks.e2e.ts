@@ -50,7 +50,12 @@ async function startReceiver(answer: (n: number) => number | null = () => 200): 
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
     received,
     async waitFor(count, timeoutMs) {
-      await until(() => received.length, (length) => length >= count, `${count} webhook requests received`, timeoutMs);
+      await until(
+        () => received.length,
+        (length) => length >= count,
+        `${count} webhook requests received`,
+        timeoutMs,
+      );
       return received.slice(0, count);
     },
   };
@@ -178,7 +183,8 @@ it('retries a failed delivery with exponential backoff, the same delivery id and
   // Never sooner than the backoff allows: base, then twice the base.
   expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(RETRY_BASE_MS);
   expect(attempts[2].at - attempts[1].at).toBeGreaterThanOrEqual(2 * RETRY_BASE_MS);
-  for (const attempt of attempts) expect(documentedSignatureHolds(attempt.headers['x-stagegraph-signature'] as string, attempt.body, endpoint.secret, attempt.at)).toBe(true);
+  for (const attempt of attempts)
+    expect(documentedSignatureHolds(attempt.headers['x-stagegraph-signature'] as string, attempt.body, endpoint.secret, attempt.at)).toBe(true);
 
   const deliveries = await waitForDelivery(endpoint._id, 'delivered');
   expect(deliveries[0]).toMatchObject({ _id: ids[0], status: 'delivered', attempts: 3, lastStatusCode: 200, lastError: null, nextAttemptAt: null });
@@ -220,7 +226,11 @@ it('sends only what an endpoint asked for: its site, its events, while active; l
   await theirs.waitFor(1);
   expect(mine.received).toHaveLength(1);
   expect(paused.received).toHaveLength(0);
-  for (const [owner, id] of [[site, endpoint._id], [other, theirEndpoint._id], [site, pausedEndpoint._id]] as const) {
+  for (const [owner, id] of [
+    [site, endpoint._id],
+    [other, theirEndpoint._id],
+    [site, pausedEndpoint._id],
+  ] as const) {
     await rest(stack, 'DELETE', `/webhook/v1/${id}`, { headers: owner.admin });
   }
 });
@@ -231,11 +241,17 @@ it('keeps an endpoint to its site, checks URLs and events, and rotates the secre
   expect((await rest(stack, 'GET', `/webhook/v1/${endpoint._id}`, { headers: other.admin })).status).toBe(404);
   expect((await rest(stack, 'DELETE', `/webhook/v1/${endpoint._id}`, { headers: other.admin })).status).toBe(404);
   expect((await rest(stack, 'GET', `/webhook/v1/${endpoint._id}/deliveries`, { headers: other.admin })).status).toBe(404);
-  for (const body of [{ url: 'ftp://example.test/hooks', events: ['*'] }, { url: receiver.url, events: ['admin.nothing'] }, { url: receiver.url, events: [] }]) {
+  for (const body of [
+    { url: 'ftp://example.test/hooks', events: ['*'] },
+    { url: receiver.url, events: ['admin.nothing'] },
+    { url: receiver.url, events: [] },
+  ]) {
     const reply = await rest(stack, 'POST', '/webhook/v1/', { headers: site.admin, body });
     expect(reply.status).toBe(400);
   }
-  expect((await rest(stack, 'POST', '/webhook/v1/', { headers: { 'x-service-client-id': site.siteId }, body: { url: receiver.url, events: ['*'] } })).status).toBe(401);
+  expect(
+    (await rest(stack, 'POST', '/webhook/v1/', { headers: { 'x-service-client-id': site.siteId }, body: { url: receiver.url, events: ['*'] } })).status,
+  ).toBe(401);
 
   const rotated = await rest(stack, 'POST', `/webhook/v1/${endpoint._id}/rotate-secret`, { headers: site.admin });
   expect(rotated.body.secret).toMatch(/^whsec_/);

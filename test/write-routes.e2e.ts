@@ -45,7 +45,13 @@ function typesOf(schema: JsonSchema): Set<string> | null {
 
 /** A value of none of the given types. */
 function wrongValue(types: Set<string>): unknown {
-  const candidates: [string, unknown][] = [['number', 7], ['string', 'seven'], ['boolean', true], ['array', ['seven']], ['object', { seven: 7 }]];
+  const candidates: [string, unknown][] = [
+    ['number', 7],
+    ['string', 'seven'],
+    ['boolean', true],
+    ['array', ['seven']],
+    ['object', { seven: 7 }],
+  ];
   return candidates.find(([type]) => !types.has(type))?.[1];
 }
 
@@ -115,13 +121,49 @@ it('walks every write route that takes a body with properties', () => {
 
 describe('GraphQL update mutations refuse null for a field their create input requires', () => {
   it.each([
-    ['updateOverlay', 'UpdateOverlayInput', { name: null }, 'name', async () => (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'Bug', type: 'instance', contents: {}, duration: 5 } })).body._id],
-    ['updatePoll', 'PollUpdateInput', { question: null }, 'question', async () => (await rest(stack, 'POST', '/poll/v3/', { headers: site.admin, body: { type: 'poll', name: 'Mood', question: 'How?', answers: [{ text: 'A' }, { text: 'B' }] } })).body._id],
-    ['updateEntitlement', 'UpdateEntitlementInput', { prices: null }, 'prices', async () => (await rest(stack, 'POST', '/entitlement/v1/', { headers: site.admin, body: { sku: 'gql-null', name: 'Pass', prices: [{ currency: 'USD', default: true, value: 5 }] } })).body._id],
+    [
+      'updateOverlay',
+      'UpdateOverlayInput',
+      { name: null },
+      'name',
+      async () =>
+        (await rest(stack, 'POST', '/overlay/v1', { headers: site.admin, body: { name: 'Bug', type: 'instance', contents: {}, duration: 5 } })).body._id,
+    ],
+    [
+      'updatePoll',
+      'PollUpdateInput',
+      { question: null },
+      'question',
+      async () =>
+        (
+          await rest(stack, 'POST', '/poll/v3/', {
+            headers: site.admin,
+            body: { type: 'poll', name: 'Mood', question: 'How?', answers: [{ text: 'A' }, { text: 'B' }] },
+          })
+        ).body._id,
+    ],
+    [
+      'updateEntitlement',
+      'UpdateEntitlementInput',
+      { prices: null },
+      'prices',
+      async () =>
+        (
+          await rest(stack, 'POST', '/entitlement/v1/', {
+            headers: site.admin,
+            body: { sku: 'gql-null', name: 'Pass', prices: [{ currency: 'USD', default: true, value: 5 }] },
+          })
+        ).body._id,
+    ],
   ] as const)('%s', async (mutation, inputType, input, field, create) => {
     const id = (await create()) as string;
     const before = await databaseSnapshot(stack);
-    const reply = await graphql(stack, `mutation Update($id: ID!, $input: ${inputType}!) { ${mutation}(id: $id, input: $input) { __typename } }`, { id, input }, site.admin);
+    const reply = await graphql(
+      stack,
+      `mutation Update($id: ID!, $input: ${inputType}!) { ${mutation}(id: $id, input: $input) { __typename } }`,
+      { id, input },
+      site.admin,
+    );
     expect(reply.body.errors?.[0]).toMatchObject({ message: expect.stringContaining(`${field} must not be null`), extensions: { code: 'BAD_USER_INPUT' } });
     expect(await databaseSnapshot(stack)).toEqual(before);
   });

@@ -151,7 +151,12 @@ export function payloadFor(schema: () => GraphQLSchema, group: Group, event: Ove
 }
 
 /** A selection executed on an event, serialized once; each transport encodes it once (RenderedEvent.frame). */
-export function executeFrame(schema: () => GraphQLSchema, document: DocumentNode, variableValues: Record<string, unknown>, rootValue: Record<string, unknown>): RenderedEvent {
+export function executeFrame(
+  schema: () => GraphQLSchema,
+  document: DocumentNode,
+  variableValues: Record<string, unknown>,
+  rootValue: Record<string, unknown>,
+): RenderedEvent {
   const result = execute({ schema: schema(), document, rootValue, variableValues }) as ExecutionResult;
   return new RenderedEvent(JSON.stringify(result));
 }

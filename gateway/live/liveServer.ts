@@ -33,7 +33,19 @@ import { jsonValueProblem } from '../../shared/jsonInput';
 import type { Logger } from '../../shared/logger';
 import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from '../documentLimits';
 import { type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../../shared/liveEvents';
-import { Feeds, SITE_WIDE, fanOut, joinGroup, leaveGroup, payloadFor, type Connection, type FeedMessage, type FeedSubscriber, type LiveFeed, type Subscriber } from './groups';
+import {
+  Feeds,
+  SITE_WIDE,
+  fanOut,
+  joinGroup,
+  leaveGroup,
+  payloadFor,
+  type Connection,
+  type FeedMessage,
+  type FeedSubscriber,
+  type LiveFeed,
+  type Subscriber,
+} from './groups';
 import { Rooms } from './rooms';
 import { ViewerPresence } from './presence';
 import { Streams, type LiveStream } from './streams';
@@ -64,7 +76,10 @@ export interface LiveServerOptions {
   /** Turns a transport's credentials (as headers) into an identity; throws when a credential is wrong. */
   authenticate(headers: HeaderBag): Promise<Identity>;
   /** Executes a query or mutation through the gateway. */
-  executeOperation(request: { query: string; variables?: Record<string, unknown>; operationName?: string | null }, identity: Identity): Promise<ExecutionResult>;
+  executeOperation(
+    request: { query: string; variables?: Record<string, unknown>; operationName?: string | null },
+    identity: Identity,
+  ): Promise<ExecutionResult>;
   /** Broadcasts of a site that are live now (what late joiners get). */
   loadActiveBroadcasts(siteId: string): Promise<OverlayBroadcastEvent[]>;
   /** Tags of the signed-in viewer's account (for tag-targeted broadcasts). */
@@ -143,7 +158,12 @@ export class LiveServer {
     const byTransport = Object.fromEntries(TRANSPORTS.map((transport) => [transport, 0])) as Record<Transport, number>;
     for (const connection of this.connections) byTransport[connection.channel.transport] += 1;
     const fastReactions = this.options.fastReactions?.answered ?? 0;
-    return { connections: this.connections.size, subscriptions: this.rooms.subscriptions() + this.feeds.count + this.streams.count, byTransport, fastReactions };
+    return {
+      connections: this.connections.size,
+      subscriptions: this.rooms.subscriptions() + this.feeds.count + this.streams.count,
+      byTransport,
+      fastReactions,
+    };
   }
 
   /** Runs `hook` when the server closes (a transport's timers). */
@@ -374,7 +394,15 @@ export class LiveServer {
       this.sendErrors(connection, id, [error instanceof GraphQLError ? error : new GraphQLError('Forbidden')]);
       return;
     }
-    const subscriber: FeedSubscriber = { connection, framePrefix: connection.channel.framePrefix(id), field, key: Feeds.keyOf(feed, identity), document, variables, args };
+    const subscriber: FeedSubscriber = {
+      connection,
+      framePrefix: connection.channel.framePrefix(id),
+      field,
+      key: Feeds.keyOf(feed, identity),
+      document,
+      variables,
+      args,
+    };
     this.feeds.add(subscriber);
     connection.feeds.set(id, subscriber);
   }

@@ -116,7 +116,13 @@ export class WatchTimeTracker {
   /** Moves an entry's mask (if any) to the pending batch. */
   private retire(entry: Entry): void {
     if (entry.low === 0 && entry.high === 0) return;
-    this.addPending({ siteId: entry.siteId, accountId: entry.accountId, channelId: entry.channelId, minute: entry.minute, mask: (BigInt(entry.high) << 30n) | BigInt(entry.low) });
+    this.addPending({
+      siteId: entry.siteId,
+      accountId: entry.accountId,
+      channelId: entry.channelId,
+      minute: entry.minute,
+      mask: (BigInt(entry.high) << 30n) | BigInt(entry.low),
+    });
     entry.low = 0;
     entry.high = 0;
   }

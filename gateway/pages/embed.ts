@@ -34,7 +34,10 @@ const PAGE_POLICY: Record<string, string> = {
   'form-action': "'none'",
   'frame-ancestors': '*',
 };
-const cspOf = (policy: Record<string, string>) => Object.entries(policy).map(([directive, sources]) => `${directive} ${sources}`).join('; ');
+const cspOf = (policy: Record<string, string>) =>
+  Object.entries(policy)
+    .map(([directive, sources]) => `${directive} ${sources}`)
+    .join('; ');
 const PAGE_CSP = cspOf(PAGE_POLICY);
 // The watch page's player loads a stream from any http(s) host: hls.js fetches the manifest and segments,
 // and plays them from a `blob:` source through a worker of its own.
@@ -116,7 +119,7 @@ function readIds(query: Record<string, unknown>, res: Response): { siteId: strin
     res.status(400).json(restErrorBody('channelId must be a channel ID'));
     return null;
   }
-  return { siteId, channelId: (channelId) ?? null };
+  return { siteId, channelId: channelId ?? null };
 }
 
 /** The router of the embed, the demo and the SDK scripts. */

@@ -42,7 +42,9 @@ export function createGraphiqlRouter(): Router {
     res.setHeader('Cache-Control', 'no-cache');
     res.type('html').send(GRAPHIQL_PAGE);
   });
-  router.get('/graphiql/graphiql.js', routeTemplate('/graphiql/graphiql.js'), (req, res) => serveBundle(req, res, 'graphiql.js', 'application/javascript; charset=utf-8'));
+  router.get('/graphiql/graphiql.js', routeTemplate('/graphiql/graphiql.js'), (req, res) =>
+    serveBundle(req, res, 'graphiql.js', 'application/javascript; charset=utf-8'),
+  );
   router.get('/graphiql/graphiql.css', routeTemplate('/graphiql/graphiql.css'), (req, res) => serveBundle(req, res, 'graphiql.css', 'text/css; charset=utf-8'));
   return router;
 }

@@ -50,7 +50,12 @@ export const accessCodeRoutes: RouteSpec[] = [
     params: [query('kind', { type: 'string', enum: ['json', 'csv'] }, false, 'default json')],
     body: {
       required: true,
-      schema: { type: 'object', required: ['qty', 'sku'], additionalProperties: false, properties: { qty: { type: 'integer', minimum: 1, maximum: 100000 }, sku: { type: 'string', minLength: 1 } } },
+      schema: {
+        type: 'object',
+        required: ['qty', 'sku'],
+        additionalProperties: false,
+        properties: { qty: { type: 'integer', minimum: 1, maximum: 100000 }, sku: { type: 'string', minLength: 1 } },
+      },
     },
     document: /* GraphQL */ `mutation CreateAccessCodesFile($sku: String!, $qty: Int!, $kind: AccessCodeFileKind) { result: createAccessCodesFile(sku: $sku, qty: $qty, kind: $kind) { ${FILE} } }`,
     variables: { sku: 'body.sku', qty: 'body.qty', kind: 'query.kind' },
@@ -65,11 +70,23 @@ export const accessCodeRoutes: RouteSpec[] = [
     summary: 'A short code for a TV to show (expires in 10 minutes) and the device token the TV keeps to claim its session',
     tag: 'Access codes',
     auth: SITE_ID,
-    body: { schema: { type: 'object', required: ['deviceId'], additionalProperties: false, properties: { deviceId: { type: 'string', minLength: 1, maxLength: 200 } } }, required: true },
+    body: {
+      schema: {
+        type: 'object',
+        required: ['deviceId'],
+        additionalProperties: false,
+        properties: { deviceId: { type: 'string', minLength: 1, maxLength: 200 } },
+      },
+      required: true,
+    },
     document: /* GraphQL */ `mutation CreateTvCode($deviceId: String!) { result: createTvCode(deviceId: $deviceId) { code expiresAt deviceToken } }`,
     variables: { deviceId: 'body.deviceId' },
     status: 201,
-    response: object({ code: string, expiresAt: epochMs, deviceToken: { type: 'string', description: 'the TV’s secret for POST /accesscode/v1/tv/session; never shown on screen' } }),
+    response: object({
+      code: string,
+      expiresAt: epochMs,
+      deviceToken: { type: 'string', description: 'the TV’s secret for POST /accesscode/v1/tv/session; never shown on screen' },
+    }),
   },
   {
     operationId: 'activateTvCode',
@@ -78,7 +95,10 @@ export const accessCodeRoutes: RouteSpec[] = [
     summary: 'Activate a TV code for the signed-in account',
     tag: 'Access codes',
     auth: SIGNED_IN,
-    body: { schema: { type: 'object', required: ['code'], additionalProperties: false, properties: { code: { type: 'string', minLength: 1, maxLength: 20 } } }, required: true },
+    body: {
+      schema: { type: 'object', required: ['code'], additionalProperties: false, properties: { code: { type: 'string', minLength: 1, maxLength: 20 } } },
+      required: true,
+    },
     document: /* GraphQL */ `mutation ActivateTvCode($code: String!) { result: activateTvCode(code: $code) { ${RESULT} } }`,
     variables: { code: 'body.code' },
     response: ref('OperationResult'),
@@ -90,7 +110,10 @@ export const accessCodeRoutes: RouteSpec[] = [
     summary: 'The TV’s session, for its device token, once its code is activated ({activated: false} until then; once)',
     tag: 'Access codes',
     auth: SITE_ID,
-    body: { required: true, schema: { type: 'object', required: ['deviceToken'], additionalProperties: false, properties: { deviceToken: { type: 'string', minLength: 1 } } } },
+    body: {
+      required: true,
+      schema: { type: 'object', required: ['deviceToken'], additionalProperties: false, properties: { deviceToken: { type: 'string', minLength: 1 } } },
+    },
     document: /* GraphQL */ `mutation ClaimTvSession($deviceToken: String!) { result: claimTvSession(deviceToken: $deviceToken) { activated session { ${SESSION} } } }`,
     variables: { deviceToken: 'body.deviceToken' },
     response: object({ activated: boolean, session: { oneOf: [ref('Session'), { type: 'null' }] } }),

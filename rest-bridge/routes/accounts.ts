@@ -42,7 +42,14 @@ export const accountSchemas: Record<string, JsonSchema> = {
     tags: arrayOf(string),
   }),
   AccountPage: object({
-    pagination: object({ limit: { type: 'integer' }, offset: { type: 'integer' }, searchFields: arrayOf(string), sortBy: string, sortDirection: { type: 'integer' }, totalCount: { type: 'integer' } }),
+    pagination: object({
+      limit: { type: 'integer' },
+      offset: { type: 'integer' },
+      searchFields: arrayOf(string),
+      sortBy: string,
+      sortDirection: { type: 'integer' },
+      totalCount: { type: 'integer' },
+    }),
     results: arrayOf(ref('Account')),
   }),
 };
@@ -57,7 +64,12 @@ const accountUpdateBody: JsonSchema = {
     password,
     name: { type: 'string', minLength: 1, maxLength: 200 },
     marketingOptin: boolean,
-    thirdPartyAuthProviders: arrayOf({ type: 'object', required: ['accountId', 'provider'], additionalProperties: false, properties: { accountId: string, provider: string } }),
+    thirdPartyAuthProviders: arrayOf({
+      type: 'object',
+      required: ['accountId', 'provider'],
+      additionalProperties: false,
+      properties: { accountId: string, provider: string },
+    }),
     roles: arrayOf(roleInput),
     tags: arrayOf(string),
   },
@@ -71,8 +83,18 @@ const accountUpdateVariables = {
   roles: 'body.roles',
   tags: 'body.tags',
 } as const;
-const resetRequestBody: JsonSchema = { type: 'object', required: ['email', 'baseUrl'], additionalProperties: false, properties: { email, baseUrl: { type: 'string', minLength: 1 } } };
-const resetBody: JsonSchema = { type: 'object', required: ['token', 'password'], additionalProperties: false, properties: { token: { type: 'string', minLength: 1 }, password } };
+const resetRequestBody: JsonSchema = {
+  type: 'object',
+  required: ['email', 'baseUrl'],
+  additionalProperties: false,
+  properties: { email, baseUrl: { type: 'string', minLength: 1 } },
+};
+const resetBody: JsonSchema = {
+  type: 'object',
+  required: ['token', 'password'],
+  additionalProperties: false,
+  properties: { token: { type: 'string', minLength: 1 }, password },
+};
 
 export const accountRoutes: RouteSpec[] = [
   {
@@ -136,7 +158,10 @@ export const accountRoutes: RouteSpec[] = [
     summary: 'Change the signed-in account’s password (every session is signed out)',
     tag: 'Accounts',
     auth: SIGNED_IN,
-    body: { schema: { type: 'object', required: ['password', 'oldPassword'], additionalProperties: false, properties: { password, oldPassword: password } }, required: true },
+    body: {
+      schema: { type: 'object', required: ['password', 'oldPassword'], additionalProperties: false, properties: { password, oldPassword: password } },
+      required: true,
+    },
     document: /* GraphQL */ `mutation ChangePassword($oldPassword: String!, $password: String!) { result: changePassword(oldPassword: $oldPassword, password: $password) { ${RESULT} } }`,
     variables: { oldPassword: 'body.oldPassword', password: 'body.password' },
     response: ref('OperationResult'),
@@ -152,7 +177,10 @@ export const accountRoutes: RouteSpec[] = [
     document: /* GraphQL */ `query AccountsByRole($property: String, $admin: Boolean) { result: accountsByRole(property: $property, admin: $admin) {
       accounts { ${ACCOUNT} } userProfiles { _id: id accountId name created modified } } }`,
     variables: { property: 'query.property', admin: 'query.admin' },
-    response: object({ accounts: arrayOf(ref('Account')), userProfiles: arrayOf(object({ _id: string, accountId: string, name: string, created: epochMs, modified: epochMs })) }),
+    response: object({
+      accounts: arrayOf(ref('Account')),
+      userProfiles: arrayOf(object({ _id: string, accountId: string, name: string, created: epochMs, modified: epochMs })),
+    }),
   },
   {
     operationId: 'getAccountRoles',
@@ -186,7 +214,11 @@ export const accountRoutes: RouteSpec[] = [
     summary: 'Sites where the signed-in account’s global account is an admin',
     tag: 'Accounts',
     auth: SIGNED_IN,
-    params: [query('offset', { type: 'integer', minimum: 0 }), query('limit', { type: 'integer', minimum: 1, maximum: 500 }), query('search', string, false, 'site slug')],
+    params: [
+      query('offset', { type: 'integer', minimum: 0 }),
+      query('limit', { type: 'integer', minimum: 1, maximum: 500 }),
+      query('search', string, false, 'site slug'),
+    ],
     document: /* GraphQL */ `query GlobalAccountSites($offset: Int, $limit: Int, $search: String) { result: globalAccountSites(offset: $offset, limit: $limit, search: $search) { _id: id siteId slug } }`,
     variables: { offset: 'query.offset', limit: 'query.limit', search: 'query.search' },
     response: arrayOf(object({ _id: string, siteId: string, slug: string })),
@@ -287,7 +319,10 @@ export const accountRoutes: RouteSpec[] = [
     summary: 'Sign in with e-mail and password: a short-lived JWT and a refresh token',
     tag: 'Authentication',
     auth: SITE_ID,
-    body: { schema: { type: 'object', required: ['email', 'password'], additionalProperties: false, properties: { email, password, siteId: string } }, required: true },
+    body: {
+      schema: { type: 'object', required: ['email', 'password'], additionalProperties: false, properties: { email, password, siteId: string } },
+      required: true,
+    },
     document: /* GraphQL */ `mutation SignIn($input: SignInInput!) { result: signIn(input: $input) { ${SESSION} } }`,
     variables: { input: 'body' },
     response: ref('Session'),
@@ -299,7 +334,10 @@ export const accountRoutes: RouteSpec[] = [
     summary: 'A new JWT and refresh token for a refresh token (each refresh token works once)',
     tag: 'Authentication',
     auth: SITE_ID,
-    body: { schema: { type: 'object', required: ['refreshToken'], additionalProperties: false, properties: { refreshToken: { type: 'string', minLength: 1 } } }, required: true },
+    body: {
+      schema: { type: 'object', required: ['refreshToken'], additionalProperties: false, properties: { refreshToken: { type: 'string', minLength: 1 } } },
+      required: true,
+    },
     document: /* GraphQL */ `mutation RefreshSession($refreshToken: String!) { result: refreshSession(refreshToken: $refreshToken) { ${SESSION} } }`,
     variables: { refreshToken: 'body.refreshToken' },
     response: ref('Session'),
@@ -311,7 +349,10 @@ export const accountRoutes: RouteSpec[] = [
     summary: 'End the session of a refresh token',
     tag: 'Authentication',
     auth: SITE_ID,
-    body: { schema: { type: 'object', required: ['refreshToken'], additionalProperties: false, properties: { refreshToken: { type: 'string', minLength: 1 } } }, required: true },
+    body: {
+      schema: { type: 'object', required: ['refreshToken'], additionalProperties: false, properties: { refreshToken: { type: 'string', minLength: 1 } } },
+      required: true,
+    },
     document: /* GraphQL */ `mutation SignOut($refreshToken: String!) { result: signOut(refreshToken: $refreshToken) { ${RESULT} } }`,
     variables: { refreshToken: 'body.refreshToken' },
     response: ref('OperationResult'),
@@ -334,7 +375,16 @@ export const accountRoutes: RouteSpec[] = [
     },
     document: /* GraphQL */ `mutation CreateLoginIntent($input: LoginIntentInput!) { result: createLoginIntent(input: $input) { authenticated jwt service siteId token name thirdPartyAccountId expiresAt } }`,
     variables: { input: 'body' },
-    response: object({ authenticated: boolean, jwt: string, service: string, siteId: string, token: string, name: string, thirdPartyAccountId: string, expiresAt: epochMs }),
+    response: object({
+      authenticated: boolean,
+      jwt: string,
+      service: string,
+      siteId: string,
+      token: string,
+      name: string,
+      thirdPartyAccountId: string,
+      expiresAt: epochMs,
+    }),
   },
   {
     operationId: 'consumeLoginIntent',

@@ -37,7 +37,10 @@ export const automationRuleSchemas: Record<string, JsonSchema> = {
           dataProviderId: { type: 'string' },
           fact: { type: 'string', description: 'a fact of the data provider, e.g. data.score' },
           operator: { type: 'string', enum: [...TRIGGER_OPERATORS] },
-          value: { description: 'string (numbers compare as numbers); a list or comma-separated string for in / not_in', oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: ['string', 'number', 'boolean'] } }] },
+          value: {
+            description: 'string (numbers compare as numbers); a list or comma-separated string for in / not_in',
+            oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: ['string', 'number', 'boolean'] } }],
+          },
           behavior: { type: 'string', enum: ['immediate'] },
         },
       },
@@ -83,7 +86,11 @@ const ruleVariables = {
   clientRule: 'body.clientRule',
 } as const;
 
-const successMessage: JsonSchema = { type: 'object', required: ['success', 'message'], properties: { success: { type: 'boolean' }, message: { type: 'string' } } };
+const successMessage: JsonSchema = {
+  type: 'object',
+  required: ['success', 'message'],
+  properties: { success: { type: 'boolean' }, message: { type: 'string' } },
+};
 
 export const automationRuleRoutes: RouteSpec[] = [
   {
@@ -146,7 +153,11 @@ export const automationRuleRoutes: RouteSpec[] = [
     tag: 'Automation rules',
     auth: ADMIN,
     params: [id('id', 'rule ID')],
-    body: { schema: { type: 'object', additionalProperties: false, properties: ruleFields }, required: true, readOnly: [...READ_ONLY, 'success', 'dataSourceId', 'siteId'] },
+    body: {
+      schema: { type: 'object', additionalProperties: false, properties: ruleFields },
+      required: true,
+      readOnly: [...READ_ONLY, 'success', 'dataSourceId', 'siteId'],
+    },
     document: /* GraphQL */ `mutation UpdateAutomationRule($id: ID!, $input: UpdateAutomationRuleInput!) { result: updateAutomationRule(id: $id, input: $input) { message } }`,
     variables: { id: 'path.id', input: ruleVariables },
     envelope: 'success',

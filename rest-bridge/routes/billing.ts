@@ -53,7 +53,10 @@ export const billingRoutes: RouteSpec[] = [
     document: /* GraphQL */ `mutation RefundCharge($input: RefundInput!) { result: refundCharge(input: $input) {
       success errorMessage refund { _id: id amount currency reason created } charge { ${CHARGE} } } }`,
     variables: { input: 'body' },
-    response: object({ success: boolean, errorMessage: nullableString, refund: { type: ['object', 'null'] }, charge: { oneOf: [ref('Charge'), { type: 'null' }] } }, ['success']),
+    response: object(
+      { success: boolean, errorMessage: nullableString, refund: { type: ['object', 'null'] }, charge: { oneOf: [ref('Charge'), { type: 'null' }] } },
+      ['success'],
+    ),
   },
   {
     operationId: 'recordPurchase',

@@ -10,10 +10,16 @@ export const calendarSchemas: Record<string, JsonSchema> = {
   CalendarLabel: obj({ color: str, id: str, title: str }),
   CalendarCategory: obj({ id: str, title: str, label: ref('CalendarLabel') }),
   CalendarEvent: obj({
-    _id: str, siteId: str, titleRaw: str, descriptionRaw: str, categories: arrayOf(ref('CalendarCategory')),
+    _id: str,
+    siteId: str,
+    titleRaw: str,
+    descriptionRaw: str,
+    categories: arrayOf(ref('CalendarCategory')),
     date: obj({ startTimestamp: epochMs, endTimestamp: nullableNum, timeZone: str, useEndTime: { type: 'boolean' } }),
     image: obj({ show: { type: 'boolean' }, src: nullableStr }),
-    thirdPartyEventId: nullableStr, created: epochMs, modified: epochMs,
+    thirdPartyEventId: nullableStr,
+    created: epochMs,
+    modified: epochMs,
   }),
   CalendarFilter: obj({ title: str, options: arrayOf(obj({ color: str, value: str })) }),
 };
@@ -54,8 +60,13 @@ const calendarBody: JsonSchema = {
   },
 };
 const calendarInput = {
-  titleRaw: 'body.titleRaw', descriptionRaw: 'body.descriptionRaw', categories: 'body.categories', date: 'body.date',
-  image: 'body.image', thirdPartyEventId: 'body.thirdPartyEventId', siteId: 'body.siteId',
+  titleRaw: 'body.titleRaw',
+  descriptionRaw: 'body.descriptionRaw',
+  categories: 'body.categories',
+  date: 'body.date',
+  image: 'body.image',
+  thirdPartyEventId: 'body.thirdPartyEventId',
+  siteId: 'body.siteId',
 } as const;
 
 export const calendarRoutes: RouteSpec[] = [

@@ -8,9 +8,19 @@ const TEMPLATE = /* GraphQL */ `_id: id title siteId icon description panels { c
 /** Components of the OpenAPI document these routes refer to. */
 export const channelTemplateSchemas: Record<string, JsonSchema> = {
   ChannelTemplate: obj({
-    _id: str, title: str, siteId: str, icon: nullableStr, description: str,
+    _id: str,
+    title: str,
+    siteId: str,
+    icon: nullableStr,
+    description: str,
     panels: arrayOf({ type: 'object', properties: { collection: str, creator: str, owner: str, site_id: str, slug: str, type: str } }),
-    rules: arrayOf(str), theme: nullableStr, creator: str, owner: str, archived: { type: 'boolean' }, created: epochMs, modified: epochMs,
+    rules: arrayOf(str),
+    theme: nullableStr,
+    creator: str,
+    owner: str,
+    archived: { type: 'boolean' },
+    created: epochMs,
+    modified: epochMs,
   }),
 };
 
@@ -37,8 +47,15 @@ const templateBody = (extra: Record<string, JsonSchema> = {}): JsonSchema => ({
   },
 });
 const templateInput = {
-  title: 'body.title', siteId: 'body.siteId', icon: 'body.icon', description: 'body.description', panels: 'body.panels',
-  rules: 'body.rules', theme: 'body.theme', creator: 'body.creator', owner: 'body.owner',
+  title: 'body.title',
+  siteId: 'body.siteId',
+  icon: 'body.icon',
+  description: 'body.description',
+  panels: 'body.panels',
+  rules: 'body.rules',
+  theme: 'body.theme',
+  creator: 'body.creator',
+  owner: 'body.owner',
 } as const;
 
 export const channelTemplateRoutes: RouteSpec[] = [
@@ -62,7 +79,13 @@ export const channelTemplateRoutes: RouteSpec[] = [
     summary: 'The site’s channel templates that are not archived, searched on title and description',
     tag: 'Channel templates',
     auth: ADMIN,
-    params: [limit, offset, search('title or description'), sortBy(['modified', 'created', 'title'], 'modified'), { ...sortDirection, schema: { type: 'integer', enum: [1, -1], default: -1 } }],
+    params: [
+      limit,
+      offset,
+      search('title or description'),
+      sortBy(['modified', 'created', 'title'], 'modified'),
+      { ...sortDirection, schema: { type: 'integer', enum: [1, -1], default: -1 } },
+    ],
     document: /* GraphQL */ `query ListChannelTemplates($search: String, $limit: Int, $offset: Int, $sortBy: String, $sortDirection: Int) {
       result: channelTemplates(search: $search, limit: $limit, offset: $offset, sortBy: $sortBy, sortDirection: $sortDirection) { templates { ${TEMPLATE} } totalCount }
     }`,

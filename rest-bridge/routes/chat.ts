@@ -11,26 +11,38 @@ const MESSAGE = /* GraphQL */ `id seq panelId text author { accountId name admin
 const PIN = /* GraphQL */ `messageId text author { accountId name admin } pinnedAt`;
 const BAN = /* GraphQL */ `accountId until reason created`;
 const integer: JsonSchema = { type: 'integer' };
-const seqParam = (name: string, description: string) => ({ name, in: 'query' as const, schema: { type: 'integer', minimum: 0, maximum: 2_147_483_647 }, description });
+const seqParam = (name: string, description: string) => ({
+  name,
+  in: 'query' as const,
+  schema: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
+  description,
+});
 
 export const chatSchemas: Record<string, JsonSchema> = {
-  ChatMessage: obj({
-    id: str,
-    seq: { type: 'integer', description: 'the room’s one order: 1, 2, 3, … (a deleted message leaves a gap)' },
-    panelId: str,
-    text: { type: 'string', description: 'plain text: show it as text, never as HTML' },
-    author: obj({ accountId: str, name: { ...nullableStr, description: 'null when the account no longer exists' }, admin: { type: 'boolean' } }),
-    created: epochMs,
-    streamSecond: { type: ['integer', 'null'], description: 'whole seconds into the recording of the room’s channel; null when it was not recording' },
-    // Chat moderation: only in a send's or an approval's answer.
-    held: { type: 'boolean', description: 'a send’s answer (202): held for a moderator; seq is 0 until approved' },
-    dueAt: { type: ['number', 'null'], description: 'a send’s answer (202): a delayed message reaches viewers at this Unix ms; seq is 0 until then' },
-    replyTo: {
-      ...obj({ id: str, name: { ...nullableStr, description: 'its author’s name' }, excerpt: { type: 'string', description: 'its first 80 characters (… when cut), as when the reply was sent' } }),
-      type: ['object', 'null'],
-      description: 'the message this one answers; null when none',
+  ChatMessage: obj(
+    {
+      id: str,
+      seq: { type: 'integer', description: 'the room’s one order: 1, 2, 3, … (a deleted message leaves a gap)' },
+      panelId: str,
+      text: { type: 'string', description: 'plain text: show it as text, never as HTML' },
+      author: obj({ accountId: str, name: { ...nullableStr, description: 'null when the account no longer exists' }, admin: { type: 'boolean' } }),
+      created: epochMs,
+      streamSecond: { type: ['integer', 'null'], description: 'whole seconds into the recording of the room’s channel; null when it was not recording' },
+      // Chat moderation: only in a send's or an approval's answer.
+      held: { type: 'boolean', description: 'a send’s answer (202): held for a moderator; seq is 0 until approved' },
+      dueAt: { type: ['number', 'null'], description: 'a send’s answer (202): a delayed message reaches viewers at this Unix ms; seq is 0 until then' },
+      replyTo: {
+        ...obj({
+          id: str,
+          name: { ...nullableStr, description: 'its author’s name' },
+          excerpt: { type: 'string', description: 'its first 80 characters (… when cut), as when the reply was sent' },
+        }),
+        type: ['object', 'null'],
+        description: 'the message this one answers; null when none',
+      },
     },
-  }, ['id', 'seq', 'panelId', 'text', 'author', 'created', 'streamSecond', 'replyTo']),
+    ['id', 'seq', 'panelId', 'text', 'author', 'created', 'streamSecond', 'replyTo'],
+  ),
   ChatPin: obj({
     messageId: { ...nullableStr, description: 'the pinned message; null for an announcement' },
     text: str,
@@ -41,9 +53,18 @@ export const chatSchemas: Record<string, JsonSchema> = {
   ChatReactionReceipt: obj({ success: { type: 'boolean', enum: [true] }, emoji: str }),
   ChatHistory: obj({
     results: arrayOf(ref('ChatMessage')),
-    pagination: obj({ limit: integer, before: { type: ['integer', 'null'] }, nextBefore: { type: ['integer', 'null'], description: 'give as before for older messages; null when none' } }),
+    pagination: obj({
+      limit: integer,
+      before: { type: ['integer', 'null'] },
+      nextBefore: { type: ['integer', 'null'], description: 'give as before for older messages; null when none' },
+    }),
   }),
-  ChatBan: obj({ accountId: str, until: { type: ['number', 'null'], description: 'Unix ms when a timeout ends; null for a ban' }, reason: nullableStr, created: epochMs }),
+  ChatBan: obj({
+    accountId: str,
+    until: { type: ['number', 'null'], description: 'Unix ms when a timeout ends; null for a ban' },
+    reason: nullableStr,
+    created: epochMs,
+  }),
   ChatMessageDeleted: obj({ success: { type: 'boolean', enum: [true] }, id: str }),
   ChatUnbanned: obj({ success: { type: 'boolean', enum: [true] }, accountId: str }),
 };
@@ -110,7 +131,13 @@ export const chatRoutes: RouteSpec[] = [
     ],
     document: /* GraphQL */ `query ChatReplay($panelId: ID!, $liveBroadcastId: ID, $videoId: ID, $fromSecond: Int, $toSecond: Int) {
       result: chatReplay(panelId: $panelId, liveBroadcastId: $liveBroadcastId, videoId: $videoId, fromSecond: $fromSecond, toSecond: $toSecond) { ${MESSAGE} } }`,
-    variables: { panelId: 'path.panelId', liveBroadcastId: 'query.liveBroadcastId', videoId: 'query.videoId', fromSecond: 'query.fromSecond', toSecond: 'query.toSecond' },
+    variables: {
+      panelId: 'path.panelId',
+      liveBroadcastId: 'query.liveBroadcastId',
+      videoId: 'query.videoId',
+      fromSecond: 'query.fromSecond',
+      toSecond: 'query.toSecond',
+    },
     response: arrayOf(ref('ChatMessage')),
   },
   {

@@ -7,7 +7,16 @@ const CLAIM = /* GraphQL */ `_id: id questId productId accountId status siteId c
 
 /** Components of the OpenAPI document these routes refer to. */
 export const claimStatusSchemas: Record<string, JsonSchema> = {
-  ClaimStatus: object({ _id: string, questId: string, productId: string, accountId: string, status: { type: 'string', description: 'PENDING, APPROVED (drawn in a raffle), FULFILLED, REJECTED' }, siteId: string, created: epochMs, modified: epochMs }),
+  ClaimStatus: object({
+    _id: string,
+    questId: string,
+    productId: string,
+    accountId: string,
+    status: { type: 'string', description: 'PENDING, APPROVED (drawn in a raffle), FULFILLED, REJECTED' },
+    siteId: string,
+    created: epochMs,
+    modified: epochMs,
+  }),
 };
 
 export const claimStatusRoutes: RouteSpec[] = [

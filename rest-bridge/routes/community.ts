@@ -49,7 +49,12 @@ export const communitySchemas: Record<string, JsonSchema> = {
 const searchParams = [
   query('searchBy', { type: 'string', enum: ['accountInfo', 'entitlements', 'paidEntitlements', 'accessCode', 'receiptNumber'] }),
   query('searchQuery', string),
-  query('filter', { type: 'object', properties: { channelId: string, timeStart: { type: 'number' }, timeEnd: { type: 'number' } } }, false, 'JSON: {channelId, timeStart, timeEnd}'),
+  query(
+    'filter',
+    { type: 'object', properties: { channelId: string, timeStart: { type: 'number' }, timeEnd: { type: 'number' } } },
+    false,
+    'JSON: {channelId, timeStart, timeEnd}',
+  ),
 ];
 const searchVariables = { searchBy: 'query.searchBy', searchQuery: 'query.searchQuery', filter: 'query.filter' } as const;
 

@@ -10,7 +10,11 @@ const SENDER_CHECK = /* GraphQL */ `domain fromEmail fromName replyToEmail ${CHE
 
 const NO_SENDER_YET = 'no sender was added yet (PUT /customemail/v1/add-sender-email/)';
 const senderStatus: JsonSchema = { type: 'string', enum: ['pending', 'verified', 'failed'], description: 'receipts go from the domain only while verified' };
-const checkFields = { status: senderStatus, checkedAt: { ...nullableNum, description: 'Unix time in milliseconds; null before the first check' }, problem: nullableString };
+const checkFields = {
+  status: senderStatus,
+  checkedAt: { ...nullableNum, description: 'Unix time in milliseconds; null before the first check' },
+  problem: nullableString,
+};
 const TEMPLATE = /* GraphQL */ `subject template custom variables`;
 
 /** Components of the OpenAPI document these routes refer to. */
@@ -98,7 +102,12 @@ export const customEmailRoutes: RouteSpec[] = [
     auth: ADMIN,
     body: {
       required: true,
-      schema: { type: 'object', required: ['subject', 'template'], additionalProperties: false, properties: { subject: { type: 'string', minLength: 1 }, template: { type: 'string', minLength: 1 } } },
+      schema: {
+        type: 'object',
+        required: ['subject', 'template'],
+        additionalProperties: false,
+        properties: { subject: { type: 'string', minLength: 1 }, template: { type: 'string', minLength: 1 } },
+      },
     },
     document: /* GraphQL */ `mutation SetReceiptTemplate($subject: String!, $template: String!) { result: setReceiptTemplate(subject: $subject, template: $template) { ${TEMPLATE} } }`,
     variables: { subject: 'body.subject', template: 'body.template' },

@@ -5,7 +5,6 @@
 import { arrayOf, epochMs, pathId as id, ref, SITE_ID, PARTNER, SITE_ADMIN } from '../table';
 import type { JsonSchema, ParamSpec, RouteSpec } from '../table';
 
-
 const signature: ParamSpec = {
   name: 'X-DataProvider-Signature',
   in: 'header',
@@ -79,7 +78,11 @@ export const dataProviderRoutes: RouteSpec[] = [
     auth: SITE_ID,
     document: /* GraphQL */ `query AvailableDataProviders { result: availableDataProviders { _id: id name description facts created modified tags } }`,
     envelope: 'results',
-    response: { type: 'object', required: ['success', 'results'], properties: { success: { type: 'boolean' }, results: arrayOf(ref('AvailableDataProvider')) } },
+    response: {
+      type: 'object',
+      required: ['success', 'results'],
+      properties: { success: { type: 'boolean' }, results: arrayOf(ref('AvailableDataProvider')) },
+    },
   },
   {
     operationId: 'updateDataProvider',

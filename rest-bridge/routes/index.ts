@@ -80,14 +80,14 @@ export const tagDescriptions: Record<string, string> = {
   'Access codes': 'Codes that unlock content: created one by one or in bulk (CSV), consumed by viewers, and TV codes that sign in a television from a phone.',
   Accounts: 'Viewer and admin accounts of a site: sign-up, profile, password, roles (scope, write, pages) and password resets.',
   Authentication: 'Signing in: e-mail and password to a JWT and a refresh token, refreshing (each refresh token works once), login intents.',
-  'Automation rules': 'Personalization rules: a trigger on a data provider\'s events and a SEND_OVERLAY action that broadcasts an overlay.',
-  Billing: 'Charges, refunds and wallet payments of a site\'s viewers; amounts in cents.',
+  'Automation rules': "Personalization rules: a trigger on a data provider's events and a SEND_OVERLAY action that broadcasts an overlay.",
+  Billing: "Charges, refunds and wallet payments of a site's viewers; amounts in cents.",
   Bundles: 'Bundles of pages sold together; readable with the site ID alone.',
-  'Calendar events': 'The site\'s calendar of events, with categories, filters and labels; times in Unix milliseconds.',
+  'Calendar events': "The site's calendar of events, with categories, filters and labels; times in Unix milliseconds.",
   'Channel templates': 'Templates new channels are created from: their configuration, panels and theme.',
   'Claim statuses': 'Where a viewer stands in claiming a reward or entitlement.',
-  Chat: 'Live chat of the chat panels: viewers send as signed-in accounts and read with the site ID; moderators delete messages and ban or time out accounts; a recording\'s chat replays in stream order.',
-  Community: 'The site\'s community: the account listing, exports (CSV) and actions on many accounts\' entitlements at once.',
+  Chat: "Live chat of the chat panels: viewers send as signed-in accounts and read with the site ID; moderators delete messages and ban or time out accounts; a recording's chat replays in stream order.",
+  Community: "The site's community: the account listing, exports (CSV) and actions on many accounts' entitlements at once.",
   'Custom receipt e-mail': 'The receipt e-mail a site sends: its Handlebars template, sender domain (SPF, DKIM) and the outbox.',
   'Data providers': 'Partners that send signed data events (HMAC-SHA256 of the raw body in X-DataProvider-Signature) which automation rules react to.',
   Entitlements: 'What an account may watch: entitlements granted by purchases, codes or admins, with their validity.',
@@ -100,13 +100,16 @@ export const tagDescriptions: Record<string, string> = {
   Playlists: 'Ordered lists of videos, managed by hand or imported from the external video platform.',
   Polls: 'Polls on a page: questions, answers, votes; viewers answer once and read live results; the correct answer stays hidden while a poll is open.',
   Quests: 'Quests viewers complete for rewards: their steps and progress.',
-  Schedules: 'What a schedule panel lists between two times: its source channels’ schedule items (repeats expanded) and its manual events; times in Unix milliseconds.',
+  Schedules:
+    'What a schedule panel lists between two times: its source channels’ schedule items (repeats expanded) and its manual events; times in Unix milliseconds.',
   Site: 'The site itself: its settings and theme.',
-  'Streaming providers': 'Partner contract of streaming providers: registration, contract updates (Bearer token from registration), VOD delivery and test triggers.',
+  'Streaming providers':
+    'Partner contract of streaming providers: registration, contract updates (Bearer token from registration), VOD delivery and test triggers.',
   Streams: 'Streams run through a streaming provider: creating, starting, stopping, activating and their state; provider webhooks.',
-  'Trusted documents': 'A site\'s persisted query manifest (Apollo\'s format): operations sent by id, and a setting that runs nothing else for callers without a developer key.',
-  Videos: 'A channel\'s videos (its delivered recordings and others): the list, newest first, and their title, description and entitlements.',
-  Webhooks: 'Where a site\'s webhooks go (signed with HMAC-SHA256, retried with backoff) and the deliveries with their outcome.',
+  'Trusted documents':
+    "A site's persisted query manifest (Apollo's format): operations sent by id, and a setting that runs nothing else for callers without a developer key.",
+  Videos: "A channel's videos (its delivered recordings and others): the list, newest first, and their title, description and entitlements.",
+  Webhooks: "Where a site's webhooks go (signed with HMAC-SHA256, retried with backoff) and the deliveries with their outcome.",
 };
 
 export const componentSchemas: Record<string, JsonSchema> = {

@@ -11,7 +11,14 @@ export const insightsSchemas: Record<string, JsonSchema> = {
       siteId: { type: 'string' },
       concurrents: { type: 'integer' },
       totalViews: { type: 'integer' },
-      channels: arrayOf({ type: 'object', properties: { _id: { type: 'string' }, slug: { type: ['string', 'null'], description: 'null for a channel ID with no page' }, concurrents: { type: 'integer' } } }),
+      channels: arrayOf({
+        type: 'object',
+        properties: {
+          _id: { type: 'string' },
+          slug: { type: ['string', 'null'], description: 'null for a channel ID with no page' },
+          concurrents: { type: 'integer' },
+        },
+      }),
     },
   },
 };
@@ -25,7 +32,13 @@ export const insightsRoutes: RouteSpec[] = [
     tag: 'Insights',
     auth: [['S']],
     params: [
-      { name: 'siteIds', in: 'query', commaSeparated: true, schema: { type: 'array', items: { type: 'string' } }, description: 'comma-separated site IDs; default: the site of x-service-client-id' },
+      {
+        name: 'siteIds',
+        in: 'query',
+        commaSeparated: true,
+        schema: { type: 'array', items: { type: 'string' } },
+        description: 'comma-separated site IDs; default: the site of x-service-client-id',
+      },
       { name: 'x-service-client-id', in: 'header', schema: { type: 'string' }, description: 'used only when siteIds is absent' },
     ],
     document: /* GraphQL */ `query Concurrents($siteIds: [ID!], $superApiKey: String!) { result: concurrents(siteIds: $siteIds, superApiKey: $superApiKey) { siteId concurrents totalViews channels { _id: channelId slug concurrents } } }`,

@@ -56,7 +56,11 @@ export const pageSchemas: Record<string, JsonSchema> = {
         userHasVideoEntitlement: { type: 'boolean' },
         video: obj({ video: { oneOf: [ref('Video'), { type: 'null' }] } }),
       }),
-      deviceCheck: obj({ accountDevices: { type: 'object', additionalProperties: str }, accountOverDeviceLimit: { type: 'boolean' }, siteDeviceLimit: { type: 'integer' } }),
+      deviceCheck: obj({
+        accountDevices: { type: 'object', additionalProperties: str },
+        accountOverDeviceLimit: { type: 'boolean' },
+        siteDeviceLimit: { type: 'integer' },
+      }),
       error: { oneOf: [obj({ type: str, message: str }), { type: 'null' }] },
     }),
     channel: ref('Page'),
@@ -81,7 +85,9 @@ const pageBodyFields: Record<string, JsonSchema> = {
   renderers: json('{ livestream, sidebar { items [{ array_id, id }] } }'),
   seo: json('{ title, description, image, keywords }'),
   style: json('{ channel_background_color }'),
-  data: json('name, gate { active, kind: none | password | login | subscription, gate { subscriptions, password }, preview_seconds }, schedule, content, theme, …'),
+  data: json(
+    'name, gate { active, kind: none | password | login | subscription, gate { subscriptions, password }, preview_seconds }, schedule, content, theme, …',
+  ),
   metadata: {
     type: ['object', 'null'],
     description: 'null removes it',
@@ -109,7 +115,8 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       operationId: op('listPages'),
       method: 'get',
       path: `${base}/`,
-      summary: 'Pages of the site: by ids, sorted, projected, searched on data.name; without ids or projection each is { _id, base_language, created, modified, tags }',
+      summary:
+        'Pages of the site: by ids, sorted, projected, searched on data.name; without ids or projection each is { _id, base_language, created, modified, tags }',
       tag,
       auth: SITE_ID,
       params: [
@@ -207,32 +214,36 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       subgraph: 'content',
       response: ref('PageConfiguration'),
     },
-    ...(['id', 'slug'] as const).map(
-      (by): RouteSpec => ({
-        operationId: op(by === 'id' ? 'checkContentById' : 'checkContentBySlug'),
-        method: 'get',
-        path: by === 'id' ? `${base}/content/id/{pageId}` : `${base}/content/slug/{pageSlug}`,
-        summary: 'Whether the caller may play the channel now (gate, entitlements, preview, live, device limit), and the channel',
-        tag,
-        auth: [['C'], ['J']],
-        params: [
-          by === 'id' ? id('pageId', 'page ID') : id('pageSlug', 'page slug'),
-          { name: 'x-service-device-id', in: 'header', required: true, schema: { type: 'string', minLength: 1, maxLength: 128 }, description: 'the viewer’s device' },
-          { name: 'x-service-gate-password', in: 'header', schema: { type: 'string', maxLength: 200 }, description: 'the password of a password gate' },
-        ],
-        document: /* GraphQL */ `query CheckContent($pageId: ID, $slug: String, $deviceId: String!, $password: String) {
+    ...(['id', 'slug'] as const).map((by): RouteSpec => ({
+      operationId: op(by === 'id' ? 'checkContentById' : 'checkContentBySlug'),
+      method: 'get',
+      path: by === 'id' ? `${base}/content/id/{pageId}` : `${base}/content/slug/{pageSlug}`,
+      summary: 'Whether the caller may play the channel now (gate, entitlements, preview, live, device limit), and the channel',
+      tag,
+      auth: [['C'], ['J']],
+      params: [
+        by === 'id' ? id('pageId', 'page ID') : id('pageSlug', 'page slug'),
+        {
+          name: 'x-service-device-id',
+          in: 'header',
+          required: true,
+          schema: { type: 'string', minLength: 1, maxLength: 128 },
+          description: 'the viewer’s device',
+        },
+        { name: 'x-service-gate-password', in: 'header', schema: { type: 'string', maxLength: 200 }, description: 'the password of a password gate' },
+      ],
+      document: /* GraphQL */ `query CheckContent($pageId: ID, $slug: String, $deviceId: String!, $password: String) {
           result: contentCheck(pageId: $pageId, slug: $slug, deviceId: $deviceId, password: $password) { ${CONTENT_CHECK} }
         }`,
-        variables: {
-          ...(by === 'id' ? { pageId: 'path.pageId' } : { slug: 'path.pageSlug' }),
-          deviceId: 'header.x-service-device-id',
-          password: 'header.x-service-gate-password',
-        },
-        cache: 'private',
-        subgraph: 'content',
-        response: ref('ContentCheck'),
-      }),
-    ),
+      variables: {
+        ...(by === 'id' ? { pageId: 'path.pageId' } : { slug: 'path.pageSlug' }),
+        deviceId: 'header.x-service-device-id',
+        password: 'header.x-service-gate-password',
+      },
+      cache: 'private',
+      subgraph: 'content',
+      response: ref('ContentCheck'),
+    })),
   ];
 }
 
@@ -271,11 +282,16 @@ export const pageRoutes: RouteSpec[] = [
     operationId: 'updatePage',
     method: 'put',
     path: '/pages/v3/{id}',
-    summary: 'Update what is given of a page: the parts given (active_renderers, renderers, seo, style, data, metadata, slug, tags) replace the stored ones, absent parts keep their value',
+    summary:
+      'Update what is given of a page: the parts given (active_renderers, renderers, seo, style, data, metadata, slug, tags) replace the stored ones, absent parts keep their value',
     tag: 'Pages and channels',
     auth: ADMIN,
     params: [id('id', 'page ID')],
-    body: { schema: { type: 'object', additionalProperties: false, properties: { _id: str, ...pageBodyFields } }, required: true, readOnly: [...READ_ONLY, 'last_modified', 'site_id'] },
+    body: {
+      schema: { type: 'object', additionalProperties: false, properties: { _id: str, ...pageBodyFields } },
+      required: true,
+      readOnly: [...READ_ONLY, 'last_modified', 'site_id'],
+    },
     document: /* GraphQL */ `mutation UpdatePage($id: ID!, $input: PageUpdateInput!) { result: updatePage(id: $id, input: $input) { ${PAGE} } }`,
     variables: { id: 'path.id', input: { slug: 'body.slug', ...pageParts } },
     response: ref('Page'),

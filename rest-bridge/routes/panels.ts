@@ -7,7 +7,16 @@ const PANEL = /* GraphQL */ `_id: id renderer collection site_id: siteId slug ty
 
 /** Components of the OpenAPI document these routes refer to. */
 export const panelSchemas: Record<string, JsonSchema> = {
-  Panel: obj({ _id: str, renderer: { type: 'object', description: 'what makes the panel a chat, store, schedule, …' }, collection: { type: 'string', enum: ['panels'] }, site_id: str, slug: str, type: str, created: epochMs, last_modified: epochMs }),
+  Panel: obj({
+    _id: str,
+    renderer: { type: 'object', description: 'what makes the panel a chat, store, schedule, …' },
+    collection: { type: 'string', enum: ['panels'] },
+    site_id: str,
+    slug: str,
+    type: str,
+    created: epochMs,
+    last_modified: epochMs,
+  }),
   PanelList: obj({ pagination, results: arrayOf(ref('Panel')) }),
 };
 
@@ -26,7 +35,13 @@ export const panelRoutes: RouteSpec[] = [
     summary: 'The site’s panels, a page at a time, optionally filtered on a property',
     tag: 'Panels',
     auth: ADMIN,
-    params: [limit, offset, sortBy(['created', 'modified', 'last_modified', 'slug', 'type', 'panel_type', 'panel_name'], 'created'), sortDirection, property('panel_type=chat')],
+    params: [
+      limit,
+      offset,
+      sortBy(['created', 'modified', 'last_modified', 'slug', 'type', 'panel_type', 'panel_name'], 'created'),
+      sortDirection,
+      property('panel_type=chat'),
+    ],
     document: /* GraphQL */ `query ListPanels($limit: Int, $offset: Int, $sortBy: String, $sortDirection: Int, $property: String) {
       result: panels(limit: $limit, offset: $offset, sortBy: $sortBy, sortDirection: $sortDirection, property: $property) { ${LIST_PAGINATION} results { ${PANEL} } }
     }`,

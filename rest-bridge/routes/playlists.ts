@@ -10,18 +10,37 @@ const PLAYLIST = /* GraphQL */ `_id: id siteId title description members { id sc
 /** Components of the OpenAPI document these routes refer to. */
 export const playlistSchemas: Record<string, JsonSchema> = {
   Playlist: obj({
-    _id: str, siteId: str, title: str, description: str,
-    members: arrayOf({ type: 'object', required: ['id', 'schema'], properties: { id: str, schema: str, video: { oneOf: [ref('Video'), { type: 'null' }], description: 'with projection {"video": 1}' } } }),
-    tags, created: epochMs, modified: epochMs,
+    _id: str,
+    siteId: str,
+    title: str,
+    description: str,
+    members: arrayOf({
+      type: 'object',
+      required: ['id', 'schema'],
+      properties: { id: str, schema: str, video: { oneOf: [ref('Video'), { type: 'null' }], description: 'with projection {"video": 1}' } },
+    }),
+    tags,
+    created: epochMs,
+    modified: epochMs,
   }),
   PlaylistList: obj({
-    pagination: obj({ limit: { type: 'integer' }, offset: { type: 'integer' }, pageResults: { type: 'integer' }, searchFields: arrayOf(str), sortBy: str, sortDirection: str, totalCount: { type: 'integer' } }),
+    pagination: obj({
+      limit: { type: 'integer' },
+      offset: { type: 'integer' },
+      pageResults: { type: 'integer' },
+      searchFields: arrayOf(str),
+      sortBy: str,
+      sortDirection: str,
+      totalCount: { type: 'integer' },
+    }),
     results: arrayOf(ref('Playlist')),
   }),
   PlaylistsById: {
     type: 'object',
     required: ['pagination'],
-    properties: { pagination: obj({ limit: { type: 'integer' }, offset: { type: 'integer' }, sortDirection: { type: 'integer' }, totalCount: { type: 'integer' } }) },
+    properties: {
+      pagination: obj({ limit: { type: 'integer' }, offset: { type: 'integer' }, sortDirection: { type: 'integer' }, totalCount: { type: 'integer' } }),
+    },
     additionalProperties: ref('Playlist'),
     description: 'the pagination, and one entry per playlist ID holding the playlist',
   },
@@ -82,7 +101,14 @@ export const playlistRoutes: RouteSpec[] = [
     tag: 'Playlists',
     auth: SITE_ID,
     params: [
-      { name: 'ids', in: 'query', required: true, commaSeparated: true, schema: { type: 'array', minItems: 1, maxItems: 500, items: { type: 'string' } }, description: 'comma-separated playlist IDs' },
+      {
+        name: 'ids',
+        in: 'query',
+        required: true,
+        commaSeparated: true,
+        schema: { type: 'array', minItems: 1, maxItems: 500, items: { type: 'string' } },
+        description: 'comma-separated playlist IDs',
+      },
       offset,
       limit,
       playlistProjection,
@@ -115,7 +141,10 @@ export const playlistRoutes: RouteSpec[] = [
     summary: 'Import a playlist from an external video platform URL (400: a URL it cannot use; 502: the platform failed)',
     tag: 'Playlists',
     auth: ADMIN,
-    body: { schema: { type: 'object', required: ['url'], additionalProperties: false, properties: { url: { type: 'string', minLength: 1, maxLength: 2048 } } }, required: true },
+    body: {
+      schema: { type: 'object', required: ['url'], additionalProperties: false, properties: { url: { type: 'string', minLength: 1, maxLength: 2048 } } },
+      required: true,
+    },
     document: /* GraphQL */ `mutation ImportPlaylist($url: String!, $withVideos: Boolean! = true) { result: importPlaylist(url: $url) { ${PLAYLIST} } }`,
     variables: { url: 'body.url' },
     response: ref('Playlist'),
@@ -140,7 +169,11 @@ export const playlistRoutes: RouteSpec[] = [
     tag: 'Playlists',
     auth: ADMIN,
     params: [id('id', 'playlist ID')],
-    body: { schema: { type: 'object', additionalProperties: false, properties: { ...playlistFields, created: epochMs, modified: epochMs } }, required: true, readOnly: [...READ_ONLY, 'siteId'] },
+    body: {
+      schema: { type: 'object', additionalProperties: false, properties: { ...playlistFields, created: epochMs, modified: epochMs } },
+      required: true,
+      readOnly: [...READ_ONLY, 'siteId'],
+    },
     document: /* GraphQL */ `mutation UpdatePlaylist($id: ID!, $input: PlaylistUpdateInput!, $withVideos: Boolean! = false) { result: updatePlaylist(id: $id, input: $input) { ${PLAYLIST} } }`,
     variables: { id: 'path.id', input: { title: 'body.title', description: 'body.description', members: 'body.members', tags: 'body.tags' } },
     response: ref('Playlist'),

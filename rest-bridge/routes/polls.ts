@@ -8,8 +8,16 @@ const POLL = /* GraphQL */ `_id: id siteId type name question answers { id text 
 /** Components of the OpenAPI document these routes refer to. */
 export const pollSchemas: Record<string, JsonSchema> = {
   Poll: obj({
-    _id: str, siteId: str, type: { type: 'string', enum: ['poll', 'prediction', 'trivia'] }, name: str, question: str,
-    answers: arrayOf(obj({ id: str, text: str, imageUrl: nullableStr })), correctAnswerId: nullableStr, open: { type: 'boolean' }, created: epochMs, modified: epochMs,
+    _id: str,
+    siteId: str,
+    type: { type: 'string', enum: ['poll', 'prediction', 'trivia'] },
+    name: str,
+    question: str,
+    answers: arrayOf(obj({ id: str, text: str, imageUrl: nullableStr })),
+    correctAnswerId: nullableStr,
+    open: { type: 'boolean' },
+    created: epochMs,
+    modified: epochMs,
   }),
 };
 
@@ -31,8 +39,13 @@ const pollFields: Record<string, JsonSchema> = {
   modified: epochMs,
 };
 const pollInput = {
-  type: 'body.type', name: 'body.name', question: 'body.question', answers: 'body.answers',
-  correctAnswerId: 'body.correctAnswerId', open: 'body.open', siteId: 'body.siteId',
+  type: 'body.type',
+  name: 'body.name',
+  question: 'body.question',
+  answers: 'body.answers',
+  correctAnswerId: 'body.correctAnswerId',
+  open: 'body.open',
+  siteId: 'body.siteId',
 } as const;
 
 export const pollRoutes: RouteSpec[] = [
@@ -52,7 +65,11 @@ export const pollRoutes: RouteSpec[] = [
       {
         name: 'rQuery',
         in: 'query',
-        schema: { type: 'object', additionalProperties: false, properties: { type: { enum: ['poll', 'prediction', 'trivia'] }, open: { type: 'boolean' }, name: str } },
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { type: { enum: ['poll', 'prediction', 'trivia'] }, open: { type: 'boolean' }, name: str },
+        },
         description: 'JSON of exact values, e.g. {"type": "trivia", "open": true}',
       },
     ],

@@ -1,18 +1,60 @@
 /** Quests (seed 001), and a viewer's progress and the raffle (ours); answered by the content subgraph. */
 import { ADMIN, arrayOf, epochMs, pathId as id, ref, SIGNED_IN } from '../table';
 import type { JsonSchema, RouteSpec } from '../table';
-import { limit, LIST_PAGINATION, listVariables, nullableNum, nullableStr, obj, offset, pagination, property, search, sortBy, sortDirection, str, strings, tags } from './shared';
+import {
+  limit,
+  LIST_PAGINATION,
+  listVariables,
+  nullableNum,
+  nullableStr,
+  obj,
+  offset,
+  pagination,
+  property,
+  search,
+  sortBy,
+  sortDirection,
+  str,
+  strings,
+  tags,
+} from './shared';
 
 const QUEST = /* GraphQL */ `_id: id siteId title description actions { arrayId body callToAction channelId kind timeMaximum timeMinimum validationValue valueRequired } channelIds claimedMessage rewardDescription rewardImage rewardType timeMinimum timeMaximum webhookId webhookType webhookValue tags created modified`;
 
 /** Components of the OpenAPI document these routes refer to. */
 export const questSchemas: Record<string, JsonSchema> = {
   Quest: obj({
-    _id: str, siteId: str, title: str, description: str,
-    actions: arrayOf({ type: 'object', properties: { arrayId: nullableStr, body: nullableStr, callToAction: nullableStr, channelId: nullableStr, kind: str, timeMaximum: nullableNum, timeMinimum: nullableNum, validationValue: nullableStr, valueRequired: nullableNum } }),
-    channelIds: arrayOf(str), claimedMessage: str, rewardDescription: str, rewardImage: nullableStr,
+    _id: str,
+    siteId: str,
+    title: str,
+    description: str,
+    actions: arrayOf({
+      type: 'object',
+      properties: {
+        arrayId: nullableStr,
+        body: nullableStr,
+        callToAction: nullableStr,
+        channelId: nullableStr,
+        kind: str,
+        timeMaximum: nullableNum,
+        timeMinimum: nullableNum,
+        validationValue: nullableStr,
+        valueRequired: nullableNum,
+      },
+    }),
+    channelIds: arrayOf(str),
+    claimedMessage: str,
+    rewardDescription: str,
+    rewardImage: nullableStr,
     rewardType: { type: 'string', enum: ['raffle', 'prize', 'webhook', 'prize-service-specific'] },
-    timeMinimum: nullableNum, timeMaximum: nullableNum, webhookId: nullableStr, webhookType: nullableStr, webhookValue: nullableNum, tags, created: epochMs, modified: epochMs,
+    timeMinimum: nullableNum,
+    timeMaximum: nullableNum,
+    webhookId: nullableStr,
+    webhookType: nullableStr,
+    webhookValue: nullableNum,
+    tags,
+    created: epochMs,
+    modified: epochMs,
   }),
   QuestList: obj({ pagination, results: arrayOf(ref('Quest')) }),
 };
@@ -22,9 +64,20 @@ const questAction: JsonSchema = {
   required: ['kind'],
   additionalProperties: false,
   properties: {
-    arrayId: nullableStr, body: nullableStr, callToAction: nullableStr, channelId: nullableStr,
-    kind: { type: 'string', minLength: 1, maxLength: 100, description: 'answer:polls:any, answer:polls:specific, watch:any:video; another kind is kept and shown, never done by itself' },
-    timeMaximum: nullableNum, timeMinimum: nullableNum, validationValue: nullableStr, valueRequired: nullableNum,
+    arrayId: nullableStr,
+    body: nullableStr,
+    callToAction: nullableStr,
+    channelId: nullableStr,
+    kind: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'answer:polls:any, answer:polls:specific, watch:any:video; another kind is kept and shown, never done by itself',
+    },
+    timeMaximum: nullableNum,
+    timeMinimum: nullableNum,
+    validationValue: nullableStr,
+    valueRequired: nullableNum,
   },
 };
 const questBody = (extra: Record<string, JsonSchema> = {}): JsonSchema => ({
@@ -52,10 +105,21 @@ const questBody = (extra: Record<string, JsonSchema> = {}): JsonSchema => ({
   },
 });
 const questInput = {
-  title: 'body.title', description: 'body.description', actions: 'body.actions', channelIds: 'body.channelIds', claimedMessage: 'body.claimedMessage',
-  rewardDescription: 'body.rewardDescription', rewardType: 'body.rewardType', rewardImage: ['body.rewardImage', 'body.rewardInage'], siteId: 'body.siteId',
-  timeMaximum: 'body.timeMaximum', timeMinimum: 'body.timeMinimum', webhookId: 'body.webhookId', webhookType: 'body.webhookType',
-  webhookValue: 'body.webhookValue', tags: 'body.tags',
+  title: 'body.title',
+  description: 'body.description',
+  actions: 'body.actions',
+  channelIds: 'body.channelIds',
+  claimedMessage: 'body.claimedMessage',
+  rewardDescription: 'body.rewardDescription',
+  rewardType: 'body.rewardType',
+  rewardImage: ['body.rewardImage', 'body.rewardInage'],
+  siteId: 'body.siteId',
+  timeMaximum: 'body.timeMaximum',
+  timeMinimum: 'body.timeMinimum',
+  webhookId: 'body.webhookId',
+  webhookType: 'body.webhookType',
+  webhookValue: 'body.webhookValue',
+  tags: 'body.tags',
 } as const;
 
 export const questRoutes: RouteSpec[] = [
@@ -66,7 +130,14 @@ export const questRoutes: RouteSpec[] = [
     summary: 'The site’s quests, searched on title, filtered on a property, sorted and paged',
     tag: 'Quests',
     auth: ADMIN,
-    params: [search('title'), sortBy(['created', 'modified', 'title', 'rewardType', 'timeMinimum', 'timeMaximum'], 'created'), sortDirection, offset, limit, property('rewardType=raffle')],
+    params: [
+      search('title'),
+      sortBy(['created', 'modified', 'title', 'rewardType', 'timeMinimum', 'timeMaximum'], 'created'),
+      sortDirection,
+      offset,
+      limit,
+      property('rewardType=raffle'),
+    ],
     document: /* GraphQL */ `query ListQuests($search: String, $sortBy: String, $sortDirection: Int, $offset: Int, $limit: Int, $property: String) {
       result: quests(search: $search, sortBy: $sortBy, sortDirection: $sortDirection, offset: $offset, limit: $limit, property: $property) { ${LIST_PAGINATION} results { ${QUEST} } }
     }`,
@@ -155,7 +226,11 @@ export const questProgressSchemas: Record<string, JsonSchema> = {
     required: ['success', 'winners'],
     properties: {
       success: { type: 'boolean', enum: [true] },
-      winners: arrayOf({ type: 'object', required: ['accountId', 'claimId'], properties: { accountId: str, claimId: { type: 'string', description: 'the winner’s claim, now APPROVED' } } }),
+      winners: arrayOf({
+        type: 'object',
+        required: ['accountId', 'claimId'],
+        properties: { accountId: str, claimId: { type: 'string', description: 'the winner’s claim, now APPROVED' } },
+      }),
     },
   },
 };
@@ -182,7 +257,12 @@ export const questProgressRoutes: RouteSpec[] = [
     auth: ADMIN,
     params: [id('id', 'quest ID')],
     body: {
-      schema: { type: 'object', required: ['winners'], additionalProperties: false, properties: { winners: { type: 'integer', minimum: 1, maximum: 100000, description: 'how many accounts to draw' } } },
+      schema: {
+        type: 'object',
+        required: ['winners'],
+        additionalProperties: false,
+        properties: { winners: { type: 'integer', minimum: 1, maximum: 100000, description: 'how many accounts to draw' } },
+      },
       required: true,
     },
     document: /* GraphQL */ `mutation DrawQuestRaffle($questId: ID!, $winners: Int!) { result: drawQuestRaffle(questId: $questId, winners: $winners) { success winners { accountId claimId } } }`,

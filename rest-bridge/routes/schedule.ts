@@ -34,7 +34,13 @@ export const scheduleRoutes: RouteSpec[] = [
     params: [
       id('panelId', 'schedule panel ID'),
       { name: 'from', in: 'query', required: true, schema: { type: 'number' }, description: 'start of the window, Unix ms' },
-      { name: 'to', in: 'query', required: true, schema: { type: 'number' }, description: 'end of the window (not included), Unix ms; at most 92 days after from' },
+      {
+        name: 'to',
+        in: 'query',
+        required: true,
+        schema: { type: 'number' },
+        description: 'end of the window (not included), Unix ms; at most 92 days after from',
+      },
     ],
     document: /* GraphQL */ `query PanelSchedule($panelId: ID!, $from: Float!, $to: Float!) {
       result: panelSchedule(panelId: $panelId, from: $from, to: $to) { panelId from to results { ${ENTRY} } }

@@ -13,9 +13,30 @@ const SITE = /* GraphQL */ `_id: id name deviceLimit settings theme { ${THEME} }
 
 /** Components of the OpenAPI document these routes refer to. */
 export const siteSchemas: Record<string, JsonSchema> = {
-  DeveloperKey: obj({ id: str, name: str, prefix: { type: 'string', description: 'the key’s first characters' }, created: epochMs, lastUsedAt: nullableEpochMs, revokedAt: nullableEpochMs }),
-  NewDeveloperKey: obj({ id: str, name: str, key: { type: 'string', description: 'the key (x-service-developer-key), shown this once' }, prefix: str, created: epochMs }),
-  Site: obj({ _id: str, name: str, deviceLimit: { type: 'integer', description: '0 = no limit' }, settings: freeObject('free-form; settings.theme is the theme'), theme: ref('Theme'), created: epochMs, modified: epochMs }),
+  DeveloperKey: obj({
+    id: str,
+    name: str,
+    prefix: { type: 'string', description: 'the key’s first characters' },
+    created: epochMs,
+    lastUsedAt: nullableEpochMs,
+    revokedAt: nullableEpochMs,
+  }),
+  NewDeveloperKey: obj({
+    id: str,
+    name: str,
+    key: { type: 'string', description: 'the key (x-service-developer-key), shown this once' },
+    prefix: str,
+    created: epochMs,
+  }),
+  Site: obj({
+    _id: str,
+    name: str,
+    deviceLimit: { type: 'integer', description: '0 = no limit' },
+    settings: freeObject('free-form; settings.theme is the theme'),
+    theme: ref('Theme'),
+    created: epochMs,
+    modified: epochMs,
+  }),
 };
 
 export const siteRoutes: RouteSpec[] = [
@@ -33,7 +54,8 @@ export const siteRoutes: RouteSpec[] = [
     operationId: 'updateSite',
     method: 'put',
     path: '/site/v1/',
-    summary: 'Update what is given of the site: its name, device limit (0 = none) or settings (settings.theme is the theme; null removes the settings); absent fields keep their value',
+    summary:
+      'Update what is given of the site: its name, device limit (0 = none) or settings (settings.theme is the theme; null removes the settings); absent fields keep their value',
     tag: 'Site',
     auth: ADMIN,
     body: {
@@ -41,7 +63,11 @@ export const siteRoutes: RouteSpec[] = [
       schema: {
         type: 'object',
         additionalProperties: false,
-        properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, deviceLimit: { type: 'integer', minimum: 0, maximum: 1000 }, settings: { type: ['object', 'null'], description: 'null removes the settings (the default theme)' } },
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 200 },
+          deviceLimit: { type: 'integer', minimum: 0, maximum: 1000 },
+          settings: { type: ['object', 'null'], description: 'null removes the settings (the default theme)' },
+        },
       },
       required: true,
     },

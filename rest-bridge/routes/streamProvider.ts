@@ -75,7 +75,11 @@ export const streamProviderRoutes: RouteSpec[] = [
     document: /* GraphQL */ `mutation RegisterStreamProvider($input: RegisterStreamProviderInput!) { result: registerStreamProvider(input: $input) { id authorization } }`,
     variables: { input: 'body' },
     status: 201,
-    response: { type: 'object', required: ['id', 'authorization'], properties: { id: { type: 'string' }, authorization: { type: 'string', description: 'GUID' } } },
+    response: {
+      type: 'object',
+      required: ['id', 'authorization'],
+      properties: { id: { type: 'string' }, authorization: { type: 'string', description: 'GUID' } },
+    },
   },
   {
     operationId: 'updateStreamProvider',
@@ -100,12 +104,19 @@ export const streamProviderRoutes: RouteSpec[] = [
     tag: 'Streaming providers',
     auth: SITE_ADMIN,
     params: [id('id', 'contract ID')],
-    body: { schema: { type: 'object', required: ['accountCredentials'], additionalProperties: false, properties: { accountCredentials: stringMap } }, required: true },
+    body: {
+      schema: { type: 'object', required: ['accountCredentials'], additionalProperties: false, properties: { accountCredentials: stringMap } },
+      required: true,
+    },
     document: /* GraphQL */ `mutation VerifyStreamProviderAccount($id: ID!, $accountCredentials: JSON!) {
       result: verifyStreamProviderAccount(contractId: $id, accountCredentials: $accountCredentials) { valid message } }`,
     variables: { id: 'path.id', accountCredentials: 'body.accountCredentials' },
     envelope: 'success',
-    response: { type: 'object', required: ['success', 'valid', 'message'], properties: { success: { type: 'boolean' }, valid: { type: 'boolean' }, message: { type: 'string' } } },
+    response: {
+      type: 'object',
+      required: ['success', 'valid', 'message'],
+      properties: { success: { type: 'boolean' }, valid: { type: 'boolean' }, message: { type: 'string' } },
+    },
   },
   {
     operationId: 'testDeleteStream',

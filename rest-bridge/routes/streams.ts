@@ -152,7 +152,11 @@ export const streamRoutes: RouteSpec[] = [
     response: {
       type: 'object',
       required: ['success', 'changed', 'state'],
-      properties: { success: { type: 'boolean' }, changed: { type: 'boolean', description: 'false for a repeated or older delivery' }, state: ref('StreamState') },
+      properties: {
+        success: { type: 'boolean' },
+        changed: { type: 'boolean', description: 'false for a repeated or older delivery' },
+        state: ref('StreamState'),
+      },
     },
   },
   {

@@ -6,7 +6,11 @@ import { boolean, nullableStr, obj, str } from './shared';
 /** Components of the OpenAPI document these routes refer to. */
 export const trustedDocumentSchemas: Record<string, JsonSchema> = {
   TrustedDocument: obj({ id: str, name: nullableStr, type: str, body: str, created: epochMs }),
-  TrustedDocumentRegistration: obj({ operations: { type: 'integer' }, added: { type: 'integer', description: 'operations the site did not have yet' }, ids: arrayOf(str) }),
+  TrustedDocumentRegistration: obj({
+    operations: { type: 'integer' },
+    added: { type: 'integer', description: 'operations the site did not have yet' },
+    ids: arrayOf(str),
+  }),
   TrustedDocumentSettings: obj({ trustedDocumentsOnly: boolean, documents: { type: 'integer' } }),
 };
 
@@ -27,7 +31,8 @@ export const trustedDocumentRoutes: RouteSpec[] = [
     operationId: 'registerTrustedDocuments',
     method: 'post',
     path: '/graphql/documents',
-    summary: 'Register a persisted query manifest: requests may then send an operation’s id (extensions.persistedQuery.sha256Hash or documentId) instead of its body',
+    summary:
+      'Register a persisted query manifest: requests may then send an operation’s id (extensions.persistedQuery.sha256Hash or documentId) instead of its body',
     tag: 'Trusted documents',
     auth: SITE_ADMIN,
     body: { schema: MANIFEST, required: true },
@@ -53,7 +58,10 @@ export const trustedDocumentRoutes: RouteSpec[] = [
     summary: 'Turn trusted documents only on or off: on, callers without a developer key run only the site’s trusted documents over /graphql',
     tag: 'Trusted documents',
     auth: ADMIN,
-    body: { schema: { type: 'object', additionalProperties: false, required: ['trustedDocumentsOnly'], properties: { trustedDocumentsOnly: boolean } }, required: true },
+    body: {
+      schema: { type: 'object', additionalProperties: false, required: ['trustedDocumentsOnly'], properties: { trustedDocumentsOnly: boolean } },
+      required: true,
+    },
     document: /* GraphQL */ `mutation SetTrustedDocumentsOnly($enabled: Boolean!) { result: setTrustedDocumentsOnly(enabled: $enabled) { trustedDocumentsOnly documents } }`,
     variables: { enabled: 'body.trustedDocumentsOnly' },
     response: ref('TrustedDocumentSettings'),

@@ -19,7 +19,10 @@ const updateVideoBody: JsonSchema = {
 
 /** Components of the OpenAPI document these routes refer to. */
 export const videoSchemas: Record<string, JsonSchema> = {
-  VideoList: obj({ results: arrayOf(ref('Video')), pagination: obj({ limit: { type: 'integer' }, offset: { type: 'integer' }, totalCount: { type: 'integer' } }) }),
+  VideoList: obj({
+    results: arrayOf(ref('Video')),
+    pagination: obj({ limit: { type: 'integer' }, offset: { type: 'integer' }, totalCount: { type: 'integer' } }),
+  }),
 };
 
 export const videoRoutes: RouteSpec[] = [
@@ -44,7 +47,11 @@ export const videoRoutes: RouteSpec[] = [
     tag: 'Videos',
     auth: SITE_ADMIN,
     params: [id('id', 'video ID')],
-    body: { schema: updateVideoBody, required: true, readOnly: ['_id', 'created', 'modified', 'siteId', 'type', 'url', 'durationSeconds', 'player', 'thumbnail', 'uploadStatus', 'tags'] },
+    body: {
+      schema: updateVideoBody,
+      required: true,
+      readOnly: ['_id', 'created', 'modified', 'siteId', 'type', 'url', 'durationSeconds', 'player', 'thumbnail', 'uploadStatus', 'tags'],
+    },
     document: /* GraphQL */ `mutation UpdateVideo($id: ID!, $input: UpdateVideoInput!) { result: updateVideo(id: $id, input: $input) { ${VIDEO} } }`,
     variables: { id: 'path.id', input: 'body' },
     response: ref('Video'),

@@ -11,19 +11,43 @@ const DELIVERY = /* GraphQL */ `_id: id endpointId event status attempts nextAtt
 
 /** Components of the OpenAPI document these routes refer to. */
 export const webhookSchemas: Record<string, JsonSchema> = {
-  WebhookEndpoint: obj({ _id: str, siteId: str, url: str, events: arrayOf(str), description: str, active: { type: 'boolean' }, created: epochMs, modified: epochMs }),
+  WebhookEndpoint: obj({
+    _id: str,
+    siteId: str,
+    url: str,
+    events: arrayOf(str),
+    description: str,
+    active: { type: 'boolean' },
+    created: epochMs,
+    modified: epochMs,
+  }),
   WebhookEndpointWithSecret: {
     allOf: [ref('WebhookEndpoint'), obj({ secret: { type: 'string', description: 'whsec_…, shown only now: the HMAC-SHA256 key of x-stagegraph-signature' } })],
   },
   WebhookDelivery: obj({
-    _id: str, endpointId: str, event: str, status: { type: 'string', enum: ['pending', 'delivered', 'failed'] }, attempts: { type: 'integer' },
-    nextAttemptAt: nullableNum, lastStatusCode: { type: ['integer', 'null'] }, lastError: nullableStr, deliveredAt: nullableNum, body: str, created: epochMs,
+    _id: str,
+    endpointId: str,
+    event: str,
+    status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+    attempts: { type: 'integer' },
+    nextAttemptAt: nullableNum,
+    lastStatusCode: { type: ['integer', 'null'] },
+    lastError: nullableStr,
+    deliveredAt: nullableNum,
+    body: str,
+    created: epochMs,
   }),
 };
 
 const webhookFields: Record<string, JsonSchema> = {
   url: { type: 'string', minLength: 1, maxLength: 2048, description: 'http(s) URL that receives signed POSTs' },
-  events: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string' }, description: 'event names: admin.channelUpdated, poll.closed, poll.resolved, quest.completed; or * for every event' },
+  events: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 20,
+    items: { type: 'string' },
+    description: 'event names: admin.channelUpdated, poll.closed, poll.resolved, quest.completed; or * for every event',
+  },
   description: { type: 'string', maxLength: 500 },
   active: { type: 'boolean' },
 };

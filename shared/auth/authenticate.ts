@@ -30,7 +30,10 @@ class TtlCache<V> {
   private readonly loading = new Map<string, Promise<V>>();
   /** Bumped by `drop`: a read that started before it does not put back what it dropped. */
   private generation = 0;
-  constructor(private readonly ttlMs: number, private readonly max: number) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max: number,
+  ) {}
 
   async load(key: string, read: () => Promise<V>): Promise<V> {
     const entry = this.entries.get(key);

@@ -31,4 +31,3 @@ export async function waitForBus(bus: EventBus, timeoutMs = 5000): Promise<boole
   }
   return false;
 }
-

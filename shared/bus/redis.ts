@@ -107,7 +107,7 @@ export function createRedisBus({ url, prefix, logger, maxLength = 10_000 }: Redi
           const [last] = await reader.xrevrange(stream, '+', '-', 'COUNT', 1);
           lastId = last ? last[0] : '0-0';
         }
-        const answer = (await reader.xread('COUNT', 1000, 'BLOCK', 5000, 'STREAMS', stream, lastId));
+        const answer = await reader.xread('COUNT', 1000, 'BLOCK', 5000, 'STREAMS', stream, lastId);
         for (const [, entries] of answer ?? []) {
           for (const [id, fields] of entries) {
             lastId = id;
@@ -136,11 +136,7 @@ export function createRedisBus({ url, prefix, logger, maxLength = 10_000 }: Redi
     if (publisher.status !== 'ready') throw new BusUnavailableError();
     const envelope: Envelope = { v: BUS_FORMAT_VERSION, t: topic, at: Date.now(), tp: activeTraceparent(), m: message };
     const raw = JSON.stringify(envelope);
-    const results = await publisher
-      .pipeline()
-      .xadd(stream, 'MAXLEN', '~', String(maxLength), '*', 'e', raw)
-      .publish(channel(topic), raw)
-      .exec();
+    const results = await publisher.pipeline().xadd(stream, 'MAXLEN', '~', String(maxLength), '*', 'e', raw).publish(channel(topic), raw).exec();
     const appended = results?.[0];
     if (!appended || appended[0]) throw new BusUnavailableError((appended?.[0] as Error | undefined)?.message);
   };

@@ -125,7 +125,12 @@ function withQuerySpans(prisma: Db, provider: DbProvider): Db {
     query: {
       $allOperations({ model, operation, args, query }) {
         const name = model ? `prisma ${model}.${operation}` : `prisma ${operation}`;
-        return withSpan(name, { 'db.system.name': provider, 'db.operation.name': operation, ...(model ? { 'db.collection.name': model } : {}) }, () => query(args), true);
+        return withSpan(
+          name,
+          { 'db.system.name': provider, 'db.operation.name': operation, ...(model ? { 'db.collection.name': model } : {}) },
+          () => query(args),
+          true,
+        );
       },
     },
   }) as unknown as Db;

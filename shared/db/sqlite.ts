@@ -80,7 +80,7 @@ export function isLocked(error: unknown): boolean {
  * that holds the lock across awaits).
  */
 export async function whenUnlocked<T>(attempt: () => T | Promise<T>): Promise<T> {
-  for (const giveUpAt = Date.now() + LOCKED_WAIT_MS; ; ) {
+  for (const giveUpAt = Date.now() + LOCKED_WAIT_MS; ;) {
     try {
       return await attempt();
     } catch (error) {

@@ -28,7 +28,11 @@ function checkCode(code: string): string {
 }
 
 /** One access code chosen by the admin, for an existing SKU; a code the site has already is a conflict. */
-export async function createAccessCode(db: Db, siteId: string, input: { accessCode: string; sku: string; type: AccessCodeType; siteId?: string | null }): Promise<AccessCode> {
+export async function createAccessCode(
+  db: Db,
+  siteId: string,
+  input: { accessCode: string; sku: string; type: AccessCodeType; siteId?: string | null },
+): Promise<AccessCode> {
   checkSameSite(input.siteId, siteId);
   const accessCode = checkCode(input.accessCode);
   const sku = checkSku(input.sku);
@@ -67,7 +71,10 @@ export async function consumeAccessCode(db: Db, limits: RateLimits, siteId: stri
     throw notFound('access code');
   }
   await db.$transaction(async (tx) => {
-    const spent = await tx.accessCode.updateMany({ where: { id: code.id, consumedAt: null }, data: { consumedAt: new Date(), consumedByAccountId: accountId, updatedAt: new Date() } });
+    const spent = await tx.accessCode.updateMany({
+      where: { id: code.id, consumedAt: null },
+      data: { consumedAt: new Date(), consumedByAccountId: accountId, updatedAt: new Date() },
+    });
     if (spent.count !== 1) throw conflict('this access code was already used');
     if (code.type === 'subscription') {
       const entitlement = await tx.entitlement.findUnique({ where: { siteId_sku: { siteId, sku: code.sku } } });
@@ -119,18 +126,20 @@ export async function createAccessCodes(db: Db, provider: DbProvider, siteId: st
     const batchId = newId();
     const now = new Date();
     const payload = JSON.stringify(rows.map((row) => [row.id, row.accessCode]));
-    const written = await db.$transaction(
-      async (tx) => {
-        const inserted = await tx.$executeRawUnsafe(sql, siteId, sku, batchId, now, now, payload);
-        // A code the site already had was skipped: undo the batch and draw new codes.
-        if (inserted !== qty) throw new CodeTaken();
-        return true;
-      },
-      { timeout: 60_000, maxWait: 10_000 },
-    ).catch((error: unknown) => {
-      if (error instanceof CodeTaken) return false;
-      throw error;
-    });
+    const written = await db
+      .$transaction(
+        async (tx) => {
+          const inserted = await tx.$executeRawUnsafe(sql, siteId, sku, batchId, now, now, payload);
+          // A code the site already had was skipped: undo the batch and draw new codes.
+          if (inserted !== qty) throw new CodeTaken();
+          return true;
+        },
+        { timeout: 60_000, maxWait: 10_000 },
+      )
+      .catch((error: unknown) => {
+        if (error instanceof CodeTaken) return false;
+        throw error;
+      });
     if (written) return { batchId, sku, siteId, created: now, rows };
   }
   throw appError(ErrorCode.CONFLICT, 'could not draw unique access codes; try again');
@@ -140,7 +149,15 @@ export async function createAccessCodes(db: Db, provider: DbProvider, siteId: st
 export function batchAsJson(batch: AccessCodeBatch): string {
   const created = batch.created.getTime();
   return JSON.stringify(
-    batch.rows.map((row) => ({ _id: row.id, accessCode: row.accessCode, siteId: batch.siteId, sku: batch.sku, type: 'subscription', created, modified: created })),
+    batch.rows.map((row) => ({
+      _id: row.id,
+      accessCode: row.accessCode,
+      siteId: batch.siteId,
+      sku: batch.sku,
+      type: 'subscription',
+      created,
+      modified: created,
+    })),
   );
 }
 
@@ -168,4 +185,3 @@ export function batchAsAccessCodes(batch: AccessCodeBatch): AccessCode[] {
     updatedAt: batch.created,
   }));
 }
-

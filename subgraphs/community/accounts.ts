@@ -94,7 +94,10 @@ export async function storePasswordHash(tx: Tx, account: Pick<Account, 'id' | 'g
     await tx.globalAccount.update({ where: { id: account.globalAccountId }, data: { passwordHash, updatedAt: now } });
     const linked = await tx.account.findMany({ where: { globalAccountId: account.globalAccountId }, select: { id: true } });
     await tx.account.updateMany({ where: { globalAccountId: account.globalAccountId }, data: { passwordHash, updatedAt: now } });
-    await endSessions(tx, linked.map((row) => row.id));
+    await endSessions(
+      tx,
+      linked.map((row) => row.id),
+    );
   } else {
     await tx.account.update({ where: { id: account.id }, data: { passwordHash, updatedAt: now } });
     await endSessions(tx, [account.id]);

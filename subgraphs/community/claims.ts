@@ -30,7 +30,12 @@ export async function findClaimStatus(db: Db, identity: Identity, siteId: string
 }
 
 /** The claims the caller may read, optionally of one quest (or of several) or account. */
-export function listClaimStatuses(db: Db, identity: Identity, siteId: string, filter: { questId?: string | null; questIds?: string[]; accountId?: string | null }) {
+export function listClaimStatuses(
+  db: Db,
+  identity: Identity,
+  siteId: string,
+  filter: { questId?: string | null; questIds?: string[]; accountId?: string | null },
+) {
   return db.claimStatus.findMany({
     where: {
       siteId,

@@ -58,7 +58,11 @@ const CHANNEL_GATE = /* GraphQL */ `query CommunityChannelGate($id: ID!) { page(
 
 /** The SKUs a channel's entitlement gate asks for (data.gate.gate.subscriptions: SKUs or entitlements). */
 async function channelSkus(context: SearchContext, channelId: string): Promise<string[]> {
-  const { page } = await context.supergraph.execute<{ page: { document: { data?: { gate?: { gate?: { subscriptions?: unknown } } } } | null } | null }>(CHANNEL_GATE, { id: channelId }, context.identity);
+  const { page } = await context.supergraph.execute<{ page: { document: { data?: { gate?: { gate?: { subscriptions?: unknown } } } } | null } | null }>(
+    CHANNEL_GATE,
+    { id: channelId },
+    context.identity,
+  );
   const subscriptions = page?.document?.data?.gate?.gate?.subscriptions;
   if (!Array.isArray(subscriptions)) return [];
   return subscriptions
@@ -107,7 +111,8 @@ export async function communityWhere(context: SearchContext, siteId: string, sea
       const value = filter[field];
       if (value != null && !(Math.abs(value) <= 8.64e15)) throw badInput(`filter.${field} must be a Unix time in milliseconds`, `filter.${field}`);
     }
-    if (filter.timeStart != null && filter.timeEnd != null && filter.timeStart > filter.timeEnd) throw badInput('filter.timeStart must not be after filter.timeEnd', 'filter.timeStart');
+    if (filter.timeStart != null && filter.timeEnd != null && filter.timeStart > filter.timeEnd)
+      throw badInput('filter.timeStart must not be after filter.timeEnd', 'filter.timeStart');
     conditions.push({
       createdAt: {
         ...(filter.timeStart != null ? { gte: new Date(filter.timeStart) } : {}),
@@ -142,7 +147,12 @@ export function communityItem(account: Account) {
 }
 
 function linkOf(query: CommunityQuery, offset: number): string {
-  const params = new URLSearchParams({ offset: String(offset), limit: String(query.limit), sortBy: query.sortBy ?? 'created', sortDirection: String(query.sortDirection ?? 1) });
+  const params = new URLSearchParams({
+    offset: String(offset),
+    limit: String(query.limit),
+    sortBy: query.sortBy ?? 'created',
+    sortDirection: String(query.sortDirection ?? 1),
+  });
   if (query.searchBy) params.set('searchBy', query.searchBy);
   if (query.searchQuery) params.set('searchQuery', query.searchQuery);
   if (query.filter) params.set('filter', JSON.stringify(query.filter));
@@ -198,7 +208,12 @@ export function ticketOf(held: Held, charge: Charge | undefined, code: AccessCod
   const status = statusOf(held, now);
   const listed = priceIn(held.entitlement, held.presentmentCurrency);
   const price = charge
-    ? { currency: charge.currency, default: listed?.default ?? true, paymentPriceId: listed?.paymentPriceId ?? null, value: toMajor(charge.priceMinor / charge.quantity, charge.currency) }
+    ? {
+        currency: charge.currency,
+        default: listed?.default ?? true,
+        paymentPriceId: listed?.paymentPriceId ?? null,
+        value: toMajor(charge.priceMinor / charge.quantity, charge.currency),
+      }
     : listed;
   const refundedMinor = charge?.refundedMinor ?? 0;
   const tooltips: string[] = [];
@@ -206,7 +221,8 @@ export function ticketOf(held: Held, charge: Charge | undefined, code: AccessCod
   else if (status === 'canceled') tooltips.push(`Canceled on ${day(held.canceledAt ?? held.cancelAt ?? held.updatedAt)}`);
   else if (status === 'expired') tooltips.push(`Expired on ${day(held.currentPeriodEnd ?? held.updatedAt)}`);
   else tooltips.push(status === 'removed' ? 'Removed by an admin' : status);
-  if (charge && refundedMinor > 0) tooltips.push(`refunded ${formatMoney(refundedMinor, charge.currency)} of ${formatMoney(charge.amountMinor, charge.currency)}`);
+  if (charge && refundedMinor > 0)
+    tooltips.push(`refunded ${formatMoney(refundedMinor, charge.currency)} of ${formatMoney(charge.amountMinor, charge.currency)}`);
   return {
     id: held.id,
     accessCode: code?.accessCode ?? null,
@@ -215,7 +231,11 @@ export function ticketOf(held: Held, charge: Charge | undefined, code: AccessCod
     date: held.dateGranted.getTime(),
     dateCanceled: (held.canceledAt ?? (status === 'canceled' ? held.cancelAt : null))?.getTime() ?? null,
     dateRefunded: held.refundedAt?.getTime() ?? null,
-    formattedPrice: charge ? formatMoney(charge.amountMinor, charge.currency) : price ? formatMoney(toMinor(price.value, price.currency, 'price'), price.currency) : '',
+    formattedPrice: charge
+      ? formatMoney(charge.amountMinor, charge.currency)
+      : price
+        ? formatMoney(toMinor(price.value, price.currency, 'price'), price.currency)
+        : '',
     grantedMethod: held.grantedMethod,
     methodDescription: (METHOD_DESCRIPTION[held.grantedMethod] ?? (() => held.grantedMethod))(charge, code),
     name: held.entitlement.name,
@@ -238,7 +258,10 @@ export async function communityAccount(db: Db, siteId: string, accountId: string
   ]);
   const chargeOf = new Map(charges.map((charge) => [charge.subscriptionId, charge]));
   const codeOf = new Map(codes.map((code) => [code.id, code]));
-  const tickets = held.map((row) => ({ recurring: row.entitlement.recurrence !== 'once', ticket: ticketOf(row, chargeOf.get(row.id), codeOf.get(row.grantedById ?? ''), now) }));
+  const tickets = held.map((row) => ({
+    recurring: row.entitlement.recurrence !== 'once',
+    ticket: ticketOf(row, chargeOf.get(row.id), codeOf.get(row.grantedById ?? ''), now),
+  }));
   return {
     accountItem: communityItem(account),
     tickets: tickets.filter((entry) => !entry.recurring).map((entry) => entry.ticket),
@@ -274,7 +297,9 @@ export async function exportCommunity(context: SearchContext, siteId: string, se
   );
   const created = new Date();
   const fileName = `community-${created.toISOString().slice(0, 19).replace(/[-:T]/g, '')}.csv`;
-  const row = await context.db.communityExport.create({ data: { id: newId(), siteId, fileName, status: 'completed', rowCount: accounts.length, content, createdAt: created } });
+  const row = await context.db.communityExport.create({
+    data: { id: newId(), siteId, fileName, status: 'completed', rowCount: accounts.length, content, createdAt: created },
+  });
   return { exportId: row.id, fileName: row.fileName, status: row.status, rowCount: row.rowCount };
 }
 
@@ -293,7 +318,10 @@ export async function grantEntitlementToAccount(db: Db, siteId: string, accountI
   const entitlement = await db.entitlement.findFirst({ where: { siteId, OR: [{ id: idOrSku }, { sku: idOrSku }] } });
   if (!entitlement) throw notFound(`entitlement ${idOrSku}`);
   return db.$transaction(async (tx) => {
-    const holding = await tx.subscription.findFirst({ where: { siteId, accountId: account.id, entitlementId: entitlement.id, ...activeAt(now) }, select: { id: true } });
+    const holding = await tx.subscription.findFirst({
+      where: { siteId, accountId: account.id, entitlementId: entitlement.id, ...activeAt(now) },
+      select: { id: true },
+    });
     if (holding) throw conflict(`the account already holds ${entitlement.sku}`);
     await grantSubscription(tx, { siteId, accountId: account.id, entitlement, grantedMethod: 'admin', at: new Date(now) });
     return { success: true, message: `${entitlement.sku} granted` };
@@ -328,7 +356,12 @@ export async function updateAccountEntitlement(db: Db, siteId: string, update: E
   return db.$transaction(async (tx) => {
     const messages: string[] = [];
     if (charge) {
-      const refunded = await refundInTx(tx, charge, { amount: update.refundAmount, reason: update.reason as RefundReason, details: update.refundDetails }, 'refundAmount');
+      const refunded = await refundInTx(
+        tx,
+        charge,
+        { amount: update.refundAmount, reason: update.reason as RefundReason, details: update.refundDetails },
+        'refundAmount',
+      );
       if (!refunded.success) return { success: false, message: refunded.errorMessage };
       messages.push(`refunded ${refunded.refund?.amount} ${charge.currency}`);
     }
@@ -336,12 +369,18 @@ export async function updateAccountEntitlement(db: Db, siteId: string, update: E
     // Active as it reads now: a pass whose period has ended is expired, and cannot be canceled.
     const active = { id: held.id, ...activeAt(clock) };
     if (update.action === 'cancel' || update.action === 'scheduleCancel') {
-      const data = update.action === 'cancel' ? { status: 'canceled', canceledAt: now, cancelAt: null, updatedAt: now } : { cancelAt: held.currentPeriodEnd, updatedAt: now };
+      const data =
+        update.action === 'cancel'
+          ? { status: 'canceled', canceledAt: now, cancelAt: null, updatedAt: now }
+          : { cancelAt: held.currentPeriodEnd, updatedAt: now };
       const changed = await tx.subscription.updateMany({ where: active, data });
       if (changed.count !== 1) throw conflict(`only an active entitlement can be canceled (it is ${statusOf(held, clock)})`);
       messages.unshift(update.action === 'cancel' ? 'canceled' : `cancels on ${day(held.currentPeriodEnd as Date)}`);
     } else if (update.action === 'remove') {
-      const changed = await tx.subscription.updateMany({ where: { id: held.id, status: { not: 'removed' } }, data: { status: 'removed', canceledAt: held.canceledAt ?? now, updatedAt: now } });
+      const changed = await tx.subscription.updateMany({
+        where: { id: held.id, status: { not: 'removed' } },
+        data: { status: 'removed', canceledAt: held.canceledAt ?? now, updatedAt: now },
+      });
       if (changed.count !== 1) throw conflict('this entitlement was already removed');
       messages.unshift('removed');
     }

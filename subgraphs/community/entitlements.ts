@@ -158,7 +158,10 @@ export function statusOf(subscription: Pick<Subscription, 'status' | 'cancelAt' 
 /** The rows `statusOf` reads `active` at `now`, as a database condition (listings, exports, "already holds"). */
 export function activeAt(now: number): Prisma.SubscriptionWhereInput {
   const at = new Date(now);
-  return { status: 'active', AND: [{ OR: [{ cancelAt: null }, { cancelAt: { gt: at } }] }, { OR: [{ currentPeriodEnd: null }, { currentPeriodEnd: { gt: at } }] }] };
+  return {
+    status: 'active',
+    AND: [{ OR: [{ cancelAt: null }, { cancelAt: { gt: at } }] }, { OR: [{ currentPeriodEnd: null }, { currentPeriodEnd: { gt: at } }] }],
+  };
 }
 
 // ------------------------------------------------------------------ bundles
@@ -183,7 +186,10 @@ export async function createBundle(db: Db, siteId: string, input: BundleInput) {
   checkSameSite(input.siteId, siteId);
   const currency = checkCurrency(input.presentmentCurrency ?? 'USD', 'presentmentCurrency');
   if (input.price != null) toMinor(input.price, currency, 'price');
-  const items = (input.items ?? []).map((item, index) => ({ id: checkText(item.id, `items.${index}.id`, 128), type: checkText(item.type, `items.${index}.type`, 50) }));
+  const items = (input.items ?? []).map((item, index) => ({
+    id: checkText(item.id, `items.${index}.id`, 128),
+    type: checkText(item.type, `items.${index}.type`, 50),
+  }));
   const named = items.filter((item) => ENTITLEMENT_ITEM_TYPES.has(item.type)).map((item) => item.id);
   if (named.length) {
     const found = await db.entitlement.findMany({ where: { siteId, OR: [{ id: { in: named } }, { sku: { in: named } }] }, select: { id: true, sku: true } });

@@ -21,7 +21,10 @@ export async function globalAccountFor(tx: Tx, email: string, passwordHash: stri
 }
 
 /** A site's slug: its name lowercased, accents dropped, words joined by -. */
-export const slugOf = (name: string) => normalizeName(name).replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+export const slugOf = (name: string) =>
+  normalizeName(name)
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 const SITE_NAME = /* GraphQL */ `query GlobalAccountSiteName { site { name } }`;
 

@@ -59,7 +59,14 @@ export async function recordPurchase(db: Db, siteId: string, input: PurchaseInpu
   }
   return db.$transaction(async (tx) => {
     const id = newId();
-    const subscription = await grantSubscription(tx, { siteId, accountId: account.id, entitlement, grantedMethod: 'purchase', grantedById: id, currency: price.currency });
+    const subscription = await grantSubscription(tx, {
+      siteId,
+      accountId: account.id,
+      entitlement,
+      grantedMethod: 'purchase',
+      grantedById: id,
+      currency: price.currency,
+    });
     const charge = await tx.charge.create({
       data: {
         id,
@@ -99,7 +106,12 @@ export interface RefundResult {
 const failed = (errorMessage: string, charge: Charge): RefundResult => ({ success: false, errorMessage, refund: null, charge });
 
 /** Refunds what is asked (default: all that is left) of one charge, within one transaction. */
-export async function refundInTx(tx: Tx, charge: Charge, request: Omit<RefundRequest, 'accountId' | 'chargeId'>, amountField = 'amount'): Promise<RefundResult> {
+export async function refundInTx(
+  tx: Tx,
+  charge: Charge,
+  request: Omit<RefundRequest, 'accountId' | 'chargeId'>,
+  amountField = 'amount',
+): Promise<RefundResult> {
   const amountMinor = request.amount == null ? null : toMinor(request.amount, charge.currency, amountField);
   if (amountMinor !== null && amountMinor <= 0) throw badInput(`${amountField} must be more than 0`, amountField);
   const left = charge.amountMinor - charge.refundedMinor;
@@ -113,7 +125,15 @@ export async function refundInTx(tx: Tx, charge: Charge, request: Omit<RefundReq
   if (taken.count !== 1) return failed('amount exceeds what is left of the charge', charge);
   const now = new Date();
   const refund = await tx.refund.create({
-    data: { id: newId(), siteId: charge.siteId, chargeRowId: charge.id, amountMinor: refundMinor, reason: request.reason, details: request.details ?? null, createdAt: now },
+    data: {
+      id: newId(),
+      siteId: charge.siteId,
+      chargeRowId: charge.id,
+      amountMinor: refundMinor,
+      reason: request.reason,
+      details: request.details ?? null,
+      createdAt: now,
+    },
   });
   if (charge.subscriptionId) await tx.subscription.updateMany({ where: { id: charge.subscriptionId }, data: { refundedAt: now, updatedAt: now } });
   return {

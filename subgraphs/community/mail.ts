@@ -77,13 +77,18 @@ export class Mailer {
           dkim: mail.dkim,
         });
         // Sent: the body (which may hold a reset link) is not kept.
-        await db.mailMessage.update({ where: { id }, data: { status: 'sent', sentAt: new Date(), attempts: attempt + 1, html: null, text: null, lastError: null } });
+        await db.mailMessage.update({
+          where: { id },
+          data: { status: 'sent', sentAt: new Date(), attempts: attempt + 1, html: null, text: null, lastError: null },
+        });
         return;
       } catch (error) {
         const message = (error as Error).message;
         const last = attempt >= RETRY_DELAYS_MS.length || this.closed;
         this.logger.warn({ mailId: id, attempt: attempt + 1, err: message }, last ? 'e-mail not delivered' : 'e-mail delivery failed, retrying');
-        await db.mailMessage.update({ where: { id }, data: { status: last ? 'failed' : 'sending', attempts: attempt + 1, lastError: message } }).catch(() => undefined);
+        await db.mailMessage
+          .update({ where: { id }, data: { status: last ? 'failed' : 'sending', attempts: attempt + 1, lastError: message } })
+          .catch(() => undefined);
         if (last) return;
         await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]).unref());
       }

@@ -76,7 +76,11 @@ export async function requestPasswordReset(db: Db, config: Config, mailer: Maile
 export async function resetPassword(db: Db, siteId: string, input: { token: string; password: string; globalAccount?: boolean | null }) {
   const reset = await db.passwordReset.findUnique({ where: { tokenHash: hashToken(input.token) } });
   const usable =
-    reset && reset.siteId === siteId && Boolean(reset.globalAccountId) === Boolean(input.globalAccount) && !reset.usedAt && reset.expiresAt.getTime() > Date.now();
+    reset &&
+    reset.siteId === siteId &&
+    Boolean(reset.globalAccountId) === Boolean(input.globalAccount) &&
+    !reset.usedAt &&
+    reset.expiresAt.getTime() > Date.now();
   if (!reset || !usable) throw badInput('token is invalid, already used or expired', 'token');
   const passwordHash = await hashPassword(checkPassword(input.password));
   await db.$transaction(async (tx) => {

@@ -36,7 +36,10 @@ export class RateLimits {
 
   constructor(config: Pick<Config, 'redisUrl' | 'redisPrefix'>, logger: Logger) {
     this.store = openRateLimiters(config, logger);
-    this.limiters = Object.fromEntries((Object.keys(LIMITS) as LimitName[]).map((name) => [name, this.store.limiter(LIMITS[name])])) as Record<LimitName, RateLimiterAbstract>;
+    this.limiters = Object.fromEntries((Object.keys(LIMITS) as LimitName[]).map((name) => [name, this.store.limiter(LIMITS[name])])) as Record<
+      LimitName,
+      RateLimiterAbstract
+    >;
   }
 
   /** Spends one point; throws RATE_LIMITED when the key has none left. */

@@ -84,7 +84,12 @@ function compile(source: string, field: 'subject' | 'template'): HandlebarsTempl
 /** The subject and template in use: the site's own, or the default. */
 export function templateOf(settings: ReceiptEmail | null) {
   const custom = Boolean(settings?.template);
-  return { subject: custom ? (settings?.subject ?? DEFAULT_SUBJECT) : DEFAULT_SUBJECT, template: settings?.template ?? DEFAULT_TEMPLATE, custom, variables: [...RECEIPT_VARIABLES] };
+  return {
+    subject: custom ? (settings?.subject ?? DEFAULT_SUBJECT) : DEFAULT_SUBJECT,
+    template: settings?.template ?? DEFAULT_TEMPLATE,
+    custom,
+    variables: [...RECEIPT_VARIABLES],
+  };
 }
 
 /** Saves a custom subject and template after compiling both, so a broken one is refused now. */

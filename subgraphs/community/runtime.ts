@@ -94,17 +94,20 @@ const subscriptionLoaders = new WeakMap<SubgraphContext, (accountId: string) => 
 export function loadSubscriptions(ctx: SubgraphContext, accountId: string): Promise<AccountSubscriptionModel[]> {
   let load = subscriptionLoaders.get(ctx);
   if (!load) {
-    load = batched(async (accountIds) => {
-      // Every account of a request is of the caller's site: the (siteId, accountId) index answers.
-      const rows = await ctx.db.subscription.findMany({
-        where: { ...(ctx.identity.siteId ? { siteId: ctx.identity.siteId } : {}), accountId: { in: accountIds } },
-        include: { entitlement: true },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      });
-      const byAccount = new Map<string, AccountSubscriptionModel[]>();
-      for (const row of rows) byAccount.set(row.accountId, [...(byAccount.get(row.accountId) ?? []), row]);
-      return byAccount;
-    }, () => []);
+    load = batched(
+      async (accountIds) => {
+        // Every account of a request is of the caller's site: the (siteId, accountId) index answers.
+        const rows = await ctx.db.subscription.findMany({
+          where: { ...(ctx.identity.siteId ? { siteId: ctx.identity.siteId } : {}), accountId: { in: accountIds } },
+          include: { entitlement: true },
+          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        });
+        const byAccount = new Map<string, AccountSubscriptionModel[]>();
+        for (const row of rows) byAccount.set(row.accountId, [...(byAccount.get(row.accountId) ?? []), row]);
+        return byAccount;
+      },
+      () => [],
+    );
     subscriptionLoaders.set(ctx, load);
   }
   return load(accountId);

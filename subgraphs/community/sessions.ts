@@ -61,7 +61,13 @@ export async function passwordMatches(password: string, stored: string | null | 
 }
 
 /** E-mail and password to a session; failures are 401 alike and rate-limited per e-mail. */
-export async function signIn(db: Db, config: Config, limits: RateLimits, siteId: string, input: { email: string; password: string; siteId?: string | null }): Promise<Session> {
+export async function signIn(
+  db: Db,
+  config: Config,
+  limits: RateLimits,
+  siteId: string,
+  input: { email: string; password: string; siteId?: string | null },
+): Promise<Session> {
   checkSameSite(input.siteId, siteId);
   const email = input.email.trim().toLowerCase();
   const limitKey = `${siteId}:${email}`;
@@ -159,7 +165,10 @@ export async function consumeLoginIntent(db: Db, config: Config, siteId: string,
   const intent = await db.loginIntent.findUnique({ where: { tokenHash: hashToken(token) } });
   if (!intent || intent.siteId !== siteId) throw notFound('login intent');
   return db.$transaction(async (tx) => {
-    const spent = await tx.loginIntent.updateMany({ where: { id: intent.id, consumedAt: null, expiresAt: { gt: new Date() } }, data: { consumedAt: new Date() } });
+    const spent = await tx.loginIntent.updateMany({
+      where: { id: intent.id, consumedAt: null, expiresAt: { gt: new Date() } },
+      data: { consumedAt: new Date() },
+    });
     if (spent.count !== 1) {
       if (intent.consumedAt || intent.expiresAt.getTime() > Date.now()) throw conflict('this login intent was already used');
       throw unauthenticated('this login intent has expired');

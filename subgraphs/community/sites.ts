@@ -40,7 +40,9 @@ export async function provisionSite(db: Db, input: ProvisionSiteInput): Promise<
   const now = new Date();
   await db.$transaction(async (tx) => {
     await tx.site.create({ data: { id: siteId, name: input.name, createdAt: now, updatedAt: now } });
-    await tx.developerKey.create({ data: { id: newId(), siteId, name: 'first key', prefix: keyPrefix(developerKey), keyHash: hashToken(developerKey), createdAt: now } });
+    await tx.developerKey.create({
+      data: { id: newId(), siteId, name: 'first key', prefix: keyPrefix(developerKey), keyHash: hashToken(developerKey), createdAt: now },
+    });
     if (admin && adminAccountId && email && passwordHash) {
       const global = await globalAccountFor(tx, email, passwordHash);
       const name = email.split('@')[0];

@@ -22,7 +22,12 @@ const ATTEMPTS = 5;
 const normalizeCode = (code: string) => code.replace(/[\s-]/g, '').toUpperCase();
 
 /** A new live code for a device, with the device token the TV keeps; rate-limited per device. */
-export async function createTvCode(db: Db, limits: RateLimits, siteId: string, deviceIdInput: string): Promise<{ code: string; expiresAt: number; deviceToken: string }> {
+export async function createTvCode(
+  db: Db,
+  limits: RateLimits,
+  siteId: string,
+  deviceIdInput: string,
+): Promise<{ code: string; expiresAt: number; deviceToken: string }> {
   const deviceId = checkText(deviceIdInput, 'deviceId', 200);
   await limits.consume('tvCodes', `${siteId}:${deviceId}`);
   const now = new Date();
@@ -32,14 +37,16 @@ export async function createTvCode(db: Db, limits: RateLimits, siteId: string, d
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const [code] = readableCodes(1, TV_CODE_LENGTH);
     const deviceToken = newToken('sgd');
-    const created = await db.tvCode.create({ data: { id: newId(), siteId, code, deviceId, deviceTokenHash: hashToken(deviceToken), expiresAt, createdAt: now } }).then(
-      () => true,
-      (error: { code?: string }) => {
-        // Another live code has this value: draw again.
-        if (error.code === 'P2002') return false;
-        throw error;
-      },
-    );
+    const created = await db.tvCode
+      .create({ data: { id: newId(), siteId, code, deviceId, deviceTokenHash: hashToken(deviceToken), expiresAt, createdAt: now } })
+      .then(
+        () => true,
+        (error: { code?: string }) => {
+          // Another live code has this value: draw again.
+          if (error.code === 'P2002') return false;
+          throw error;
+        },
+      );
     if (created) return { code, expiresAt: expiresAt.getTime(), deviceToken };
   }
   throw appError(ErrorCode.SERVICE_UNAVAILABLE, 'could not draw a free TV code; try again');

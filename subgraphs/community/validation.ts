@@ -83,5 +83,10 @@ export function checkPage(offset: number | null | undefined, limit: number | nul
 
 /** Lowercased, without accents and extra spaces: how names are searched and sorted. */
 export function normalizeName(name: string): string {
-  return name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ').trim();
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -55,7 +55,15 @@ export async function pageConfiguration(db: Db, secret: string, page: Page): Pro
     const panel = byId.get(id);
     if (!panel) return [];
     const renderer = isRecord(panel.renderer) ? panel.renderer : {};
-    return [{ id: panel.id, slug: panel.slug, panelName: panel.name, panelType: panel.type, iconName: typeof renderer.icon_name === 'string' ? renderer.icon_name : null }];
+    return [
+      {
+        id: panel.id,
+        slug: panel.slug,
+        panelName: panel.name,
+        panelType: panel.type,
+        iconName: typeof renderer.icon_name === 'string' ? renderer.icon_name : null,
+      },
+    ];
   });
   return {
     panels,

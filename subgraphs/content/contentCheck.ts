@@ -60,7 +60,11 @@ const ENTITLEMENTS = /* GraphQL */ `query ContentCheckEntitlements { me { id sub
 /** SKUs the signed-in account holds with an active subscription. */
 async function heldSkus(ctx: Context): Promise<Set<string>> {
   if (!ctx.identity.account) return new Set();
-  const { me } = await ctx.supergraph.execute<{ me: { subscriptions: { status: string; entitlement: { sku: string } }[] } | null }>(ENTITLEMENTS, {}, ctx.identity);
+  const { me } = await ctx.supergraph.execute<{ me: { subscriptions: { status: string; entitlement: { sku: string } }[] } | null }>(
+    ENTITLEMENTS,
+    {},
+    ctx.identity,
+  );
   return new Set((me?.subscriptions ?? []).filter((subscription) => subscription.status === 'active').map((subscription) => subscription.entitlement.sku));
 }
 
@@ -79,7 +83,8 @@ export const DEVICE_SEEN_REFRESH_MS = 3600 * 1000;
 
 type AccountDevices = { accountDevices: Record<string, string>; over: boolean };
 
-const listed = (devices: { deviceId: string; lastSeenAt: Date }[]) => Object.fromEntries(devices.map((device) => [device.deviceId, device.lastSeenAt.toISOString()]));
+const listed = (devices: { deviceId: string; lastSeenAt: Date }[]) =>
+  Object.fromEntries(devices.map((device) => [device.deviceId, device.lastSeenAt.toISOString()]));
 
 /**
  * Counts the device against the account's devices: a known device is seen again; a new one is added
@@ -90,7 +95,8 @@ async function checkDevices(db: Db, siteId: string, accountId: string, deviceId:
   const recent = { siteId, accountId, lastSeenAt: { gte: new Date(now.getTime() - DEVICE_WINDOW_MS) } };
   const seen = await db.accountDevice.findMany({ where: recent, orderBy: { firstSeenAt: 'asc' } });
   const known = seen.find((device) => device.deviceId === deviceId);
-  if (known && now.getTime() - known.lastSeenAt.getTime() < DEVICE_SEEN_REFRESH_MS) return { accountDevices: listed([...seen.filter((device) => device !== known), known]), over: false };
+  if (known && now.getTime() - known.lastSeenAt.getTime() < DEVICE_SEEN_REFRESH_MS)
+    return { accountDevices: listed([...seen.filter((device) => device !== known), known]), over: false };
   return db.$transaction(async (tx) => {
     const devices = await tx.accountDevice.findMany({ where: recent, orderBy: { firstSeenAt: 'asc' } });
     const isKnown = devices.some((device) => device.deviceId === deviceId);
@@ -124,7 +130,7 @@ async function previewRemaining(db: Db, page: Page, viewerKey: string, seconds: 
  * repeats included (offset = seconds into it; see schedule/occurrences.ts), else its offline video.
  */
 export function currentProgram(document: unknown, now: number, streamOnAir = true): { live: boolean; videoId: string | null; offset: number } {
-  const doc = (isRecord(document) ? document : {});
+  const doc = isRecord(document) ? document : {};
   const active = isRecord(doc.active_renderers) ? doc.active_renderers : {};
   const renderers = isRecord(doc.renderers) ? doc.renderers : {};
   const livestream = isRecord(renderers.livestream) ? renderers.livestream : {};
@@ -146,7 +152,10 @@ async function findChannel(ctx: Context, siteId: string, request: ContentCheckRe
     return found(await viewerRead(ctx, siteId, `page:${pageId}`, () => ctx.db.page.findFirst({ where: { siteId, id: pageId } })), `page ${pageId}`);
   }
   if (slug) {
-    return found(await viewerRead(ctx, siteId, `page-slug:${slug}`, () => ctx.db.page.findUnique({ where: { siteId_slug: { siteId, slug } } })), `page ${slug}`);
+    return found(
+      await viewerRead(ctx, siteId, `page-slug:${slug}`, () => ctx.db.page.findUnique({ where: { siteId_slug: { siteId, slug } } })),
+      `page ${slug}`,
+    );
   }
   throw badInput('pageId or slug is required', 'pageId');
 }
@@ -181,7 +190,11 @@ export async function checkContent(ctx: Context, siteId: string, request: Conten
   const videoId = program.videoId;
   // The show's own video (live, or the recording after it) goes only to a viewer the check lets play.
   const showVideo =
-    program.live && show ? liveVideoOf(page, show) : !program.live && videoId === null && offersRecording(page.document) ? await newestRecording(ctx, page) : null;
+    program.live && show
+      ? liveVideoOf(page, show)
+      : !program.live && videoId === null && offersRecording(page.document)
+        ? await newestRecording(ctx, page)
+        : null;
   const [site, video] = await Promise.all([
     viewerRead(ctx, siteId, 'site', () => ctx.db.site.findUniqueOrThrow({ where: { id: siteId } })),
     showVideo ?? (videoId ? viewerRead(ctx, siteId, `video:${videoId}`, () => ctx.db.video.findFirst({ where: { id: videoId, siteId } })) : null),
@@ -190,9 +203,7 @@ export async function checkContent(ctx: Context, siteId: string, request: Conten
   const account = ctx.identity.account;
   const needsEntitlements = Boolean(account) && (gate.kind === 'subscription' || videoSkus.length > 0);
   const held = needsEntitlements ? await heldSkus(ctx) : new Set<string>();
-  const devices = account
-    ? await checkDevices(ctx.db, siteId, account.id, deviceId, site.deviceLimit, now)
-    : { accountDevices: {}, over: false };
+  const devices = account ? await checkDevices(ctx.db, siteId, account.id, deviceId, site.deviceLimit, now) : { accountDevices: {}, over: false };
 
   const hasGateEntitlement = gate.kind !== 'subscription' || gate.requiredSkus.some((sku) => held.has(sku));
   const hasVideoEntitlement = videoSkus.length === 0 || videoSkus.some((sku) => held.has(sku));

@@ -46,7 +46,9 @@ export async function awardPoints(db: RawClient, awards: PointAwardInput | Point
     const chunk = list.slice(start, start + CHUNK);
     const ids = newIds(chunk.length);
     const values = Prisma.join(
-      chunk.map((award, index) => Prisma.sql`(${ids[index]}, ${award.siteId}, ${award.accountId}, ${award.reason}, ${award.sourceId}, ${award.points}, ${award.at})`),
+      chunk.map(
+        (award, index) => Prisma.sql`(${ids[index]}, ${award.siteId}, ${award.accountId}, ${award.reason}, ${award.sourceId}, ${award.points}, ${award.at})`,
+      ),
     );
     // RETURNING names the rows that went in; the ones ON CONFLICT skipped were awarded before.
     const inserted = await db.$queryRaw<{ id: string }[]>(

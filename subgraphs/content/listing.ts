@@ -117,6 +117,7 @@ export function listQuery<C extends string>(args: ListArgs, spec: ListSpec<C>) {
     where: filter.where,
     orderBy: [{ [sort.column]: sortOrder.order }, { id: sortOrder.order }],
     page,
-    paginate: (results: readonly unknown[], totalCount: number) => pagination(page, totalCount, results.length, sort.name, sortOrder.value, filter.searchFields),
+    paginate: (results: readonly unknown[], totalCount: number) =>
+      pagination(page, totalCount, results.length, sort.name, sortOrder.value, filter.searchFields),
   };
 }

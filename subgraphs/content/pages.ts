@@ -82,7 +82,12 @@ function checkRenderers(part: JsonRecord): void {
 function checkSeo(part: JsonRecord): void {
   for (const key of ['title', 'description', 'image']) checkType(part[key], 'string', `seo.${key}`);
   const keywords = part.keywords;
-  if (keywords !== undefined && keywords !== null && typeof keywords !== 'string' && !(Array.isArray(keywords) && keywords.every((word) => typeof word === 'string'))) {
+  if (
+    keywords !== undefined &&
+    keywords !== null &&
+    typeof keywords !== 'string' &&
+    !(Array.isArray(keywords) && keywords.every((word) => typeof word === 'string'))
+  ) {
     throw badInput('seo.keywords must be a string or an array of strings', 'seo.keywords');
   }
 }
@@ -103,7 +108,8 @@ function checkGate(gate: JsonRecord): void {
   if (inner.subscriptions !== undefined && inner.subscriptions !== null) {
     if (!Array.isArray(inner.subscriptions)) throw badInput('data.gate.gate.subscriptions must be an array', 'data.gate.gate.subscriptions');
     inner.subscriptions.forEach((item, index) => {
-      if (skuOf(item) === null) throw badInput(`data.gate.gate.subscriptions[${index}] must be a SKU or an object with a sku`, `data.gate.gate.subscriptions[${index}]`);
+      if (skuOf(item) === null)
+        throw badInput(`data.gate.gate.subscriptions[${index}] must be a SKU or an object with a sku`, `data.gate.gate.subscriptions[${index}]`);
     });
   }
 }
@@ -121,7 +127,8 @@ function checkData(part: JsonRecord): void {
 function checkMetadata(part: JsonRecord): void {
   for (const [key, value] of Object.entries(part)) {
     if (!EXTERNAL_FIELDS.includes(key)) throw badInput(`metadata.${key} is not allowed (external_field_1 to external_field_5)`, `metadata.${key}`);
-    if (value !== null && (typeof value !== 'string' || value.length > 200)) throw badInput(`metadata.${key} must be a string of at most 200 characters`, `metadata.${key}`);
+    if (value !== null && (typeof value !== 'string' || value.length > 200))
+      throw badInput(`metadata.${key} must be a string of at most 200 characters`, `metadata.${key}`);
   }
 }
 
@@ -207,7 +214,11 @@ async function writeDerivedRows(tx: Prisma.TransactionClient, page: Page): Promi
   await tx.pageExternalField.deleteMany({ where: { pageId: page.id } });
   const fields = externalFieldsOf(page.document as JsonRecord);
   if (fields.length) await tx.pageExternalField.createMany({ data: fields.map((field) => ({ pageId: page.id, siteId: page.siteId, ...field })) });
-  await replaceReferences(tx, { siteId: page.siteId, collection: 'pages', id: page.id, name: page.name || page.slug }, referencesOfPage(page.type, page.document));
+  await replaceReferences(
+    tx,
+    { siteId: page.siteId, collection: 'pages', id: page.id, name: page.name || page.slug },
+    referencesOfPage(page.type, page.document),
+  );
 }
 
 export async function findPage(db: Db, siteId: string, id: string): Promise<Page> {
@@ -252,18 +263,22 @@ export async function createPage(db: Db, siteId: string, input: PageCreate): Pro
   const hash = await gatePasswordHash(document, gatePassword, null);
   const now = new Date();
   return db.$transaction((tx) =>
-    insertPage(tx, {
-      id: newId(),
-      siteId,
-      slug: checkSlug(input.slug),
-      type: input.type,
-      baseLanguage: checkLanguage(input.baseLanguage) ?? 'en-US',
-      document: document as Prisma.InputJsonValue,
-      tags: checkTags(input.tags),
-      gatePasswordHash: hash,
-      createdAt: now,
-      updatedAt: now,
-    }, 'created'),
+    insertPage(
+      tx,
+      {
+        id: newId(),
+        siteId,
+        slug: checkSlug(input.slug),
+        type: input.type,
+        baseLanguage: checkLanguage(input.baseLanguage) ?? 'en-US',
+        document: document as Prisma.InputJsonValue,
+        tags: checkTags(input.tags),
+        gatePasswordHash: hash,
+        createdAt: now,
+        updatedAt: now,
+      },
+      'created',
+    ),
   );
 }
 
@@ -312,9 +327,7 @@ export async function deletePage(db: Db, siteId: string, id: string): Promise<Pa
 
 /** `base`, or `base-2`, `base-3`, … : the first slug the site does not use yet. */
 async function freeSlug(db: Db, siteId: string, base: string): Promise<string> {
-  const taken = new Set(
-    (await db.page.findMany({ where: { siteId, slug: startsWithText(base) }, select: { slug: true } })).map((page) => page.slug),
-  );
+  const taken = new Set((await db.page.findMany({ where: { siteId, slug: startsWithText(base) }, select: { slug: true } })).map((page) => page.slug));
   if (!taken.has(base)) return base;
   for (let n = 2; ; n += 1) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
 }
@@ -353,18 +366,22 @@ export async function clonePage(db: Db, siteId: string, id: string, localizedTit
       copies.set(panel.id, copy.id);
     }
     if (sidebar) sidebar.items = items.map((item) => ({ ...item, id: copies.get(String(item.id)) ?? item.id }));
-    return insertPage(tx, {
-      id: newId(),
-      siteId,
-      slug,
-      type: base.type,
-      baseLanguage: base.baseLanguage,
-      document: document as Prisma.InputJsonValue,
-      tags: base.tags as Prisma.InputJsonValue,
-      gatePasswordHash: base.gatePasswordHash,
-      createdAt: now,
-      updatedAt: now,
-    }, 'created');
+    return insertPage(
+      tx,
+      {
+        id: newId(),
+        siteId,
+        slug,
+        type: base.type,
+        baseLanguage: base.baseLanguage,
+        document: document as Prisma.InputJsonValue,
+        tags: base.tags as Prisma.InputJsonValue,
+        gatePasswordHash: base.gatePasswordHash,
+        createdAt: now,
+        updatedAt: now,
+      },
+      'created',
+    );
   });
 }
 

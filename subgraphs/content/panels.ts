@@ -36,14 +36,27 @@ export const RENDERER_SCHEMA = {
     enable_dark_theme: flag,
     filtered_words: text,
     group_by_date: flag,
-    groups: list(object({ id: text, group_banner_url: text, group_bio: text, group_name: text, group_links: list(link), created: epoch, last_modified: epoch })),
+    groups: list(
+      object({ id: text, group_banner_url: text, group_bio: text, group_name: text, group_links: list(link), created: epoch, last_modified: epoch }),
+    ),
     help_link_url: text,
     icon_name: text,
     id: text,
     iframe_tag: text,
     image_url: text,
     login_button_text: text,
-    people: list(object({ id: text, person_bio: text, person_name: text, person_title: text, person_image_url: text, person_links: list(link), created: epoch, last_modified: epoch })),
+    people: list(
+      object({
+        id: text,
+        person_bio: text,
+        person_name: text,
+        person_title: text,
+        person_image_url: text,
+        person_links: list(link),
+        created: epoch,
+        last_modified: epoch,
+      }),
+    ),
     playlist_id: text,
     questions: list(object({ array_id: text, poll_id: text })),
     quests: list(object({ array_id: text, quest_id: text })),
@@ -52,7 +65,9 @@ export const RENDERER_SCHEMA = {
       schedule_type: text,
       source_channels: list({ type: 'string' }),
       /** ours: a manual event's start_time (the seed gives only its end_time) */
-      manual_events: list(object({ array_id: text, start_time: epoch, end_time: epoch, name: text, location: text, more_info: text, references: list({ type: 'string' }) })),
+      manual_events: list(
+        object({ array_id: text, start_time: epoch, end_time: epoch, name: text, location: text, more_info: text, references: list({ type: 'string' }) }),
+      ),
     }),
     show_completed_count: flag,
     /** ours: a chat's slow mode, one message per this many seconds per account */
@@ -100,7 +115,13 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 const slugify = (value: string) =>
-  value.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  value
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
 
 /** The columns a renderer decides: type (panel_type), name (panel_name). */
 export function rendererColumns(renderer: JsonRecord) {

@@ -86,7 +86,13 @@ function readPlatformPlaylist(text: string): { title: string; description: strin
     throw badGateway('the video platform answered without a playlist title and videos');
   }
   const videos = document.videos.map((video, index): PlatformVideo => {
-    if (!isRecord(video) || typeof video.id !== 'string' || typeof video.title !== 'string' || typeof video.url !== 'string' || !/^https?:\/\//.test(video.url)) {
+    if (
+      !isRecord(video) ||
+      typeof video.id !== 'string' ||
+      typeof video.title !== 'string' ||
+      typeof video.url !== 'string' ||
+      !/^https?:\/\//.test(video.url)
+    ) {
       throw badGateway(`the video platform's video ${index} has no id, title or http(s) url`);
     }
     return {
@@ -99,7 +105,11 @@ function readPlatformPlaylist(text: string): { title: string; description: strin
     };
   });
   if (videos.length > MAX_MEMBERS) throw badGateway(`the video platform playlist has more than ${MAX_MEMBERS} videos`);
-  return { title: document.title.trim().slice(0, 200) || 'Imported playlist', description: typeof document.description === 'string' ? document.description : '', videos };
+  return {
+    title: document.title.trim().slice(0, 200) || 'Imported playlist',
+    description: typeof document.description === 'string' ? document.description : '',
+    videos,
+  };
 }
 
 /**
@@ -110,7 +120,11 @@ function readPlatformPlaylist(text: string): { title: string; description: strin
 async function fetchPlatformPlaylist(url: string, timeoutMs: number, policy: OutboundPolicy) {
   let response: Response;
   try {
-    response = await outboundFetch(url, { headers: { accept: 'application/json', 'user-agent': 'stagegraph-import/1' }, signal: AbortSignal.timeout(timeoutMs) }, policy);
+    response = await outboundFetch(
+      url,
+      { headers: { accept: 'application/json', 'user-agent': 'stagegraph-import/1' }, signal: AbortSignal.timeout(timeoutMs) },
+      policy,
+    );
   } catch {
     throw badGateway('the video platform could not be reached at that URL');
   }
@@ -137,7 +151,14 @@ export async function importPlaylist(db: Db, siteId: string, url: string, timeou
       const externalId = `${platform.host}:${item.id}`;
       const video = await tx.video.upsert({
         where: { siteId_externalId: { siteId, externalId } },
-        update: { title: item.title, url: item.url, description: item.description, thumbnail: item.thumbnail, durationSeconds: item.durationSeconds, updatedAt: now },
+        update: {
+          title: item.title,
+          url: item.url,
+          description: item.description,
+          thumbnail: item.thumbnail,
+          durationSeconds: item.durationSeconds,
+          updatedAt: now,
+        },
         create: {
           id: newId(),
           siteId,

@@ -21,11 +21,26 @@ export interface ThemeModel {
 }
 
 const COLOR_KEYS = [
-  'accentPrimary', 'accentSecondary', 'accentTertiary',
-  'alertConfirmation', 'alertWarning', 'alertError',
-  'highlightPrimary', 'highlightSecondary', 'highlightTertiary',
-  'surface1', 'surface2', 'surface3', 'surface4', 'surface5', 'surface6',
-  'text100', 'text200', 'text300', 'text400', 'text500',
+  'accentPrimary',
+  'accentSecondary',
+  'accentTertiary',
+  'alertConfirmation',
+  'alertWarning',
+  'alertError',
+  'highlightPrimary',
+  'highlightSecondary',
+  'highlightTertiary',
+  'surface1',
+  'surface2',
+  'surface3',
+  'surface4',
+  'surface5',
+  'surface6',
+  'text100',
+  'text200',
+  'text300',
+  'text400',
+  'text500',
 ] as const;
 
 export const DEFAULT_THEME: ThemeModel = {
@@ -35,11 +50,26 @@ export const DEFAULT_THEME: ThemeModel = {
   mode: 'dark',
   button: { borderRadius: 'rounded', textCapitalization: 'uppercase' },
   colors: {
-    accentPrimary: '#6c5ce7', accentSecondary: '#00cec9', accentTertiary: '#fdcb6e',
-    alertConfirmation: '#00b894', alertWarning: '#fdcb6e', alertError: '#d63031',
-    highlightPrimary: '#ffffff', highlightSecondary: '#dfe6e9', highlightTertiary: '#b2bec3',
-    surface1: '#0b0b0f', surface2: '#15151c', surface3: '#1f1f29', surface4: '#2a2a36', surface5: '#353543', surface6: '#414152',
-    text100: '#ffffff', text200: '#e5e5ea', text300: '#b9b9c3', text400: '#8d8d99', text500: '#62626e',
+    accentPrimary: '#6c5ce7',
+    accentSecondary: '#00cec9',
+    accentTertiary: '#fdcb6e',
+    alertConfirmation: '#00b894',
+    alertWarning: '#fdcb6e',
+    alertError: '#d63031',
+    highlightPrimary: '#ffffff',
+    highlightSecondary: '#dfe6e9',
+    highlightTertiary: '#b2bec3',
+    surface1: '#0b0b0f',
+    surface2: '#15151c',
+    surface3: '#1f1f29',
+    surface4: '#2a2a36',
+    surface5: '#353543',
+    surface6: '#414152',
+    text100: '#ffffff',
+    text200: '#e5e5ea',
+    text300: '#b9b9c3',
+    text400: '#8d8d99',
+    text500: '#62626e',
   },
   typography: { body: 'Inter', headline: 'Inter' },
   creator: null,
@@ -61,7 +91,8 @@ export function checkTheme(theme: unknown, field = 'settings.theme'): void {
   if (theme.colors !== undefined) {
     if (!isRecord(theme.colors)) throw badInput(`${field}.colors must be an object`, `${field}.colors`);
     for (const [key, value] of Object.entries(theme.colors)) {
-      if (!(COLOR_KEYS as readonly string[]).includes(key)) throw badInput(`${field}.colors.${key} is not a theme color (${COLOR_KEYS.join(', ')})`, `${field}.colors.${key}`);
+      if (!(COLOR_KEYS as readonly string[]).includes(key))
+        throw badInput(`${field}.colors.${key} is not a theme color (${COLOR_KEYS.join(', ')})`, `${field}.colors.${key}`);
       if (typeof value !== 'string' || !HEX_COLOR.test(value)) throw badInput(`${field}.colors.${key} must be a hex color`, `${field}.colors.${key}`);
     }
   }

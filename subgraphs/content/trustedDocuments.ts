@@ -44,7 +44,8 @@ export function checkManifest(manifest: unknown): TrustedOperation[] {
     if (typeof id !== 'string' || !/^[0-9a-f]{64}$/.test(id)) throw badInput(`${at}.id must be the sha256 hex of its body`, `${at}.id`);
     if (id !== documentHash(body)) throw badInput(`${at}.id is not the sha256 hex of its body`, `${at}.id`);
     if (typeof type !== 'string' || !OPERATION_TYPES.has(type)) throw badInput(`${at}.type must be query, mutation or subscription`, `${at}.type`);
-    if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 200)) throw badInput(`${at}.name must be a text of at most 200 characters`, `${at}.name`);
+    if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 200))
+      throw badInput(`${at}.name must be a text of at most 200 characters`, `${at}.name`);
     try {
       parse(body);
     } catch (error) {
@@ -63,7 +64,11 @@ export async function registerTrustedDocuments(db: Db, siteId: string, manifest:
   const ids = operations.map((operation) => operation.id);
   const unique = [...new Map(operations.map((operation) => [operation.id, operation])).values()];
   const added = await db.$transaction(async (tx) => {
-    const known = new Set((await tx.trustedDocument.findMany({ where: { siteId, hash: { in: unique.map((operation) => operation.id) } }, select: { hash: true } })).map((row) => row.hash));
+    const known = new Set(
+      (await tx.trustedDocument.findMany({ where: { siteId, hash: { in: unique.map((operation) => operation.id) } }, select: { hash: true } })).map(
+        (row) => row.hash,
+      ),
+    );
     const fresh = unique.filter((operation) => !known.has(operation.id));
     for (const operation of fresh) {
       // The primary key (siteId, hash) makes a registration racing this one store each document once.

@@ -18,7 +18,10 @@ const IDLE_POLL_MS = 2_000;
 /** Most deliveries sent at once per instance. */
 const BATCH = 20;
 
-export type WebhookSettings = Pick<Config, 'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'webhookMaxAttempts' | 'encryptionKey' | 'outboundAllowPrivate' | 'outboundAllowHosts'>;
+export type WebhookSettings = Pick<
+  Config,
+  'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'webhookMaxAttempts' | 'encryptionKey' | 'outboundAllowPrivate' | 'outboundAllowHosts'
+>;
 
 /** Delay before attempt number `attempt + 1`, after `attempt` failures: base · 2^(attempt-1), capped. */
 export function retryDelayMs(settings: WebhookSettings, attempt: number): number {
@@ -37,7 +40,11 @@ export class WebhookDispatcher implements WebhookWaker {
   private again = false;
   private stopped = false;
 
-  constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly logger: Logger) {}
+  constructor(
+    private readonly db: Db,
+    private readonly settings: WebhookSettings,
+    private readonly logger: Logger,
+  ) {}
 
   /** Looks at the outbox now (after a change wrote deliveries), and from then on as deliveries fall due. */
   kick(): void {
@@ -133,26 +140,35 @@ export class WebhookDispatcher implements WebhookWaker {
 
   private async send(url: string, secret: string, delivery: { id: string; event: string; body: string }, attempt: number) {
     try {
-      const response = await outboundFetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'stagegraph-webhooks/1',
-          'x-stagegraph-event': delivery.event,
-          'x-stagegraph-delivery': delivery.id,
-          'x-stagegraph-attempt': String(attempt),
-          'x-stagegraph-signature': signWebhook(secret, Date.now(), delivery.body),
+      const response = await outboundFetch(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'stagegraph-webhooks/1',
+            'x-stagegraph-event': delivery.event,
+            'x-stagegraph-delivery': delivery.id,
+            'x-stagegraph-attempt': String(attempt),
+            'x-stagegraph-signature': signWebhook(secret, Date.now(), delivery.body),
+          },
+          body: delivery.body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(this.settings.webhookTimeoutMs),
         },
-        body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.settings.webhookTimeoutMs),
-      }, outboundPolicy(this.settings));
+        outboundPolicy(this.settings),
+      );
       await response.body?.cancel();
       const ok = response.status >= 200 && response.status < 300;
       return { ok, status: response.status, error: ok ? null : `answered ${response.status}` };
     } catch (error) {
       const name = (error as Error).name;
-      const reason = name === 'TimeoutError' ? `no answer within ${this.settings.webhookTimeoutMs} ms` : isNonPublicRefusal(error) ? 'the endpoint is not a public address' : `could not reach the endpoint (${(error as Error).message})`;
+      const reason =
+        name === 'TimeoutError'
+          ? `no answer within ${this.settings.webhookTimeoutMs} ms`
+          : isNonPublicRefusal(error)
+            ? 'the endpoint is not a public address'
+            : `could not reach the endpoint (${(error as Error).message})`;
       return { ok: false, status: null, error: reason };
     }
   }

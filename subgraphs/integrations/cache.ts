@@ -6,7 +6,10 @@
 export class LoadCache<V> {
   private readonly entries = new Map<string, { value: Promise<V>; expires: number }>();
 
-  constructor(private readonly ttlMs: number, private readonly max = 10_000) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max = 10_000,
+  ) {}
 
   get(key: string, load: () => Promise<V>): Promise<V> {
     const entry = this.entries.get(key);

@@ -39,7 +39,11 @@ export async function moveShow(ctx: Pick<SubgraphContext, 'db'>, streamId: strin
  * content check and channelStatus read it anew), then viewers' channelStatus subscriptions hear it.
  * A bus failure is logged; the change itself stands.
  */
-export async function announceChannelShow(ctx: Pick<SubgraphContext, 'bus' | 'logger'>, stream: Pick<Stream, 'siteId' | 'pageId' | 'id'>, acceptedAt = Date.now()) {
+export async function announceChannelShow(
+  ctx: Pick<SubgraphContext, 'bus' | 'logger'>,
+  stream: Pick<Stream, 'siteId' | 'pageId' | 'id'>,
+  acceptedAt = Date.now(),
+) {
   try {
     await announceChannelStatus(ctx.bus, { siteId: stream.siteId, channelId: stream.pageId, acceptedAt });
   } catch (error) {

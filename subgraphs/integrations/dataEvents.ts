@@ -145,7 +145,6 @@ export interface DataEventRow {
 /** For each row, the ID of the event its body is stored as: its own, or the first's when it is a replay. */
 type StoreRows = (rows: DataEventRow[]) => Promise<string[]>;
 
-
 /** A row's provider and body: rows with the same key are one event and its replays. */
 const replayKey = (row: DataEventRow) => `${row.dataProviderId}\n${row.digest}`;
 

@@ -82,7 +82,8 @@ function text(value: unknown, field: string, max = 500): string {
  */
 export async function checkDataProviderFields(given: Record<string, unknown>, { partial }: { partial: boolean }): Promise<Partial<DataProviderFields>> {
   for (const field of Object.keys(given)) {
-    if (!(DATA_PROVIDER_FIELDS as readonly string[]).includes(field)) throw badInput(`${field} is not allowed (fields: ${DATA_PROVIDER_FIELDS.join(', ')})`, field);
+    if (!(DATA_PROVIDER_FIELDS as readonly string[]).includes(field))
+      throw badInput(`${field} is not allowed (fields: ${DATA_PROVIDER_FIELDS.join(', ')})`, field);
   }
   if (!partial) {
     for (const field of REQUIRED_FIELDS) if (given[field] === undefined || given[field] === null) throw badInput(`${field} is required`, field);
@@ -135,7 +136,10 @@ export interface ActiveDataProvider {
 export class DataProviderCache {
   private readonly cache = new LoadCache<ActiveDataProvider | null>(60_000);
 
-  constructor(private readonly db: Db, private readonly encryptionKey: string) {}
+  constructor(
+    private readonly db: Db,
+    private readonly encryptionKey: string,
+  ) {}
 
   get(id: string): Promise<ActiveDataProvider | null> {
     return this.cache.get(id, () => this.load(id));
@@ -148,7 +152,13 @@ export class DataProviderCache {
   private async load(id: string): Promise<ActiveDataProvider | null> {
     const row = await this.db.dataProvider.findUnique({ where: { id } });
     if (!row || row.removedAt) return null;
-    return { id: row.id, siteId: row.siteId, secret: decryptSecret(row.secretEncrypted, this.encryptionKey), validate: await compileEventSchema(row.schema), ttl: row.ttl };
+    return {
+      id: row.id,
+      siteId: row.siteId,
+      secret: decryptSecret(row.secretEncrypted, this.encryptionKey),
+      validate: await compileEventSchema(row.schema),
+      ttl: row.ttl,
+    };
   }
 }
 
@@ -203,7 +213,13 @@ async function signedProvider(ctx: SubgraphContext, id: string) {
 }
 
 /** A provider's own update, signed over the exact body; answers with the (unchanged) secret. */
-export async function updateDataProvider(ctx: SubgraphContext, runtime: ProviderCacheHolder, id: string, signature: string | null | undefined, rawBody: string) {
+export async function updateDataProvider(
+  ctx: SubgraphContext,
+  runtime: ProviderCacheHolder,
+  id: string,
+  signature: string | null | undefined,
+  rawBody: string,
+) {
   const { row, secret } = await signedProvider(ctx, id);
   verifyProviderSignature(secret, rawBody, signature);
   const parsed = parseJsonInput(rawBody, 'body');

@@ -90,7 +90,8 @@ function patternsOf(schema: unknown, found = new Set<string>()): Set<string> {
   else if (schema && typeof schema === 'object') {
     for (const [key, value] of Object.entries(schema)) {
       if (key === 'pattern' && typeof value === 'string') found.add(value);
-      if (key === 'patternProperties' && value && typeof value === 'object' && !Array.isArray(value)) for (const name of Object.keys(value as object)) found.add(name);
+      if (key === 'patternProperties' && value && typeof value === 'object' && !Array.isArray(value))
+        for (const name of Object.keys(value as object)) found.add(name);
       patternsOf(value, found);
     }
   }

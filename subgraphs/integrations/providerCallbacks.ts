@@ -22,7 +22,11 @@ async function streamOfContract(ctx: SubgraphContext, contract: StreamProviderCo
  * Applies a webhook. connected/disconnected set the ingest connection, active/idle the playback; each
  * side remembers the provider time of the webhook that set it, and only a later one changes it.
  */
-export async function receiveStreamWebhook(ctx: SubgraphContext, authorization: string | null | undefined, input: { type: WebhookType; id: string; time: number }) {
+export async function receiveStreamWebhook(
+  ctx: SubgraphContext,
+  authorization: string | null | undefined,
+  input: { type: WebhookType; id: string; time: number },
+) {
   const acceptedAt = Date.now();
   const contract = await contractOfAuthorization(ctx, authorization);
   // 8.64e15 ms is the last instant a Date can hold: a later time would be stored as Invalid Date.

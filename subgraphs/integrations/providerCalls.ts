@@ -75,15 +75,20 @@ export async function callProvider(
   let failure = '';
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     try {
-      const response = await outboundFetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(settings.timeoutMs),
-      }, settings.policy);
+      const response = await outboundFetch(
+        url,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(settings.timeoutMs),
+        },
+        settings.policy,
+      );
       const answer = await readAnswer(response);
-      if (response.status >= 300 && response.status < 400) throw badGateway(operation, `it answered with a redirect (${response.status}), which is not followed`);
+      if (response.status >= 300 && response.status < 400)
+        throw badGateway(operation, `it answered with a redirect (${response.status}), which is not followed`);
       if (response.status < 500) return { status: response.status, body: answer };
       failure = `${response.status}${messageOf(answer) ? ` (${messageOf(answer)})` : ''}`;
     } catch (error) {

@@ -12,7 +12,10 @@ import type { SubgraphContext } from '../../shared/subgraph';
 export async function channelRecording(ctx: SubgraphContext, siteId: string, channelId: string): Promise<ChannelRecording | null> {
   const stream = await ctx.db.stream.findFirst({ where: { siteId, pageId: channelId, recording: true }, select: { liveBroadcastId: true } });
   if (!stream?.liveBroadcastId) return null;
-  const broadcast = await ctx.db.liveBroadcast.findUnique({ where: { liveBroadcastId: stream.liveBroadcastId }, select: { liveBroadcastId: true, startedAt: true } });
+  const broadcast = await ctx.db.liveBroadcast.findUnique({
+    where: { liveBroadcastId: stream.liveBroadcastId },
+    select: { liveBroadcastId: true, startedAt: true },
+  });
   return broadcast ? { liveBroadcastId: broadcast.liveBroadcastId, startedAt: broadcast.startedAt.getTime() } : null;
 }
 

@@ -41,7 +41,8 @@ function checkUrls(urls: Record<string, unknown>, policy: OutboundPolicy): Contr
 
 function checkCredentialLabels(value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw badInput('accountCredentials must be an object of credential key -> label', 'accountCredentials');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw badInput('accountCredentials must be an object of credential key -> label', 'accountCredentials');
   for (const [key, label] of Object.entries(value)) {
     if (typeof label !== 'string' || label.trim() === '') throw badInput(`accountCredentials.${key} must be a non-empty label`, `accountCredentials.${key}`);
   }
@@ -72,12 +73,19 @@ export function checkContract(
 }
 
 async function assertNameFree(ctx: SubgraphContext, siteId: string, name: string, exceptId?: string): Promise<void> {
-  const taken = await ctx.db.streamProviderContract.findFirst({ where: { siteId, name, ...(exceptId ? { NOT: { id: exceptId } } : {}) }, select: { id: true } });
+  const taken = await ctx.db.streamProviderContract.findFirst({
+    where: { siteId, name, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
+    select: { id: true },
+  });
   if (taken) throw conflict(`a streaming provider named "${name}" is already registered on this site`);
 }
 
 /** Registers a contract of the site; the answer's authorization is never shown again. */
-export async function registerStreamProvider(ctx: SubgraphContext, siteId: string, input: { name: string; urls: Record<string, unknown>; accountCredentials?: unknown; useAccount: boolean }) {
+export async function registerStreamProvider(
+  ctx: SubgraphContext,
+  siteId: string,
+  input: { name: string; urls: Record<string, unknown>; accountCredentials?: unknown; useAccount: boolean },
+) {
   const fields = checkContract({ ...input, accountCredentials: input.accountCredentials }, outboundPolicy(ctx.config));
   await assertNameFree(ctx, siteId, fields.name);
   const authorization = randomUUID();
@@ -113,12 +121,15 @@ export async function updateStreamProvider(
 ) {
   const contract = await contractOfAuthorization(ctx, header);
   if (contract.id !== id) throw notFound(`streaming provider contract ${id}`);
-  const fields = checkContract({
-    name: input.name ?? contract.name,
-    urls: { ...(contract.urls as Record<string, unknown>), ...(input.urls ?? {}) },
-    accountCredentials: input.accountCredentials === undefined || input.accountCredentials === null ? contract.accountCredentials : input.accountCredentials,
-    useAccount: input.useAccount ?? contract.useAccount,
-  }, outboundPolicy(ctx.config));
+  const fields = checkContract(
+    {
+      name: input.name ?? contract.name,
+      urls: { ...(contract.urls as Record<string, unknown>), ...(input.urls ?? {}) },
+      accountCredentials: input.accountCredentials === undefined || input.accountCredentials === null ? contract.accountCredentials : input.accountCredentials,
+      useAccount: input.useAccount ?? contract.useAccount,
+    },
+    outboundPolicy(ctx.config),
+  );
   if (fields.name !== contract.name) await assertNameFree(ctx, contract.siteId, fields.name, contract.id);
   return ctx.db.streamProviderContract.update({ where: { id: contract.id }, data: { ...fields, updatedAt: new Date() } });
 }
@@ -153,15 +164,18 @@ export function callContract(ctx: SubgraphContext, contract: StreamProviderContr
  */
 export function checkAccountCredentials(contract: StreamProviderContract, given: unknown): Record<string, string> | null {
   if (!contract.useAccount) {
-    if (given !== undefined && given !== null) throw badInput('accountCredentials are only used with a contract whose useAccount is true', 'accountCredentials');
+    if (given !== undefined && given !== null)
+      throw badInput('accountCredentials are only used with a contract whose useAccount is true', 'accountCredentials');
     return null;
   }
-  if (!given || typeof given !== 'object' || Array.isArray(given)) throw badInput('accountCredentials is required by this contract (useAccount)', 'accountCredentials');
+  if (!given || typeof given !== 'object' || Array.isArray(given))
+    throw badInput('accountCredentials is required by this contract (useAccount)', 'accountCredentials');
   const keys = Object.keys(contract.accountCredentials as Record<string, string>);
   const values = given as Record<string, unknown>;
-  for (const key of Object.keys(values)) if (!keys.includes(key)) throw badInput(`accountCredentials.${key} is not a credential of this contract (${keys.join(', ')})`, `accountCredentials.${key}`);
+  for (const key of Object.keys(values))
+    if (!keys.includes(key)) throw badInput(`accountCredentials.${key} is not a credential of this contract (${keys.join(', ')})`, `accountCredentials.${key}`);
   for (const key of keys) {
-    if (typeof values[key] !== 'string' || (values[key]) === '') throw badInput(`accountCredentials.${key} is required`, `accountCredentials.${key}`);
+    if (typeof values[key] !== 'string' || values[key] === '') throw badInput(`accountCredentials.${key} is required`, `accountCredentials.${key}`);
   }
   return values as Record<string, string>;
 }

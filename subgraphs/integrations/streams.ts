@@ -99,7 +99,10 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
 export async function startStream(ctx: SubgraphContext, siteId: string, id: string): Promise<Stream> {
   const stream = await findStream(ctx, siteId, id);
   const liveBroadcastId = randomUUID();
-  const claimed = await ctx.db.stream.updateMany({ where: { id: stream.id, recording: false }, data: { recording: true, liveBroadcastId, updatedAt: new Date() } });
+  const claimed = await ctx.db.stream.updateMany({
+    where: { id: stream.id, recording: false },
+    data: { recording: true, liveBroadcastId, updatedAt: new Date() },
+  });
   if (claimed.count === 0) throw conflict(`stream ${id} is already recording (liveBroadcastId ${stream.liveBroadcastId})`);
   try {
     await expectDone(ctx, stream.contract, 'startStream', { id: stream.providerStreamId, liveBroadcastId });

@@ -12,7 +12,6 @@ import { streamSecondAt } from '../../shared/viewerProtocol';
 import type { BroadcastOverlaySnapshot, OverlayBroadcastEvent, OverlayBroadcastMessage } from '../../shared/liveEvents';
 import { recordingOfChannel, timelineOf } from './timecode';
 
-
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]);
 
@@ -43,9 +42,8 @@ export function fillContents(contents: unknown, variables: Record<string, string
 
 export function snapshotOverlay(overlay: Overlay, variables: Record<string, string>): BroadcastOverlaySnapshot {
   const filled = fillContents(overlay.contents, variables);
-  const contents = overlay.type === 'template' && filled && typeof filled === 'object' && !Array.isArray(filled)
-    ? { ...filled, templateId: overlay.id, variables }
-    : filled;
+  const contents =
+    overlay.type === 'template' && filled && typeof filled === 'object' && !Array.isArray(filled) ? { ...filled, templateId: overlay.id, variables } : filled;
   return {
     id: overlay.id,
     name: overlay.name,
@@ -55,7 +53,6 @@ export function snapshotOverlay(overlay: Overlay, variables: Record<string, stri
     duration: overlay.duration,
   };
 }
-
 
 /** Who a broadcast is for and for how long. */
 export interface BroadcastTarget {
@@ -87,7 +84,13 @@ export type BroadcastDelivery = 'now' | 'held';
  * Shows an overlay: stores the broadcast, then tells every instance. Delivered `now`, a broadcast the
  * bus refuses is withdrawn so no late joiner gets what live viewers never saw.
  */
-export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay: Overlay, target: BroadcastTarget, delivery: BroadcastDelivery = 'now'): Promise<OverlayBroadcastEvent> {
+export async function showOverlay(
+  ctx: SubgraphContext,
+  siteId: string,
+  overlay: Overlay,
+  target: BroadcastTarget,
+  delivery: BroadcastDelivery = 'now',
+): Promise<OverlayBroadcastEvent> {
   const recording = await recordingOfChannel(ctx, siteId, target.channelId);
   const startedAt = Date.now();
   const streamSecond = recording ? streamSecondAt(recording, startedAt) : null;
@@ -132,4 +135,3 @@ export async function showOverlay(ctx: SubgraphContext, siteId: string, overlay:
   }
   return event;
 }
-

@@ -22,7 +22,14 @@ export function recordViewerPresence({ bus, database, logger }: ServiceDeps): { 
       for (const entry of report.entries) {
         await db.viewerPresence.upsert({
           where: { instanceId_siteId_channelId: { instanceId: report.instanceId, siteId: entry.siteId, channelId: entry.channelId } },
-          create: { instanceId: report.instanceId, siteId: entry.siteId, channelId: entry.channelId, concurrents: entry.concurrents, views: entry.views, updatedAt },
+          create: {
+            instanceId: report.instanceId,
+            siteId: entry.siteId,
+            channelId: entry.channelId,
+            concurrents: entry.concurrents,
+            views: entry.views,
+            updatedAt,
+          },
           update: { concurrents: entry.concurrents, views: entry.views, updatedAt },
         });
       }

@@ -95,7 +95,8 @@ function checkTargeting(value: unknown, channelId: string | null): RuleTargeting
   }
   const checked: RuleTargeting = { scope, target, segment, tags };
   if (targeting.priority !== undefined && targeting.priority !== null) {
-    if (typeof targeting.priority !== 'number' || !Number.isFinite(targeting.priority)) throw badInput(`${field}.priority must be a number`, `${field}.priority`);
+    if (typeof targeting.priority !== 'number' || !Number.isFinite(targeting.priority))
+      throw badInput(`${field}.priority must be a number`, `${field}.priority`);
     checked.priority = targeting.priority;
   }
   return checked;

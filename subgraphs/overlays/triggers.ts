@@ -42,7 +42,7 @@ function asNumber(value: unknown): number | null {
   return null;
 }
 
-const asText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+const asText = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 /** A prepared operand: its number (when it reads as one) and its text, computed once per rule. */
 interface Operand {

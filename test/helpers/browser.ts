@@ -39,7 +39,12 @@ export async function startStaticSite(files: Record<string, { type: string; body
     if (range) {
       const start = Number(range[1]);
       const end = range[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
-      response.writeHead(206, { 'content-type': file.type, 'accept-ranges': 'bytes', 'content-range': `bytes ${start}-${end}/${body.length}`, 'content-length': end - start + 1 });
+      response.writeHead(206, {
+        'content-type': file.type,
+        'accept-ranges': 'bytes',
+        'content-range': `bytes ${start}-${end}/${body.length}`,
+        'content-length': end - start + 1,
+      });
       response.end(body.subarray(start, end + 1));
       return;
     }
@@ -49,10 +54,11 @@ export async function startStaticSite(files: Record<string, { type: string; body
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -43,10 +43,26 @@ function segmentsOf(playlist: string): Segment[] {
 /** Encodes `seconds` of ffmpeg's test pattern into one-second HLS segments in `dir`. */
 async function encode(dir: string, seconds: number): Promise<Segment[]> {
   await run('ffmpeg', [
-    '-loglevel', 'error', '-y',
-    '-f', 'lavfi', '-i', `testsrc=duration=${seconds}:size=320x240:rate=25`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-g', '25',
-    '-hls_time', '1', '-hls_playlist_type', 'vod', join(dir, 'out.m3u8'),
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=duration=${seconds}:size=320x240:rate=25`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-g',
+    '25',
+    '-hls_time',
+    '1',
+    '-hls_playlist_type',
+    'vod',
+    join(dir, 'out.m3u8'),
   ]);
   return segmentsOf(readFileSync(join(dir, 'out.m3u8'), 'utf8'));
 }
@@ -67,14 +83,25 @@ function livePlaylist(segments: Segment[], elapsed: number): string {
   // Discontinuities that left the window before its first segment.
   const passed = first > 0 ? Math.floor((first - 1) / segments.length) : 0;
   const target = Math.ceil(Math.max(...segments.map((segment) => segment.duration)));
-  return ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, `#EXT-X-MEDIA-SEQUENCE:${first}`, `#EXT-X-DISCONTINUITY-SEQUENCE:${passed}`, ...entries, ''].join('\n');
+  return [
+    '#EXTM3U',
+    '#EXT-X-VERSION:3',
+    `#EXT-X-TARGETDURATION:${target}`,
+    `#EXT-X-MEDIA-SEQUENCE:${first}`,
+    `#EXT-X-DISCONTINUITY-SEQUENCE:${passed}`,
+    ...entries,
+    '',
+  ].join('\n');
 }
 
 /** Starts the CDN: a `vodSeconds` recording (default 10) and, when asked, a `liveSeconds` live stream. */
 export async function startHlsCdn(options: { vodSeconds?: number; liveSeconds?: number } = {}): Promise<HlsCdn> {
   const root = mkdtempSync(join(tmpdir(), 'stagegraph-cdn-'));
   for (const dir of ['vod', 'live']) mkdirSync(join(root, dir));
-  const [, live] = await Promise.all([encode(join(root, 'vod'), options.vodSeconds ?? 10), options.liveSeconds ? encode(join(root, 'live'), options.liveSeconds) : []]);
+  const [, live] = await Promise.all([
+    encode(join(root, 'vod'), options.vodSeconds ?? 10),
+    options.liveSeconds ? encode(join(root, 'live'), options.liveSeconds) : [],
+  ]);
   const requests: string[] = [];
   const cdn = { requests, down: false } as HlsCdn;
   let liveSince: number | null = null;
@@ -102,7 +129,9 @@ export async function startHlsCdn(options: { vodSeconds?: number; liveSeconds?: 
       response.writeHead(404, headers).end();
       return;
     }
-    response.writeHead(200, { ...headers, 'content-type': match[3] === 'm3u8' ? 'application/vnd.apple.mpegurl' : 'video/mp2t', 'content-length': body.length }).end(body);
+    response
+      .writeHead(200, { ...headers, 'content-type': match[3] === 'm3u8' ? 'application/vnd.apple.mpegurl' : 'video/mp2t', 'content-length': body.length })
+      .end(body);
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -51,7 +51,13 @@ export interface ChatWatcher {
 }
 
 /** Subscribes to a room on its own socket; `clients` keeps the socket for disposal. */
-export function watchChat(stack: Pick<Stack, 'url'>, siteId: string, panelId: string, clients: Client[], options: { afterSeq?: number; jwt?: string; query?: string } = {}): ChatWatcher {
+export function watchChat(
+  stack: Pick<Stack, 'url'>,
+  siteId: string,
+  panelId: string,
+  clients: Client[],
+  options: { afterSeq?: number; jwt?: string; query?: string } = {},
+): ChatWatcher {
   const params: Record<string, unknown> = { 'x-service-client-id': siteId };
   if (options.jwt) params.Authorization = `Bearer ${options.jwt}`;
   const client = connectClient(stack, params);
@@ -87,8 +93,18 @@ export function watchChat(stack: Pick<Stack, 'url'>, siteId: string, panelId: st
     arrivals,
     errors,
     seqs,
-    until: (test, timeoutMs = DEADLINE_MS) => wait(() => events.find(test), () => `no matching chat event; got ${JSON.stringify(events)}`, timeoutMs),
-    untilSeqs: (test, timeoutMs = DEADLINE_MS) => wait(() => (test(seqs()) ? seqs() : undefined), () => `seqs never matched; got ${JSON.stringify(seqs())}`, timeoutMs),
+    until: (test, timeoutMs = DEADLINE_MS) =>
+      wait(
+        () => events.find(test),
+        () => `no matching chat event; got ${JSON.stringify(events)}`,
+        timeoutMs,
+      ),
+    untilSeqs: (test, timeoutMs = DEADLINE_MS) =>
+      wait(
+        () => (test(seqs()) ? seqs() : undefined),
+        () => `seqs never matched; got ${JSON.stringify(seqs())}`,
+        timeoutMs,
+      ),
   };
 }
 
@@ -128,8 +144,10 @@ export async function sendMany(on: Pick<Stack, 'url'>, owner: TestSite, panelId:
 /** The room's whole history, oldest first, paged back through GET /chat/v1/{panelId}/messages. */
 export async function chatHistory(on: Pick<Stack, 'url'>, owner: TestSite, panelId: string): Promise<AckedChat[]> {
   const pages: AckedChat[][] = [];
-  for (let before: number | null = null; ; ) {
-    const reply: Reply = await rest(on, 'GET', `/chat/v1/${panelId}/messages?limit=200${before === null ? '' : `&before=${before}`}`, { headers: viewer(owner) });
+  for (let before: number | null = null; ;) {
+    const reply: Reply = await rest(on, 'GET', `/chat/v1/${panelId}/messages?limit=200${before === null ? '' : `&before=${before}`}`, {
+      headers: viewer(owner),
+    });
     if (reply.status !== 200) throw new Error(`history not read: ${reply.status} ${JSON.stringify(reply.body)}`);
     pages.unshift(reply.body.results.map(({ id, seq, text }: AckedChat) => ({ id, seq, text })));
     before = reply.body.pagination.nextBefore;
@@ -168,7 +186,7 @@ export function followChat(on: Pick<Stack, 'url'>, siteId: string, panelId: stri
   let client: Client | null = null;
   let socket: { terminate(): void } | null = null;
   const done = (async () => {
-    for (let failures = 0; !stopped; ) {
+    for (let failures = 0; !stopped;) {
       const afterSeq = started ? (seqs.at(-1) ?? 0) : null;
       const current = (client = connectClient(on, { 'x-service-client-id': siteId }, (code) => ends.push(`closed ${code}`)));
       current.on('opened', (opened) => (socket = opened as { terminate(): void }));

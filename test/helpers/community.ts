@@ -34,7 +34,12 @@ export async function join(stack: Stack, site: TestSite, options: { email?: stri
 }
 
 /** A new entitlement (SKU) of the site, created by its developer key. */
-export async function createSku(stack: Stack, site: TestSite, sku: string, options: { value?: number; currency?: string; recurrence?: string; name?: string } = {}) {
+export async function createSku(
+  stack: Stack,
+  site: TestSite,
+  sku: string,
+  options: { value?: number; currency?: string; recurrence?: string; name?: string } = {},
+) {
   const reply = await rest(stack, 'POST', '/entitlement/v1/', {
     headers: site.admin,
     body: {
@@ -63,7 +68,10 @@ export async function activeSkus(stack: Stack, site: TestSite, jwt: string): Pro
 
 /** A purchase of `sku` (default `finals`) by the member, through POST /billing/v1/purchase; its receipt is e-mailed. */
 export async function purchase(stack: Stack, site: TestSite, member: Member, body: object = {}) {
-  const reply = await rest(stack, 'POST', '/billing/v1/purchase', { headers: site.admin, body: { accountId: member.accountId, sku: 'finals', paymentMethod: 'Visa •••• 4242', ...body } });
+  const reply = await rest(stack, 'POST', '/billing/v1/purchase', {
+    headers: site.admin,
+    body: { accountId: member.accountId, sku: 'finals', paymentMethod: 'Visa •••• 4242', ...body },
+  });
   if (reply.status !== 201) throw new Error(`purchase failed: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body as { subscription: { _id: string }; charge: { _id: string; chargeId: string; receiptNumber: string; amount: number } };
 }

@@ -63,7 +63,9 @@ export function verifyDkim(raw: string, publicKeyBase64: string): DkimResult {
   const tags = tagsOf(signatureField.slice(signatureField.indexOf(':') + 1));
   if (tags.get('a') !== 'rsa-sha256') throw new Error(`unexpected DKIM algorithm ${tags.get('a')}`);
   const [headerCanon, bodyCanon = 'simple'] = (tags.get('c') ?? 'simple/simple').split('/');
-  const bodyHash = createHash('sha256').update(canonicalBody(body, bodyCanon === 'relaxed')).digest('base64');
+  const bodyHash = createHash('sha256')
+    .update(canonicalBody(body, bodyCanon === 'relaxed'))
+    .digest('base64');
 
   // Each name in h= takes that header's last instance not yet used (RFC 6376 5.4.2).
   const unused = [...fields];

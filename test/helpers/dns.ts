@@ -85,7 +85,17 @@ export async function startTestDns(records: TxtRecords = {}): Promise<TestDns> {
     const output: string[] = [];
     const started = spawn(
       'dnsmasq',
-      ['--no-daemon', `--port=${port}`, '--listen-address=127.0.0.1', '--bind-interfaces', '--no-resolv', '--no-hosts', '--pid-file=', '--local=/test/', `--conf-file=${confFile}`],
+      [
+        '--no-daemon',
+        `--port=${port}`,
+        '--listen-address=127.0.0.1',
+        '--bind-interfaces',
+        '--no-resolv',
+        '--no-hosts',
+        '--pid-file=',
+        '--local=/test/',
+        `--conf-file=${confFile}`,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     started.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));

@@ -74,5 +74,13 @@ export async function providerWithStream(service: FakeStreamService, env: Record
   };
   const created = await call('createStream', { title: 'fake', fallbackImageUrl });
   const of = () => service.received.filter((entry) => (entry.body.id ?? entry.body.streamId) === created.providerStreamId);
-  return { call, created, of, types: () => of().filter((entry) => entry.status === 200 && entry.body.type).map((entry) => entry.body.type) };
+  return {
+    call,
+    created,
+    of,
+    types: () =>
+      of()
+        .filter((entry) => entry.status === 200 && entry.body.type)
+        .map((entry) => entry.body.type),
+  };
 }

@@ -12,7 +12,11 @@ import { startRedis, type LocalServer } from '../../scripts/services';
 import { createTestDatabase, type TestDatabase } from './database';
 import { createChannel, createTestSite, type TestSite } from './stack';
 
-export function startTestFleet(database: TestDatabase, redis: LocalServer, options: { instances: number; shutdownGraceMs: number; prometheusDir?: string }): Promise<Fleet> {
+export function startTestFleet(
+  database: TestDatabase,
+  redis: LocalServer,
+  options: { instances: number; shutdownGraceMs: number; prometheusDir?: string },
+): Promise<Fleet> {
   const fleetOptions: FleetOptions = {
     instances: options.instances,
     port: 0,
@@ -21,7 +25,11 @@ export function startTestFleet(database: TestDatabase, redis: LocalServer, optio
     from: 'source',
     output: process.env.TEST_LOG_LEVEL ? 'inherit' : 'ignore',
     prometheusDir: options.prometheusDir,
-    env: { SHUTDOWN_GRACE_MS: String(options.shutdownGraceMs), REDIS_PREFIX: `sgfleet-${randomBytes(4).toString('hex')}`, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' },
+    env: {
+      SHUTDOWN_GRACE_MS: String(options.shutdownGraceMs),
+      REDIS_PREFIX: `sgfleet-${randomBytes(4).toString('hex')}`,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    },
   };
   return startFleet(fleetOptions);
 }

@@ -45,7 +45,12 @@ const templates: Template[] = Object.entries(document.paths)
       method,
       path,
       // express matches with or without the trailing slash, so the check does too.
-      pattern: new RegExp(`^${path.replace(/\/$/, '').replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}/?$`),
+      pattern: new RegExp(
+        `^${path
+          .replace(/\/$/, '')
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\{\w+\}/g, '[^/]+')}/?$`,
+      ),
       params: (path.match(/\{/g) ?? []).length,
       operation,
     })),
@@ -98,20 +103,28 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
   const where = `${method.toUpperCase()} ${path} (${template.operation.operationId}, ${template.path})`;
   const response = template.operation.responses[String(status)];
   if (!response) {
-    throw new Error(`${where} answered ${status}, which the OpenAPI document does not list (it lists ${Object.keys(template.operation.responses).join(', ')}): ${text.slice(0, 300)}`);
+    throw new Error(
+      `${where} answered ${status}, which the OpenAPI document does not list (it lists ${Object.keys(template.operation.responses).join(', ')}): ${text.slice(0, 300)}`,
+    );
   }
   const mediaType = (contentType ?? '').split(';')[0].trim();
   const media = response.content?.[mediaType];
   if (!media) {
     if (!response.content && !text) return count();
-    throw new Error(`${where} answered ${status} as ${mediaType || 'no content type'}, which the document does not list for it (${Object.keys(response.content ?? {}).join(', ') || 'no body'})`);
+    throw new Error(
+      `${where} answered ${status} as ${mediaType || 'no content type'}, which the document does not list for it (${Object.keys(response.content ?? {}).join(', ') || 'no body'})`,
+    );
   }
   if (mediaType === 'application/json' && media.schema) {
     const validate = validatorFor(`${template.operation.operationId} ${status}`, media.schema);
     const body: unknown = text ? JSON.parse(text) : null;
     if (!validate(body)) {
-      const problems = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '(body)'} ${error.message}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`);
-      throw new Error(`${where} answered ${status} with a body that does not match the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${text.slice(0, 500)}`);
+      const problems = (validate.errors ?? [])
+        .slice(0, 5)
+        .map((error) => `${error.instancePath || '(body)'} ${error.message}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`);
+      throw new Error(
+        `${where} answered ${status} with a body that does not match the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${text.slice(0, 500)}`,
+      );
     }
   }
   count();

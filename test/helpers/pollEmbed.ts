@@ -73,9 +73,14 @@ export async function broadcastPoll(scene: PollScene, pollId: string, duration =
 export async function openEmbed(scene: PollScene, options: { token?: string; mode?: string; base?: string } = {}): Promise<Page> {
   const page = await scene.browser.newPage();
   scene.pages.push(page);
-  const query = new URLSearchParams({ siteId: scene.site.siteId, channelId: scene.channel, ...(options.token ? { token: options.token } : {}), ...(options.mode ? { mode: options.mode } : {}) });
+  const query = new URLSearchParams({
+    siteId: scene.site.siteId,
+    channelId: scene.channel,
+    ...(options.token ? { token: options.token } : {}),
+    ...(options.mode ? { mode: options.mode } : {}),
+  });
   await page.goto(`${options.base ?? scene.stack.url}/embed/v1/overlays?${query.toString()}`);
-  await page.waitForFunction(() => (window).stagegraphEmbed?.connected === true);
+  await page.waitForFunction(() => window.stagegraphEmbed?.connected === true);
   return page;
 }
 
@@ -160,7 +165,13 @@ export async function waitForPoll(page: Page, scope: string, expected: ShownPoll
 }
 
 /** An answer line as expected: `share` of all answers, `count` of them, with the flags given. */
-export function line(id: string, text: string, count: number, share: number, flags: Partial<Pick<ShownLine, 'tag' | 'mark' | 'mine' | 'correct' | 'verdict'>> = {}): ShownLine {
+export function line(
+  id: string,
+  text: string,
+  count: number,
+  share: number,
+  flags: Partial<Pick<ShownLine, 'tag' | 'mark' | 'mine' | 'correct' | 'verdict'>> = {},
+): ShownLine {
   return {
     id,
     text,

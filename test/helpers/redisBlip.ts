@@ -24,7 +24,10 @@ export async function startRedisBlip(): Promise<RedisBlip> {
   const url = new URL(process.env.REDIS_URL as string);
   const proxy = await startTcpProxy(url.hostname, Number(url.port || 6379));
   const first = await startTestStack();
-  const cutOff = await startStack({ ...testConfig(first.config.databaseUrl), redisPrefix: first.config.redisPrefix, redisUrl: `redis://127.0.0.1:${proxy.port}` }, { logger: createLogger('silent') });
+  const cutOff = await startStack(
+    { ...testConfig(first.config.databaseUrl), redisPrefix: first.config.redisPrefix, redisUrl: `redis://127.0.0.1:${proxy.port}` },
+    { logger: createLogger('silent') },
+  );
   return {
     first,
     cutOff,

@@ -61,17 +61,20 @@ export async function registerReferenceProvider(
   args: { service: string; siteId: string; developerKey: string },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, providerArgs(['register', '--service', args.service, '--site', args.siteId, '--developer-key', args.developerKey]), {
-      cwd: root,
-      env: { ...process.env, ...ports.env },
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      providerArgs(['register', '--service', args.service, '--site', args.siteId, '--developer-key', args.developerKey]),
+      {
+        cwd: root,
+        env: { ...process.env, ...ports.env },
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
 }
-
 
 function track(child: ChildProcess): ChildProcess {
   children.add(child);
@@ -112,19 +115,45 @@ export async function serveReferenceProvider(ports: ReferenceProviderPorts): Pro
 /** ffmpeg pushing a 320x240 test pattern with a tone, in real time, to `<ingestUrl>/<streamKey>`. */
 export function pushTestPattern(ingestUrl: string, streamKey: string): ChildProcess {
   return track(
-    spawn('ffmpeg', [
-      '-loglevel', 'error', '-nostdin', '-re',
-      '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25',
-      '-f', 'lavfi', '-i', 'sine=frequency=440',
-      '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', '25', '-c:a', 'aac',
-      '-f', 'flv', `${ingestUrl}/${streamKey}`,
-    ], { stdio: 'ignore' }),
+    spawn(
+      'ffmpeg',
+      [
+        '-loglevel',
+        'error',
+        '-nostdin',
+        '-re',
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc=size=320x240:rate=25',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=frequency=440',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-tune',
+        'zerolatency',
+        '-g',
+        '25',
+        '-c:a',
+        'aac',
+        '-f',
+        'flv',
+        `${ingestUrl}/${streamKey}`,
+      ],
+      { stdio: 'ignore' },
+    ),
   );
 }
 
 /** The exit code of a child once it ends. */
 export const exitOf = (child: ChildProcess): Promise<number | null> =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 
 /** Stops every encoder and provider started here (each provider stops its nginx), then removes their state. */
 export async function stopReferenceProviders(): Promise<void> {

@@ -29,7 +29,12 @@ export async function registerShowProvider(stack: Stack, site: TestSite, provide
 }
 
 /** A switched-on channel of `site` (with `data` merged into its data) and its stream at the contract. */
-export async function showChannel(stack: Stack, site: TestSite, contract: { id: string; authorization: string }, data: Record<string, unknown> = {}): Promise<ShowChannel> {
+export async function showChannel(
+  stack: Stack,
+  site: TestSite,
+  contract: { id: string; authorization: string },
+  data: Record<string, unknown> = {},
+): Promise<ShowChannel> {
   const page = await rest(stack, 'POST', '/pages/v3', {
     headers: site.admin,
     body: {
@@ -53,7 +58,12 @@ export async function showChannel(stack: Stack, site: TestSite, contract: { id: 
 
 /** channelStatus as a viewer with the site ID reads it. */
 export async function readStatus(stack: Pick<Stack, 'url'>, siteId: string, channelId: string) {
-  const reply = await graphql(stack, `query Status($channelId: ID!) { channelStatus(channelId: $channelId) { ${STATUS_FIELDS} } }`, { channelId }, { 'x-service-client-id': siteId });
+  const reply = await graphql(
+    stack,
+    `query Status($channelId: ID!) { channelStatus(channelId: $channelId) { ${STATUS_FIELDS} } }`,
+    { channelId },
+    { 'x-service-client-id': siteId },
+  );
   if (reply.body.errors) throw new Error(JSON.stringify(reply.body.errors));
   return reply.body.data.channelStatus;
 }

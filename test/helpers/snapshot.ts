@@ -26,10 +26,13 @@ export async function databaseSnapshot(stack: Stack): Promise<Record<string, str
   const plain = stack.database.plain;
   if (!plain) throw new Error('a database snapshot needs the plain driver (a SQLite file or PostgreSQL)');
   const read = async (sql: string): Promise<Record<string, unknown>[]> =>
-    plain.provider === 'sqlite' ? (plain.connection.prepare(sql).all()) : (await plain.pool.query(sql)).rows;
+    plain.provider === 'sqlite' ? plain.connection.prepare(sql).all() : (await plain.pool.query(sql)).rows;
   const snapshot: Record<string, string> = {};
   for (const { name } of (await read(TABLES[plain.provider])) as { name: string }[]) {
-    snapshot[name] = (await read(`SELECT * FROM "${name}"`)).map((row) => text(withoutUsage(name, row))).sort().join('\n');
+    snapshot[name] = (await read(`SELECT * FROM "${name}"`))
+      .map((row) => text(withoutUsage(name, row)))
+      .sort()
+      .join('\n');
   }
   return snapshot;
 }

@@ -66,7 +66,12 @@ export async function startTestStack(options: StartOptions = {}): Promise<Stack>
     databases.push(database);
     config = testConfig(database.url, options.env);
   }
-  const stack = await startStack(config, { logger: options.logger ?? createLogger(config.logLevel), bus: options.bus, subgraphsOverHttp: options.subgraphsOverHttp, now: options.now });
+  const stack = await startStack(config, {
+    logger: options.logger ?? createLogger(config.logLevel),
+    bus: options.bus,
+    subgraphsOverHttp: options.subgraphsOverHttp,
+    now: options.now,
+  });
   started.push(stack);
   return stack;
 }
@@ -125,10 +130,28 @@ export async function grantEntitlement(stack: Pick<Stack, 'database'>, siteId: s
   const entitlement =
     (await db.entitlement.findUnique({ where: { siteId_sku: { siteId, sku } } })) ??
     (await db.entitlement.create({
-      data: { id: randomBytes(12).toString('hex'), siteId, sku, name: sku, prices: [{ currency: 'USD', default: true, value: 10 }], tags: [], createdAt: now, updatedAt: now },
+      data: {
+        id: randomBytes(12).toString('hex'),
+        siteId,
+        sku,
+        name: sku,
+        prices: [{ currency: 'USD', default: true, value: 10 }],
+        tags: [],
+        createdAt: now,
+        updatedAt: now,
+      },
     }));
   await db.subscription.create({
-    data: { id: randomBytes(12).toString('hex'), siteId, accountId, entitlementId: entitlement.id, status: 'active', grantedMethod, createdAt: now, updatedAt: now },
+    data: {
+      id: randomBytes(12).toString('hex'),
+      siteId,
+      accountId,
+      entitlementId: entitlement.id,
+      status: 'active',
+      grantedMethod,
+      createdAt: now,
+      updatedAt: now,
+    },
   });
 }
 

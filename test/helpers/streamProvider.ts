@@ -47,7 +47,12 @@ function defaultAnswer(operation: string): Answer {
   const providerStreamId = randomUUID();
   return {
     status: 200,
-    body: { ingestUrl: `rtmp://ingest.fake.test/live`, streamKey: `key-${providerStreamId}`, playbackUrl: `https://cdn.fake.test/${providerStreamId}/index.m3u8`, providerStreamId },
+    body: {
+      ingestUrl: `rtmp://ingest.fake.test/live`,
+      streamKey: `key-${providerStreamId}`,
+      playbackUrl: `https://cdn.fake.test/${providerStreamId}/index.m3u8`,
+      providerStreamId,
+    },
   };
 }
 
@@ -89,7 +94,8 @@ export async function startFakeStreamProvider(): Promise<FakeStreamProvider> {
     answer(operation, ...answers) {
       queued.set(operation, [...(queued.get(operation) ?? []), ...answers]);
     },
-    urls: (without = []) => Object.fromEntries(OPERATIONS.filter((operation) => !without.includes(operation)).map((operation) => [operation, `${url}/${operation}`])),
+    urls: (without = []) =>
+      Object.fromEntries(OPERATIONS.filter((operation) => !without.includes(operation)).map((operation) => [operation, `${url}/${operation}`])),
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

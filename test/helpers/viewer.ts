@@ -62,10 +62,7 @@ async function subscriptionsOn(gateway: LiveGateway): Promise<number> {
   return total(await scrape(gateway), 'stagegraph_live_subscriptions');
 }
 
-export async function watch(
-  stack: LiveGateway,
-  options: { siteId: string; channelId?: string | null; token?: string },
-): Promise<Viewer> {
+export async function watch(stack: LiveGateway, options: { siteId: string; channelId?: string | null; token?: string }): Promise<Viewer> {
   let resolveClosed: (code: number) => void = () => undefined;
   const closed = new Promise<number>((resolve) => (resolveClosed = resolve));
   const params: Record<string, unknown> = { 'x-service-client-id': options.siteId };

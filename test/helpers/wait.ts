@@ -16,7 +16,8 @@ export class NotRetryable extends Error {}
  * and body. For the reads a wait polls: `until(async () => expectStatus(await read(), 200), …)`.
  */
 export function expectStatus<R extends { status: number; body?: unknown }>(reply: R, ...statuses: number[]): R {
-  if (!statuses.includes(reply.status)) throw new NotRetryable(`answered ${reply.status} (the wait expects ${statuses.join(' or ')}): ${JSON.stringify(reply.body)?.slice(0, 500)}`);
+  if (!statuses.includes(reply.status))
+    throw new NotRetryable(`answered ${reply.status} (the wait expects ${statuses.join(' or ')}): ${JSON.stringify(reply.body)?.slice(0, 500)}`);
   return reply;
 }
 

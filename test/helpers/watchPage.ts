@@ -37,7 +37,12 @@ export interface OverlaySeen {
 }
 
 /** Opens the watch page of `channelId` in a new tab of `browser`; `pages` keeps it for closing. */
-export async function openWatchPage(browser: Browser, pages: Page[], url: { base: string; siteId: string; channelId: string }, options: WatchOptions = {}): Promise<{ page: Page; requested: string[] }> {
+export async function openWatchPage(
+  browser: Browser,
+  pages: Page[],
+  url: { base: string; siteId: string; channelId: string },
+  options: WatchOptions = {},
+): Promise<{ page: Page; requested: string[] }> {
   const page = await browser.newPage();
   pages.push(page);
   const requested: string[] = [];
@@ -70,7 +75,12 @@ export const watchState = (page: Page): Promise<{ view: string; show: string | n
 
 /** Waits for the page to show `view` (and the show to be in `show`, when given). */
 export const untilView = (page: Page, view: string, show?: string) =>
-  until(() => watchState(page), (state) => state.view === view && (show === undefined || state.show === show), `the watch page showing ${view}${show ? ` (show ${show})` : ''}`, 60_000);
+  until(
+    () => watchState(page),
+    (state) => state.view === view && (show === undefined || state.show === show),
+    `the watch page showing ${view}${show ? ` (show ${show})` : ''}`,
+    60_000,
+  );
 
 export const videoTime = (page: Page): Promise<number> => page.evaluate(() => document.getElementById('player').currentTime);
 /** What the player plays: `live`, `vod`, or null. */
@@ -87,8 +97,18 @@ export const timecodeOverlays = (page: Page): Promise<OverlaySeen[]> =>
 /** Waits until the video plays on: its time moves on by more than a second from what it is now (or from `from`). */
 export async function untilAdvancing(page: Page, from?: number): Promise<void> {
   const start = from ?? (await videoTime(page));
-  const moved = await until(() => videoTime(page), (time) => time > start + 0.5, 'the video playing', 60_000);
-  await until(() => videoTime(page), (time) => time > moved + 0.5, 'the video time advancing', 60_000);
+  const moved = await until(
+    () => videoTime(page),
+    (time) => time > start + 0.5,
+    'the video playing',
+    60_000,
+  );
+  await until(
+    () => videoTime(page),
+    (time) => time > moved + 0.5,
+    'the video time advancing',
+    60_000,
+  );
 }
 
 /** What a watch page test file runs against, filled in before its first test. */
@@ -112,7 +132,8 @@ export function watchTestbed(siteName: string, cdn: Parameters<typeof startHlsCd
   let browser: Browser | undefined;
   const pages: Page[] = [];
   const bed = {
-    open: (channelId: string, options: WatchOptions = {}) => openWatchPage(browser!, pages, { base: bed.stack.url, siteId: bed.site.siteId, channelId }, options),
+    open: (channelId: string, options: WatchOptions = {}) =>
+      openWatchPage(browser!, pages, { base: bed.stack.url, siteId: bed.site.siteId, channelId }, options),
     openUrl: async (url: string) => {
       const page = await browser!.newPage();
       pages.push(page);

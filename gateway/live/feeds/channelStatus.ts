@@ -109,7 +109,17 @@ export class ChannelStatusFeed implements LiveStream {
     const existing = this.channels.get(key);
     if (existing) return existing;
     const state: ChannelState = {
-      key, siteId, channelId, status: null, signature: '', version: 0, loaded: Promise.resolve(), viewers: new Map(), pendingSince: null, running: false, closed: false,
+      key,
+      siteId,
+      channelId,
+      status: null,
+      signature: '',
+      version: 0,
+      loaded: Promise.resolve(),
+      viewers: new Map(),
+      pendingSince: null,
+      running: false,
+      closed: false,
     };
     state.loaded = this.load(siteId, channelId).then(
       (status) => {
@@ -130,7 +140,9 @@ export class ChannelStatusFeed implements LiveStream {
   /** The channel cannot be read (not the site's, or deleted): every subscriber gets the error, and the state goes. */
   private failAll(state: ChannelState, error: unknown): void {
     const graphqlError =
-      error instanceof GraphQLError ? error : new GraphQLError('the channel status is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
+      error instanceof GraphQLError
+        ? error
+        : new GraphQLError('the channel status is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
     if (!(error instanceof GraphQLError)) this.logger.warn({ err: (error as Error).message, channelId: state.channelId }, 'could not read a channel status');
     this.drop(state);
     for (const viewer of [...state.viewers.keys()]) viewer.fail([graphqlError]);

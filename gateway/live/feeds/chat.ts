@@ -182,9 +182,27 @@ export class ChatFeed implements LiveStream {
     const existing = this.rooms.get(key);
     if (existing) return existing;
     const room: Room = {
-      key, siteId, panelId, system: null, recent: [], coveredFrom: 0, sentSeq: 0, readSeq: 0, announcedSeq: 0, pending: [], pendingEvents: [],
-      deleted: new Map(), cleared: [], loaded: Promise.resolve(),
-      state: { life: 'loading', read: 'idle', push: 'idle' }, timer: null, lastFlushAt: 0, viewers: new Set(), firstFrames: new Map(), counts: null, viewersCounted: null,
+      key,
+      siteId,
+      panelId,
+      system: null,
+      recent: [],
+      coveredFrom: 0,
+      sentSeq: 0,
+      readSeq: 0,
+      announcedSeq: 0,
+      pending: [],
+      pendingEvents: [],
+      deleted: new Map(),
+      cleared: [],
+      loaded: Promise.resolve(),
+      state: { life: 'loading', read: 'idle', push: 'idle' },
+      timer: null,
+      lastFlushAt: 0,
+      viewers: new Set(),
+      firstFrames: new Map(),
+      counts: null,
+      viewersCounted: null,
     };
     room.loaded = this.source.read(siteId, panelId, null, RING).then(
       (view) => {
@@ -214,7 +232,10 @@ export class ChatFeed implements LiveStream {
   }
 
   private failAll(room: Room, error: unknown): void {
-    const graphqlError = error instanceof GraphQLError ? error : new GraphQLError('the chat is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
+    const graphqlError =
+      error instanceof GraphQLError
+        ? error
+        : new GraphQLError('the chat is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
     if (!(error instanceof GraphQLError)) this.logger.warn({ err: (error as Error).message, panelId: room.panelId }, 'could not read a chat room');
     this.drop(room);
     for (const viewer of [...room.viewers]) viewer.subscription.fail([graphqlError]);
@@ -356,11 +377,13 @@ export class ChatFeed implements LiveStream {
     room.firstFrames.clear();
     const viewers = [...room.viewers].filter((viewer) => viewer.started);
     state.push = 'sending';
-    void this.send(room, viewers, events).catch((error: Error) => this.logger.error({ err: error.message, panelId: room.panelId }, 'could not send chat events')).finally(() => {
-      const flushNext = state.push === 'sendingThenFlush';
-      state.push = 'idle';
-      if (flushNext) this.schedule(room);
-    });
+    void this.send(room, viewers, events)
+      .catch((error: Error) => this.logger.error({ err: error.message, panelId: room.panelId }, 'could not send chat events'))
+      .finally(() => {
+        const flushNext = state.push === 'sendingThenFlush';
+        state.push = 'idle';
+        if (flushNext) this.schedule(room);
+      });
   }
 
   private async send(room: Room, viewers: Viewer[], events: ChatEventView[]): Promise<void> {
@@ -398,7 +421,8 @@ export class ChatFeed implements LiveStream {
       viewer.started = true;
       const key = viewer.subscription.documentKey;
       let frame = room.firstFrames.get(key);
-      if (!frame) room.firstFrames.set(key, (frame = viewer.subscription.render({ chatMessages: this.firstEvent(room, room.recent.slice(-CHAT_FIRST_EVENT_MESSAGES)) })));
+      if (!frame)
+        room.firstFrames.set(key, (frame = viewer.subscription.render({ chatMessages: this.firstEvent(room, room.recent.slice(-CHAT_FIRST_EVENT_MESSAGES)) })));
       viewer.subscription.send(frame);
       return;
     }
@@ -411,7 +435,11 @@ export class ChatFeed implements LiveStream {
       } catch (error) {
         if (room.viewers.has(viewer)) {
           room.viewers.delete(viewer);
-          viewer.subscription.fail([error instanceof GraphQLError ? error : new GraphQLError('the chat is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } })]);
+          viewer.subscription.fail([
+            error instanceof GraphQLError
+              ? error
+              : new GraphQLError('the chat is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } }),
+          ]);
         }
         return;
       }

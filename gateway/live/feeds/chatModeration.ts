@@ -83,7 +83,11 @@ export class ChatModerationFeed implements LiveStream {
     } catch (error) {
       if (!(error instanceof GraphQLError)) this.logger.warn({ err: (error as Error).message }, 'could not read a chat moderation queue');
       this.remove(key, moderator);
-      subscription.fail([error instanceof GraphQLError ? error : new GraphQLError('the chat is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } })]);
+      subscription.fail([
+        error instanceof GraphQLError
+          ? error
+          : new GraphQLError('the chat is unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } }),
+      ]);
       return;
     }
     if (!this.rooms.get(key)?.has(moderator)) return;

@@ -148,8 +148,21 @@ export class PollResultsFeed implements LiveStream {
     const state = this.polls.get(key);
     if (state) return state;
     const created: PollState = {
-      key, siteId, pollId, results: null, version: 0, loaded: Promise.resolve(), viewers: new Set(), byAccount: new Map(),
-      stale: false, timer: null, running: false, lastPushAt: 0, mineQueue: [], mineScheduled: false, closed: false,
+      key,
+      siteId,
+      pollId,
+      results: null,
+      version: 0,
+      loaded: Promise.resolve(),
+      viewers: new Set(),
+      byAccount: new Map(),
+      stale: false,
+      timer: null,
+      running: false,
+      lastPushAt: 0,
+      mineQueue: [],
+      mineScheduled: false,
+      closed: false,
     };
     created.loaded = this.source.load(siteId, pollId).then(
       (results) => {
@@ -182,7 +195,9 @@ export class PollResultsFeed implements LiveStream {
   /** The poll cannot be read (deleted, or never the site's): every subscriber gets the error, and the state goes. */
   private failAll(state: PollState, error: unknown): void {
     const graphqlError =
-      error instanceof GraphQLError ? error : new GraphQLError('the poll results are unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
+      error instanceof GraphQLError
+        ? error
+        : new GraphQLError('the poll results are unavailable, try again shortly', { extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } });
     if (!(error instanceof GraphQLError)) this.logger.warn({ err: (error as Error).message, pollId: state.pollId }, 'could not read poll results');
     this.dropState(state);
     for (const viewer of [...state.viewers]) viewer.subscription.fail([graphqlError]);
@@ -244,10 +259,13 @@ export class PollResultsFeed implements LiveStream {
 
   private schedule(state: PollState, delay: number): void {
     if (state.timer || state.closed) return;
-    state.timer = setTimeout(() => {
-      state.timer = null;
-      void this.push(state);
-    }, Math.max(0, delay));
+    state.timer = setTimeout(
+      () => {
+        state.timer = null;
+        void this.push(state);
+      },
+      Math.max(0, delay),
+    );
     state.timer.unref();
   }
 
@@ -298,7 +316,8 @@ export class PollResultsFeed implements LiveStream {
         let byMine = rendered.get(viewer.subscription.documentKey);
         if (!byMine) rendered.set(viewer.subscription.documentKey, (byMine = new Map<string, RenderedEvent>()));
         let payload = byMine.get(viewer.mine ?? '');
-        if (!payload) byMine.set(viewer.mine ?? '', (payload = viewer.subscription.render({ pollResults: { ...results, mine: mineOf(results, viewer.mine) } })));
+        if (!payload)
+          byMine.set(viewer.mine ?? '', (payload = viewer.subscription.render({ pollResults: { ...results, mine: mineOf(results, viewer.mine) } })));
         this.sendTo(viewer, version, payload);
       }
       // The next round waits from the end of this one: no viewer, early or late in it, gets two within 500 ms.

@@ -50,7 +50,9 @@ export function sseTransport({ live, logger, heartbeatMs }: SseTransportOptions)
       return;
     }
     if (!acceptsEventStream(req.header('accept'))) {
-      res.status(406).json({ errors: [{ message: 'Accept must include text/event-stream (graphql-sse, distinct connections)', extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
+      res.status(406).json({
+        errors: [{ message: 'Accept must include text/event-stream (graphql-sse, distinct connections)', extensions: { code: ErrorCode.BAD_USER_INPUT } }],
+      });
       return;
     }
     serveOperation(live, new HttpStream(res, SSE_FORMAT, heartbeats), req, res, logger).catch(next);

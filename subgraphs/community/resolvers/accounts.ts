@@ -126,7 +126,8 @@ export function accountResolvers(runtime: CommunityRuntime): Resolvers {
         const { siteId, accountId } = requireAccount(identity);
         return changePassword(db, runtime.limits, siteId, accountId, input);
       },
-      requestPasswordReset: (_root, input, { identity, db, config }) => requestPasswordReset(db, config, runtime.mailer, runtime.limits, requireSite(identity), input),
+      requestPasswordReset: (_root, input, { identity, db, config }) =>
+        requestPasswordReset(db, config, runtime.mailer, runtime.limits, requireSite(identity), input),
       resetPassword: (_root, input, { identity, db }) => resetPassword(db, requireSite(identity), input),
     },
     Account: {
@@ -144,4 +145,3 @@ export function accountResolvers(runtime: CommunityRuntime): Resolvers {
     },
   };
 }
-

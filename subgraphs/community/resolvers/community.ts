@@ -18,9 +18,15 @@ export function communityResolvers(runtime: CommunityRuntime): Resolvers {
         return row ? { domain: row.domain, verifiedAt: row.verifiedAt.getTime() } : null;
       },
       community: (_root, { query }, { identity, db, config, supergraph }) =>
-        listCommunity({ db, provider: providerOf(config.databaseUrl), supergraph, identity, now: runtime.now() }, requireAdmin(identity, Scope.community, { write: false }), query),
-      communityAccount: (_root, { accountId }, { identity, db }) => communityAccount(db, requireAdmin(identity, Scope.community, { write: false }), accountId, runtime.now()),
-      communityExportFile: (_root, { exportId }, { identity, db }) => communityExportFile(db, requireAdmin(identity, Scope.community, { write: false }), exportId),
+        listCommunity(
+          { db, provider: providerOf(config.databaseUrl), supergraph, identity, now: runtime.now() },
+          requireAdmin(identity, Scope.community, { write: false }),
+          query,
+        ),
+      communityAccount: (_root, { accountId }, { identity, db }) =>
+        communityAccount(db, requireAdmin(identity, Scope.community, { write: false }), accountId, runtime.now()),
+      communityExportFile: (_root, { exportId }, { identity, db }) =>
+        communityExportFile(db, requireAdmin(identity, Scope.community, { write: false }), exportId),
       charges: async (_root, { accountId }, { identity, db }) => {
         const siteId = requireAdmin(identity, Scope.billing, { write: false });
         const charges = await db.charge.findMany({ where: { siteId, accountId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -30,9 +36,14 @@ export function communityResolvers(runtime: CommunityRuntime): Resolvers {
     Mutation: {
       grantEntitlement: (_root, { accountId, entitlementId }, { identity, db }) =>
         grantEntitlementToAccount(db, requireAdmin(identity, Scope.community, { write: true }), accountId, entitlementId, runtime.now()),
-      updateAccountEntitlement: (_root, { input }, { identity, db }) => updateAccountEntitlement(db, requireAdmin(identity, Scope.community, { write: true }), input, runtime.now()),
+      updateAccountEntitlement: (_root, { input }, { identity, db }) =>
+        updateAccountEntitlement(db, requireAdmin(identity, Scope.community, { write: true }), input, runtime.now()),
       exportCommunity: (_root, { input }, { identity, db, config, supergraph }) =>
-        exportCommunity({ db, provider: providerOf(config.databaseUrl), supergraph, identity, now: runtime.now() }, requireAdmin(identity, Scope.community, { write: false }), input ?? {}),
+        exportCommunity(
+          { db, provider: providerOf(config.databaseUrl), supergraph, identity, now: runtime.now() },
+          requireAdmin(identity, Scope.community, { write: false }),
+          input ?? {},
+        ),
       recordPurchase: async (_root, { input }, { identity, db, config, logger, supergraph }) => {
         const siteId = requireAdmin(identity, Scope.billing, { write: true });
         const purchase = await recordPurchase(db, siteId, input);

@@ -12,7 +12,8 @@ export function entitlementResolvers(runtime: CommunityRuntime): Resolvers {
   return {
     Query: {
       // The catalog (SKUs and prices) is what viewers buy from: the site ID is enough to read it.
-      entitlements: (_root, _args, { identity, db }) => db.entitlement.findMany({ where: { siteId: requireReader(identity) }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+      entitlements: (_root, _args, { identity, db }) =>
+        db.entitlement.findMany({ where: { siteId: requireReader(identity) }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
       entitlement: (_root, { id }, { identity, db }) => findEntitlement(db, requireReader(identity), id),
       bundle: async (_root, { id }, { identity, db }) => {
         const bundle = await db.bundle.findFirst({ where: { id, siteId: requireSite(identity) } });
@@ -22,7 +23,8 @@ export function entitlementResolvers(runtime: CommunityRuntime): Resolvers {
     },
     Mutation: {
       createEntitlement: (_root, { input }, { identity, db }) => createEntitlement(db, requireAdmin(identity, Scope.entitlements, { write: true }), input),
-      updateEntitlement: (_root, { id, input }, { identity, db }) => updateEntitlement(db, requireAdmin(identity, Scope.entitlements, { write: true }), id, input),
+      updateEntitlement: (_root, { id, input }, { identity, db }) =>
+        updateEntitlement(db, requireAdmin(identity, Scope.entitlements, { write: true }), id, input),
       createBundle: (_root, { input }, { identity, db }) => createBundle(db, requireAdmin(identity, Scope.entitlements, { write: true }), input),
     },
     Entitlement: {

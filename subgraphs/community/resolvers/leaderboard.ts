@@ -9,12 +9,15 @@ const loaders = new WeakMap<object, DataLoader<string, string | null>>();
 function nameLoader(request: object, db: Db, siteId: string): DataLoader<string, string | null> {
   let loader = loaders.get(request);
   if (!loader) {
-    loader = new DataLoader(async (ids: readonly string[]) => {
-      const accounts = await db.account.findMany({ where: { siteId, id: { in: [...ids] } }, select: { id: true, name: true } });
-      const byId = new Map(accounts.map((account) => [account.id, account.name]));
-      return ids.map((id) => byId.get(id) ?? null);
-      // Batching only: one identity may serve a socket's many operations, and names change.
-    }, { cache: false });
+    loader = new DataLoader(
+      async (ids: readonly string[]) => {
+        const accounts = await db.account.findMany({ where: { siteId, id: { in: [...ids] } }, select: { id: true, name: true } });
+        const byId = new Map(accounts.map((account) => [account.id, account.name]));
+        return ids.map((id) => byId.get(id) ?? null);
+        // Batching only: one identity may serve a socket's many operations, and names change.
+      },
+      { cache: false },
+    );
     loaders.set(request, loader);
   }
   return loader;

@@ -27,7 +27,8 @@ export function receiptResolvers(): Resolvers {
       },
     },
     Mutation: {
-      setReceiptSender: (_root, { input }, { identity, db, config }) => setReceiptSender(db, config, requireAdmin(identity, Scope.customEmail, { write: true }), input),
+      setReceiptSender: (_root, { input }, { identity, db, config }) =>
+        setReceiptSender(db, config, requireAdmin(identity, Scope.customEmail, { write: true }), input),
       verifyReceiptSender: async (_root, _args, { identity, db, config }) => {
         const siteId = requireAdmin(identity, Scope.customEmail, { write: true });
         return senderOf(await verifySender(db, config, siteId), config) ?? noSender();

@@ -51,7 +51,11 @@ function dkimTags(record: string): Map<string, string> {
 function judgeDkim(records: string[], question: SenderDnsQuestion): { verified: boolean; problem: string | null } {
   const keys = records.map(dkimTags).filter((tags) => tags.has('p'));
   if (keys.some((tags) => tags.get('p') === question.publicKey)) return { verified: true, problem: null };
-  if (keys.length > 0) return { verified: false, problem: `the DKIM record at ${question.dkimName} carries another public key than the site's (publish the value GET /customemail/v1/sender shows)` };
+  if (keys.length > 0)
+    return {
+      verified: false,
+      problem: `the DKIM record at ${question.dkimName} carries another public key than the site's (publish the value GET /customemail/v1/sender shows)`,
+    };
   if (records.length > 0) return { verified: false, problem: `the TXT record at ${question.dkimName} is not a DKIM key (it has no p= tag)` };
   return { verified: false, problem: null };
 }
@@ -68,7 +72,11 @@ function judgeSpf(records: string[], domain: string, include: string): { verifie
     .map((item) => /^([+?~-]?)include:(.+)$/i.exec(item))
     .find((match) => match && match[2].toLowerCase().replace(/\.$/, '') === wanted);
   if (!term) return { verified: false, problem: `the SPF record of ${domain} does not include include:${include}` };
-  if (term[1] && term[1] !== '+') return { verified: false, problem: `the SPF record of ${domain} includes include:${include} with the qualifier ${term[1]}, which does not let the service send` };
+  if (term[1] && term[1] !== '+')
+    return {
+      verified: false,
+      problem: `the SPF record of ${domain} includes include:${include} with the qualifier ${term[1]}, which does not let the service send`,
+    };
   return { verified: true, problem: null };
 }
 
@@ -76,7 +84,10 @@ function judgeSpf(records: string[], domain: string, include: string): { verifie
  * Asks DNS for the sender's DKIM and SPF records (at once) and judges them: verified when either
  * authorizes the service; otherwise failed with every reason found, or "no DKIM or SPF record found".
  */
-export async function checkSenderDns(config: Pick<Config, 'dnsServers' | 'dnsTimeoutMs' | 'mailSpfInclude'>, question: SenderDnsQuestion): Promise<SenderDnsVerdict> {
+export async function checkSenderDns(
+  config: Pick<Config, 'dnsServers' | 'dnsTimeoutMs' | 'mailSpfInclude'>,
+  question: SenderDnsQuestion,
+): Promise<SenderDnsVerdict> {
   // One attempt per question: the deadline is the whole check's, not a per-try timeout of four tries.
   const resolver = new dns.Resolver({ timeout: config.dnsTimeoutMs, tries: 1 });
   if (config.dnsServers) resolver.setServers(config.dnsServers);
@@ -84,7 +95,10 @@ export async function checkSenderDns(config: Pick<Config, 'dnsServers' | 'dnsTim
   // a lookup cancelled here answers ECANCELLED, reported as a timeout like ETIMEOUT.
   const guard = setTimeout(() => resolver.cancel(), config.dnsTimeoutMs);
   try {
-    const [dkimLookup, spfLookup] = await Promise.all([txtRecords(resolver, question.dkimName, config.dnsTimeoutMs), txtRecords(resolver, question.domain, config.dnsTimeoutMs)]);
+    const [dkimLookup, spfLookup] = await Promise.all([
+      txtRecords(resolver, question.dkimName, config.dnsTimeoutMs),
+      txtRecords(resolver, question.domain, config.dnsTimeoutMs),
+    ]);
     const dkim = 'records' in dkimLookup ? judgeDkim(dkimLookup.records, question) : { verified: false, problem: dkimLookup.failure };
     const spf = 'records' in spfLookup ? judgeSpf(spfLookup.records, question.domain, config.mailSpfInclude) : { verified: false, problem: spfLookup.failure };
     if (dkim.verified || spf.verified) return { status: 'verified', problem: null };

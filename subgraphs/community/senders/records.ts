@@ -63,7 +63,11 @@ export function senderOf(settings: ReceiptEmail | null, config: Pick<Config, 'ma
 export function verifiedSenderOf(settings: ReceiptEmail | null, config: Pick<Config, 'mailSpfInclude' | 'encryptionKey'>) {
   const sender = senderOf(settings, config);
   if (!settings?.dkimPrivateKeyEncrypted || sender?.status !== 'verified') return null;
-  const dkim = { domainName: sender.domain, keySelector: settings.dkimSelector ?? DKIM_SELECTOR, privateKey: decryptSecret(settings.dkimPrivateKeyEncrypted, config.encryptionKey) };
+  const dkim = {
+    domainName: sender.domain,
+    keySelector: settings.dkimSelector ?? DKIM_SELECTOR,
+    privateKey: decryptSecret(settings.dkimPrivateKeyEncrypted, config.encryptionKey),
+  };
   return { ...sender, dkim };
 }
 

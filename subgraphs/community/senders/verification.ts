@@ -55,12 +55,15 @@ export class SenderRechecks {
   /** Starts the passes: every interval, but at least once a minute, so a due sender waits little. */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
-      // A pass still going (slow DNS) is not doubled.
-      this.pass ??= this.checkDue()
-        .catch((error: Error) => this.logger.warn({ err: error.message }, 'sender recheck pass failed'))
-        .finally(() => (this.pass = null));
-    }, Math.min(this.config.senderRecheckMs, MAX_PASS_MS));
+    this.timer = setInterval(
+      () => {
+        // A pass still going (slow DNS) is not doubled.
+        this.pass ??= this.checkDue()
+          .catch((error: Error) => this.logger.warn({ err: error.message }, 'sender recheck pass failed'))
+          .finally(() => (this.pass = null));
+      },
+      Math.min(this.config.senderRecheckMs, MAX_PASS_MS),
+    );
     this.timer.unref();
   }
 

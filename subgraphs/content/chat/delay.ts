@@ -56,7 +56,19 @@ export async function publishHeld(db: Db, writer: ChatWriter, row: HeldRow, stat
   }
 }
 
-const HELD_ROW = { id: true, siteId: true, panelId: true, accountId: true, admin: true, text: true, liveBroadcastId: true, streamSecond: true, replyToId: true, replyAccountId: true, replyExcerpt: true } as const;
+const HELD_ROW = {
+  id: true,
+  siteId: true,
+  panelId: true,
+  accountId: true,
+  admin: true,
+  text: true,
+  liveBroadcastId: true,
+  streamSecond: true,
+  replyToId: true,
+  replyAccountId: true,
+  replyExcerpt: true,
+} as const;
 
 export class DuePublisher {
   private readonly sweep: NodeJS.Timeout;
@@ -76,10 +88,13 @@ export class DuePublisher {
 
   /** Publishes what is due when `dueAt` comes (a message this instance accepted). */
   at(dueAt: Date): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.publishDue();
-    }, Math.max(0, dueAt.getTime() - Date.now()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        this.publishDue();
+      },
+      Math.max(0, dueAt.getTime() - Date.now()),
+    );
     timer.unref();
     this.timers.add(timer);
   }
@@ -119,9 +134,14 @@ export class DuePublisher {
       take: SWEEP_BATCH,
     });
     if (claims.length === 0) return;
-    const stored = new Set((await this.db.chatMessage.findMany({ where: { id: { in: claims.map((claim) => claim.id) } }, select: { id: true } })).map((row) => row.id));
+    const stored = new Set(
+      (await this.db.chatMessage.findMany({ where: { id: { in: claims.map((claim) => claim.id) } }, select: { id: true } })).map((row) => row.id),
+    );
     for (const claim of claims.filter((entry) => !stored.has(entry.id))) {
-      const { count } = await this.db.chatHeld.updateMany({ where: { id: claim.id, status: claim.status, decidedAt: claim.decidedAt }, data: { status: 'pending', decidedAt: null } });
+      const { count } = await this.db.chatHeld.updateMany({
+        where: { id: claim.id, status: claim.status, decidedAt: claim.decidedAt },
+        data: { status: 'pending', decidedAt: null },
+      });
       if (count === 1) this.logger.warn({ id: claim.id }, 'a chat message claimed by a stopped instance waits again');
     }
   }

@@ -105,4 +105,3 @@ export async function deleteWaiting(ctx: SubgraphContext, runtime: ChatRuntime, 
   decided(runtime, siteId, panelId, id, 'deleted');
   return true;
 }
-

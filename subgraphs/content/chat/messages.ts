@@ -161,7 +161,11 @@ export async function chatRoomState(ctx: SubgraphContext, runtime: ChatRuntime, 
 }
 
 /** A recording's chat in stream order, between two seconds of it. */
-export async function chatReplay(ctx: SubgraphContext, runtime: ChatRuntime, args: RecordingRequest & { panelId: string; fromSecond?: number | null; toSecond?: number | null }) {
+export async function chatReplay(
+  ctx: SubgraphContext,
+  runtime: ChatRuntime,
+  args: RecordingRequest & { panelId: string; fromSecond?: number | null; toSecond?: number | null },
+) {
   const siteId = requireSite(ctx.identity);
   const from = seqArgument(args.fromSecond, 'fromSecond') ?? 0;
   const to = seqArgument(args.toSecond, 'toSecond');

@@ -43,4 +43,3 @@ export const toChatMessage = (row: MessageRow): ChatMessageModel => ({
   held: false,
   dueAt: null,
 });
-

@@ -37,7 +37,8 @@ const toBan = (row: { accountId: string; until: Date | null; reason: string | nu
 export async function checkNotBanned(db: Db, siteId: string, accountId: string): Promise<void> {
   const ban = await db.chatBan.findUnique({ where: { siteId_accountId: { siteId, accountId } }, select: { until: true } });
   if (!ban || (ban.until !== null && ban.until.getTime() <= Date.now())) return;
-  const message = ban.until === null ? 'this account is banned from this site’s chats' : `this account is timed out of this site’s chats until ${ban.until.toISOString()}`;
+  const message =
+    ban.until === null ? 'this account is banned from this site’s chats' : `this account is timed out of this site’s chats until ${ban.until.toISOString()}`;
   throw appError(ErrorCode.FORBIDDEN, message, { rule: 'banned', ...(ban.until && { until: ban.until.getTime() }) });
 }
 
@@ -47,7 +48,10 @@ const moderator = (ctx: SubgraphContext, write: boolean) => requireAdmin(ctx.ide
 export async function deleteChatMessage(ctx: SubgraphContext, runtime: ChatRuntime, args: { panelId: string; id: string }) {
   const siteId = moderator(ctx, true);
   await runtime.room(ctx.db, siteId, args.panelId);
-  const { count } = await ctx.db.chatMessage.updateMany({ where: { id: args.id, siteId, panelId: args.panelId, deletedAt: null }, data: { deletedAt: new Date() } });
+  const { count } = await ctx.db.chatMessage.updateMany({
+    where: { id: args.id, siteId, panelId: args.panelId, deletedAt: null },
+    data: { deletedAt: new Date() },
+  });
   // A message still in its delay (or held) is deleted before it reaches anyone.
   if (count === 0 && (await deleteWaiting(ctx, runtime, siteId, args.panelId, args.id))) return { success: true, id: args.id };
   if (count === 0) throw notFound(`chat message ${args.id}`);
@@ -70,7 +74,11 @@ export async function requireSiteAccount(ctx: SubgraphContext, siteId: string, a
 }
 
 /** Bans (no duration) or times out an account in all the site's chats, and clears its last 10 minutes of messages. */
-export async function banChatAccount(ctx: SubgraphContext, runtime: ChatRuntime, args: { accountId: string; durationSeconds?: number | null; reason?: string | null }): Promise<ChatBanModel> {
+export async function banChatAccount(
+  ctx: SubgraphContext,
+  runtime: ChatRuntime,
+  args: { accountId: string; durationSeconds?: number | null; reason?: string | null },
+): Promise<ChatBanModel> {
   const siteId = moderator(ctx, true);
   const duration = args.durationSeconds ?? null;
   if (duration !== null && (!Number.isInteger(duration) || duration < 1 || duration > MAX_TIMEOUT_SECONDS)) {
@@ -88,7 +96,10 @@ export async function banChatAccount(ctx: SubgraphContext, runtime: ChatRuntime,
       create: { siteId, accountId: args.accountId, until, reason, createdAt: new Date(now) },
       update: { until, reason, createdAt: new Date(now) },
     });
-    await tx.chatMessage.updateMany({ where: { siteId, accountId: args.accountId, createdAt: { gte: new Date(since) }, deletedAt: null }, data: { deletedAt: new Date(now) } });
+    await tx.chatMessage.updateMany({
+      where: { siteId, accountId: args.accountId, createdAt: { gte: new Date(since) }, deletedAt: null },
+      data: { deletedAt: new Date(now) },
+    });
     // Its messages still held or in their delay never reach the room either.
     await tx.chatHeld.updateMany({ where: { siteId, accountId: args.accountId, status: 'pending' }, data: { status: 'deleted', decidedAt: new Date(now) } });
     return ban;

@@ -44,4 +44,3 @@ export function chatModerationOf(renderer: unknown): ChatModeration {
     delaySeconds: wholeIn(r.delay_seconds, MAX_DELAY_SECONDS),
   };
 }
-

@@ -51,7 +51,12 @@ async function gateSkus(db: Db, siteId: string, channelIds: string[]): Promise<s
 }
 
 /** Whether the room's mode lets a non-admin account send; the reason it does not, for the refusal and the page. */
-export async function modeRefusal(ctx: SubgraphContext, siteId: string, room: ChatSettings & { moderation: ChatModeration }, accountId: string): Promise<'admins' | 'entitled' | null> {
+export async function modeRefusal(
+  ctx: SubgraphContext,
+  siteId: string,
+  room: ChatSettings & { moderation: ChatModeration },
+  accountId: string,
+): Promise<'admins' | 'entitled' | null> {
   const { mode } = room.moderation;
   if (mode === 'admins') return 'admins';
   if (mode === 'open') return null;
@@ -69,7 +74,12 @@ export const MODE_REFUSALS = {
 } as const;
 
 /** FORBIDDEN (rule chat_mode) when the room's mode keeps the account out. */
-export async function checkChatMode(ctx: SubgraphContext, siteId: string, room: ChatSettings & { moderation: ChatModeration }, accountId: string): Promise<void> {
+export async function checkChatMode(
+  ctx: SubgraphContext,
+  siteId: string,
+  room: ChatSettings & { moderation: ChatModeration },
+  accountId: string,
+): Promise<void> {
   const refusal = await modeRefusal(ctx, siteId, room, accountId);
   if (refusal) throw appError(ErrorCode.FORBIDDEN, MODE_REFUSALS[refusal], { rule: 'chat_mode', mode: refusal });
 }
@@ -77,7 +87,13 @@ export async function checkChatMode(ctx: SubgraphContext, siteId: string, room: 
 export type HoldReason = 'hold_word' | 'new_account';
 
 /** Why a non-admin's message waits for a moderator (a hold word, a new account), or null. */
-export async function holdReasonOf(ctx: SubgraphContext, siteId: string, moderation: ChatModeration, accountId: string, text: string): Promise<HoldReason | null> {
+export async function holdReasonOf(
+  ctx: SubgraphContext,
+  siteId: string,
+  moderation: ChatModeration,
+  accountId: string,
+  text: string,
+): Promise<HoldReason | null> {
   if (filteredWordIn(text, moderation.holdFilters) !== null) return 'hold_word';
   if (moderation.holdNewAccountsSeconds > 0) {
     const sender = await senderOf(ctx, siteId, accountId);

@@ -47,7 +47,11 @@ export async function chatPinOf(db: Db, siteId: string, panelId: string): Promis
 const announcePin = (runtime: ChatRuntime, siteId: string, panelId: string) => runtime.announce({ v: CHAT_MESSAGE_VERSION, kind: 'pinned', siteId, panelId });
 
 /** Pins one of the room's messages, or an announcement's text, in place of the room's pin. */
-export async function pinChatMessage(ctx: SubgraphContext, runtime: ChatRuntime, args: { panelId: string; messageId?: string | null; text?: string | null }): Promise<ChatPinModel> {
+export async function pinChatMessage(
+  ctx: SubgraphContext,
+  runtime: ChatRuntime,
+  args: { panelId: string; messageId?: string | null; text?: string | null },
+): Promise<ChatPinModel> {
   const siteId = requireAdmin(ctx.identity, Scopes.panels, { write: true });
   await runtime.room(ctx.db, siteId, args.panelId);
   const hasMessage = args.messageId !== null && args.messageId !== undefined;

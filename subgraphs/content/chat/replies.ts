@@ -28,7 +28,8 @@ export function excerptOf(text: string): string {
  */
 export async function replyTarget(db: Db, siteId: string, panelId: string, replyTo: string | null | undefined): Promise<ReplyTarget | null> {
   if (replyTo === null || replyTo === undefined) return null;
-  if (typeof replyTo !== 'string' || replyTo.trim() === '' || replyTo.length > 64) throw badInput('replyTo must be the ID of a message of this chat', 'replyTo');
+  if (typeof replyTo !== 'string' || replyTo.trim() === '' || replyTo.length > 64)
+    throw badInput('replyTo must be the ID of a message of this chat', 'replyTo');
   const message = await db.chatMessage.findFirst({
     where: { id: replyTo, siteId, panelId, deletedAt: null },
     select: { id: true, accountId: true, text: true },

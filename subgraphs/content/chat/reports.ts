@@ -35,7 +35,11 @@ export async function chatReportsOf(ctx: SubgraphContext, siteId: string, panelI
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown })?.code === 'P2002';
 
 /** Reports a message of the room as the signed-in account (C + J). */
-export async function reportChatMessage(ctx: SubgraphContext, runtime: ChatRuntime, args: { panelId: string; id: string; reason: string }): Promise<ChatReportView> {
+export async function reportChatMessage(
+  ctx: SubgraphContext,
+  runtime: ChatRuntime,
+  args: { panelId: string; id: string; reason: string },
+): Promise<ChatReportView> {
   const siteId = requireSite(ctx.identity);
   if (!ctx.identity.account) throw unauthenticated('Authorization: Bearer <JWT> of a signed-in viewer is required to report');
   const accountId = ctx.identity.account.id;
@@ -45,7 +49,9 @@ export async function reportChatMessage(ctx: SubgraphContext, runtime: ChatRunti
   if (!message) throw notFound(`chat message ${args.id}`);
   let row: ReportRow;
   try {
-    row = await ctx.db.chatReport.create({ data: { id: newId(), siteId, panelId: args.panelId, messageId: args.id, accountId, reason, createdAt: new Date() } });
+    row = await ctx.db.chatReport.create({
+      data: { id: newId(), siteId, panelId: args.panelId, messageId: args.id, accountId, reason, createdAt: new Date() },
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(`this account already reported chat message ${args.id}`);
     throw error;

@@ -60,7 +60,8 @@ export function filterTerms(filteredWords: unknown): FilterTerm[] {
 export function chatSettingsOf(renderer: unknown): ChatSettings {
   const r = isRecord(renderer) ? renderer : {};
   const channel = text(r.channel);
-  const slow = typeof r.slow_mode_seconds === 'number' && Number.isInteger(r.slow_mode_seconds) ? Math.min(MAX_SLOW_MODE_SECONDS, Math.max(0, r.slow_mode_seconds)) : 0;
+  const slow =
+    typeof r.slow_mode_seconds === 'number' && Number.isInteger(r.slow_mode_seconds) ? Math.min(MAX_SLOW_MODE_SECONDS, Math.max(0, r.slow_mode_seconds)) : 0;
   return {
     system: {
       name: text(r.system_name),
@@ -84,7 +85,9 @@ export function chatSettingsOf(renderer: unknown): ChatSettings {
  */
 export function reactionsOf(value: unknown): string[] {
   const entries = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [];
-  const emoji = entries.flatMap((entry) => (typeof entry === 'string' && entry.trim() !== '' && entry.trim().length <= MAX_EMOJI_LENGTH && !/\p{Cc}/u.test(entry) ? [entry.trim()] : []));
+  const emoji = entries.flatMap((entry) =>
+    typeof entry === 'string' && entry.trim() !== '' && entry.trim().length <= MAX_EMOJI_LENGTH && !/\p{Cc}/u.test(entry) ? [entry.trim()] : [],
+  );
   const distinct = [...new Set(emoji)].slice(0, MAX_REACTIONS);
   return distinct.length > 0 ? distinct : [...DEFAULT_CHAT_REACTIONS];
 }
@@ -112,8 +115,7 @@ function termAt(words: string[], at: number, term: FilterTerm): boolean {
     const wanted = term.words[index];
     const startFree = index === 0 && term.anyStart;
     const endFree = index === last && term.anyEnd;
-    const hit =
-      startFree && endFree ? word.includes(wanted) : startFree ? word.endsWith(wanted) : endFree ? word.startsWith(wanted) : word === wanted;
+    const hit = startFree && endFree ? word.includes(wanted) : startFree ? word.endsWith(wanted) : endFree ? word.startsWith(wanted) : word === wanted;
     if (!hit) return false;
   }
   return true;

@@ -122,7 +122,12 @@ export class ChatRuntime {
 
   /** Spends one of the account's messages for the site (20 per 30 s); RATE_LIMITED when none is left. */
   async countSiteMessage(siteId: string, accountId: string): Promise<void> {
-    await this.spend(this.siteLimit, `${siteId}:${accountId}`, 'site', (wait) => `at most ${SITE_LIMIT.points} messages per ${SITE_LIMIT.duration} s per account; try again in ${wait} s`);
+    await this.spend(
+      this.siteLimit,
+      `${siteId}:${accountId}`,
+      'site',
+      (wait) => `at most ${SITE_LIMIT.points} messages per ${SITE_LIMIT.duration} s per account; try again in ${wait} s`,
+    );
   }
 
   /** Spends one of the account's reactions (30 per 10 s across the site); RATE_LIMITED when none is left. */
@@ -136,7 +141,12 @@ export class ChatRuntime {
     if (seconds <= 0) return;
     let limiter = this.slowLimits.get(seconds);
     if (!limiter) this.slowLimits.set(seconds, (limiter = this.limiter({ keyPrefix: `chat-slow-${seconds}`, points: 1, duration: seconds })));
-    await this.spend(limiter, `${panelId}:${accountId}`, 'slow_mode', (wait) => `slow mode: one message every ${seconds} s in this chat; try again in ${wait} s`);
+    await this.spend(
+      limiter,
+      `${panelId}:${accountId}`,
+      'slow_mode',
+      (wait) => `slow mode: one message every ${seconds} s in this chat; try again in ${wait} s`,
+    );
   }
 
   private async spend(limiter: RateLimiterAbstract, key: string, rule: RateRule, explain: (wait: number) => string): Promise<void> {
@@ -157,7 +167,13 @@ export class ChatRuntime {
   /** A room's latest "stored" announcement says all its earlier ones did: held, they replace each other. */
   private announceStored(rooms: StoredRooms): void {
     for (const [panelId, { siteId, lastSeq }] of rooms) {
-      this.deps.bus.announce<ChatBusMessage>(Topics.chat, `stored\u0000${siteId}\u0000${panelId}`, 'latest', { v: CHAT_MESSAGE_VERSION, kind: 'stored', siteId, panelId, lastSeq });
+      this.deps.bus.announce<ChatBusMessage>(Topics.chat, `stored\u0000${siteId}\u0000${panelId}`, 'latest', {
+        v: CHAT_MESSAGE_VERSION,
+        kind: 'stored',
+        siteId,
+        panelId,
+        lastSeq,
+      });
     }
   }
 

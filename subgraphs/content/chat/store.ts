@@ -80,7 +80,21 @@ function roomStore(database: Database): StoreRooms | null {
       const { lastSeq } = raise.get(panelId, siteId, rows.length) as { lastSeq: number };
       rows.forEach((row, index) => {
         const seq = lastSeq - rows.length + 1 + index;
-        insert.run(row.id, siteId, panelId, seq, row.accountId, row.admin ? 1 : 0, row.text, row.liveBroadcastId, row.streamSecond, sqliteDate(row.createdAt), row.replyToId, row.replyAccountId, row.replyExcerpt);
+        insert.run(
+          row.id,
+          siteId,
+          panelId,
+          seq,
+          row.accountId,
+          row.admin ? 1 : 0,
+          row.text,
+          row.liveBroadcastId,
+          row.streamSecond,
+          sqliteDate(row.createdAt),
+          row.replyToId,
+          row.replyAccountId,
+          row.replyExcerpt,
+        );
       });
       return lastSeq;
     });
@@ -96,10 +110,19 @@ function roomStore(database: Database): StoreRooms | null {
       name: 'stagegraph-insert-chat-messages',
       text: POSTGRES_ROOM,
       values: [
-        panelId, siteId, rows.length,
-        rows.map((row) => row.id), rows.map((row) => row.accountId), rows.map((row) => row.admin), rows.map((row) => row.text),
-        rows.map((row) => row.liveBroadcastId), rows.map((row) => row.streamSecond), rows.map((row) => row.createdAt.toISOString()),
-        rows.map((row) => row.replyToId), rows.map((row) => row.replyAccountId), rows.map((row) => row.replyExcerpt),
+        panelId,
+        siteId,
+        rows.length,
+        rows.map((row) => row.id),
+        rows.map((row) => row.accountId),
+        rows.map((row) => row.admin),
+        rows.map((row) => row.text),
+        rows.map((row) => row.liveBroadcastId),
+        rows.map((row) => row.streamSecond),
+        rows.map((row) => row.createdAt.toISOString()),
+        rows.map((row) => row.replyToId),
+        rows.map((row) => row.replyAccountId),
+        rows.map((row) => row.replyExcerpt),
       ],
     });
     plain.counted(1);

@@ -26,8 +26,6 @@ import type { Identity } from '../../../shared/auth/identity';
 import { pollAnswers } from './polls';
 import { POLL_RESULTS_MESSAGE_VERSION, type PollResultsMessage, type PollResultsModel } from '../../../shared/viewerActivity';
 
-
-
 /** Answers per account: 30 a minute is far beyond a viewer clicking, and stops a script hammering. */
 const ANSWER_LIMIT = { keyPrefix: 'poll-answer', points: 30, duration: 60 };
 /** How long a poll read for checking an answer is reused (a change on any instance drops it at once). */
@@ -233,7 +231,7 @@ export async function answerPoll(ctx: SubgraphContext, runtime: PollAnswerRuntim
   await runtime.countAttempt(siteId, accountId);
   const poll = await runtime.pollSummary(db, siteId, input.pollId);
   if (!poll) throw notFound(`poll ${input.pollId}`);
-  if (!poll.answerIds.has(input.answerId)) throw badInput('answerId must be the id of one of the poll\'s answers', 'answerId');
+  if (!poll.answerIds.has(input.answerId)) throw badInput("answerId must be the id of one of the poll's answers", 'answerId');
   if (!poll.open) throw conflict('the poll is closed');
   const channelId = input.channelId ?? null;
   if (channelId !== null && (channelId.length === 0 || channelId.length > 64)) throw badInput('channelId must be 1 to 64 characters', 'channelId');
@@ -250,7 +248,6 @@ export async function answerPoll(ctx: SubgraphContext, runtime: PollAnswerRuntim
 }
 
 // ------------------------------------------------------------------ results
-
 
 /** Whether everyone may know the right answer: a closed trivia question, a closed prediction that names it. */
 export function revealed(poll: Pick<Poll, 'type' | 'open' | 'correctAnswerId'>): boolean {

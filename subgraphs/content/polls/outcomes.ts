@@ -24,7 +24,7 @@ const AWARD_BATCH = 5000;
 /** Awards a point to every account that chose the right answer; in batches, never one statement per account. */
 async function awardRightAnswers(tx: Prisma.TransactionClient, poll: Poll, at: Date): Promise<void> {
   const reason = poll.type as 'trivia' | 'prediction';
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const rows = await tx.pollAnswer.findMany({
       where: { pollId: poll.id, answerId: poll.correctAnswerId as string, accountId: { gt: after } },
       orderBy: { accountId: 'asc' },
@@ -57,7 +57,10 @@ export async function savePollChange(ctx: SubgraphContext, webhooks: WebhookWake
   const at = new Date();
   const { poll, written } = await db.$transaction(
     async (tx) => {
-      const { count } = await tx.poll.updateMany({ where: { id: current.id, siteId: current.siteId, updatedAt: current.updatedAt }, data: { ...data, updatedAt: at } });
+      const { count } = await tx.poll.updateMany({
+        where: { id: current.id, siteId: current.siteId, updatedAt: current.updatedAt },
+        data: { ...data, updatedAt: at },
+      });
       if (count === 0) throw conflict('the poll changed meanwhile; read it again and retry');
       const poll = await tx.poll.findUniqueOrThrow({ where: { id: current.id } });
       const closed = current.open && !poll.open;

@@ -69,7 +69,8 @@ const ANSWER_WINDOW_SLACK_MS = 60_000;
 async function evaluateAnswerBatch(deps: QuestDeps, sites: Map<string, Set<string>>): Promise<void> {
   const now = Date.now();
   // Only quests with an answer step whose window is open now: answers just stored change no other.
-  const counts = (rule: ActionRule) => ANSWER_KINDS.has(rule.kind) && (rule.from === null || rule.from <= now) && (rule.to === null || rule.to >= now - ANSWER_WINDOW_SLACK_MS);
+  const counts = (rule: ActionRule) =>
+    ANSWER_KINDS.has(rule.kind) && (rule.from === null || rule.from <= now) && (rule.to === null || rule.to >= now - ANSWER_WINDOW_SLACK_MS);
   for (const [siteId, accounts] of sites) {
     const quests = (await questsOfSite(deps, siteId)).filter((quest) => actionRules(quest).some(counts));
     const views: QuestProgressView[] = [];

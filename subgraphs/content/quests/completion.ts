@@ -39,12 +39,17 @@ export async function completeQuest(deps: QuestDeps, quest: Quest, accountIds: s
         )),
       );
     }
-    await awardPoints(tx, rows.map((row) => ({ siteId: quest.siteId, accountId: row.accountId, reason: 'quest' as const, sourceId: quest.id, points: 1, at: now })));
+    await awardPoints(
+      tx,
+      rows.map((row) => ({ siteId: quest.siteId, accountId: row.accountId, reason: 'quest' as const, sourceId: quest.id, points: 1, at: now })),
+    );
     return rows;
   });
   if (inserted.length === 0) return [];
   const completions = (
-    await Promise.all(chunks(inserted).map((part) => deps.db.questCompletion.findMany({ where: { questId: quest.id, claimId: { in: part.map((row) => row.claimId) } } })))
+    await Promise.all(
+      chunks(inserted).map((part) => deps.db.questCompletion.findMany({ where: { questId: quest.id, claimId: { in: part.map((row) => row.claimId) } } })),
+    )
   ).flat();
   // The claims follow without holding up the caller (a watch-time batch may complete thousands at once):
   // their IDs are fixed already, and what does not get through is the outbox's.
@@ -85,7 +90,10 @@ export async function recordClaim(deps: QuestDeps, completion: QuestCompletion):
     serviceIdentity(completion.siteId),
   );
   const written = await deps.db.$transaction(async (tx) => {
-    const marked = await tx.questCompletion.updateMany({ where: { questId: completion.questId, accountId: completion.accountId, claimRecordedAt: null }, data: { claimRecordedAt: new Date() } });
+    const marked = await tx.questCompletion.updateMany({
+      where: { questId: completion.questId, accountId: completion.accountId, claimRecordedAt: null },
+      data: { claimRecordedAt: new Date() },
+    });
     if (marked.count !== 1) return 0;
     return enqueueWebhook(tx, completion.siteId, WebhookEvents.questCompleted, 'completed', {
       questId: completion.questId,

@@ -28,5 +28,13 @@ export interface QuestDeps {
 
 /** The deps of a service (the content runtime, the live server's watch time) as QuestDeps. */
 export function questDepsOf(deps: ServiceDeps, reads: ViewerReads, webhooks: WebhookWaker = NO_DISPATCHER_HERE): QuestDeps {
-  return { db: deps.database.prisma, bus: deps.bus, supergraph: deps.supergraph, logger: deps.logger.child({ component: 'quests' }), config: deps.config, webhooks, reads };
+  return {
+    db: deps.database.prisma,
+    bus: deps.bus,
+    supergraph: deps.supergraph,
+    logger: deps.logger.child({ component: 'quests' }),
+    config: deps.config,
+    webhooks,
+    reads,
+  };
 }

@@ -41,7 +41,8 @@ function checkActions(actions: QuestInput['actions']): QuestAction[] {
     }
     const timeMinimum = checkOptionalNumber(action.timeMinimum, `${field}.timeMinimum`);
     const timeMaximum = checkOptionalNumber(action.timeMaximum, `${field}.timeMaximum`);
-    if (timeMinimum !== null && timeMaximum !== null && timeMinimum > timeMaximum) throw badInput(`${field}.timeMinimum must not be after timeMaximum`, `${field}.timeMinimum`);
+    if (timeMinimum !== null && timeMaximum !== null && timeMinimum > timeMaximum)
+      throw badInput(`${field}.timeMinimum must not be after timeMaximum`, `${field}.timeMinimum`);
     return {
       arrayId: action.arrayId ?? null,
       body: checkOptionalText(action.body, `${field}.body`, 2000),

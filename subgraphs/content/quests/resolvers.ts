@@ -39,10 +39,7 @@ export const questResolvers = (quests: QuestDeps): Resolvers => ({
     quests: async (_root, { search, ...args }, { identity, db }) => {
       const list = listQuery(args, QUEST_LIST);
       const where = { siteId: requireReader(identity), ...list.where, ...searchFilter('searchTitle', search) };
-      const [results, totalCount] = await db.$transaction([
-        db.quest.findMany({ where, orderBy: list.orderBy, ...list.page }),
-        db.quest.count({ where }),
-      ]);
+      const [results, totalCount] = await db.$transaction([db.quest.findMany({ where, orderBy: list.orderBy, ...list.page }), db.quest.count({ where })]);
       return { pagination: list.paginate(results, totalCount), results };
     },
     quest: (_root, { id }, { identity, db }) => findQuest(db, requireReader(identity), id),

@@ -24,7 +24,6 @@ export interface ActionRule {
   pollId: string | null;
 }
 
-
 export const ANSWER_KINDS = new Set(['answer:polls:any', 'answer:polls:specific']);
 export const WATCH_KIND = 'watch:any:video';
 
@@ -81,7 +80,10 @@ export async function ruleValues(db: Db, quest: Quest, rules: ActionRule[], acco
           const rows = await db.pollAnswer.findMany({ where: answerWhere(quest, rule, part), select: { accountId: true } });
           for (const row of rows) values.set(row.accountId, 1);
         } else if (rule.kind === WATCH_KIND) {
-          const rows = await db.questWatchProgress.findMany({ where: { questId: quest.id, actionKey: rule.key, accountId: { in: part } }, select: { accountId: true, seconds: true } });
+          const rows = await db.questWatchProgress.findMany({
+            where: { questId: quest.id, actionKey: rule.key, accountId: { in: part } },
+            select: { accountId: true, seconds: true },
+          });
           for (const row of rows) values.set(row.accountId, row.seconds);
         }
         // Another kind: kept and shown at 0, never done by itself.
@@ -91,7 +93,13 @@ export async function ruleValues(db: Db, quest: Quest, rules: ActionRule[], acco
   );
 }
 
-export function viewOf(quest: Quest, rules: ActionRule[], values: Map<string, number>[], accountId: string, completion: QuestCompletion | undefined): QuestProgressView {
+export function viewOf(
+  quest: Quest,
+  rules: ActionRule[],
+  values: Map<string, number>[],
+  accountId: string,
+  completion: QuestCompletion | undefined,
+): QuestProgressView {
   const actions = rules.map((rule, index) => {
     const value = values[index].get(accountId) ?? 0;
     const known = ANSWER_KINDS.has(rule.kind) || rule.kind === WATCH_KIND;

@@ -19,9 +19,9 @@ import { evaluateQuest, publishProgress, questsOfSite } from './progress';
 import { actionRules, WATCH_KIND, type ActionRule } from './rules';
 import type { QuestProgressView, WatchedMinute } from '../../../shared/viewerActivity';
 
-
 const ROWS_PER_STATEMENT = 1000;
-const key = (row: { siteId: string; accountId: string; channelId: string; minute: number }) => `${row.siteId}\u0000${row.accountId}\u0000${row.channelId}\u0000${row.minute}`;
+const key = (row: { siteId: string; accountId: string; channelId: string; minute: number }) =>
+  `${row.siteId}\u0000${row.accountId}\u0000${row.channelId}\u0000${row.minute}`;
 
 /** Set bits of a mask below 2^60. */
 export function popcount(mask: bigint): number {
@@ -51,7 +51,9 @@ function windowMask(minute: number, from: number | null, to: number | null): big
 async function orMasks(tx: Prisma.TransactionClient, provider: DbProvider, rows: WatchedMinute[]): Promise<{ fresh: Map<string, bigint>; statements: number }> {
   const fresh = new Map<string, bigint>();
   if (provider === 'postgresql') {
-    const values = Prisma.join(rows.map((row) => Prisma.sql`(${row.siteId}::text, ${row.accountId}::text, ${row.channelId}::text, ${row.minute}::int, ${row.mask}::bigint)`));
+    const values = Prisma.join(
+      rows.map((row) => Prisma.sql`(${row.siteId}::text, ${row.accountId}::text, ${row.channelId}::text, ${row.minute}::int, ${row.mask}::bigint)`),
+    );
     const inserted = await tx.$queryRaw<{ siteId: string; accountId: string; channelId: string; minute: number }[]>(
       Prisma.sql`INSERT INTO "WatchMinute" ("siteId", "accountId", "channelId", "minute", "mask") VALUES ${values}
         ON CONFLICT DO NOTHING RETURNING "siteId", "accountId", "channelId", "minute"`,
@@ -60,7 +62,9 @@ async function orMasks(tx: Prisma.TransactionClient, provider: DbProvider, rows:
     const rest = rows.filter((row) => !insertedKeys.has(key(row)));
     for (const row of rows) if (insertedKeys.has(key(row))) fresh.set(key(row), row.mask);
     if (rest.length > 0) {
-      const others = Prisma.join(rest.map((row) => Prisma.sql`(${row.siteId}::text, ${row.accountId}::text, ${row.channelId}::text, ${row.minute}::int, ${row.mask}::bigint)`));
+      const others = Prisma.join(
+        rest.map((row) => Prisma.sql`(${row.siteId}::text, ${row.accountId}::text, ${row.channelId}::text, ${row.minute}::int, ${row.mask}::bigint)`),
+      );
       // Locked in key order, so two instances writing overlapping batches wait for each other instead of deadlocking.
       const updated = await tx.$queryRaw<{ siteId: string; accountId: string; channelId: string; minute: number; old: bigint; mask: bigint }[]>(
         Prisma.sql`WITH v ("siteId", "accountId", "channelId", "minute", "mask") AS (VALUES ${others}),
@@ -137,7 +141,11 @@ export async function recordWatchTime(deps: QuestDeps & { provider: DbProvider }
     const quests = await questsOfSite(deps, siteId);
     rulesBySite.set(
       siteId,
-      quests.flatMap((quest) => actionRules(quest).filter((rule) => rule.kind === WATCH_KIND).map((rule) => ({ quest, rule }))),
+      quests.flatMap((quest) =>
+        actionRules(quest)
+          .filter((rule) => rule.kind === WATCH_KIND)
+          .map((rule) => ({ quest, rule })),
+      ),
     );
   }
   // Rows sorted by key (each key made once): every instance locks in the same order.
@@ -166,7 +174,9 @@ export async function recordWatchTime(deps: QuestDeps & { provider: DbProvider }
       const list = [...merged.values()];
       for (let start = 0; start < list.length; start += ROWS_PER_STATEMENT) {
         const values = Prisma.join(
-          list.slice(start, start + ROWS_PER_STATEMENT).map((count) => Prisma.sql`(${count.questId}, ${count.accountId}, ${count.actionKey}, ${count.siteId}, ${count.seconds}, ${now})`),
+          list
+            .slice(start, start + ROWS_PER_STATEMENT)
+            .map((count) => Prisma.sql`(${count.questId}, ${count.accountId}, ${count.actionKey}, ${count.siteId}, ${count.seconds}, ${now})`),
         );
         await tx.$executeRaw(
           Prisma.sql`INSERT INTO "QuestWatchProgress" ("questId", "accountId", "actionKey", "siteId", "seconds", "updatedAt") VALUES ${values}

@@ -16,9 +16,9 @@ export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads): Resol
   Query: {
     // Every read of "Pages and channels" is the seed's C: the site ID alone reads it (legacy clients, the embedded SDK).
     page: (_root, { id }, { identity, db }) => findPage(db, requireSite(identity), id),
-    pageBySlug: async (_root, { slug }, { identity, db }) => found(await db.page.findUnique({ where: { siteId_slug: { siteId: requireSite(identity), slug } } }), `page ${slug}`),
-    pages: (_root, { type, types, ...query }, { identity, db }) =>
-      listPages(db, requireSite(identity), { ...query, types: types ?? (type ? [type] : null) }),
+    pageBySlug: async (_root, { slug }, { identity, db }) =>
+      found(await db.page.findUnique({ where: { siteId_slug: { siteId: requireSite(identity), slug } } }), `page ${slug}`),
+    pages: (_root, { type, types, ...query }, { identity, db }) => listPages(db, requireSite(identity), { ...query, types: types ?? (type ? [type] : null) }),
     pageConfiguration: (_root, { pageId, metadata }, ctx) => {
       const siteId = requireSite(ctx.identity);
       // The same for every viewer of the site: kept until the site's content changes.
@@ -61,8 +61,7 @@ export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads): Resol
     },
   },
   Page: {
-    __resolveReference: (reference, { identity, db }) =>
-      identity.siteId ? db.page.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
+    __resolveReference: (reference, { identity, db }) => (identity.siteId ? db.page.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null),
     type: (page) => page.type as 'channel' | 'landing',
     collection: () => 'pages',
     activeRenderers: (page) => pagePart(page, 'activeRenderers'),

@@ -38,10 +38,7 @@ export const panelResolvers: Resolvers = {
     panels: async (_root, args, { identity, db }) => {
       const list = listQuery(args, PANEL_LIST);
       const where = { siteId: requireReader(identity), ...list.where };
-      const [results, totalCount] = await db.$transaction([
-        db.panel.findMany({ where, orderBy: list.orderBy, ...list.page }),
-        db.panel.count({ where }),
-      ]);
+      const [results, totalCount] = await db.$transaction([db.panel.findMany({ where, orderBy: list.orderBy, ...list.page }), db.panel.count({ where })]);
       return { pagination: list.paginate(results, totalCount), results };
     },
     panel: (_root, { id }, { identity, db }) => findPanel(db, requireReader(identity), id),

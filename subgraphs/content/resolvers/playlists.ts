@@ -29,10 +29,7 @@ export const playlistResolvers: Resolvers = {
       // Playlists by ID (`/playlist/v1/list`, "D optional") need only the site ID; the site's whole list needs D or J.
       const siteId = ids ? requireSite(identity) : requireReader(identity);
       const where = { siteId, ...list.where, ...(ids ? { id: { in: [...ids] } } : {}) };
-      const [results, totalCount] = await db.$transaction([
-        db.playlist.findMany({ where, orderBy: list.orderBy, ...list.page }),
-        db.playlist.count({ where }),
-      ]);
+      const [results, totalCount] = await db.$transaction([db.playlist.findMany({ where, orderBy: list.orderBy, ...list.page }), db.playlist.count({ where })]);
       return { pagination: list.paginate(results, totalCount), results };
     },
     playlist: (_root, { id }, { identity, db }) => findPlaylist(db, requireSite(identity), id),

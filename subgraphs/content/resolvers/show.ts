@@ -11,7 +11,8 @@ import { Scopes } from './access';
 export const showResolvers = (reads: ViewerReads): Resolvers => ({
   Query: {
     channelStatus: (_root, { channelId }, ctx) => channelStatus(readerOf(ctx, reads), requireSite(ctx.identity), channelId),
-    channelVideos: (_root, { channelId, limit, offset }, ctx) => channelVideos(readerOf(ctx, reads), requireSite(ctx.identity), channelId, limit ?? 50, offset ?? 0),
+    channelVideos: (_root, { channelId, limit, offset }, ctx) =>
+      channelVideos(readerOf(ctx, reads), requireSite(ctx.identity), channelId, limit ?? 50, offset ?? 0),
   },
   Mutation: {
     updateVideo: (_root, { id, input }, ctx) => updateVideo(readerOf(ctx, reads), requireAdmin(ctx.identity, Scopes.videos, { write: true }), id, input),

@@ -35,8 +35,7 @@ export const siteResolvers: Resolvers = {
     recordVod: (_root, { input }, { identity, db }) => recordVod(db, requireAdmin(identity, Scopes.videos, { write: true }), input),
   },
   Site: {
-    __resolveReference: (reference, { identity, db }) =>
-      reference.id === identity.siteId ? db.site.findUnique({ where: { id: reference.id } }) : null,
+    __resolveReference: (reference, { identity, db }) => (reference.id === identity.siteId ? db.site.findUnique({ where: { id: reference.id } }) : null),
     theme: (site) => siteTheme(site.settings),
     ...timestamps,
   },

@@ -7,7 +7,11 @@ import type { Resolvers } from '../resolvers.generated';
 import { findTemplate, templateFields, templatePanels } from '../templates';
 import { Scopes, timestamps } from './access';
 
-const TEMPLATE_LIST: ListSpec<string> = { sort: { modified: 'updatedAt', created: 'createdAt', title: 'title' }, defaultSort: 'modified', defaultDirection: -1 };
+const TEMPLATE_LIST: ListSpec<string> = {
+  sort: { modified: 'updatedAt', created: 'createdAt', title: 'title' },
+  defaultSort: 'modified',
+  defaultDirection: -1,
+};
 
 export const templateResolvers: Resolvers = {
   Query: {

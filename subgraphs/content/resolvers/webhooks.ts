@@ -13,7 +13,10 @@ import { outboundPolicy } from '../../../shared/outbound';
 export const webhookResolvers: Resolvers = {
   Query: {
     webhookEndpoints: (_root, _args, { identity, db }) =>
-      db.webhookEndpoint.findMany({ where: { siteId: requireAdmin(identity, Scopes.webhooks, { write: false }) }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+      db.webhookEndpoint.findMany({
+        where: { siteId: requireAdmin(identity, Scopes.webhooks, { write: false }) },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      }),
     webhookEndpoint: (_root, { id }, { identity, db }) => findEndpoint(db, requireAdmin(identity, Scopes.webhooks, { write: false }), id),
     webhookDeliveries: async (_root, { endpointId, limit, offset }, { identity, db }) => {
       const endpoint = await findEndpoint(db, requireAdmin(identity, Scopes.webhooks, { write: false }), endpointId);
@@ -65,7 +68,10 @@ export const webhookResolvers: Resolvers = {
     rotateWebhookSecret: async (_root, { id }, { identity, db, config }) => {
       const current = await findEndpoint(db, requireAdmin(identity, Scopes.webhooks, { write: true }), id);
       const secret = newWebhookSecret();
-      const endpoint = await db.webhookEndpoint.update({ where: { id: current.id }, data: { sealedSecret: sealSecret(secret, config.encryptionKey), updatedAt: new Date() } });
+      const endpoint = await db.webhookEndpoint.update({
+        where: { id: current.id },
+        data: { sealedSecret: sealSecret(secret, config.encryptionKey), updatedAt: new Date() },
+      });
       return { ...endpoint, secret };
     },
   },

@@ -47,9 +47,12 @@ function seriesOf(item: ScheduleItem): Series | null {
   let at: Series['at'];
   let lengthMs: number;
   if (item.allDay) {
-    const days = item.endTime !== null && item.endTime > anchor
-      ? toLocal(item.endTime - 1, zone).day - local.day + 1
-      : item.durationMs ? Math.ceil(item.durationMs / DAY_MS) : 1;
+    const days =
+      item.endTime !== null && item.endTime > anchor
+        ? toLocal(item.endTime - 1, zone).day - local.day + 1
+        : item.durationMs
+          ? Math.ceil(item.durationMs / DAY_MS)
+          : 1;
     const span = Math.min(Math.max(days, 1), longest);
     lengthMs = span * DAY_MS;
     at = (k) => ({ startsAt: startOfDay(local.day + k * step, zone), endsAt: startOfDay(local.day + k * step + span, zone) });
@@ -62,9 +65,7 @@ function seriesOf(item: ScheduleItem): Series | null {
     };
   }
   if (item.repeat === 'none') return { at, firstK: 0, lastK: 0, approxK: () => 0 };
-  const firstK = item.startDate === null || (item.allDay && item.startTime === null)
-    ? 0
-    : Math.ceil((toLocal(item.startDate, zone).day - local.day) / step);
+  const firstK = item.startDate === null || (item.allDay && item.startTime === null) ? 0 : Math.ceil((toLocal(item.startDate, zone).day - local.day) / step);
   const period = step * DAY_MS;
   return {
     at,

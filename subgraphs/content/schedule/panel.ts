@@ -103,7 +103,10 @@ export async function panelSchedule(db: Db, siteId: string, panelId: string, fro
     .filter((source): source is string => typeof source === 'string' && source !== '')
     .slice(0, MAX_SOURCE_CHANNELS);
   const pages = sources.length
-    ? await db.page.findMany({ where: { siteId, OR: [{ id: { in: sources } }, { slug: { in: sources } }] }, select: { id: true, slug: true, name: true, document: true } })
+    ? await db.page.findMany({
+        where: { siteId, OR: [{ id: { in: sources } }, { slug: { in: sources } }] },
+        select: { id: true, slug: true, name: true, document: true },
+      })
     : [];
   const order = (page: { id: string; slug: string }) => Math.min(...[sources.indexOf(page.id), sources.indexOf(page.slug)].filter((index) => index >= 0));
   pages.sort((a, b) => order(a) - order(b));

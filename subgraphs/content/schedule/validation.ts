@@ -30,7 +30,8 @@ function checkRepeatLength(item: JsonRecord, field: string): void {
   const days = repeat === 'daily' ? 1 : 7;
   const period = days * 24 * 3600;
   if (isScheduleTime(item.start_time) && isScheduleTime(item.end_time)) {
-    if ((item.end_time - item.start_time) / 1000 > period) throw badInput(`${field}.end_time must be at most ${days} day(s) after start_time for a ${repeat} repeat`, `${field}.end_time`);
+    if ((item.end_time - item.start_time) / 1000 > period)
+      throw badInput(`${field}.end_time must be at most ${days} day(s) after start_time for a ${repeat} repeat`, `${field}.end_time`);
   } else if (typeof item.duration === 'number' && item.duration > period) {
     throw badInput(`${field}.duration must be at most ${period} seconds for a ${repeat} repeat`, `${field}.duration`);
   }
@@ -38,7 +39,8 @@ function checkRepeatLength(item: JsonRecord, field: string): void {
 
 function checkItem(item: unknown, field: string): void {
   if (!isRecord(item)) throw badInput(`${field} must be an object`, field);
-  if (!absent(item.repeat) && !(REPEATS as readonly unknown[]).includes(item.repeat)) throw badInput(`${field}.repeat must be one of ${REPEATS.join(', ')}`, `${field}.repeat`);
+  if (!absent(item.repeat) && !(REPEATS as readonly unknown[]).includes(item.repeat))
+    throw badInput(`${field}.repeat must be one of ${REPEATS.join(', ')}`, `${field}.repeat`);
   for (const key of ['start_time', 'end_time', 'start_date']) checkTime(item[key], `${field}.${key}`);
   const duration = item.duration;
   if (!absent(duration) && (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0 || duration > MAX_DURATION_SECONDS)) {

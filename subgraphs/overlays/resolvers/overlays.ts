@@ -104,8 +104,7 @@ export const overlayResolvers: Resolvers = {
       return db.overlay.update({ where: { id: current.id }, data });
     },
     broadcastOverlay: (_root, { id, input }, ctx) => broadcast(ctx, id, null, input),
-    broadcastOverlayToTag: (_root, { id, tagId, input }, ctx) =>
-      broadcast(ctx, id, checkOptionalId(tagId, 'tagId'), input),
+    broadcastOverlayToTag: (_root, { id, tagId, input }, ctx) => broadcast(ctx, id, checkOptionalId(tagId, 'tagId'), input),
     clearOverlayBroadcasts: async (_root, { channelId }, ctx) => {
       const siteId = requireAdmin(ctx.identity, SCOPE, { write: true });
       const target = checkOptionalId(channelId, 'targetId');

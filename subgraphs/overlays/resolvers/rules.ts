@@ -58,7 +58,14 @@ async function announceRuleChange(ctx: SubgraphContext, siteId: string, dataProv
 const payload = (rule: AutomationRule, message: string) => ({ id: rule.id, get: `/personalization/v1/${rule.id}`, message, rule });
 
 /** `ids` as given: a list, or comma-separated in one or more entries. */
-const splitIds = (ids: readonly string[]) => [...new Set(ids.flatMap((entry) => entry.split(',')).map((id) => id.trim()).filter(Boolean))];
+const splitIds = (ids: readonly string[]) => [
+  ...new Set(
+    ids
+      .flatMap((entry) => entry.split(','))
+      .map((id) => id.trim())
+      .filter(Boolean),
+  ),
+];
 
 async function deleteRules(ctx: SubgraphContext, siteId: string, ids: string[]) {
   const removed = await ctx.db.$transaction(async (tx) => {
@@ -66,7 +73,12 @@ async function deleteRules(ctx: SubgraphContext, siteId: string, ids: string[]) 
     await tx.automationRule.deleteMany({ where: { siteId, id: { in: rules.map((rule) => rule.id) } } });
     return rules;
   });
-  if (removed.length > 0) await announceRuleChange(ctx, siteId, removed.map((rule) => rule.dataProviderId));
+  if (removed.length > 0)
+    await announceRuleChange(
+      ctx,
+      siteId,
+      removed.map((rule) => rule.dataProviderId),
+    );
   return removed;
 }
 
