@@ -10,23 +10,16 @@
  * Deletions and clears are passed on as events, and remembered a while so a read that raced them does
  * not bring a removed message back.
  */
-import { GraphQLError, type ExecutionResult } from 'graphql';
-import type { Identity } from '../../../shared/auth/identity';
+import { GraphQLError } from 'graphql';
 import { Topics, type EventBus } from '../../../shared/bus';
-import {
-  CHAT_FIRST_EVENT_MESSAGES,
-  type ChatBusMessage,
-  type ChatEventView,
-  type ChatMessageView,
-  type ChatRoomView,
-  type ChatSystemView,
-} from '../../../shared/chatEvents';
+import { CHAT_FIRST_EVENT_MESSAGES, type ChatBusMessage, type ChatEventView, type ChatMessageView } from '../../../shared/chatEvents';
 import { ErrorCode } from '../../../shared/errors';
-import { newId } from '../../../shared/ids';
 import type { Logger } from '../../../shared/logger';
 import { onViewerReadsChanged } from '../../../shared/viewerReads';
 import type { LiveStream, LiveStreamSubscription } from '../streams';
 import { mergeCounts, systemChange, type ChatCounts } from './chatCounts';
+import { emptyEvent, isClosed, type Room, type Viewer } from './chatRoom';
+import type { ChatSource } from './chatSource';
 import type { RenderedEvent } from '../viewerChannel';
 
 /** Recent messages a room keeps per instance: reconnects within them cost no read. */
@@ -45,96 +38,6 @@ const CLOCK_EVERY = 64;
 /** How long a deletion or clear is remembered against reads that raced it. */
 const REMOVAL_MEMORY_MS = 60_000;
 const RETRY_READ_MS = 1000;
-
-const ROOM_READ = /* GraphQL */ `
-  query LiveChatRoom($panelId: ID!, $afterSeq: Int, $limit: Int) {
-    chatRoom(panelId: $panelId, afterSeq: $afterSeq, limit: $limit) {
-      system { name image welcomeMessage rulesLinkUrl loginButtonText allowLinks slowModeSeconds reactions pinned { messageId text author { accountId name admin } pinnedAt } }
-      messages { id seq panelId text author { accountId name admin } created streamSecond replyTo { id accountId name excerpt } }
-    }
-  }
-`;
-export const CHAT_OPERATIONS = [ROOM_READ];
-
-export interface ChatSource {
-  /** The room's system block and messages after `afterSeq` (its latest when null); throws a GraphQLError (NOT_FOUND) for no such chat. */
-  read(siteId: string, panelId: string, afterSeq: number | null, limit: number): Promise<ChatRoomView>;
-}
-
-type Execute = (request: { query: string; variables: Record<string, unknown> }, identity: Identity) => Promise<ExecutionResult>;
-
-/** Reads through the gateway as the site ID alone reads (the content subgraph owns chat, community adds names). */
-export function chatSource(execute: Execute): ChatSource {
-  return {
-    async read(siteId, panelId, afterSeq, limit) {
-      const viewer: Identity = { siteId, developerKey: false, account: null, requestId: newId() };
-      const result = await execute({ query: ROOM_READ, variables: { panelId, afterSeq, limit } }, viewer);
-      const [error] = result.errors ?? [];
-      if (error) throw new GraphQLError(error.message, { extensions: { code: error.extensions?.code } });
-      return (result.data as { chatRoom: ChatRoomView }).chatRoom;
-    },
-  };
-}
-
-interface Viewer {
-  subscription: LiveStreamSubscription;
-  afterSeq: number | null;
-  started: boolean;
-  /** Messages up to this seq the viewer already has (it reconnected ahead of this instance). */
-  hasThrough: number;
-}
-
-interface Room {
-  key: string;
-  siteId: string;
-  panelId: string;
-  system: ChatSystemView | null;
-  /** Messages sent (or loaded), oldest first, at most RING. */
-  recent: ChatMessageView[];
-  /** The ring holds every visible message after this seq. */
-  coveredFrom: number;
-  /** The last seq sent to this room's viewers (or loaded). */
-  sentSeq: number;
-  /** The highest seq read from the database. */
-  readSeq: number;
-  announcedSeq: number;
-  pending: ChatMessageView[];
-  pendingEvents: ChatEventView[];
-  deleted: Map<string, number>;
-  cleared: { accountId: string; since: number; at: number }[];
-  loaded: Promise<void>;
-  state: RoomState;
-  timer: NodeJS.Timeout | null;
-  lastFlushAt: number;
-  viewers: Set<Viewer>;
-  /** The first event of a viewer without afterSeq, rendered once per selection until the room changes. */
-  firstFrames: Map<string, RenderedEvent>;
-  /** Reaction counts and the viewer count for the next event (gateway/live/feeds/chatReactions.ts). */
-  counts: ChatCounts | null;
-  /** The room's viewers on every instance, as last counted (the first event carries it). */
-  viewersCounted: number | null;
-}
-
-/**
- * Where a room stands, in one value: its life, its database reads and its pushes (each independent of
- * the others, so three fields rather than one name per combination).
- */
-interface RoomState {
-  /** Loading its first read; open (reads and pushes run); closed (its last viewer left, or the chat is gone). */
-  life: 'loading' | 'open' | 'closed';
-  /** No read running; one running; one running and another wanted once it is done (more was announced meanwhile). */
-  read: 'idle' | 'reading' | 'readingThenAgain';
-  /**
-   * No push going out; one going out (a pass over the viewers spans several turns of the loop); one going
-   * out and a flush that came due meanwhile, which follows it.
-   */
-  push: 'idle' | 'sending' | 'sendingThenFlush';
-}
-
-/** Whether a room is closed (a function, so a check after an await is not narrowed away by the one before it). */
-const isClosed = (room: Room) => room.state.life === 'closed';
-
-const emptyEvent = (kind: ChatEventView['kind']): ChatEventView => ({ kind, messages: [], ids: [], accountId: null, system: null });
 
 export class ChatFeed implements LiveStream {
   private readonly rooms = new Map<string, Room>();
