@@ -4,9 +4,9 @@
 //   (run once by .ci/run). Generated files are left out: they are rebuilt, never edited.
 // - The GraphQL schema clients see: the supergraph's API schema, composed from the four subgraph SDLs (so
 //   every description written there is checked as it survives composition). `npm run generate` writes
-//   gateway/api-schema.generated.graphql; test/graphql-lint.test.ts runs this config and fails on any
+//   gateway/api-schema.generated.graphql; test/gateway/graphql-lint.test.ts runs this config and fails on any
 //   problem. Run by hand: `npx eslint gateway/api-schema.generated.graphql`.
-// Import cycles are kept out by test/imports.test.ts.
+// Import cycles are kept out by test/operations/imports.test.ts.
 import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';

@@ -1,4 +1,4 @@
-/** jest: one test/ tree; *.test.ts run in-process, *.e2e.ts start real servers on free ports. */
+/** jest: test/ holds one folder per capability (chat/, polls/, show/, …) and helpers/; *.test.ts run in-process, *.e2e.ts start real servers on free ports. */
 
 /**
  * What depends on neither the database nor the bus runs once: CI's second pass (PostgreSQL + Redis,
@@ -10,29 +10,29 @@
  */
 const RUNS_ONCE = [
   '.*\\.test\\.ts',
-  'embed\\.e2e\\.ts',
-  'embed-chat\\.e2e\\.ts',
-  'embed-chat-room\\.e2e\\.ts',
-  'embed-chat-moderation\\.e2e\\.ts',
-  'embed-demo\\.e2e\\.ts',
-  'embed-poll-states\\.e2e\\.ts',
-  'embed-polls\\.e2e\\.ts',
-  'subscriptions-http-embed\\.e2e\\.ts',
-  'watch-page\\.e2e\\.ts',
-  'watch-live\\.e2e\\.ts',
-  'watch-provider\\.e2e\\.ts',
-  'graphiql\\.e2e\\.ts',
-  'graphql-auditor\\.e2e\\.ts',
-  'graphql-limits\\.e2e\\.ts',
-  'openapi\\.e2e\\.ts',
-  'generated-client\\.e2e\\.ts',
-  'legacy-clients\\.e2e\\.ts',
-  'provider\\.e2e\\.ts',
-  'provider-fallback\\.e2e\\.ts',
-  'readme-quickstart\\.e2e\\.ts',
+  'overlays/embed\\.e2e\\.ts',
+  'chat/embed-chat\\.e2e\\.ts',
+  'chat/embed-chat-room\\.e2e\\.ts',
+  'chat/embed-chat-moderation\\.e2e\\.ts',
+  'overlays/embed-demo\\.e2e\\.ts',
+  'polls/embed-poll-states\\.e2e\\.ts',
+  'polls/embed-polls\\.e2e\\.ts',
+  'live/subscriptions-http-embed\\.e2e\\.ts',
+  'show/watch-page\\.e2e\\.ts',
+  'show/watch-live\\.e2e\\.ts',
+  'show/watch-provider\\.e2e\\.ts',
+  'gateway/graphiql\\.e2e\\.ts',
+  'gateway/graphql-auditor\\.e2e\\.ts',
+  'gateway/graphql-limits\\.e2e\\.ts',
+  'rest/openapi\\.e2e\\.ts',
+  'gateway/generated-client\\.e2e\\.ts',
+  'rest/legacy-clients\\.e2e\\.ts',
+  'show/provider\\.e2e\\.ts',
+  'show/provider-fallback\\.e2e\\.ts',
+  'operations/readme-quickstart\\.e2e\\.ts',
   // SQLite whatever DATABASE_URL says: files of their own.
-  'sqlite-adapter\\.e2e\\.ts',
-  'runtime\\.e2e\\.ts',
+  'operations/sqlite-adapter\\.e2e\\.ts',
+  'operations/runtime\\.e2e\\.ts',
 ];
 
 module.exports = {

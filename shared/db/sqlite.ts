@@ -15,7 +15,7 @@ const SQLITE_BUSY = 5;
 /**
  * A date as SQLite keeps DateTime columns: ISO 8601 text with `+00:00`, which sorts and compares as
  * text. Prisma's adapter writes its dates with this function and so do statements on the plain
- * connection, so rows from either compare with each other (test/sqlite-adapter.e2e.ts pins it).
+ * connection, so rows from either compare with each other (test/operations/sqlite-adapter.e2e.ts pins it).
  */
 export const sqliteDate = (date: Date): string => date.toISOString().replace('Z', '+00:00');
 

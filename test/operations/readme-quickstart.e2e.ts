@@ -1,0 +1,163 @@
+/**
+ * The README's quick-start as a newcomer runs it: the shell lines between `<!-- quickstart:start -->` and
+ * `<!-- quickstart:end -->`, then the live chat's (`<!-- chat:start -->` …), moderating a chat room
+ * (`<!-- chat-moderation:start -->` …) and the subscriptions over HTTP (`<!-- subscriptions:start -->` …) in the same
+ * terminal, in the README's order, run by bash against a real server — main.ts in a process of its own, or, with
+ * QUICKSTART_SERVER=dist (CI, after its `npm start`), dist/main.js as `npm start` runs it — with only `BASE`
+ * pointing at its port and the CLI at its
+ * database (the environment a second terminal in the project folder has). Every answer the README shows
+ * under a line (`# {…}`) is compared with the real one, and the run must end with the viewer on the
+ * leaderboard. The start-up log must say where the server listens.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describeListenAddress } from '../../shared/listenAddress';
+import { createTestDatabase, type TestDatabase } from '../helpers/database';
+import { TEST_SECRETS } from '../helpers/stack';
+
+const root = join(__dirname, '..', '..');
+const README = readFileSync(join(root, 'README.md'), 'utf8');
+
+/** The ```sh blocks between a section's markers (`<!-- NAME:start -->`, `<!-- NAME:end -->`), joined: exactly what a reader copies. */
+function sectionLines(readme: string, name: string): string[] {
+  const start = readme.indexOf(`<!-- ${name}:start -->`);
+  const end = readme.indexOf(`<!-- ${name}:end -->`);
+  if (start < 0 || end < start) throw new Error(`README.md has no <!-- ${name}:start --> … <!-- ${name}:end --> section`);
+  const blocks = [...readme.slice(start, end).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+  return blocks
+    .join('')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+}
+
+/** The answers the README shows (`# …` lines) as patterns: `…` stands for any text. */
+const shownAnswer = (line: string) =>
+  new RegExp(
+    `^${line
+      .slice(2)
+      .split('…')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+
+let database: TestDatabase;
+let dataDir: string;
+let server: ChildProcess;
+let serverEnv: Record<string, string>;
+let listening: { msg: string; url: string; port: number; host: string };
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dataDir = mkdtempSync(join(tmpdir(), 'stagegraph-quickstart-'));
+  serverEnv = {
+    ...(process.env as Record<string, string>),
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `sgtest-${randomBytes(4).toString('hex')}` } : {}),
+    ...TEST_SECRETS,
+  };
+  // CI builds with `npm start` first (.ci/run) and runs this against what it built (QUICKSTART_SERVER=dist):
+  // exactly what `npm start` serves. Elsewhere main.ts through tsx, which needs no build.
+  const command = process.env.QUICKSTART_SERVER === 'dist' ? [join(root, 'dist', 'main.js')] : ['--import', 'tsx', join(root, 'main.ts')];
+  server = spawn(process.execPath, command, {
+    cwd: root,
+    env: { ...serverEnv, PORT: '0', HOST: '127.0.0.1', SUBGRAPH_PORT_BASE: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // Ready when it logs where it listens (or failed when it exits first).
+  listening = await new Promise((resolve, reject) => {
+    server.once('exit', (code) => reject(new Error(`the server exited with ${code} before listening`)));
+    createInterface({ input: server.stdout! }).on('line', (line) => {
+      const entry = line.startsWith('{') ? JSON.parse(line) : null;
+      if (typeof entry?.msg === 'string' && entry.msg.startsWith('stagegraph listening')) resolve(entry);
+    });
+  });
+}, 180_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGINT');
+    await exited;
+  }
+  await database?.drop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+it('logs the address it is bound to, who can reach it, and the URL to open', () => {
+  expect(listening.host).toBe('127.0.0.1');
+  expect(listening.url).toBe(`http://127.0.0.1:${listening.port}`);
+  expect(listening.msg).toBe(
+    `stagegraph listening on 127.0.0.1:${listening.port} (loopback: this machine only); on this machine: http://127.0.0.1:${listening.port}`,
+  );
+  // HOST's default: every interface, said so.
+  expect(describeListenAddress('0.0.0.0', 4000)).toEqual({
+    bound: '0.0.0.0:4000 (all IPv4 interfaces: reachable from other machines)',
+    localUrl: 'http://localhost:4000',
+  });
+  expect(describeListenAddress('::', 4000).bound).toBe('[::]:4000 (all interfaces, IPv6 and IPv4: reachable from other machines)');
+  expect(describeListenAddress('10.0.1.11', 4000)).toEqual({ bound: '10.0.1.11:4000 (this interface only)', localUrl: 'http://10.0.1.11:4000' });
+});
+
+it('runs the README quick-start line by line: a signed-in viewer answers a trivia poll, completes a quest and is on the leaderboard; then its subscriptions over HTTP', async () => {
+  const missing = ['bash', 'curl', 'npm'].filter((command) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status !== 0);
+  if (missing.length) throw new Error(`the README's quick-start needs ${missing.join(', ')} on PATH (apt-get install ${missing.join(' ')})`);
+  const lines = sectionLines(README, 'quickstart');
+  // The chat section runs next in the same terminal, on the quick-start's site, admin and viewer.
+  const chat = sectionLines(README, 'chat');
+  // Then moderating a chat room, with the same admin and viewer.
+  const moderation = sectionLines(README, 'chat-moderation');
+  // The subscriptions over HTTP run in the same terminal after those, on the quick-start's site, poll and viewer.
+  const subscriptions = sectionLines(README, 'subscriptions');
+  // BASE is the one thing a reader's machine and this test differ in, and the README itself defines it.
+  expect(lines[0]).toBe('BASE=${BASE:-http://localhost:4000}');
+  for (const line of [...lines, ...chat, ...moderation, ...subscriptions]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);
+  const shown = [...lines, ...chat, ...moderation, ...subscriptions].filter((line) => line.startsWith('# ')).map(shownAnswer);
+  // A live stream (curl -N) stays open until the reader stops it: here it is stopped once its first event is in
+  // (waited for, up to 30 s); other curl lines run as written.
+  const endStreams = [
+    'curl() {',
+    '  case " $* " in *" -N "*) ;; *) command curl "$@"; return ;; esac',
+    '  local out pid; out=$(mktemp); command curl "$@" > "$out" & pid=$!',
+    '  for _ in $(seq 600); do grep -qE \'^data: |"payload"\' "$out" && break; sleep 0.05; done',
+    '  kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; cat "$out"; echo; rm -f "$out"',
+    '}',
+  ].join('\n');
+  const script = ['set -euo pipefail', ...lines, 'echo "::vars:: $SITE $POLL $ACCOUNT"', endStreams, ...chat, ...moderation, ...subscriptions].join('\n');
+
+  const bash = spawn('bash', ['-c', script], { cwd: root, env: { ...serverEnv, BASE: listening.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  bash.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  bash.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => bash.once('close', resolve));
+  if (code !== 0) throw new Error(`the quick-start stopped with exit code ${code}:\n${stdout}\n${stderr}`);
+
+  // The README shows the lines that carry events: not the streams' framing (blank lines, CRLF, multipart boundaries and
+  // part headers) nor their keep-alives (SSE comment lines, multipart `{}` parts), whose number depends on timing.
+  const framing = /^(|:(\s.*)?|--graphql(--)?|content-type: application\/json; charset=utf-8|\{\})$/;
+  const printed = stdout
+    .split('\n')
+    .map((line) => line.replace(/\r$/, '').trim())
+    .filter((line) => !framing.test(line));
+  const [, siteId, pollId, accountId] = printed
+    .splice(
+      printed.findIndex((line) => line.startsWith('::vars:: ')),
+      1,
+    )[0]
+    .split(' ');
+  // Each answer shown in the README is the answer the line gives, in order.
+  expect(printed).toHaveLength(shown.length);
+  printed.forEach((line, index) => expect(line).toMatch(shown[index]));
+
+  const board = JSON.parse(printed[lines.filter((line) => line.startsWith('# ')).length - 1]);
+  expect(board).toEqual({ pagination: { limit: 10, offset: 0, totalCount: 1 }, results: [{ rank: 1, accountId, name: 'Fan', points: 2 }] });
+  // And the server agrees, asked on its own.
+  const viewer = { 'x-service-client-id': siteId };
+  const results = await (await fetch(`${listening.url}/poll/v3/${pollId}/results`, { headers: viewer })).json();
+  expect(results).toMatchObject({ pollId, type: 'trivia', open: false, total: 1, correctAnswerId: 'ada' });
+}, 180_000);

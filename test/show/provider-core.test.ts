@@ -1,0 +1,115 @@
+/**
+ * The reference provider's cores in process, fast: its configuration, the live manifest parser, and its
+ * calls to the service against a real local server — strict order per stream, streams independent of
+ * each other, and undelivered calls kept in the state folder across a restart.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '../../shared/logger';
+import { parseFragments } from '../../provider/broadcasts';
+import { loadProviderConfig } from '../../provider/config';
+import { ServiceDeliveries } from '../../provider/deliveries';
+import { ProviderState, type Registration } from '../../provider/state';
+import { eventually } from '../helpers/wait';
+
+describe('configuration', () => {
+  it('has the documented defaults and refuses bad values, naming the variable', () => {
+    expect(loadProviderConfig({})).toMatchObject({
+      port: 4200,
+      rtmpPort: 1935,
+      publicHost: '127.0.0.1',
+      hlsFragmentSeconds: 1,
+      stateDir: expect.stringMatching(/data\/provider$/),
+    });
+    expect(() => loadProviderConfig({ RTMP_PORT: '0' })).toThrow(/RTMP_PORT/);
+    expect(() => loadProviderConfig({ PROVIDER_PORT: 'x' })).toThrow(/PROVIDER_PORT/);
+    expect(() => loadProviderConfig({ PROVIDER_PUBLIC_HOST: 'a/b' })).toThrow(/PROVIDER_PUBLIC_HOST/);
+    expect(loadProviderConfig({ PROVIDER_PUBLIC_HOST: '[::1]' }).publicHost).toBe('[::1]');
+  });
+});
+
+it('reads the fragments of a live manifest with their durations', () => {
+  const manifest = '#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:3\n#EXT-X-DISCONTINUITY\n#EXTINF:1.000,\nkey-3.ts\n#EXTINF:0.573,\nkey-4.ts\n';
+  expect(parseFragments(manifest)).toEqual([
+    { name: 'key-3.ts', durationSeconds: 1 },
+    { name: 'key-4.ts', durationSeconds: 0.573 },
+  ]);
+  expect(parseFragments('')).toEqual([]);
+});
+
+describe('calls to the service', () => {
+  const calls: { id: string; type: string; status: number }[] = [];
+  /** Whether the service refuses a call of this stream now. */
+  let refuse: (id: string) => boolean = () => false;
+  let service: Server;
+  let registration: Registration;
+  const dirs: string[] = [];
+  const logger = createLogger('silent');
+  const settings = { retryBaseMs: 20, retryMaxMs: 100, callTimeoutMs: 2000 };
+
+  beforeAll(async () => {
+    service = createServer((request, response) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      request.on('end', () => {
+        const body = JSON.parse(text) as { id: string; type: string };
+        const status = request.headers.authorization !== 'Bearer token' ? 401 : refuse(body.id) ? 500 : 200;
+        calls.push({ id: body.id, type: body.type, status });
+        response.writeHead(status).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    registration = { serviceUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, siteId: 's', contractId: 'c', authorization: 'token' };
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => service.close(resolve));
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const stateDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'provider-core-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const delivered = (id: string) => calls.filter((call) => call.id === id && call.status === 200).map((call) => call.type);
+
+  it('keeps each stream in order while another stream goes on', async () => {
+    const deliveries = new ServiceDeliveries(await ProviderState.open(stateDir()), () => registration, settings, logger);
+    // The stuck stream's calls are refused at least once, and until the other stream is through: were
+    // the two queued together, neither would end.
+    refuse = (id) => id === 'stuck' && (delivered('free').length < 2 || !calls.some((call) => call.id === 'stuck'));
+    await deliveries.webhook('stuck', 'connected', 1);
+    await deliveries.webhook('stuck', 'active', 2);
+    await deliveries.webhook('free', 'connected', 3);
+    await deliveries.webhook('free', 'active', 4);
+    await eventually(() => delivered('free').length === 2, 'the free stream delivered');
+    await eventually(() => deliveries.pending === 0, 'everything delivered');
+    expect(delivered('free')).toEqual(['connected', 'active']);
+    const stuck = calls.filter((call) => call.id === 'stuck').map((call) => `${call.type} ${call.status}`);
+    expect(stuck[0]).toBe('connected 500');
+    expect(stuck.slice(-2)).toEqual(['connected 200', 'active 200']);
+    expect(new Set(stuck.slice(0, -2))).toEqual(new Set(['connected 500']));
+    deliveries.close();
+  });
+
+  it('keeps undelivered calls in the state folder: a restarted provider sends them', async () => {
+    const dir = stateDir();
+    // Not registered yet: the attempt fails and the next is planned a minute later.
+    const first = new ServiceDeliveries(await ProviderState.open(dir), () => null, { ...settings, retryBaseMs: 60_000 }, logger);
+    await first.webhook('kept', 'connected', 5);
+    await eventually(async () => (await ProviderState.open(dir)).data.outbox[0]?.attempts === 1, 'the failed attempt saved');
+    first.close();
+
+    const state = await ProviderState.open(dir);
+    expect(state.data.outbox).toEqual([expect.objectContaining({ streamId: 'kept', body: { type: 'connected', id: 'kept', time: 5 } })]);
+    state.data.outbox[0].nextAttemptAt = 0; // the minute has passed
+    const restarted = new ServiceDeliveries(state, () => registration, settings, logger);
+    restarted.kick();
+    await eventually(() => delivered('kept').length === 1, 'the kept call delivered');
+    await eventually(() => restarted.pending === 0, 'nothing left');
+    restarted.close();
+  });
+});
