@@ -6,9 +6,13 @@
 //   every description written there is checked as it survives composition). `npm run generate` writes
 //   gateway/api-schema.generated.graphql; test/gateway/graphql-lint.test.ts runs this config and fails on any
 //   problem. Run by hand: `npx eslint gateway/api-schema.generated.graphql`.
-// Import cycles are kept out by test/operations/imports.test.ts.
+// - Imports run one way: import-x's no-cycle refuses an import circle between our modules (it reads imports through
+//   TypeScript's resolution; type-only imports it leaves out, and test/operations/imports.test.ts, which counts them
+//   too, keeps those out), and no-restricted-paths keeps every subgraph off the gateway's code.
 import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import { defineConfig } from 'eslint/config';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const schema = 'gateway/api-schema.generated.graphql';
@@ -31,7 +35,19 @@ export default defineConfig([
       // Each file is checked with the tsconfig.json nearest to it (embed/ has its own, for the browser).
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
+    plugins: { 'import-x': importX },
+    settings: {
+      // Our own modules are TypeScript: read them with TypeScript's parser and resolution.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+    },
     rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: [{ target: './subgraphs', from: './gateway', message: 'a subgraph never imports the gateway: shapes both use live in shared/' }] },
+      ],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       // Off: the compiler reports unused names (noUnusedLocals, noUnusedParameters), and it alone knows a
