@@ -9,7 +9,7 @@ import { requireAdmin } from '../../../shared/auth/access';
 import { CHAT_MESSAGE_VERSION, type ChatHeldView, type ChatModerationEventView } from '../../../shared/chatEvents';
 import { conflict, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
-import { Scopes } from '../resolvers/access';
+import { Scopes } from '../scopes';
 import { decideHeld, publishHeld, type HeldOutcome, type HeldRow } from './delay';
 import { toChatMessage, type ChatMessageModel } from './model';
 import { chatReportsOf } from './reports';

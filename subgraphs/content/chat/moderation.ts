@@ -9,7 +9,7 @@ import { CHAT_CLEAR_WINDOW_MS, CHAT_MESSAGE_VERSION } from '../../../shared/chat
 import type { Db } from '../../../shared/db/client';
 import { appError, badInput, ErrorCode, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
-import { Scopes } from '../resolvers/access';
+import { Scopes } from '../scopes';
 import { deleteWaiting } from './held';
 import { unpinDeletedMessage } from './pins';
 import type { ChatRuntime } from './runtime';

@@ -11,7 +11,7 @@ import type { Db } from '../../../shared/db/client';
 import { appError, ErrorCode, unauthenticated } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { readGate } from '../pages';
-import { Scopes } from '../resolvers/access';
+import { Scopes } from '../scopes';
 import type { ChatModeration } from './moderationSchema';
 import { filteredWordIn, type ChatSettings } from './rules';
 import type { ChatRuntime } from './runtime';

@@ -10,7 +10,7 @@ import { CHAT_MESSAGE_VERSION } from '../../../shared/chatEvents';
 import type { Db } from '../../../shared/db/client';
 import { badInput, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
-import { Scopes } from '../resolvers/access';
+import { Scopes } from '../scopes';
 import { isWaiting } from './delay';
 import { checkedText } from './rules';
 import type { ChatRuntime } from './runtime';

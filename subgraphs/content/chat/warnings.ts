@@ -8,7 +8,7 @@ import type { Db } from '../../../shared/db/client';
 import { appError, ErrorCode, notFound, unauthenticated } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import type { SubgraphContext } from '../../../shared/subgraph';
-import { Scopes } from '../resolvers/access';
+import { Scopes } from '../scopes';
 import { requireSiteAccount } from './moderation';
 import { checkedReason } from './rules';
 

@@ -5,7 +5,7 @@ import { leaderboardEntryOf, leaderboardPage } from '../leaderboard';
 import { answerPoll, answersOfAccounts, pollResultsOf, type PollAnswerRuntime } from './answers';
 import { findPoll } from './polls';
 import type { PollType, Resolvers } from '../resolvers.generated';
-import { Scopes } from '../resolvers/access';
+import { Scopes } from '../scopes';
 
 /** `answers`: the runtime's answer writer, rate limit and poll summaries. */
 export const pollAnswerResolvers = (answers: PollAnswerRuntime): Resolvers => ({

@@ -7,7 +7,7 @@ import { deletePollWithAnswers, savePollChange } from './outcomes';
 import { findPoll, pollAnswers, pollFields, pollFilter } from './polls';
 import { referencesTo } from '../references';
 import type { PollType, Resolvers } from '../resolvers.generated';
-import { Scopes, timestamps } from '../resolvers/access';
+import { Scopes, timestamps } from '../scopes';
 import type { WebhookWaker } from '../webhookDispatcher';
 
 const POLL_LIST: ListSpec<string> = { sort: { created: 'createdAt', name: 'name' }, defaultSort: 'created', defaultDirection: 1 };

@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { requireAdmin } from '../../../shared/auth/access';
 import { serviceIdentity, type Identity } from '../../../shared/auth/identity';
 import { badInput, conflict } from '../../../shared/errors';
-import { Scopes } from '../resolvers/access';
+import { Scopes } from '../scopes';
 import type { QuestDeps } from './deps';
 import { findQuest } from './quests';
 

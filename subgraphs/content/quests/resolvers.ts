@@ -11,7 +11,7 @@ import { questProgressOf } from './progress';
 import { drawQuestRaffle } from './raffle';
 import { referencesOfQuest, replaceReferences } from '../references';
 import type { QuestInput, Resolvers } from '../resolvers.generated';
-import { Scopes, timestamps } from '../resolvers/access';
+import { Scopes, timestamps } from '../scopes';
 
 const QUEST_LIST: ListSpec<string> = {
   sort: { created: 'createdAt', modified: 'updatedAt', title: 'title', rewardType: 'rewardType', timeMinimum: 'timeMinimum', timeMaximum: 'timeMaximum' },

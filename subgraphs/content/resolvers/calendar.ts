@@ -14,7 +14,7 @@ import {
   writeEventLabels,
 } from '../calendar';
 import type { CalendarDate, CalendarEventInput, Resolvers } from '../resolvers.generated';
-import { Scopes, timestamps } from './access';
+import { Scopes, timestamps } from '../scopes';
 
 /** Creates (no id) or updates an event, with its label rows, in one transaction. */
 function saveEvent(db: Db, siteId: string, input: CalendarEventInput, id: string | null): Promise<CalendarEvent> {

@@ -9,7 +9,7 @@ import { announceChannelChange, deleteChannelStream } from '../show/channelStrea
 import { readerOf, viewerRead, type ViewerReads } from '../viewerReads';
 import type { Resolvers } from '../resolvers.generated';
 import type { WebhookWaker } from '../webhookDispatcher';
-import { Scopes, timestamps } from './access';
+import { Scopes, timestamps } from '../scopes';
 
 /** `webhooks`: woken after a write (a change of pages may have written deliveries); `reads`: the runtime's kept reads. */
 export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads): Resolvers => ({

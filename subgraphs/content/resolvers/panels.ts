@@ -7,7 +7,7 @@ import { listQuery, type ListSpec } from '../listing';
 import { checkRenderer, findPanel, mergePatch, newPanelRow, rendererColumns, writePanelReferences } from '../panels';
 import type { Resolvers } from '../resolvers.generated';
 import type { SubgraphContext } from '../../../shared/subgraph';
-import { Scopes, timestamps } from './access';
+import { Scopes, timestamps } from '../scopes';
 
 const PANEL_LIST: ListSpec<string> = {
   sort: { created: 'createdAt', modified: 'updatedAt', last_modified: 'updatedAt', slug: 'slug', type: 'type', panel_type: 'type', panel_name: 'name' },

@@ -9,7 +9,7 @@ import { listQuery, searchKey, type ListSpec } from '../listing';
 import { checkMembers, findPlaylist, importPlaylist, playlistMembers, videoLoader } from '../playlists';
 import { referencesTo } from '../references';
 import type { Resolvers } from '../resolvers.generated';
-import { Scopes, timestamps } from './access';
+import { Scopes, timestamps } from '../scopes';
 import { outboundPolicy } from '../../../shared/outbound';
 
 const PLAYLIST_LIST: ListSpec<string> = {

@@ -5,7 +5,7 @@ import { channelStatus } from '../show/channelStatus';
 import { attachChannelStream } from '../show/channelStream';
 import { channelVideos, updateVideo } from '../show/channelVideos';
 import { readerOf, type ViewerReads } from '../viewerReads';
-import { Scopes } from './access';
+import { Scopes } from '../scopes';
 
 /** `reads`: the runtime's kept reads (pages, shows, recordings). */
 export const showResolvers = (reads: ViewerReads): Resolvers => ({

@@ -7,7 +7,7 @@ import { checkText, found, isRecord } from '../checks';
 import type { Resolvers } from '../resolvers.generated';
 import { checkTheme, siteTheme } from '../theme';
 import { recordVod } from '../videos';
-import { Scopes, timestamps } from './access';
+import { Scopes, timestamps } from '../scopes';
 
 export const siteResolvers: Resolvers = {
   Query: {

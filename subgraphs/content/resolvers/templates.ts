@@ -5,7 +5,7 @@ import { stringList } from '../../../shared/json';
 import { listQuery, searchFilter, type ListSpec } from '../listing';
 import type { Resolvers } from '../resolvers.generated';
 import { findTemplate, templateFields, templatePanels } from '../templates';
-import { Scopes, timestamps } from './access';
+import { Scopes, timestamps } from '../scopes';
 
 const TEMPLATE_LIST: ListSpec<string> = {
   sort: { modified: 'updatedAt', created: 'createdAt', title: 'title' },

@@ -3,7 +3,7 @@ import { requireAdmin } from '../../../shared/auth/access';
 import { unauthenticated } from '../../../shared/errors';
 import type { Resolvers } from '../resolvers.generated';
 import { registerTrustedDocuments } from '../trustedDocuments';
-import { Scopes } from './access';
+import { Scopes } from '../scopes';
 
 export const trustedDocumentResolvers: Resolvers = {
   Query: {

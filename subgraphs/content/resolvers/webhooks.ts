@@ -7,7 +7,7 @@ import { stringList } from '../../../shared/json';
 import { paging } from '../listing';
 import type { Resolvers, WebhookDeliveryStatus } from '../resolvers.generated';
 import { checkEndpointFields, checkEvents, findEndpoint, newWebhookSecret } from '../webhooks';
-import { Scopes, timestamps } from './access';
+import { Scopes, timestamps } from '../scopes';
 import { outboundPolicy } from '../../../shared/outbound';
 
 export const webhookResolvers: Resolvers = {
