@@ -3,10 +3,10 @@
  * document, the shape it answers, and the subscription on the embed's live client. Everything else in
  * the page reads {@link ChannelStatus} from here, so a change in the contract is a change in this file.
  */
-import type { ChannelStatus, ShowState } from '../shared/viewerProtocol';
+import type { ChannelStatus, ShowState } from '../shared/contracts/viewerProtocol';
 import type { LiveClient } from './liveClient';
 
-export type { ChannelStatus, ShowState } from '../shared/viewerProtocol';
+export type { ChannelStatus, ShowState } from '../shared/contracts/viewerProtocol';
 
 const SUBSCRIPTION = /* GraphQL */ `subscription WatchChannelStatus($channelId: ID!) {
   channelStatus(channelId: $channelId) {

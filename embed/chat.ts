@@ -10,8 +10,8 @@
  * (`afterSeq`). With `mode=timecode` it replays a recording's chat
  * at the video's second, which the player helper posts (`chat:time`).
  */
-import type { ChatEventView, ChatMessageView, ChatSystemView } from '../shared/chatEvents';
-import { isChatTimeMessage, isSetTokenMessage, SDK_MESSAGE_SOURCE, SdkAction } from '../shared/viewerProtocol';
+import type { ChatEventView, ChatMessageView, ChatSystemView } from '../shared/contracts/chatEvents';
+import { isChatTimeMessage, isSetTokenMessage, SDK_MESSAGE_SOURCE, SdkAction } from '../shared/contracts/viewerProtocol';
 import { ChatModerationView, pendingElement, type SentMessage } from './chatModeration';
 import { clearReply, decorateMessage, floatReactions, forgetRemoved, replyingTo, showPinned, showReactions, showViewers, startChatRoom } from './chatRoom';
 import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from './liveClient';

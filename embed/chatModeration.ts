@@ -7,7 +7,7 @@
  * for review is shown to its author only, marked "held for review"; a delayed one is shown to its author
  * at once, marked until the room's own copy (same ID) replaces it.
  */
-import type { ChatMessageView } from '../shared/chatEvents';
+import type { ChatMessageView } from '../shared/contracts/chatEvents';
 import type { LiveClient } from './liveClient';
 
 const STATE = /* GraphQL */ `query EmbedChatState($panelId: ID!) { chatViewerState(panelId: $panelId) { canSend refusal warning { id reason } } }`;

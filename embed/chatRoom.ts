@@ -5,7 +5,7 @@
  * with the counts that arrive floating up over the messages, and how many watch. Everything is text:
  * names, excerpts, pins and emoji are set as textContent, never parsed as HTML.
  */
-import type { ChatMessageView, ChatPinView, ChatReactionCount, ChatSystemView } from '../shared/chatEvents';
+import type { ChatMessageView, ChatPinView, ChatReactionCount, ChatSystemView } from '../shared/contracts/chatEvents';
 
 /** How long a floating count stays on screen. */
 const FLOAT_MS = 2500;

@@ -16,7 +16,7 @@ import {
   SDK_MESSAGE_SOURCE,
   type BroadcastOverlay,
   type OverlayShown,
-} from '../shared/viewerProtocol';
+} from '../shared/contracts/viewerProtocol';
 import { PollView, pollIdOf } from './polls';
 import { renderOverlay, type CtaRequest } from './render';
 

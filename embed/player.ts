@@ -5,7 +5,7 @@
  * embed's frame for the overlays broadcast at that second. A seek (forward or back) re-triggers them at
  * the same second of the video, so every viewer sees each overlay at its own time and nothing early.
  */
-import { SDK_MESSAGE_SOURCE, SdkAction, type TimelineEntry } from '../shared/viewerProtocol';
+import { SDK_MESSAGE_SOURCE, SdkAction, type TimelineEntry } from '../shared/contracts/viewerProtocol';
 
 export interface TimecodeChatOptions {
   /** The player. */

@@ -4,7 +4,7 @@
  * (pollCard.ts draws it), so the wording is in one place. Right and wrong are said in words as well as
  * colour, and never before the right answer is revealed.
  */
-import type { PollResults } from '../shared/viewerProtocol';
+import type { PollResults } from '../shared/contracts/viewerProtocol';
 
 /**
  * - `open`: the viewer may answer (or sign in to), nothing chosen yet;

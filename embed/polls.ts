@@ -8,7 +8,7 @@
  */
 import type { ExecutionResult } from 'graphql-ws';
 import type { LiveClient as Client } from './liveClient';
-import type { BroadcastOverlay, PollResults } from '../shared/viewerProtocol';
+import type { BroadcastOverlay, PollResults } from '../shared/contracts/viewerProtocol';
 import { PollCard } from './pollCard';
 import { pollDisplay } from './pollDisplay';
 

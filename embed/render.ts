@@ -5,7 +5,7 @@
  * inline script besides). Variables arrive already HTML-escaped by the server.
  */
 import DOMPurify from 'dompurify';
-import type { BroadcastOverlay } from '../shared/viewerProtocol';
+import type { BroadcastOverlay } from '../shared/contracts/viewerProtocol';
 
 // Links in an overlay open outside the player's frame, never inside it, and cannot reach back (opener).
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {

@@ -6,7 +6,7 @@
  * countdown, "the show has ended" and its recording with the overlays of its timeline at their seconds,
  * or the check's refusal — never a URL it refuses. The channel's first chat panel sits beside the video.
  */
-import { SDK_MESSAGE_SOURCE, SdkAction, isSetTokenMessage } from '../shared/viewerProtocol';
+import { SDK_MESSAGE_SOURCE, SdkAction, isSetTokenMessage } from '../shared/contracts/viewerProtocol';
 import { subscribeChannelStatus, type ChannelStatus } from './channelStatus';
 import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from './liveClient';
 import { attachTimecodeOverlays, type TimecodeOverlays } from './player';

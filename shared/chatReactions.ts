@@ -10,7 +10,7 @@
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { Topics, type EventBus } from './bus';
-import { CHAT_MESSAGE_VERSION, type ChatReactionsMessage } from './chatEvents';
+import { CHAT_MESSAGE_VERSION, type ChatReactionsMessage } from './contracts/chatEvents';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { openRateLimiters, type RateLimiters } from './rateLimits';

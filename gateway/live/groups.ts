@@ -7,7 +7,7 @@
  */
 import { execute, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Identity } from '../../shared/auth/identity';
-import { withRemaining, inAudience, type OverlayBroadcastEvent } from '../../shared/liveEvents';
+import { withRemaining, inAudience, type OverlayBroadcastEvent } from '../../shared/contracts/liveEvents';
 import { RenderedEvent, type ViewerChannel } from './viewerChannel';
 
 /** A subscription field fed by one bus topic of `{ siteId, event }` messages. */

@@ -32,7 +32,7 @@ import { ErrorCode, unauthenticated } from '../../shared/errors';
 import { jsonValueProblem } from '../../shared/jsonInput';
 import type { Logger } from '../../shared/logger';
 import { seesSchemaHints, withoutSuggestions, type DocumentLimits } from '../documentLimits';
-import { type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../../shared/liveEvents';
+import { type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../../shared/contracts/liveEvents';
 import {
   Feeds,
   SITE_WIDE,

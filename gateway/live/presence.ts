@@ -4,9 +4,9 @@
  */
 import { Topics, type EventBus } from '../../shared/bus';
 import type { Logger } from '../../shared/logger';
-import type { PresenceEntry, PresenceReport } from '../../shared/viewerPresence';
+import type { PresenceEntry, PresenceReport } from '../../shared/contracts/viewerPresence';
 
-export type { PresenceEntry, PresenceReport } from '../../shared/viewerPresence';
+export type { PresenceEntry, PresenceReport } from '../../shared/contracts/viewerPresence';
 
 export class ViewerPresence {
   /** Viewer counts by site and channel, kept across rooms so views accumulate for the instance's life. */

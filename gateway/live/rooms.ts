@@ -7,7 +7,7 @@ import { type BusDelivery } from '../../shared/bus';
 import { recordFanout } from '../../shared/metrics';
 import { withLinkedSpan } from '../../shared/tracing';
 import type { Logger } from '../../shared/logger';
-import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../../shared/liveEvents';
+import { withRemaining, clearEventOf, inAudience, type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../../shared/contracts/liveEvents';
 import { sendFrame, type Connection, type Group, type Room, type Subscriber } from './groups';
 
 export type { Room } from './groups';

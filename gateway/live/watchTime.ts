@@ -10,7 +10,7 @@
  * the tick in flight), never a completion or a claim (those are database facts once written).
  */
 import type { Logger } from '../../shared/logger';
-import type { WatchedMinute } from '../../shared/viewerActivity';
+import type { WatchedMinute } from '../../shared/contracts/viewerActivity';
 
 interface Entry {
   siteId: string;

@@ -18,12 +18,12 @@ export const Topics = {
   questProgress: 'quest-progress',
   /** { siteId, keyId, keyHash }: a developer key was revoked; every instance refuses it and ends its live connections (shared/auth/keyRevocations.ts). */
   developerKeyRevoked: 'developer-key-revoked',
-  /** { v, siteId, panelId, kind, … }: chat messages stored, deleted or cleared (content → viewers' chatMessages, shared/chatEvents.ts). */
+  /** { v, siteId, panelId, kind, … }: chat messages stored, deleted or cleared (content → viewers' chatMessages, shared/contracts/chatEvents.ts). */
   chat: 'chat',
-  /** { v, siteId, panelId, counts }: one instance's reactions to a room over a second (content → viewers' chatMessages, shared/chatEvents.ts). */
+  /** { v, siteId, panelId, counts }: one instance's reactions to a room over a second (content → viewers' chatMessages, shared/contracts/chatEvents.ts). */
   chatReactions: 'chat-reactions',
   /** { v, instanceId, at, rooms }: each gateway instance's chat viewers per room, every few seconds (summed for ChatEvent.viewers). */
   chatOccupancy: 'chat-occupancy',
-  /** { siteId, channelId, acceptedAt }: a channel's show changed (integrations → viewers' channelStatus, shared/channelStatus.ts). */
+  /** { siteId, channelId, acceptedAt }: a channel's show changed (integrations → viewers' channelStatus, shared/contracts/channelStatus.ts). */
   channelStatus: 'channel-status',
 } as const;

@@ -14,7 +14,7 @@ import type {
 } from '../../shared/db/generated/sqlite';
 import type { ContentCheckModel } from './contentCheck';
 import type { LeaderboardEntryModel } from './leaderboard';
-import type { PollResultsModel } from '../../shared/viewerActivity';
+import type { PollResultsModel } from '../../shared/contracts/viewerActivity';
 import type { PageConfigurationModel } from './configuration';
 import type { PlaylistMemberModel } from './playlists';
 import type { ThemeModel } from './theme';

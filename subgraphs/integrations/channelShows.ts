@@ -4,7 +4,7 @@
  * Each move is one conditional update (the state it may come from, and no later webhook applied), so a
  * repeated, older or out-of-order webhook changes nothing on any instance, however often it is retried.
  */
-import { announceChannelStatus, ON_AIR, type ShowState } from '../../shared/channelStatus';
+import { announceChannelStatus, ON_AIR, type ShowState } from '../../shared/contracts/channelStatus';
 import type { Stream } from '../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../shared/subgraph';
 

@@ -5,7 +5,7 @@
  * start/stop could be missed or arrive after the first broadcast). The site ID alone may ask: a
  * liveBroadcastId and its start time hold nothing secret, and viewers' timelines are keyed by them.
  */
-import type { ChannelRecording } from '../../shared/viewerProtocol';
+import type { ChannelRecording } from '../../shared/contracts/viewerProtocol';
 import type { SubgraphContext } from '../../shared/subgraph';
 
 /** The live broadcast the channel's stream is recording now, or null. */

@@ -2,7 +2,7 @@
  * A stream's state as admins see it, the event of a change, and the live feed that brings those events
  * to admins' `streamStateChanged` subscriptions (served by the gateway's live server from the bus).
  */
-import type { StreamChange, StreamState, StreamStateEvent } from '../../shared/liveEvents';
+import type { StreamChange, StreamState, StreamStateEvent } from '../../shared/contracts/liveEvents';
 import { Topics } from '../../shared/bus';
 import type { Stream } from '../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../shared/subgraph';

@@ -8,8 +8,8 @@ import type { Overlay, Prisma } from '../../shared/db/generated/sqlite';
 import { appError, ErrorCode } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import type { SubgraphContext } from '../../shared/subgraph';
-import { streamSecondAt } from '../../shared/viewerProtocol';
-import type { BroadcastOverlaySnapshot, OverlayBroadcastEvent, OverlayBroadcastMessage } from '../../shared/liveEvents';
+import { streamSecondAt } from '../../shared/contracts/viewerProtocol';
+import type { BroadcastOverlaySnapshot, OverlayBroadcastEvent, OverlayBroadcastMessage } from '../../shared/contracts/liveEvents';
 import { recordingOfChannel, timelineOf } from './timecode';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

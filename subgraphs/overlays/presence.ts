@@ -8,7 +8,7 @@
 import { Topics } from '../../shared/bus';
 import type { Db } from '../../shared/db/client';
 import type { ServiceDeps } from '../../shared/subgraph';
-import type { PresenceReport } from '../../shared/viewerPresence';
+import type { PresenceReport } from '../../shared/contracts/viewerPresence';
 
 export function recordViewerPresence({ bus, database, logger }: ServiceDeps): { close(): Promise<void> } {
   const db = database.prisma;

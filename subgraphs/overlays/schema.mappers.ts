@@ -1,7 +1,7 @@
 /** GraphQL types of the overlays subgraph mapped to what resolvers hold. */
 import type { AutomationRule, Overlay } from '../../shared/db/generated/sqlite';
-import type { TimelineEntry } from '../../shared/viewerProtocol';
-import { type OverlayBroadcastEvent } from '../../shared/liveEvents';
+import type { TimelineEntry } from '../../shared/contracts/viewerProtocol';
+import { type OverlayBroadcastEvent } from '../../shared/contracts/liveEvents';
 
 export type OverlayModel = Overlay;
 export type SiteReference = { id: string };

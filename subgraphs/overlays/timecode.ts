@@ -1,13 +1,13 @@
 /**
  * The timecode of overlay broadcasts: a broadcast to a channel whose stream is recording is stamped
- * with the live broadcast and its second into the recording (shared/recordings.ts), so a player can show
+ * with the live broadcast and its second into the recording (shared/contracts/recordings.ts), so a player can show
  * it again at the same second of the video (seed 001, Events 2).
  */
-import { liveBroadcastOf, type RecordingRequest } from '../../shared/recordings';
+import { liveBroadcastOf, type RecordingRequest } from '../../shared/contracts/recordings';
 import type { SubgraphContext } from '../../shared/subgraph';
-import type { BroadcastOverlay, ChannelRecording, TimelineEntry } from '../../shared/viewerProtocol';
+import type { BroadcastOverlay, ChannelRecording, TimelineEntry } from '../../shared/contracts/viewerProtocol';
 
-export { recordingOfChannel } from '../../shared/recordings';
+export { recordingOfChannel } from '../../shared/contracts/recordings';
 export type TimelineRequest = RecordingRequest;
 
 /**

@@ -7,7 +7,7 @@
  */
 import { Topics } from '../../shared/bus';
 import { createMemoryBus } from '../../shared/bus/memory';
-import { CHAT_MESSAGE_VERSION, type ChatOccupancyReport, type ChatReactionsMessage, type ChatSystemView } from '../../shared/chatEvents';
+import { CHAT_MESSAGE_VERSION, type ChatOccupancyReport, type ChatReactionsMessage, type ChatSystemView } from '../../shared/contracts/chatEvents';
 import { createLogger } from '../../shared/logger';
 import { mergeCounts, systemChange, type ChatCounts, type ChatCountsTarget } from '../../gateway/live/feeds/chatCounts';
 import { ChatRoomCounts } from '../../gateway/live/feeds/chatReactions';

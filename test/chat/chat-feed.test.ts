@@ -8,7 +8,7 @@
 import { GraphQLError } from 'graphql';
 import { Topics } from '../../shared/bus';
 import { createMemoryBus } from '../../shared/bus/memory';
-import { CHAT_MESSAGE_VERSION, type ChatEventView, type ChatMessageView, type ChatRoomView } from '../../shared/chatEvents';
+import { CHAT_MESSAGE_VERSION, type ChatEventView, type ChatMessageView, type ChatRoomView } from '../../shared/contracts/chatEvents';
 import { ErrorCode } from '../../shared/errors';
 import { createLogger } from '../../shared/logger';
 import { ChatFeed } from '../../gateway/live/feeds/chat';

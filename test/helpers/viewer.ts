@@ -5,7 +5,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { Stack } from '../../stack';
-import { type OverlayBroadcastEvent } from '../../shared/liveEvents';
+import { type OverlayBroadcastEvent } from '../../shared/contracts/liveEvents';
 import { scrape, total } from './metrics';
 import { NotRetryable, until } from './wait';
 

@@ -4,7 +4,7 @@
  * token), shares that do not add up to 100, the verdict of each kind of poll.
  */
 import { pollDisplay } from '../../embed/pollDisplay';
-import type { PollResults } from '../../shared/viewerProtocol';
+import type { PollResults } from '../../shared/contracts/viewerProtocol';
 
 const results = (fields: Partial<PollResults>): PollResults => ({
   pollId: 'p',

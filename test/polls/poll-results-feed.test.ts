@@ -10,7 +10,7 @@ import { createLogger } from '../../shared/logger';
 import { PUSH_INTERVAL_MS, PollResultsFeed, type PollResultsSource, type SharedPollResults } from '../../gateway/live/feeds/pollResults';
 import type { LiveStreamSubscription } from '../../gateway/live/streams';
 import { RenderedEvent } from '../../gateway/live/viewerChannel';
-import { POLL_RESULTS_MESSAGE_VERSION } from '../../shared/viewerActivity';
+import { POLL_RESULTS_MESSAGE_VERSION } from '../../shared/contracts/viewerActivity';
 import { until } from '../helpers/wait';
 
 const SITE = 'site-1';

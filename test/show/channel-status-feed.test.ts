@@ -6,7 +6,7 @@
 import { GraphQLError } from 'graphql';
 import { Topics } from '../../shared/bus';
 import { createMemoryBus } from '../../shared/bus/memory';
-import type { ChannelStatus, ChannelStatusMessage } from '../../shared/channelStatus';
+import type { ChannelStatus, ChannelStatusMessage } from '../../shared/contracts/channelStatus';
 import { ErrorCode } from '../../shared/errors';
 import { createLogger } from '../../shared/logger';
 import { ChannelStatusFeed } from '../../gateway/live/feeds/channelStatus';

@@ -12,7 +12,7 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Identity } from '../../../shared/auth/identity';
 import { Topics, type EventBus } from '../../../shared/bus';
-import type { ChannelStatus, ChannelStatusMessage } from '../../../shared/channelStatus';
+import type { ChannelStatus, ChannelStatusMessage } from '../../../shared/contracts/channelStatus';
 import { ErrorCode } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import type { Logger } from '../../../shared/logger';

@@ -12,7 +12,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { Topics, type EventBus } from '../../../shared/bus';
-import { CHAT_FIRST_EVENT_MESSAGES, type ChatBusMessage, type ChatEventView, type ChatMessageView } from '../../../shared/chatEvents';
+import { CHAT_FIRST_EVENT_MESSAGES, type ChatBusMessage, type ChatEventView, type ChatMessageView } from '../../../shared/contracts/chatEvents';
 import { ErrorCode } from '../../../shared/errors';
 import type { Logger } from '../../../shared/logger';
 import { onViewerReadsChanged } from '../../../shared/viewerReads';

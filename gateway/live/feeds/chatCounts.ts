@@ -3,7 +3,7 @@
  * and the viewer count that ride on a room's next event, and which kind of event a change of the room's
  * system block is (a pin's change is PINNED / UNPINNED, anything else SYSTEM).
  */
-import type { ChatEventKind, ChatReactionCount, ChatSystemView } from '../../../shared/chatEvents';
+import type { ChatEventKind, ChatReactionCount, ChatSystemView } from '../../../shared/contracts/chatEvents';
 
 /** Counts for a room's next event: reactions since the previous counts, and its viewers on every instance. */
 export interface ChatCounts {

@@ -11,7 +11,7 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Identity } from '../../../shared/auth/identity';
 import { Topics, type EventBus } from '../../../shared/bus';
-import type { ChatBusMessage, ChatModerationEventView } from '../../../shared/chatEvents';
+import type { ChatBusMessage, ChatModerationEventView } from '../../../shared/contracts/chatEvents';
 import { ErrorCode } from '../../../shared/errors';
 import type { Logger } from '../../../shared/logger';
 import type { LiveStream, LiveStreamSubscription } from '../streams';

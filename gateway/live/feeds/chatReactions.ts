@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Topics, type EventBus } from '../../../shared/bus';
-import { CHAT_MESSAGE_VERSION, type ChatOccupancyReport, type ChatReactionsMessage } from '../../../shared/chatEvents';
+import { CHAT_MESSAGE_VERSION, type ChatOccupancyReport, type ChatReactionsMessage } from '../../../shared/contracts/chatEvents';
 import type { Logger } from '../../../shared/logger';
 import type { ChatCountsTarget } from './chatCounts';
 

@@ -1,5 +1,5 @@
 /** What the chat feed keeps per room with viewers on this instance, and per viewer of it. */
-import type { ChatEventView, ChatMessageView, ChatSystemView } from '../../../shared/chatEvents';
+import type { ChatEventView, ChatMessageView, ChatSystemView } from '../../../shared/contracts/chatEvents';
 import type { LiveStreamSubscription } from '../streams';
 import type { RenderedEvent } from '../viewerChannel';
 import type { ChatCounts } from './chatCounts';

@@ -4,7 +4,7 @@
  */
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Identity } from '../../../shared/auth/identity';
-import type { ChatRoomView } from '../../../shared/chatEvents';
+import type { ChatRoomView } from '../../../shared/contracts/chatEvents';
 import { newId } from '../../../shared/ids';
 
 const ROOM_READ = /* GraphQL */ `

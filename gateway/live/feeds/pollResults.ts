@@ -17,7 +17,7 @@ import { newId } from '../../../shared/ids';
 import { Topics, type EventBus } from '../../../shared/bus';
 import type { Logger } from '../../../shared/logger';
 import { ErrorCode } from '../../../shared/errors';
-import type { PollResultsMessage, PollResultsModel } from '../../../shared/viewerActivity';
+import type { PollResultsMessage, PollResultsModel } from '../../../shared/contracts/viewerActivity';
 import type { LiveStream, LiveStreamSubscription } from '../streams';
 import type { RenderedEvent } from '../viewerChannel';
 

@@ -6,7 +6,7 @@
  * delete each win once (a conditional update, delay.ts), and a second decision is CONFLICT.
  */
 import { requireAdmin } from '../../../shared/auth/access';
-import { CHAT_MESSAGE_VERSION, type ChatHeldView, type ChatModerationEventView } from '../../../shared/chatEvents';
+import { CHAT_MESSAGE_VERSION, type ChatHeldView, type ChatModerationEventView } from '../../../shared/contracts/chatEvents';
 import { conflict, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { Scopes } from '../scopes';

@@ -5,13 +5,13 @@
  */
 import type { GraphQLError } from 'graphql';
 import { requireSite } from '../../../shared/auth/access';
-import { CHAT_FIRST_EVENT_MESSAGES } from '../../../shared/chatEvents';
+import { CHAT_FIRST_EVENT_MESSAGES } from '../../../shared/contracts/chatEvents';
 import { appError, badInput, ErrorCode, unauthenticated } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import { recordChatMessage, type ChatRefusal } from '../../../shared/metrics';
-import { liveBroadcastOf, type RecordingRequest } from '../../../shared/recordings';
+import { liveBroadcastOf, type RecordingRequest } from '../../../shared/contracts/recordings';
 import type { SubgraphContext } from '../../../shared/subgraph';
-import { streamSecondAt } from '../../../shared/viewerProtocol';
+import { streamSecondAt } from '../../../shared/contracts/viewerProtocol';
 import { holdMessage } from './held';
 import { checkChatMode, holdReasonOf, isChatAdmin } from './modes';
 import { checkNotBanned } from './moderation';

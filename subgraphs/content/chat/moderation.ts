@@ -5,7 +5,7 @@
  */
 import { requireAdmin } from '../../../shared/auth/access';
 import { serviceIdentity } from '../../../shared/auth/identity';
-import { CHAT_CLEAR_WINDOW_MS, CHAT_MESSAGE_VERSION } from '../../../shared/chatEvents';
+import { CHAT_CLEAR_WINDOW_MS, CHAT_MESSAGE_VERSION } from '../../../shared/contracts/chatEvents';
 import type { Db } from '../../../shared/db/client';
 import { appError, badInput, ErrorCode, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';

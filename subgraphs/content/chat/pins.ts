@@ -6,7 +6,7 @@
  * sends its viewers a PINNED or UNPINNED event.
  */
 import { requireAdmin } from '../../../shared/auth/access';
-import { CHAT_MESSAGE_VERSION } from '../../../shared/chatEvents';
+import { CHAT_MESSAGE_VERSION } from '../../../shared/contracts/chatEvents';
 import type { Db } from '../../../shared/db/client';
 import { badInput, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';

@@ -4,7 +4,7 @@
  * and stores nothing — and the report lands in the room's moderation queue (held.ts, chatModeration).
  */
 import { requireSite } from '../../../shared/auth/access';
-import { CHAT_MESSAGE_VERSION, type ChatReportView } from '../../../shared/chatEvents';
+import { CHAT_MESSAGE_VERSION, type ChatReportView } from '../../../shared/contracts/chatEvents';
 import { conflict, notFound, unauthenticated } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import type { SubgraphContext } from '../../../shared/subgraph';

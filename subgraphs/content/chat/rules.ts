@@ -4,7 +4,7 @@
  * 1–500 characters without control characters, no filtered word, no link from a non-admin where links
  * are not allowed. Every check runs in time linear in the message (no regular expression backtracks).
  */
-import { DEFAULT_CHAT_REACTIONS, type ChatSystemView } from '../../../shared/chatEvents';
+import { DEFAULT_CHAT_REACTIONS, type ChatSystemView } from '../../../shared/contracts/chatEvents';
 import { badInput } from '../../../shared/errors';
 import { isRecord } from '../checks';
 

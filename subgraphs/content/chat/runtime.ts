@@ -9,13 +9,13 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { openRateLimiters, type LimitOptions, type RateLimiters } from '../../../shared/rateLimits';
 import { Topics } from '../../../shared/bus';
-import { CHAT_MESSAGE_VERSION, type ChatBusMessage } from '../../../shared/chatEvents';
+import { CHAT_MESSAGE_VERSION, type ChatBusMessage } from '../../../shared/contracts/chatEvents';
 import { holdChatReactions, reactionLimitMessage, type ChatReactionCounter } from '../../../shared/chatReactions';
 import type { Db } from '../../../shared/db/client';
 import { appError, ErrorCode, notFound } from '../../../shared/errors';
-import { recordingOfChannel } from '../../../shared/recordings';
+import { recordingOfChannel } from '../../../shared/contracts/recordings';
 import type { ServiceDeps, SubgraphContext } from '../../../shared/subgraph';
-import type { ChannelRecording } from '../../../shared/viewerProtocol';
+import type { ChannelRecording } from '../../../shared/contracts/viewerProtocol';
 import { onViewerReadsChanged } from '../../../shared/viewerReads';
 import { channelsListing } from '../references';
 import { DuePublisher } from './delay';

@@ -24,7 +24,7 @@ import type { ServiceDeps, SubgraphContext } from '../../../shared/subgraph';
 import { requireSite } from '../../../shared/auth/access';
 import type { Identity } from '../../../shared/auth/identity';
 import { pollAnswers } from './polls';
-import { POLL_RESULTS_MESSAGE_VERSION, type PollResultsMessage, type PollResultsModel } from '../../../shared/viewerActivity';
+import { POLL_RESULTS_MESSAGE_VERSION, type PollResultsMessage, type PollResultsModel } from '../../../shared/contracts/viewerActivity';
 
 /** Answers per account: 30 a minute is far beyond a viewer clicking, and stops a script hammering. */
 const ANSWER_LIMIT = { keyPrefix: 'poll-answer', points: 30, duration: 60 };

@@ -11,7 +11,7 @@ import { conflict } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { awardPoints } from '../leaderboard';
 import { pollResultsOf, publishPollResults, revealed } from './answers';
-import { POLL_RESULTS_MESSAGE_VERSION } from '../../../shared/viewerActivity';
+import { POLL_RESULTS_MESSAGE_VERSION } from '../../../shared/contracts/viewerActivity';
 import type { pollFields } from './polls';
 import type { WebhookWaker } from '../webhookDispatcher';
 import { enqueueWebhook, WebhookEvents } from '../webhooks';

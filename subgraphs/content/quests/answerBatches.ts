@@ -3,7 +3,7 @@
  * answers are looked at for those accounts in batches, so a burst of thousands of answers costs a few
  * statements per quest.
  */
-import type { QuestProgressView } from '../../../shared/viewerActivity';
+import type { QuestProgressView } from '../../../shared/contracts/viewerActivity';
 import type { QuestDeps } from './deps';
 import { evaluateQuest, publishProgress, questsOfSite } from './progress';
 import { actionRules, ANSWER_KINDS, type ActionRule } from './rules';

@@ -7,7 +7,7 @@ import type { Identity } from '../../../shared/auth/identity';
 import { Topics } from '../../../shared/bus';
 import type { Quest } from '../../../shared/db/generated/sqlite';
 import { unauthenticated } from '../../../shared/errors';
-import type { QuestProgressView } from '../../../shared/viewerActivity';
+import type { QuestProgressView } from '../../../shared/contracts/viewerActivity';
 import { viewerRead } from '../viewerReads';
 import { completeQuest } from './completion';
 import type { QuestDeps } from './deps';

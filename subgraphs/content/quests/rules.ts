@@ -6,7 +6,7 @@
 import type { Db, Prisma } from '../../../shared/db/client';
 import type { Quest, QuestCompletion } from '../../../shared/db/generated/sqlite';
 import { stringList } from '../../../shared/json';
-import type { QuestProgressView } from '../../../shared/viewerActivity';
+import type { QuestProgressView } from '../../../shared/contracts/viewerActivity';
 import { questActions } from './quests';
 
 /** One step of a quest as progress reads it: its kind, what it needs, and where and when it counts. */

@@ -17,7 +17,7 @@ import { recordWatchTimeBatch } from '../../../shared/metrics';
 import type { QuestDeps } from './deps';
 import { evaluateQuest, publishProgress, questsOfSite } from './progress';
 import { actionRules, WATCH_KIND, type ActionRule } from './rules';
-import type { QuestProgressView, WatchedMinute } from '../../../shared/viewerActivity';
+import type { QuestProgressView, WatchedMinute } from '../../../shared/contracts/viewerActivity';
 
 const ROWS_PER_STATEMENT = 1000;
 const key = (row: { siteId: string; accountId: string; channelId: string; minute: number }) =>

@@ -5,7 +5,7 @@
  * announces every show change), so thousands of viewers' checks make one read per instance per change.
  */
 import { serviceIdentity } from '../../../shared/auth/identity';
-import { ON_AIR, type ShowState } from '../../../shared/channelStatus';
+import { ON_AIR, type ShowState } from '../../../shared/contracts/channelStatus';
 import type { Page, Video } from '../../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { isRecord, type JsonRecord } from '../checks';

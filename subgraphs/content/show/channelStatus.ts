@@ -4,7 +4,7 @@
  * newest recording. The live URL is in it only for a channel without a gate: behind a gate a player that
  * sees `live` asks the content check, which hands the URL only to a viewer it lets play.
  */
-import type { ChannelStatus, ShowState } from '../../../shared/channelStatus';
+import type { ChannelStatus, ShowState } from '../../../shared/contracts/channelStatus';
 import type { Page } from '../../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { found } from '../checks';

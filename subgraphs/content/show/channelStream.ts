@@ -6,7 +6,7 @@
  * channelStatus viewers like a webhook.
  */
 import { serviceIdentity } from '../../../shared/auth/identity';
-import { announceChannelStatus } from '../../../shared/channelStatus';
+import { announceChannelStatus } from '../../../shared/contracts/channelStatus';
 import type { Page } from '../../../shared/db/generated/sqlite';
 import type { Logger } from '../../../shared/logger';
 import type { SubgraphContext } from '../../../shared/subgraph';

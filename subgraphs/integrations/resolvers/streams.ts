@@ -5,7 +5,7 @@ import type { Resolvers } from '../resolvers.generated';
 import { deliverVod, receiveStreamWebhook } from '../providerCallbacks';
 import { findContract, registerStreamProvider, updateStreamProvider } from '../streamProviders';
 import { stateOf } from '../streamStates';
-import { STREAMS_SCOPE as SCOPE } from '../../../shared/liveEvents';
+import { STREAMS_SCOPE as SCOPE } from '../../../shared/contracts/liveEvents';
 import { channelShow } from '../channelShows';
 import { channelRecording, recordingOfVideo } from '../recordings';
 import { activateStream, createStream, deleteProviderStream, deleteProviderVod, findStream, startStream, stopStream, verifyAccount } from '../streams';

@@ -7,7 +7,7 @@ import type { Db } from '../../../shared/db/client';
 import type { Prisma } from '../../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { publishBroadcastEvent, showOverlay } from '../broadcasts';
-import { audienceTags, clearEventOf, withRemaining, type OverlayBroadcastEvent } from '../../../shared/liveEvents';
+import { audienceTags, clearEventOf, withRemaining, type OverlayBroadcastEvent } from '../../../shared/contracts/liveEvents';
 import { concurrentsOf } from '../presence';
 import { overlayTimeline } from '../timecode';
 import type { BroadcastOverlayInput, Resolvers } from '../resolvers.generated';

@@ -3,9 +3,9 @@
  * content subgraph computes and the gateway's live server pushes, and the bus message that says a
  * channel's show changed. One module both import, so neither knows the other's internals.
  */
-import { Topics, type EventBus } from './bus';
+import { Topics, type EventBus } from '../bus';
 import type { ShowState } from './viewerProtocol';
-import { announceViewerReadsChanged } from './viewerReads';
+import { announceViewerReadsChanged } from '../viewerReads';
 
 export type { ChannelCountdown, ChannelStatus, ShowState } from './viewerProtocol';
 

@@ -4,12 +4,12 @@
  * to them (audience, time left), and the feed of admins' stream-state subscriptions. One module both
  * import, so the gateway knows these shapes without knowing a subgraph's internals.
  */
-import { requireAdmin } from './auth/access';
-import type { Identity } from './auth/identity';
-import { Topics } from './bus';
+import { requireAdmin } from '../auth/access';
+import type { Identity } from '../auth/identity';
+import { Topics } from '../bus';
 import type { BroadcastOverlay } from './viewerProtocol';
 
-/** The overlay as viewers receive it (one shape with the browser side, shared/viewerProtocol.ts). */
+/** The overlay as viewers receive it (one shape with the browser side, shared/contracts/viewerProtocol.ts). */
 export type BroadcastOverlaySnapshot = BroadcastOverlay;
 
 export interface OverlayBroadcastEvent {

@@ -5,9 +5,9 @@
  * subgraph: other subgraphs ask it through the supergraph (`channelRecording`, `recordingOfVideo`),
  * never read its tables.
  */
-import { serviceIdentity } from './auth/identity';
-import { badInput, notFound } from './errors';
-import type { SubgraphContext } from './subgraph';
+import { serviceIdentity } from '../auth/identity';
+import { badInput, notFound } from '../errors';
+import type { SubgraphContext } from '../subgraph';
 import type { ChannelRecording } from './viewerProtocol';
 
 const CHANNEL_RECORDING = /* GraphQL */ `query ChannelRecording($channelId: ID!) { channelRecording(channelId: $channelId) { liveBroadcastId startedAt } }`;

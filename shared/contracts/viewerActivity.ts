@@ -4,9 +4,9 @@
  * an account watched (which the live server counts and the content subgraph stores). One module both
  * import, so the gateway knows these shapes without knowing the subgraph's internals.
  */
-import { Topics } from './bus';
-import type { Identity } from './auth/identity';
-import { unauthenticated } from './errors';
+import { Topics } from '../bus';
+import type { Identity } from '../auth/identity';
+import { unauthenticated } from '../errors';
 import type { PollResults } from './viewerProtocol';
 
 /** Format version of the bus messages below: an instance reads this and the versions before it. */
@@ -25,7 +25,7 @@ export interface PollResultsMessage {
   changed?: boolean;
 }
 
-/** The live results of a poll (one shape with the browser side, shared/viewerProtocol.ts). */
+/** The live results of a poll (one shape with the browser side, shared/contracts/viewerProtocol.ts). */
 export type PollResultsModel = PollResults;
 
 export interface ActionProgressView {
