@@ -4,8 +4,13 @@
  * RE2 does not install here (the `re2` package downloads or builds a native binary; `re2-wasm` has a
  * fixed 16 MB heap that aborts the process and never frees a pattern), so each pattern is checked by
  * redos-detector, which answers safe only when it can prove no input backtracks without bound, and
- * the rest are refused. The proof can take long on a hostile pattern, so it runs in a worker thread
- * with a deadline; Ajv then compiles through an engine that hands out only proven patterns.
+ * the rest are refused. The proof runs in a worker thread, off the event loop.
+ *
+ * A verdict is the pattern's alone: the proof is bounded by a number of steps, never by a clock, so a
+ * pattern proven on a quiet machine is proven on a loaded one and the other way round (a time limit once
+ * refused `^[0-9]+$` while the machine was busy, and kept the refusal). A deadline remains only against
+ * a worker that does not answer at all; what it cuts short is not a verdict: SERVICE_UNAVAILABLE, kept
+ * nowhere, so the next try proves it.
  */
 import type { RegExpEngine } from 'ajv/dist/types';
 import { Worker } from 'node:worker_threads';
@@ -13,22 +18,23 @@ import { appError, ErrorCode } from '../../shared/errors';
 
 /** Longest a pattern may be; longer ones are refused without a proof. */
 const MAX_PATTERN_LENGTH = 1000;
-/** How long the worker may try to prove one pattern safe; unproven in time = refused. */
-const PROOF_TIMEOUT_MS = 250;
-/** How long a check may wait for the worker before it is restarted and the pattern refused. */
-const WORKER_DEADLINE_MS = 5000;
+/**
+ * The proof's budget in redos-detector's steps (its default is 20,000): every pattern of ordinary schemas
+ * (dates, ids, e-mail shapes, slugs) is proven in far fewer; a hostile one runs out of them, refused, in
+ * a fraction of a second of the worker's CPU.
+ */
+const PROOF_MAX_STEPS = 1000;
+/** How long a check waits for a worker that does not answer before it replaces it (not a verdict). */
+const WORKER_DEADLINE_MS = 30_000;
 const VERDICT_CACHE_LIMIT = 10_000;
 
-// The worker lowers its own thread's priority (on Linux a thread has its own nice value): a long
-// proof must not take CPU time from the event loop when cores are scarce.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-try { require('node:os').setPriority(19); } catch {}
 const { isSafePattern } = require(workerData.detector);
 parentPort.on('message', ({ id, pattern }) => {
   let safe = false;
   try {
-    safe = isSafePattern(pattern, { unicode: true, timeout: workerData.timeoutMs }).safe;
+    safe = isSafePattern(pattern, { unicode: true, maxSteps: workerData.maxSteps }).safe;
   } catch {
     safe = false;
   }
@@ -41,11 +47,12 @@ const verdicts = new Map<string, boolean>();
 
 let worker: Worker | null = null;
 let nextId = 0;
-const waiting = new Map<number, (safe: boolean) => void>();
+/** Proofs under way: each is answered with its verdict, or null when the worker failed to answer (no verdict). */
+const waiting = new Map<number, (safe: boolean | null) => void>();
 
 function proofWorker(): Worker {
   if (worker) return worker;
-  const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { detector: require.resolve('redos-detector'), timeoutMs: PROOF_TIMEOUT_MS } });
+  const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { detector: require.resolve('redos-detector'), maxSteps: PROOF_MAX_STEPS } });
   started.on('message', ({ id, safe }: { id: number; safe: boolean }) => {
     waiting.get(id)?.(safe);
     waiting.delete(id);
@@ -54,7 +61,7 @@ function proofWorker(): Worker {
   });
   const fail = () => {
     if (worker === started) worker = null;
-    for (const resolve of waiting.values()) resolve(false);
+    for (const resolve of waiting.values()) resolve(null);
     waiting.clear();
   };
   started.on('error', fail);
@@ -63,15 +70,15 @@ function proofWorker(): Worker {
   return started;
 }
 
-function prove(pattern: string): Promise<boolean> {
+function prove(pattern: string): Promise<boolean | null> {
   if (pattern.length > MAX_PATTERN_LENGTH) return Promise.resolve(false);
   const running = proofWorker();
   const id = nextId++;
-  return new Promise<boolean>((resolve) => {
+  return new Promise<boolean | null>((resolve) => {
     const deadline = setTimeout(() => {
-      // A proof that outlives its own timeout: the worker is replaced, the pattern refused.
+      // A worker that does not answer is replaced; the pattern gets no verdict.
       waiting.delete(id);
-      resolve(false);
+      resolve(null);
       void running.terminate();
     }, WORKER_DEADLINE_MS);
     deadline.unref();
@@ -106,9 +113,14 @@ export async function provePatterns(schema: unknown): Promise<void> {
   const unknown = [...patternsOf(schema)].filter((pattern) => !verdicts.has(pattern));
   const results = await Promise.all(unknown.map(prove));
   unknown.forEach((pattern, index) => {
+    const safe = results[index];
+    if (safe === null) return;
     if (verdicts.size >= VERDICT_CACHE_LIMIT) verdicts.delete(verdicts.keys().next().value as string);
-    verdicts.set(pattern, results[index]);
+    verdicts.set(pattern, safe);
   });
+  if (results.includes(null)) {
+    throw appError(ErrorCode.SERVICE_UNAVAILABLE, 'schema: its patterns could not be checked just now; try again shortly', { field: 'schema' });
+  }
 }
 
 /** Ajv's `code.regExp`: a native RegExp for a pattern proven linear; any other pattern is BAD_USER_INPUT. */

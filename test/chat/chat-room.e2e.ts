@@ -216,7 +216,9 @@ describe('reactions', () => {
     }
     expect((await react(stack, site, undefined, panelId, '🎸')).status).toBe(401);
     expect((await react(stack, site, token, foreign, '👍')).status).toBe(404);
-    for (let index = 0; index < 30; index += 1) expect((await react(stack, site, token, panelId, '🥁')).status).toBe(200);
+    // The 30 at once, so the limit's 10 s window cannot pass while they are sent (one after another on a loaded machine, it did).
+    const allowed = await Promise.all(Array.from({ length: 30 }, () => react(stack, site, token, panelId, '🥁')));
+    expect(allowed.map((reply) => reply.status)).toEqual(Array.from({ length: 30 }, () => 200));
     const limited = await react(stack, site, token, panelId, '🥁');
     expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, expect.stringMatching(/^\d+$/)]);
     expect(limited.body.message).toMatch(/reactions/);
