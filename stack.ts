@@ -4,32 +4,22 @@
  */
 import type { ApolloServer } from '@apollo/server';
 import type { Server } from 'node:http';
-import { createExpressServer } from './shared/httpServer';
-import { followedSiteCache } from './shared/viewerReads';
-import type { AddressInfo } from 'node:net';
-import { createAuthenticator, type Authenticator } from './shared/auth/authenticate';
-import type { Identity } from './shared/auth/identity';
-import { createEventBus, waitForBus, type EventBus } from './shared/bus';
+import type { Authenticator } from './shared/auth/authenticate';
+import { createEventBus, type EventBus } from './shared/bus';
 import { subgraphPort, type Config, type SubgraphName } from './shared/config';
 import { openDatabase, type Database } from './shared/db/client';
 import { createLogger, type Logger } from './shared/logger';
-import { configureMetrics, measuredSubgraphOperation, registerOperationNames } from './shared/metrics';
+import { configureMetrics } from './shared/metrics';
 import { flushTracing, startTracing } from './shared/tracing';
 import { lateBoundSupergraph } from './shared/supergraph';
 import { listenSubgraph, type RunningService, type ServiceDeps, type SubgraphContext } from './shared/subgraph';
-import { createPublicApp } from './gateway/app';
-import { Drain, DRAIN_CLOSE_CODE } from './gateway/drain';
-import { createGateway, type Gateway } from './gateway/server';
-import { trustedDocumentStore } from './gateway/trustedDocuments';
-import type { Executor } from './rest-bridge/router';
-import { createRestBridge, routes } from './rest-bridge/server';
+import { serveGateway } from './gateway/serve';
+import type { Gateway } from './gateway/server';
 import { createCommunitySubgraph } from './subgraphs/community/server';
 import { createContentSubgraph } from './subgraphs/content/server';
 import { createIntegrationsSubgraph } from './subgraphs/integrations/server';
 import { createOverlaysSubgraph } from './subgraphs/overlays/server';
 import { recordViewerPresence } from './subgraphs/overlays/presence';
-import { questDepsOf } from './subgraphs/content/quests/deps';
-import { recordWatchTime } from './subgraphs/content/quests/watchTime';
 
 export interface Stack {
   url: string;
@@ -60,25 +50,6 @@ export const SUBGRAPH_FACTORIES: Record<SubgraphName, (logger: Logger, deps: Ser
   integrations: createIntegrationsSubgraph,
 };
 
-/**
- * The REST bridge's way to the gateway inside one process: no HTTP hop, the same authentication; an
- * operation one subgraph answers whole goes straight to that subgraph when it runs here too.
- */
-export function inProcessExecutor(
-  authenticator: Authenticator,
-  gateway: Gateway,
-  localSubgraph?: (name: SubgraphName) => RunningService | undefined,
-): Executor<Identity> {
-  return {
-    authenticate: (headers) => authenticator.authenticate(headers),
-    execute: (request, identity) => gateway.execute(request, identity),
-    executeOn: (name, request, identity) => {
-      const subgraph = localSubgraph?.(name);
-      return subgraph ? measuredSubgraphOperation(name, request.operationName, () => subgraph.execute(request, identity)) : null;
-    },
-  };
-}
-
 export interface StackOptions {
   logger?: Logger;
   /** An event bus shared with other stacks in this process (tests of several instances); not closed by the stack. */
@@ -87,81 +58,6 @@ export interface StackOptions {
   subgraphsOverHttp?: boolean;
   /** The clock of time-based rules (ServiceDeps.now); tests move it instead of sleeping. */
   now?: () => number;
-}
-
-/**
- * The gateway with the REST bridge and live viewers on the public port, for subgraphs at `subgraphUrl`.
- */
-export async function serveGateway(
-  deps: ServiceDeps,
-  subgraphUrl: (name: SubgraphName) => string,
-  localSubgraph?: (name: SubgraphName) => RunningService | undefined,
-) {
-  const { config, database, bus, logger } = deps;
-  const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret, bus);
-  // Watch time is counted where the viewers' sockets are, and written with content's own code (its tables),
-  // reading a site's quests through kept reads of the gateway's own.
-  const questReads = followedSiteCache<unknown>(bus);
-  const quests = { ...questDepsOf(deps, questReads.cache), provider: database.provider };
-  const gateway = await createGateway({
-    config,
-    logger,
-    authenticator,
-    bus,
-    subgraphUrl,
-    localSubgraph,
-    trustedDocuments: trustedDocumentStore(database.prisma, bus),
-    recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined,
-  });
-  // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
-  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph), logger, bodyLimitBytes: config.bodyLimitBytes, bus });
-  registerOperationNames(routes.map((route) => route.document));
-  const drain = new Drain();
-  const app = createPublicApp({
-    gateway,
-    rest,
-    database,
-    bus,
-    logger,
-    bodyLimitBytes: config.bodyLimitBytes,
-    metricsToken: config.metricsToken,
-    internalSecret: config.internalSecret,
-    drain,
-    shutdownGraceMs: config.shutdownGraceMs,
-    graphiql: config.graphiql,
-  });
-
-  if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');
-  const httpServer = createExpressServer(app);
-  httpServer.keepAliveTimeout = 65_000;
-  gateway.attach(httpServer);
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(config.port, config.host, resolve);
-  });
-  const port = (httpServer.address() as AddressInfo).port;
-  return {
-    gateway,
-    authenticator,
-    httpServer,
-    port,
-    drain,
-    /** Starts the drain: /ready 503, answers with Connection: close (a separate gateway process's SIGTERM). */
-    beginDrain: () => drain.start(),
-    /** Refuses new work, closes viewers with 1001 (1012 after a drain) and lets in-flight requests finish. */
-    async close() {
-      const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      // Keep-alive connections go as soon as their in-flight request is answered; stragglers after 10 s.
-      const idle = setInterval(() => httpServer.closeIdleConnections(), 50);
-      const force = setTimeout(() => httpServer.closeAllConnections(), 10_000);
-      await gateway.live.close(drain.draining ? DRAIN_CLOSE_CODE : 1001);
-      await stopped;
-      clearInterval(idle);
-      clearTimeout(force);
-      await gateway.stop();
-      questReads.stop();
-    },
-  };
 }
 
 export async function startStack(config: Config, options: StackOptions = {}): Promise<Stack> {

@@ -5,6 +5,6 @@
  */
 import { runService } from '../shared/service';
 import { subgraphUrl } from '../shared/config';
-import { serveGateway } from '../stack';
+import { serveGateway } from './serve';
 
 runService('gateway', (deps) => serveGateway(deps, (name) => subgraphUrl(deps.config, name)));
