@@ -286,12 +286,15 @@ describe('live overlays in the embed', () => {
   it('takes an overlay down on CLEAR and when it expires', async () => {
     const page = await openEmbed({ siteId: site.siteId, channelId: channel });
     const cleared = await broadcast(await createOverlay({ name: 'Cleared', contents: { html: '<p>until cleared</p>' } }), { channelId: channel });
-    const short = await broadcast(await createOverlay({ name: 'Short', duration: 1, contents: { html: '<p>one second</p>' } }), { channelId: channel });
+    // 5 s: the push carries the time left, so a push slower than the duration (1 s once, on a loaded machine) would show nothing.
+    const short = await broadcast(await createOverlay({ name: 'Short', duration: 5, contents: { html: '<p>five seconds</p>' } }), { channelId: channel });
     await page.waitForSelector(overlayOf(cleared.broadcastId));
     await page.waitForSelector(overlayOf(short.broadcastId));
+    // The short one goes by itself, the other stays until the CLEAR.
+    await page.waitForSelector(overlayOf(short.broadcastId), { hidden: true, timeout: 30_000 });
+    expect(await page.$(overlayOf(cleared.broadcastId))).not.toBeNull();
     expect((await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${channel}`, { headers: site.admin })).status).toBe(200);
     await page.waitForSelector(overlayOf(cleared.broadcastId), { hidden: true });
-    await page.waitForSelector(overlayOf(short.broadcastId), { hidden: true, timeout: 30_000 });
   });
 
   it("shows its channel's and the site-wide broadcasts, never another channel's or another site's", async () => {
