@@ -18,12 +18,10 @@ import { openRateLimiters, type RateLimiters } from './rateLimits';
 /** How often an instance publishes what it counted. */
 export const REACTION_PUBLISH_MS = 1000;
 
-/** Reactions per account across the site's chats: applause, not a flood. */
-export const REACTION_LIMIT = { keyPrefix: 'chat-reactions', points: 30, duration: 10 };
+/** Reactions per account across the site's chats per window (CHAT_REACTION_RATE_WINDOW_SECONDS, 10 s): applause, not a flood. */
+export const REACTION_POINTS = 30;
 
-/** Why a reaction was refused by the limit, with the seconds to wait (the RATE_LIMITED message). */
-export const reactionLimitMessage = (wait: number) =>
-  `at most ${REACTION_LIMIT.points} reactions per ${REACTION_LIMIT.duration} s per account; try again in ${wait} s`;
+type ReactionConfig = Pick<Config, 'redisUrl' | 'redisPrefix' | 'chatReactionRateWindowSeconds'>;
 
 export class ChatReactionCounter {
   /** `siteId \0 panelId` → emoji → count since the last publish. */
@@ -65,11 +63,13 @@ export class ChatReactions {
   readonly counter: ChatReactionCounter;
   private readonly limits: RateLimiters;
   private readonly limiter: RateLimiterAbstract;
+  private readonly windowSeconds: number;
 
-  constructor(deps: { config: Pick<Config, 'redisUrl' | 'redisPrefix'>; bus: EventBus; logger: Logger }) {
+  constructor(deps: { config: ReactionConfig; bus: EventBus; logger: Logger }) {
     this.counter = new ChatReactionCounter(deps.bus);
     this.limits = openRateLimiters(deps.config, deps.logger);
-    this.limiter = this.limits.limiter(REACTION_LIMIT);
+    this.windowSeconds = deps.config.chatReactionRateWindowSeconds;
+    this.limiter = this.limits.limiter({ keyPrefix: 'chat-reactions', points: REACTION_POINTS, duration: this.windowSeconds });
   }
 
   /**
@@ -84,6 +84,11 @@ export class ChatReactions {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
     }
+  }
+
+  /** Why a reaction was refused by the limit, with the seconds to wait (the RATE_LIMITED message). */
+  limitMessage(wait: number): string {
+    return `at most ${REACTION_POINTS} reactions per ${this.windowSeconds} s per account; try again in ${wait} s`;
   }
 
   async stop(): Promise<void> {
@@ -104,7 +109,7 @@ const held = new WeakMap<EventBus, Held>();
  * The instance's reactions (made by the first of its services to ask, shared with the others); `release`
  * when the service stops: the last one publishes what is counted and stops it.
  */
-export function holdChatReactions(deps: { config: Pick<Config, 'redisUrl' | 'redisPrefix'>; bus: EventBus; logger: Logger }): {
+export function holdChatReactions(deps: { config: ReactionConfig; bus: EventBus; logger: Logger }): {
   reactions: ChatReactions;
   release(): Promise<void>;
 } {

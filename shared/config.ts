@@ -64,6 +64,11 @@ export interface Config {
    */
   chatOccupancyMs: number;
   /**
+   * The window of the reaction limit, in seconds (`CHAT_REACTION_RATE_WINDOW_SECONDS`, default 10): an account
+   * may react 30 times per window across the site's chats.
+   */
+  chatReactionRateWindowSeconds: number;
+  /**
    * Longest a data event's 201 waits for the overlays of the automation rules it met (`RULE_WAIT_MS`, default
    * 2000): within it the overlays are out when the provider hears 201; past it the answer goes, the event is
    * stored and the rules finish on their own.
@@ -339,6 +344,7 @@ export function loadConfig(env: Env = process.env): Config {
     watchTimeEnabled: flag(env, 'WATCH_TIME', true),
     chatBatchMs: integer(env, 'CHAT_BATCH_MS', 250, 10, 5000),
     chatOccupancyMs: integer(env, 'CHAT_OCCUPANCY_MS', 5000, 100, 60_000),
+    chatReactionRateWindowSeconds: integer(env, 'CHAT_REACTION_RATE_WINDOW_SECONDS', 10, 1, 3600),
     ruleWaitMs: integer(env, 'RULE_WAIT_MS', 2000, 0, 60_000),
     chatRetentionDays: integer(env, 'CHAT_RETENTION_DAYS', 30, 1, 3650),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 3000, 0, 600_000),

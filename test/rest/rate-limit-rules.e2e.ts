@@ -15,7 +15,8 @@ import { createTestSite, startTestStack, stopAll, type TestSite } from '../helpe
 let stack: Stack;
 let site: TestSite;
 beforeAll(async () => {
-  stack = await startTestStack({ env: { DATA_EVENT_RATE_LIMIT: '3', DATA_EVENT_RATE_WINDOW_SECONDS: '60' } });
+  // Windows no loaded machine outlives while a case spends its limit.
+  stack = await startTestStack({ env: { DATA_EVENT_RATE_LIMIT: '3', DATA_EVENT_RATE_WINDOW_SECONDS: '60', CHAT_REACTION_RATE_WINDOW_SECONDS: '600' } });
   site = await createTestSite(stack, 'Limits');
 }, 60_000);
 afterAll(() => stopAll());

@@ -10,7 +10,7 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { openRateLimiters, type LimitOptions, type RateLimiters } from '../../../shared/rateLimits';
 import { Topics } from '../../../shared/bus';
 import { CHAT_MESSAGE_VERSION, type ChatBusMessage } from '../../../shared/contracts/chatEvents';
-import { holdChatReactions, reactionLimitMessage, type ChatReactionCounter } from '../../../shared/chatReactions';
+import { holdChatReactions, type ChatReactionCounter } from '../../../shared/chatReactions';
 import type { Db } from '../../../shared/db/client';
 import { appError, ErrorCode, notFound } from '../../../shared/errors';
 import { recordingOfChannel } from '../../../shared/contracts/recordings';
@@ -130,10 +130,11 @@ export class ChatRuntime {
     );
   }
 
-  /** Spends one of the account's reactions (30 per 10 s across the site); RATE_LIMITED when none is left. */
+  /** Spends one of the account's reactions (30 per window, 10 s by default, across the site); RATE_LIMITED when none is left. */
   async countReaction(siteId: string, accountId: string): Promise<void> {
-    const retryAfter = await this.reactionsHeld.reactions.spend(siteId, accountId);
-    if (retryAfter !== null) throw appError(ErrorCode.RATE_LIMITED, reactionLimitMessage(retryAfter), { retryAfter, rule: 'reactions' });
+    const { reactions } = this.reactionsHeld;
+    const retryAfter = await reactions.spend(siteId, accountId);
+    if (retryAfter !== null) throw appError(ErrorCode.RATE_LIMITED, reactions.limitMessage(retryAfter), { retryAfter, rule: 'reactions' });
   }
 
   /** One message per `seconds` per account in the room (slow mode); RATE_LIMITED with the seconds left. */
