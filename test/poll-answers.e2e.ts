@@ -272,7 +272,7 @@ describe('several polls’ results in one operation', () => {
       expect([
         label,
         refused.body.data,
-        refused.body.errors?.map((error: { path: string[]; extensions: { code: string } }) => [error.path, error.extensions.code]),
+        (refused.body.errors as { path: string[]; extensions: { code: string } }[] | undefined)?.map((error) => [error.path, error.extensions.code]),
       ]).toEqual([label, null, [[['other'], 'NOT_FOUND']]]);
     }
   });
