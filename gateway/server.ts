@@ -72,8 +72,8 @@ class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
   constructor(private readonly subgraph: () => RunningService) {}
 
   async process({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
-    // Each fetch of a plan is a slice of synchronous work of its own (shared/turns.ts).
-    await nextTurn();
+    // Each fetch of a plan is a slice of synchronous work of its own, before any request that starts (shared/turns.ts).
+    await nextTurn('continuing');
     const result = await this.subgraph().execute(
       { query: request.query, variables: request.variables, operationName: request.operationName },
       (context as GatewayContext).identity,

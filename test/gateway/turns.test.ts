@@ -1,6 +1,7 @@
 /**
  * Turns on the event loop (shared/turns.ts): work that asks for a turn runs oldest first, each in an
- * iteration of the loop of its own, so the loop polls for I/O (accepts, reads, writes) between them.
+ * iteration of the loop of its own, so the loop polls for I/O (accepts, reads, writes) between them;
+ * slices of requests already started go before requests that start.
  */
 import { nextTurn } from '../../shared/turns';
 
@@ -53,5 +54,15 @@ describe('nextTurn', () => {
     })();
     await Promise.all([first, second]);
     expect(order).toEqual(['first', 'second', 'asked during the first']);
+  });
+
+  it('gives slices of started requests their turns before requests that start, oldest first within each', async () => {
+    const order: string[] = [];
+    const take = async (kind: 'starts' | 'continuing', name: string) => {
+      await nextTurn(kind);
+      order.push(name);
+    };
+    await Promise.all([take('starts', 'request 1'), take('continuing', 'slice 1'), take('starts', 'request 2'), take('continuing', 'slice 2')]);
+    expect(order).toEqual(['slice 1', 'slice 2', 'request 1', 'request 2']);
   });
 });
