@@ -29,6 +29,21 @@ function distinct(representations: Representations): { unique: Representations; 
   return unique.length < representations.length ? { unique, indexOf } : null;
 }
 
+/**
+ * A deep copy of an entity as a subgraph answers it: its plain objects and arrays, the ones the gateway
+ * merges later fetches into, are copied; any other value (a scalar's) is shared, as nothing writes to it.
+ * Several times faster than structuredClone, which serializes and parses.
+ */
+function copyOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyOf);
+  if (value === null || typeof value !== 'object') return value;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyOf((value as Record<string, unknown>)[key]);
+  return copy;
+}
+
 /** `source`, sending each distinct entity representation of a fetch once. */
 export function distinctEntities<TContext extends object>(source: GraphQLDataSource<TContext>): GraphQLDataSource<TContext> {
   return {
@@ -44,7 +59,7 @@ export function distinctEntities<TContext extends object>(source: GraphQLDataSou
       // merges later fetches into each entity of its answer on its own.
       const handed = new Set<number>();
       const expanded = plan.indexOf.map((index) => {
-        if (handed.has(index)) return structuredClone(entities[index]);
+        if (handed.has(index)) return copyOf(entities[index]);
         handed.add(index);
         return entities[index];
       });

@@ -9,6 +9,7 @@ import type { RunningService } from '../shared/subgraph';
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { graphqlMiddleware } from '../shared/graphqlMiddleware';
+import { nextTurn } from '../shared/turns';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { RequestHandler } from 'express';
 import type { Server } from 'node:http';
@@ -71,6 +72,8 @@ class InProcessDataSource implements GraphQLDataSource<GatewayContext> {
   constructor(private readonly subgraph: () => RunningService) {}
 
   async process({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<GatewayGraphQLResponse> {
+    // Each fetch of a plan is a slice of synchronous work of its own, before any request that starts (shared/turns.ts).
+    await nextTurn('continuing');
     const result = await this.subgraph().execute(
       { query: request.query, variables: request.variables, operationName: request.operationName },
       (context as GatewayContext).identity,

@@ -6,6 +6,7 @@
  */
 import { HeaderMap, type ApolloServer, type BaseContext, type ContextFunction } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
+import { nextTurn } from './turns';
 
 /** What the context function is given: express's request and response. */
 export interface ExpressContextArgument {
@@ -32,6 +33,8 @@ export function graphqlMiddleware<TContext extends BaseContext>(
       res.status(500).send('`req.body` is not set: the json middleware must run before Apollo Server.');
       return;
     }
+    // The request runs in its own turn of the event loop, after those that came before it (shared/turns.ts).
+    await nextTurn();
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);

@@ -15,6 +15,10 @@ function countingCompiler() {
       compiled.push(request);
       return { from: request };
     }
+    compileBatch(request: string) {
+      compiled.push(request);
+      return { batch: request };
+    }
   }
   return { module: { QueryCompiler }, compiled, QueryCompiler };
 }
@@ -41,6 +45,19 @@ describe('the core', () => {
       statement('createOne', 'a'),
       statement('findMany', 'a'),
     ]);
+  });
+
+  it('keeps the plan of a batch whose statements all read, and compiles any other batch every time', () => {
+    const { module, compiled, QueryCompiler } = countingCompiler();
+    cacheReadPlans(module);
+    const client = new QueryCompiler();
+    const batch = (...actions: string[]) => `{"batch":[${actions.map((action, index) => statement(action, `s${index}`)).join(',')}],"transaction":null}`;
+    const reads = batch('findUnique', 'findUnique');
+    const first = client.compileBatch(reads);
+    expect(client.compileBatch(reads)).toBe(first);
+    client.compileBatch(batch('findUnique', 'updateOne'));
+    client.compileBatch(batch('findUnique', 'updateOne'));
+    expect(compiled).toEqual([reads, batch('findUnique', 'updateOne'), batch('findUnique', 'updateOne')]);
   });
 
   it('does not keep statements longer than 8 KB', () => {
@@ -83,5 +100,22 @@ describe('on a real database', () => {
     await prisma.overlay.delete({ where: { id: 'a1' } });
     expect(await names('site-a')).toEqual(['a2']);
     expect(await names('site-b')).toEqual(['b1']);
+  });
+
+  it('answers the findUnique calls of one tick (one batch, its plan kept) with each row as it is now', async () => {
+    const prisma = database.prisma;
+    const now = new Date();
+    const update = (id: string, name: string) => prisma.overlay.update({ where: { id }, data: { name } });
+    await prisma.site.create({ data: { id: 'site-c', name: 'site-c' } });
+    for (const id of ['c1', 'c2'])
+      await prisma.overlay.create({
+        data: { id, siteId: 'site-c', name: id, type: 'instance', contents: { text: id }, duration: 5, createdAt: now, updatedAt: now },
+      });
+    const both = async () => (await Promise.all(['c1', 'c2', 'c9'].map((id) => prisma.overlay.findUnique({ where: { id } })))).map((row) => row?.name ?? null);
+    expect(await both()).toEqual(['c1', 'c2', null]);
+    await update('c1', 'renamed');
+    expect(await both()).toEqual(['renamed', 'c2', null]);
+    await prisma.overlay.delete({ where: { id: 'c2' } });
+    expect(await both()).toEqual(['renamed', null, null]);
   });
 });

@@ -233,6 +233,51 @@ describe('answering', () => {
   });
 });
 
+describe('several polls’ results in one operation', () => {
+  it('answers each aliased pollResults with its own poll’s counts and the caller’s answer; a missing poll and another site’s are not found on their own field', async () => {
+    const first = await createPoll(site, 'poll');
+    const second = await createPoll(site, 'trivia');
+    const unanswered = await createPoll(site, 'poll');
+    const elsewhere = await createPoll(other, 'poll');
+    const voter = await site.signIn([]);
+    const another = await site.signIn([]);
+    expect((await answer(stack, site, voter.token, first, { answerId: 'red' })).status).toBe(200);
+    expect((await answer(stack, site, another.token, first, { answerId: 'red' })).status).toBe(200);
+    expect((await answer(stack, site, another.token, second, { answerId: 'green' })).status).toBe(200);
+    const query = /* GraphQL */ `query Several($a: ID!, $b: ID!, $c: ID!) {
+      a: pollResults(pollId: $a) { pollId total answers { id count } correctAnswerId mine { answerId correct } }
+      b: pollResults(pollId: $b) { pollId total answers { id count } correctAnswerId mine { answerId correct } }
+      c: pollResults(pollId: $c) { pollId total answers { id count } mine { answerId } }
+    }`;
+    const reply = await graphql(stack, query, { a: first, b: second, c: unanswered }, viewer(site, voter.token));
+    expect(reply.body.errors).toBeUndefined();
+    const none = [0, 0, 0];
+    const counted = (counts: number[]) => ANSWERS.map((entry, index) => ({ id: entry.id, count: counts[index] }));
+    expect(reply.body.data).toEqual({
+      a: { pollId: first, total: 2, answers: counted([2, 0, 0]), correctAnswerId: null, mine: { answerId: 'red', correct: null } },
+      b: { pollId: second, total: 1, answers: counted([0, 0, 1]), correctAnswerId: null, mine: null },
+      c: { pollId: unanswered, total: 0, answers: counted(none), mine: null },
+    });
+    // The field is non-null: a poll not found (or another site's) is an error on its own path, beside a found one.
+    for (const [label, pollId] of [
+      ['missing', 'no-such-poll'],
+      ['elsewhere', elsewhere],
+    ]) {
+      const refused = await graphql(
+        stack,
+        /* GraphQL */ `query Missing($a: ID!, $other: ID!) { a: pollResults(pollId: $a) { pollId } other: pollResults(pollId: $other) { pollId } }`,
+        { a: first, other: pollId },
+        viewer(site, voter.token),
+      );
+      expect([
+        label,
+        refused.body.data,
+        (refused.body.errors as { path: string[]; extensions: { code: string } }[] | undefined)?.map((error) => [error.path, error.extensions.code]),
+      ]).toEqual([label, null, [[['other'], 'NOT_FOUND']]]);
+    }
+  });
+});
+
 describe('trivia secrecy and close', () => {
   it('keeps trivia’s right answer secret until it closes, everywhere, then reveals it and marks who was right', async () => {
     const pollId = await createPoll(site, 'trivia');

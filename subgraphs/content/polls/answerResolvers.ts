@@ -4,16 +4,19 @@ import { unauthenticated } from '../../../shared/errors';
 import { leaderboardEntryOf, leaderboardPage } from '../leaderboard';
 import { answerPoll, answersOfAccounts, pollResultsOf, type PollAnswerRuntime } from './answers';
 import { findPoll } from './polls';
+import { readPollWithCounts } from './resultsReads';
+import { found } from '../checks';
 import type { PollType, Resolvers } from '../resolvers.generated';
 import { Scopes } from '../scopes';
 
 /** `answers`: the runtime's answer writer, rate limit and poll summaries. */
 export const pollAnswerResolvers = (answers: PollAnswerRuntime): Resolvers => ({
   Query: {
-    pollResults: async (_root, { pollId }, { identity, db }) => {
-      const poll = await findPoll(db, requireSite(identity), pollId);
+    pollResults: async (_root, { pollId }, context) => {
+      const { identity, db } = context;
+      const { poll, counts } = await readPollWithCounts(context, db, requireSite(identity), pollId);
       // Admins of polls see the right answer early, as they do on the poll itself; viewers only once it is revealed.
-      return pollResultsOf(db, poll, identity.account?.id ?? null, hasAdminAccess(identity, Scopes.polls, { write: false }));
+      return pollResultsOf(db, found(poll, `poll ${pollId}`), identity.account?.id ?? null, hasAdminAccess(identity, Scopes.polls, { write: false }), counts);
     },
     pollAnswersOf: async (_root, { pollId, accountIds }, { identity, db }) => {
       const poll = await findPoll(db, requireAdmin(identity, Scopes.polls, { write: false }), pollId);

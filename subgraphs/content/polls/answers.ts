@@ -261,12 +261,19 @@ type AnswerReader = Pick<Db, 'pollAnswer'>;
  * The poll's results: counts per answer from the database (the truth on every instance), the right
  * answer when revealed (or to a caller who may see it anyway, an admin), and the account's own answer.
  */
-export async function pollResultsOf(db: AnswerReader, poll: Poll, accountId: string | null, showAnswer = false): Promise<PollResultsModel> {
+export async function pollResultsOf(
+  db: AnswerReader,
+  poll: Poll,
+  accountId: string | null,
+  showAnswer = false,
+  /** The counts per answer when already read (resultsReads.ts); read here otherwise. */
+  counted?: ReadonlyMap<string, number>,
+): Promise<PollResultsModel> {
   const [groups, mine] = await Promise.all([
-    db.pollAnswer.groupBy({ by: ['answerId'], where: { pollId: poll.id }, _count: { _all: true } }),
+    counted ? null : db.pollAnswer.groupBy({ by: ['answerId'], where: { pollId: poll.id }, _count: { _all: true } }),
     accountId ? db.pollAnswer.findUnique({ where: { pollId_accountId: { pollId: poll.id, accountId } }, select: { answerId: true } }) : null,
   ]);
-  const counts = new Map(groups.map((group) => [group.answerId, group._count._all]));
+  const counts = counted ?? new Map((groups ?? []).map((group) => [group.answerId, group._count._all]));
   const answers = pollAnswers(poll).map((answer) => ({ id: answer.id, text: answer.text, count: counts.get(answer.id) ?? 0 }));
   const isRevealed = revealed(poll);
   return {
