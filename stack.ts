@@ -16,6 +16,7 @@ import { createLogger, type Logger } from './shared/logger';
 import { configureMetrics, measuredSubgraphOperation, registerOperationNames } from './shared/metrics';
 import { flushTracing, startTracing } from './shared/tracing';
 import { lateBoundSupergraph } from './shared/supergraph';
+import { quickAnswerRegistry, type QuickAnswerRegistry } from './shared/quickAnswers';
 import { listenSubgraph, type RunningService, type ServiceDeps, type SubgraphContext } from './shared/subgraph';
 import { createPublicApp } from './gateway/app';
 import { Drain, DRAIN_CLOSE_CODE } from './gateway/drain';
@@ -68,8 +69,13 @@ export function inProcessExecutor(
   authenticator: Authenticator,
   gateway: Gateway,
   localSubgraph?: (name: SubgraphName) => RunningService | undefined,
+  quickAnswers?: QuickAnswerRegistry,
 ): Executor<Identity> {
   return {
+    quick: async (name, variables, identity) => (quickAnswers?.[name] ? quickAnswers[name](variables, identity) : null),
+    quickAnswered: (name) => {
+      if (quickAnswers) quickAnswers.answered[name] += 1;
+    },
     authenticate: (headers) => authenticator.authenticate(headers),
     execute: (request, identity) => gateway.execute(request, identity),
     executeOn: (name, request, identity) => {
@@ -114,7 +120,9 @@ export async function serveGateway(
     recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined,
   });
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
-  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph), logger, bodyLimitBytes: config.bodyLimitBytes, bus });
+  // Quick answers are the local subgraphs' own: only where the operation would go to them straight.
+  const executor = inProcessExecutor(authenticator, gateway, localSubgraph, localSubgraph ? deps.quickAnswers : undefined);
+  const rest = createRestBridge({ executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   registerOperationNames(routes.map((route) => route.document));
   const drain = new Drain();
   const app = createPublicApp({
@@ -172,7 +180,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   const bus = options.bus ?? createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, maxLength: config.busStreamMaxLength });
   const supergraph = lateBoundSupergraph();
-  const deps: ServiceDeps = { config, database, bus, logger, supergraph, now: options.now };
+  const deps: ServiceDeps = { config, database, bus, logger, supergraph, now: options.now, quickAnswers: quickAnswerRegistry() };
 
   const subgraphs = {} as Record<SubgraphName, RunningService>;
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {
