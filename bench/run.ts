@@ -23,6 +23,7 @@ import { gatewaySection, graphqlLimitsSection, loopBlockSection, observabilitySe
 import { root, startInstance, startPostgres, startRedis } from './harness';
 import { builds, chatSection, fanoutSection, joinSection, twoInstancesSection } from './liveSections';
 import { measureShow } from './show';
+import { loadavg } from 'node:os';
 import { measureSoak } from './soak';
 import { measureRuntimes } from './runtimes';
 
@@ -83,6 +84,7 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
       'p50 ms': run.p50Ms,
       'p99 ms': run.p99Ms,
       'max ms': run.maxMs,
+      'db statements': run.databaseStatements,
     })),
     {
       target: 'floor (bare ws, one frame)',
@@ -92,8 +94,10 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
       'p50 ms': floor.p50Ms,
       'p99 ms': floor.p99Ms,
       'max ms': NaN,
+      'db statements': NaN,
     },
   ]);
+  console.log(`load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(' ')}`);
 }
 
 /**
