@@ -11,11 +11,11 @@ import type { EventBus } from '../shared/bus';
 import { followedSiteCache, type SiteCache } from '../shared/viewerReads';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
 import type { Logger } from '../shared/logger';
-import { keptAnswer, sendCacheable, siteHeader, type KeptAnswer } from './responseCache';
+import { keptAnswer, keptText, sendCacheable, siteHeader, type KeptAnswer } from './responseCache';
 import { project, readProjection, type Projection } from './projection';
 import { compileInputRules, lookup, readInput, resolveSource, type InputRules, type RouteInput } from './requestInput';
 import { RequestError } from './requestError';
-import { pickSelection, resultSelection } from './quickSelection';
+import { resultSelection, selectionText } from './quickSelection';
 import type { QuickAnswerName } from '../shared/quickAnswers';
 import type { AuthCode, RouteSpec } from './table';
 import { operationNameOf, routeTemplate } from '../shared/metrics';
@@ -191,7 +191,8 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
         return kept;
       },
       operationName: operationNameOf(spec.document),
-      quickSelection: spec.quick ? resultSelection(spec.document) : null,
+      // A quick answer is sent as the result is: only where the route neither projects, keys nor envelopes it.
+      quickSelection: spec.quick && spec.cache && !spec.projection && !spec.keyBy && !spec.envelope && !spec.file ? resultSelection(spec.document) : null,
     };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const secrets = new Set((spec.params ?? []).filter((param) => param.in === 'path' && param.secret).map((param) => param.name));
@@ -242,7 +243,12 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
       }
       const generation = siteId ? (shared as SiteCache<KeptAnswer>).generation(siteId) : 0;
       const request: OperationRequest = { query: spec.document, variables, operationName: compiled.operationName };
-      const result = (await quickResult(compiled, variables, caller)) ?? (await execute(spec, request, caller));
+      const quick = await quickAnswer(compiled, variables, caller);
+      if (quick) {
+        sendCacheable(req, res, spec, quick);
+        return;
+      }
+      const result = await execute(spec, request, caller);
       if (result.errors?.length) {
         const { status, body } = firstError(result.errors);
         if (status === 429) res.setHeader('Retry-After', String(Number(result.errors[0].extensions?.retryAfter ?? 1)));
@@ -267,15 +273,19 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
     }
   }
 
-  /** The route's quick answer as the executed operation's result, when one is offered and picks exactly. */
-  async function quickResult(compiled: CompiledRoute, variables: Record<string, unknown>, caller: unknown): Promise<ExecutionResult | null> {
+  /**
+   * The route's quick answer, ready to send, when one is offered and writes exactly (see `quick` in
+   * table.ts); only for a kept-answer route whose answer is the result as it is (no projection, keys or
+   * envelope).
+   */
+  async function quickAnswer(compiled: CompiledRoute, variables: Record<string, unknown>, caller: unknown): Promise<KeptAnswer | null> {
     const { spec, quickSelection } = compiled;
     if (!spec.quick || !quickSelection || !executor.quick) return null;
     const answer = await executor.quick(spec.quick, variables, caller);
-    const picked = answer && pickSelection(answer, quickSelection);
-    if (picked === undefined || picked === null) return null;
+    const text = answer ? selectionText(answer, quickSelection) : undefined;
+    if (text === undefined) return null;
     executor.quickAnswered?.(spec.quick);
-    return { data: { result: picked } };
+    return keptText(text);
   }
 
   function execute(spec: RouteSpec, request: OperationRequest, caller: unknown): Promise<ExecutionResult> {

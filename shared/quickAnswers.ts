@@ -24,3 +24,17 @@ export interface QuickAnswerRegistry extends QuickAnswers {
 }
 
 export const quickAnswerRegistry = (): QuickAnswerRegistry => ({ answered: { contentCheck: 0 } });
+
+const unchangingValues = new WeakSet<object>();
+
+/**
+ * Marks a part of a quick answer as one that never changes while it exists (built once from a kept read):
+ * whoever serializes it may keep its text for the next answer that holds the same object.
+ */
+export function unchanging<T extends object>(value: T): T {
+  unchangingValues.add(value);
+  return value;
+}
+
+/** Whether `value` was marked with `unchanging`. */
+export const isUnchanging = (value: object): boolean => unchangingValues.has(value);

@@ -18,7 +18,7 @@ import { found, isRecord, stringList } from './checks';
 import type { AccountAccessCache, DeviceRows } from './checkInputs';
 import { readGate, type Gate } from './pages';
 import { playingNow, scheduleOf } from './schedule';
-import { liveVideoOf, newestRecording, offersRecording, onAir, showOf } from './show/channelShow';
+import { liveVideoOf, newestRecording, offersRecording, onAir, showOf, type StreamShow } from './show/channelShow';
 import { viewerRead, type WithViewerReads } from './viewerReads';
 
 /** Devices not seen for this long no longer count against the limit. */
@@ -230,6 +230,19 @@ interface ChannelInputs {
   site: Site;
 }
 
+/** The live video of a kept page and show, one object while both are kept (its fields are then built once). */
+const liveVideos = new WeakMap<StreamShow, { page: Page; video: Video }>();
+
+function liveVideo(page: Page, show: StreamShow): Video {
+  // Without a start its times are the check's own: built anew each time.
+  if (show.startedAt === null) return liveVideoOf(page, show);
+  const kept = liveVideos.get(show);
+  if (kept?.page === page) return kept.video;
+  const video = liveVideoOf(page, show);
+  liveVideos.set(show, { page, video });
+  return video;
+}
+
 async function channelInputs(ctx: Context, siteId: string, request: ContentCheckRequest, now: Date): Promise<ChannelInputs> {
   const page = await findChannel(ctx, siteId, request);
   const gate = readGate(page.document);
@@ -238,7 +251,7 @@ async function channelInputs(ctx: Context, siteId: string, request: ContentCheck
   const videoId = program.videoId;
   const showVideo =
     program.live && show
-      ? liveVideoOf(page, show)
+      ? liveVideo(page, show)
       : !program.live && videoId === null && offersRecording(page.document)
         ? await newestRecording(ctx, page)
         : null;

@@ -3,15 +3,26 @@
  * scalars as they serialize), for the REST bridge's answer built without executing the operation
  * (checkContentKept). Every field of ContentCheck, CanIPlay, Page and Video is here; the bridge picks the
  * ones its document selects, and falls back to executing when one is missing. test/content/ compares
- * both paths byte for byte.
+ * both paths byte for byte. A page or video's fields are built once per kept object, and marked
+ * unchanging so the bridge keeps their text too.
  */
 import type { Page, Video } from '../../shared/db/generated/sqlite';
 import { stringList } from '../../shared/json';
+import { unchanging } from '../../shared/quickAnswers';
 import type { ContentCheckModel } from './contentCheck';
 import { pagePart } from './pages';
 import { timestamps } from './resolvers/access';
 
 export type Fields = Record<string, unknown>;
+
+/** Fields of the kept Page and Video objects (the viewer-read cache's), built once each. */
+const fieldsOf = new WeakMap<object, Fields>();
+
+function kept<T extends object>(model: T, build: (model: T) => Fields): Fields {
+  let fields = fieldsOf.get(model);
+  if (!fields) fieldsOf.set(model, (fields = unchanging(build(model))));
+  return fields;
+}
 
 function pageFields(page: Page): Fields {
   return {
@@ -64,10 +75,10 @@ export function contentCheckFields(model: ContentCheckModel): Fields {
   const video = contentCheck.video.video;
   return {
     canIPlayResponse: {
-      contentCheck: { ...contentCheck, video: { video: video ? videoFields(video) : null } },
+      contentCheck: { ...contentCheck, video: { video: video ? kept(video, videoFields) : null } },
       deviceCheck,
       error: error ? { type: error.type, message: error.message } : null,
     },
-    channel: pageFields(model.channel),
+    channel: kept(model.channel, pageFields),
   };
 }
