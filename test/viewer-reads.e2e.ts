@@ -162,7 +162,9 @@ describe('content check', () => {
       (await contentCheck(page._id, signedIn(member), `device-${member.accountId}`)).body.canIPlayResponse.contentCheck.access;
     expect(await access(holder)).toBe('none');
 
+    const granted = accessChangeOn(reader);
     await rest(writer, 'POST', `/community/v1/grant-entitlement/?accountId=${holder.accountId}&subscriptionId=gold`, { headers: site.admin });
+    await granted;
     expect(await access(holder)).toBe('full');
     expect(await access(stranger)).toBe('none');
     expect(await access(holder)).toBe('full');
