@@ -8,6 +8,7 @@
  * metrics-cost sections. BENCH_SHOW_VIEWERS sets the show section's viewers (default 15000). BENCH_REPEAT
  * repeats the fan-out (each run beside its own floor; BENCH_FANOUT_SIGNED_IN=false leaves out its signed-in runs).
  */
+import { loadavg } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +24,6 @@ import { gatewaySection, graphqlLimitsSection, loopBlockSection, observabilitySe
 import { root, startInstance, startPostgres, startRedis } from './harness';
 import { builds, chatSection, fanoutSection, joinSection, twoInstancesSection } from './liveSections';
 import { measureShow } from './show';
-import { loadavg } from 'node:os';
 import { measureSoak } from './soak';
 import { measureRuntimes } from './runtimes';
 
@@ -97,7 +97,11 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
       'db statements': NaN,
     },
   ]);
-  console.log(`load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 /**

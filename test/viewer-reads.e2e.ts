@@ -39,10 +39,11 @@ function nextChangeOn(stack: Stack): Promise<void> {
   });
 }
 
-/** Resolves when `stack` has heard the next change of what accounts hold (its content check's copies heard it first). */
+/** Resolves when `stack` has heard the next change of accounts' entitlements (its content check's copies heard it first). */
 function accessChangeOn(stack: Stack): Promise<void> {
   return new Promise((resolve) => {
-    const stop = stack.bus.subscribe(Topics.accountAccessChanged, () => {
+    const stop = stack.bus.subscribe(Topics.accountAccessChanged, (message) => {
+      if ((message as { part?: string }).part !== 'entitlements') return;
       stop();
       resolve();
     });

@@ -5,6 +5,10 @@
  * entitlements come from the community subgraph (`me { subscriptions }`), asked only when a gate or
  * video needs them. A channel with a stream of ours is live only while its show is on air, and then
  * offers the live video; offline it may offer its newest recording (subgraphs/content/show/).
+ *
+ * The channel's part is read through the viewer-read cache, the account's (entitlements, devices)
+ * through checkInputs.ts; `checkContentKept` answers the plain happy case from those alone, which is
+ * what a gated go-live is made of (the REST bridge's quick answer, quickCheck.ts).
  */
 import { verifyPassword } from '../../shared/auth/credentials';
 import type { Identity } from '../../shared/auth/identity';
