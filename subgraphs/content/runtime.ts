@@ -37,7 +37,8 @@ export interface ContentRuntime {
 
 export function createContentRuntime(logger: Logger, deps: ServiceDeps): ContentRuntime {
   const webhooks = new WebhookDispatcher(deps.database.prisma, deps.config, logger.child({ component: 'webhooks' }));
-  const viewerReads = followedSiteCache<unknown>(deps.bus);
+  // Keyed: a stream's show change drops only that show (shared/channelStatus.ts).
+  const viewerReads = followedSiteCache<unknown>(deps.bus, undefined, true);
   const quests = questDepsOf(deps, viewerReads.cache, webhooks);
   const answerBatches = new QuestAnswerBatcher(quests);
   // Every batch of stored answers goes on to quest progress (which batches them again for its own look).
