@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './shared/logger';
 import { configureMetrics } from './shared/metrics';
 import { flushTracing, startTracing } from './shared/tracing';
 import { lateBoundSupergraph } from './shared/supergraph';
+import { quickAnswerRegistry } from './shared/quickAnswers';
 import { listenSubgraph, type RunningService, type ServiceDeps, type SubgraphContext } from './shared/subgraph';
 import { serveGateway } from './gateway/serve';
 import type { Gateway } from './gateway/server';
@@ -68,7 +69,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   const bus = options.bus ?? createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, maxLength: config.busStreamMaxLength });
   const supergraph = lateBoundSupergraph();
-  const deps: ServiceDeps = { config, database, bus, logger, supergraph, now: options.now };
+  const deps: ServiceDeps = { config, database, bus, logger, supergraph, now: options.now, quickAnswers: quickAnswerRegistry() };
 
   const subgraphs = {} as Record<SubgraphName, RunningService>;
   for (const [name, create] of Object.entries(SUBGRAPH_FACTORIES) as [SubgraphName, (typeof SUBGRAPH_FACTORIES)[SubgraphName]][]) {

@@ -8,6 +8,7 @@
  * metrics-cost sections. BENCH_SHOW_VIEWERS sets the show section's viewers (default 15000). BENCH_REPEAT
  * repeats the fan-out (each run beside its own floor; BENCH_FANOUT_SIGNED_IN=false leaves out its signed-in runs).
  */
+import { loadavg } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -83,6 +84,7 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
       'p50 ms': run.p50Ms,
       'p99 ms': run.p99Ms,
       'max ms': run.maxMs,
+      'db statements': run.databaseStatements,
     })),
     {
       target: 'floor (bare ws, one frame)',
@@ -92,8 +94,14 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
       'p50 ms': floor.p50Ms,
       'p99 ms': floor.p99Ms,
       'max ms': NaN,
+      'db statements': NaN,
     },
   ]);
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 /**

@@ -18,6 +18,14 @@ export interface ShowFigures {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** SQL statements the instance sent from the webhook until every viewer held the URL (the webhook's own included). */
+  databaseStatements: number;
+}
+
+/** SQL statements the instance has sent so far (/internal/v1/database-queries). */
+async function statementsOf(instance: Instance): Promise<number> {
+  const reply = await fetch(`${instance.url}/internal/v1/database-queries`, { headers: { 'x-internal-secret': instance.env.INTERNAL_SECRET } });
+  return ((await reply.json()) as { queries: number }).queries;
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -92,6 +100,7 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
     );
     const open = ready.reduce((sum, reply) => sum + reply.open, 0);
     await new Promise((resolve) => setTimeout(resolve, 1500));
+    const statementsBefore = await statementsOf(instance);
     const sentAt = performance.timeOrigin + performance.now();
     await channel.webhook('active', Date.now());
     // Until every viewer holds the URL, or 5 minutes (a gated channel's checks take long: see `holding`).
@@ -101,6 +110,7 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
       reports = await Promise.all(workers.map((worker) => request(worker, { type: 'report' }, 'holding')));
       if (reports.reduce((sum, report) => sum + report.times.length + report.checkFailures, 0) >= open) break;
     }
+    const databaseStatements = (await statementsOf(instance)) - statementsBefore;
     for (const worker of workers) worker.send({ type: 'close' });
     const latencies = reports
       .flatMap((report) => report.times)
@@ -114,6 +124,7 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
       p50Ms: round(percentile(latencies, 50)),
       p99Ms: round(percentile(latencies, 99)),
       maxMs: round(latencies.at(-1) ?? 0),
+      databaseStatements,
     };
   } finally {
     await instance.stop();

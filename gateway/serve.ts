@@ -11,6 +11,7 @@ import type { Identity } from '../shared/auth/identity';
 import { waitForBus } from '../shared/bus';
 import type { SubgraphName } from '../shared/config';
 import { measuredSubgraphOperation, registerOperationNames } from '../shared/metrics';
+import type { QuickAnswerRegistry } from '../shared/quickAnswers';
 import type { RunningService, ServiceDeps } from '../shared/subgraph';
 import type { Executor } from '../rest-bridge/router';
 import { createRestBridge, routes } from '../rest-bridge/server';
@@ -29,8 +30,13 @@ export function inProcessExecutor(
   authenticator: Authenticator,
   gateway: Gateway,
   localSubgraph?: (name: SubgraphName) => RunningService | undefined,
+  quickAnswers?: QuickAnswerRegistry,
 ): Executor<Identity> {
   return {
+    quick: async (name, variables, identity) => (quickAnswers?.[name] ? quickAnswers[name](variables, identity) : null),
+    quickAnswered: (name) => {
+      if (quickAnswers) quickAnswers.answered[name] += 1;
+    },
     authenticate: (headers) => authenticator.authenticate(headers),
     execute: (request, identity) => gateway.execute(request, identity),
     executeOn: (name, request, identity) => {
@@ -65,7 +71,9 @@ export async function serveGateway(
     recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined,
   });
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).
-  const rest = createRestBridge({ executor: inProcessExecutor(authenticator, gateway, localSubgraph), logger, bodyLimitBytes: config.bodyLimitBytes, bus });
+  // Quick answers are the local subgraphs' own: only where the operation would go to them straight.
+  const executor = inProcessExecutor(authenticator, gateway, localSubgraph, localSubgraph ? deps.quickAnswers : undefined);
+  const rest = createRestBridge({ executor, logger, bodyLimitBytes: config.bodyLimitBytes, bus });
   registerOperationNames(routes.map((route) => route.document));
   const drain = new Drain();
   const app = createPublicApp({

@@ -16,7 +16,12 @@ export interface KeptAnswer {
 
 /** The answer as JSON text, kept with its length and a strong entity tag (a hash of the text). */
 export function keptAnswer(answer: unknown): KeptAnswer {
-  const body = Buffer.from(JSON.stringify(answer ?? null));
+  return keptText(JSON.stringify(answer ?? null));
+}
+
+/** An answer already written as JSON text, kept as `keptAnswer` keeps one. */
+export function keptText(text: string): KeptAnswer {
+  const body = Buffer.from(text);
   return { body, length: body.length, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 

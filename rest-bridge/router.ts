@@ -5,16 +5,18 @@
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type SelectionSetNode } from 'graphql';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import type { EventBus } from '../shared/bus';
 import { followedSiteCache, type SiteCache } from '../shared/viewerReads';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
 import type { Logger } from '../shared/logger';
-import { keptAnswer, sendCacheable, siteHeader, type KeptAnswer } from './responseCache';
+import { keptAnswer, keptText, sendCacheable, siteHeader, type KeptAnswer } from './responseCache';
 import { project, readProjection, type Projection } from './projection';
 import { compileInputRules, lookup, readInput, resolveSource, type InputRules, type RouteInput } from './requestInput';
 import { RequestError } from './requestError';
+import { resultSelection, selectionText } from './quickSelection';
+import type { QuickAnswerName } from '../shared/quickAnswers';
 import type { AuthCode, RouteSpec } from './table';
 import { operationNameOf, routeTemplate } from '../shared/metrics';
 
@@ -31,6 +33,13 @@ export interface Executor<Caller = unknown> {
    * (see `subgraph` in table.ts); absent or answering null = through `execute`.
    */
   executeOn?(subgraph: NonNullable<RouteSpec['subgraph']>, request: OperationRequest, caller: Caller): Promise<ExecutionResult> | null;
+  /**
+   * The quick answer named by the route (`quick` in table.ts) for these variables, when a subgraph of
+   * this process offers it: the root field's value, field by field; null (or absent) = execute.
+   */
+  quick?(name: QuickAnswerName, variables: Record<string, unknown>, caller: Caller): Promise<Record<string, unknown> | null>;
+  /** Told each time a quick answer was sent instead of executing (it picked exactly). */
+  quickAnswered?(name: QuickAnswerName): void;
 }
 
 /** A route's operation as the bridge runs it; `operationName` is the name its document gives it. */
@@ -68,6 +77,8 @@ interface CompiledRoute extends InputRules {
   /** The headers that say who the caller is: all but the partner credentials the operation checks itself. */
   identityHeaders(headers: HeaderBag): HeaderBag;
   operationName: string | undefined;
+  /** What the document selects of a quick answer (the route's `quick`), parsed once. */
+  quickSelection: SelectionSetNode | null;
 }
 
 /** The projection the request gives for the route, checked before the operation runs. */
@@ -180,6 +191,8 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
         return kept;
       },
       operationName: operationNameOf(spec.document),
+      // A quick answer is sent as the result is: only where the route neither projects, keys nor envelopes it.
+      quickSelection: spec.quick && spec.cache && !spec.projection && !spec.keyBy && !spec.envelope && !spec.file ? resultSelection(spec.document) : null,
     };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const secrets = new Set((spec.params ?? []).filter((param) => param.in === 'path' && param.secret).map((param) => param.name));
@@ -230,7 +243,12 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
       }
       const generation = siteId ? (shared as SiteCache<KeptAnswer>).generation(siteId) : 0;
       const request: OperationRequest = { query: spec.document, variables, operationName: compiled.operationName };
-      const result = await ((spec.subgraph && executor.executeOn?.(spec.subgraph, request, caller)) || executor.execute(request, caller));
+      const quick = await quickAnswer(compiled, variables, caller);
+      if (quick) {
+        sendCacheable(req, res, spec, quick);
+        return;
+      }
+      const result = await execute(spec, request, caller);
       if (result.errors?.length) {
         const { status, body } = firstError(result.errors);
         if (status === 429) res.setHeader('Retry-After', String(Number(result.errors[0].extensions?.retryAfter ?? 1)));
@@ -253,6 +271,25 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
       if (!(error instanceof RequestError)) throw error;
       res.status(error.status).json(restErrorBody(error.message));
     }
+  }
+
+  /**
+   * The route's quick answer, ready to send, when one is offered and writes exactly (see `quick` in
+   * table.ts); only for a kept-answer route whose answer is the result as it is (no projection, keys or
+   * envelope).
+   */
+  async function quickAnswer(compiled: CompiledRoute, variables: Record<string, unknown>, caller: unknown): Promise<KeptAnswer | null> {
+    const { spec, quickSelection } = compiled;
+    if (!spec.quick || !quickSelection || !executor.quick) return null;
+    const answer = await executor.quick(spec.quick, variables, caller);
+    const text = answer ? selectionText(answer, quickSelection) : undefined;
+    if (text === undefined) return null;
+    executor.quickAnswered?.(spec.quick);
+    return keptText(text);
+  }
+
+  function execute(spec: RouteSpec, request: OperationRequest, caller: unknown): Promise<ExecutionResult> {
+    return (spec.subgraph && executor.executeOn?.(spec.subgraph, request, caller)) || executor.execute(request, caller);
   }
 
   return tree.dispatch;

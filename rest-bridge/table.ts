@@ -4,6 +4,7 @@
  * from, the success status and the response shape. The express router, request validation, the
  * OpenAPI document and the route tests are all derived from the table.
  */
+import type { QuickAnswerName } from '../shared/quickAnswers';
 
 /** The seeds' Auth codes: C site ID, D developer key, J sign-in JWT; S the super API key (insights). */
 export type AuthCode = 'C' | 'D' | 'J' | 'S';
@@ -121,6 +122,12 @@ export interface RouteSpec {
    * the gateway as every route does.
    */
   subgraph?: 'content' | 'community' | 'overlays' | 'integrations';
+  /**
+   * A quick answer (shared/quickAnswers.ts) the subgraph may give for the operation's root field without
+   * executing it, in its plain happy case; the bridge picks what the document selects from it. Null, or
+   * a field it lacks, and the operation executes as always.
+   */
+  quick?: QuickAnswerName;
   /** JSON Schema (or $ref) of the success body, for the OpenAPI document. */
   response: JsonSchema;
   /**

@@ -24,6 +24,7 @@ import type { Logger } from './logger';
 import { metricsHandler, routeTemplate } from './metrics';
 import { traceRequests, withSpan } from './tracing';
 import type { SupergraphClient } from './supergraph';
+import type { QuickAnswerRegistry } from './quickAnswers';
 
 /** Everything a service needs from the outside world, created once at start. */
 export interface ServiceDeps {
@@ -38,6 +39,8 @@ export interface ServiceDeps {
    * pass's period has ended. Tests give their own to move time without sleeping.
    */
   now?: () => number;
+  /** Where subgraphs of this process offer answers given without executing (shared/quickAnswers.ts); absent: none. */
+  quickAnswers?: QuickAnswerRegistry;
 }
 
 /** The context of every subgraph resolver. */

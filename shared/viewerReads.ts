@@ -8,26 +8,39 @@
 import { Topics, type EventBus } from './bus';
 import { listenLocalFirst, tellLocalListeners } from './bus/localFirst';
 
-/** null: every site (a write whose site is not known). */
-export type SiteChange = (siteId: string | null) => void;
+/**
+ * null: every site (a write whose site is not known). `keys`, when given, are the only kept reads of the
+ * content subgraph that changed (a stream's show: `show:<streamId>`); other caches drop the whole site.
+ */
+export type SiteChange = (siteId: string | null, keys: readonly string[] | null) => void;
+
+interface SiteChangeMessage {
+  siteId?: string | null;
+  keys?: string[];
+}
 
 /** Calls `listener` whenever a site's viewer-facing data changes, here or on another instance. */
 export function onViewerReadsChanged(bus: EventBus, listener: SiteChange): () => void {
-  return listenLocalFirst(bus, Topics.viewerReadsChanged, (message) => listener((message as { siteId?: string | null })?.siteId ?? null));
+  return listenLocalFirst(bus, Topics.viewerReadsChanged, (message) => {
+    const change = (message ?? {}) as SiteChangeMessage;
+    const keys = Array.isArray(change.keys) && change.keys.every((key) => typeof key === 'string') ? change.keys : null;
+    listener(change.siteId ?? null, keys);
+  });
 }
 
 /**
- * Tells every instance that viewer-facing data of `siteId` changed; this process's caches drop it first.
- * The caller's answer waits for the publish; while the bus refuses it, the announcement is held (the
- * latest per site) and published once Redis is back, so other instances drop their copies then rather
- * than only when their TTL runs out.
+ * Tells every instance that viewer-facing data of `siteId` changed (only the kept reads `keys`, when
+ * given); this process's caches drop it first. The caller's answer waits for the publish; while the bus
+ * refuses it, the announcement is held (the latest per site and keys) and published once Redis is back,
+ * so other instances drop their copies then rather than only when their TTL runs out.
  */
-export async function announceViewerReadsChanged(bus: EventBus, siteId: string | null): Promise<void> {
-  tellLocalListeners(bus, Topics.viewerReadsChanged, { siteId });
+export async function announceViewerReadsChanged(bus: EventBus, siteId: string | null, keys?: string[]): Promise<void> {
+  const message: SiteChangeMessage = keys ? { siteId, keys } : { siteId };
+  tellLocalListeners(bus, Topics.viewerReadsChanged, message);
   try {
-    await bus.publish(Topics.viewerReadsChanged, { siteId });
+    await bus.publish(Topics.viewerReadsChanged, message);
   } catch (error) {
-    bus.announce(Topics.viewerReadsChanged, siteId ?? '', 'latest', { siteId });
+    bus.announce(Topics.viewerReadsChanged, `${siteId ?? ''}${keys ? `\n${keys.join('\n')}` : ''}`, 'latest', message);
     throw error;
   }
 }
@@ -103,6 +116,14 @@ export class SiteCache<V> {
     return pending;
   }
 
+  /** Drops `keys` of `siteId`; the site's generation moves on, so no read in flight puts one back. */
+  dropKeys(siteId: string, keys: readonly string[]): void {
+    const site = this.sites.get(siteId);
+    if (!site) return;
+    for (const key of keys) if (site.entries.delete(key)) this.size -= 1;
+    site.generation += 1;
+  }
+
   /** Drops what is kept for `siteId` (null: for every site). */
   drop(siteId: string | null): void {
     if (siteId === null) {
@@ -130,9 +151,13 @@ export class SiteCache<V> {
   }
 }
 
-/** A cache of `V` per site that follows the bus's change announcements (see onViewerReadsChanged). */
-export function followedSiteCache<V>(bus: EventBus, ttlMs?: number): { cache: SiteCache<V>; stop: () => void } {
+/**
+ * A cache of `V` per site that follows the bus's change announcements (see onViewerReadsChanged). A
+ * `keyed` cache (the content subgraph's, whose keys the announcements name) drops only the named keys
+ * of a change that names them; any other drops the site.
+ */
+export function followedSiteCache<V>(bus: EventBus, ttlMs?: number, keyed = false): { cache: SiteCache<V>; stop: () => void } {
   const cache = new SiteCache<V>(ttlMs);
-  const stop = onViewerReadsChanged(bus, (siteId) => cache.drop(siteId));
+  const stop = onViewerReadsChanged(bus, (siteId, keys) => (keyed && siteId !== null && keys ? cache.dropKeys(siteId, keys) : cache.drop(siteId)));
   return { cache, stop };
 }

@@ -242,6 +242,7 @@ function pageReadRoutes(base: '/page/v2' | '/pages/v2', suffix: string): RouteSp
       },
       cache: 'private',
       subgraph: 'content',
+      quick: 'contentCheck',
       response: ref('ContentCheck'),
     })),
   ];

@@ -64,7 +64,6 @@ export function signSessionToken(claims: SessionClaims, secret: string, ttlSecon
   });
 }
 
-/** The claims of a valid token, or null for a bad signature, wrong issuer or expired token. */
 /** An AccountRole as the access checks read it: a string scope; `write` a boolean and `pageId` strings when given. */
 function isAccountRole(role: unknown): role is AccountRole {
   if (typeof role !== 'object' || role === null) return false;
@@ -73,14 +72,23 @@ function isAccountRole(role: unknown): role is AccountRole {
   return typeof scope === 'string' && (write === undefined || typeof write === 'boolean') && pagesReadable;
 }
 
+/** The claims of a valid token, or null for a bad signature, wrong issuer or expired token. */
 export function verifySessionToken(token: string, secret: string): SessionClaims | null {
+  return verifySession(token, secret)?.claims ?? null;
+}
+
+/**
+ * The claims of a valid token with its `exp` (Unix seconds; null when it has none): the token stays valid
+ * while the clock's whole seconds are below it (jsonwebtoken's rule), so a verifier may keep the answer.
+ */
+export function verifySession(token: string, secret: string): { claims: SessionClaims; exp: number | null } | null {
   try {
     const payload = jwt.verify(token, hmacKey(secret), { algorithms: ['HS256'], issuer: 'stagegraph' }) as jwt.JwtPayload;
     if (typeof payload.sub !== 'string' || typeof payload.site !== 'string') return null;
     const roles: unknown = payload.roles ?? [];
     // Signed by us, but still read, not trusted for its shape: roles the access checks cannot read make no session.
     if (!Array.isArray(roles) || !roles.every(isAccountRole)) return null;
-    return { sub: payload.sub, site: payload.site, roles };
+    return { claims: { sub: payload.sub, site: payload.site, roles }, exp: typeof payload.exp === 'number' ? payload.exp : null };
   } catch {
     return null;
   }

@@ -26,4 +26,6 @@ export const Topics = {
   chatOccupancy: 'chat-occupancy',
   /** { siteId, channelId, acceptedAt }: a channel's show changed (integrations → viewers' channelStatus, shared/contracts/channelStatus.ts). */
   channelStatus: 'channel-status',
+  /** { siteId, accountId, part, origin? }: what an account holds (entitlements) or plays on (devices) changed (content check caches, shared/accountAccess.ts). */
+  accountAccessChanged: 'account-access-changed',
 } as const;

@@ -21,13 +21,14 @@ export interface ChannelStatusMessage {
 }
 
 /**
- * Tells every instance that a channel's status may have changed: the site's viewer-read caches drop
- * first (this process's at once, so the content check and channelStatus read it anew), then viewers'
+ * Tells every instance that a channel's status may have changed (`streamId`: only that stream's show):
+ * the site's viewer-read caches drop first (this process's at once, so the content check and channelStatus read it anew), then viewers'
  * channelStatus subscriptions hear it and read the status once per instance.
  */
-export async function announceChannelStatus(bus: EventBus, message: ChannelStatusMessage): Promise<void> {
+export async function announceChannelStatus(bus: EventBus, message: ChannelStatusMessage, streamId?: string): Promise<void> {
   // While Redis is away both are held (the latest per site, and per channel) and this instance's own
-  // viewers hear the change at once: its caches dropped before the publish was tried.
-  await announceViewerReadsChanged(bus, message.siteId).catch(() => undefined);
+  // viewers hear the change at once: its caches dropped before the publish was tried. A stream's show
+  // changed only the content's kept show of that stream: the page, site and videos stay kept.
+  await announceViewerReadsChanged(bus, message.siteId, streamId ? [`show:${streamId}`] : undefined).catch(() => undefined);
   bus.announce(Topics.channelStatus, message.channelId, 'latest', message);
 }

@@ -155,6 +155,13 @@ export function statusOf(subscription: Pick<Subscription, 'status' | 'cancelAt' 
   return 'active';
 }
 
+/** Unix ms when a subscription active at `now` stops reading active by itself (see statusOf); null: it does not, or it is not active. */
+export function activeUntil(subscription: Pick<Subscription, 'status' | 'cancelAt' | 'currentPeriodEnd'>, now = Date.now()): number | null {
+  if (statusOf(subscription, now) !== 'active') return null;
+  const ends = [subscription.cancelAt, subscription.currentPeriodEnd].flatMap((at) => (at ? [at.getTime()] : []));
+  return ends.length ? Math.min(...ends) : null;
+}
+
 /** The rows `statusOf` reads `active` at `now`, as a database condition (listings, exports, "already holds"). */
 export function activeAt(now: number): Prisma.SubscriptionWhereInput {
   const at = new Date(now);

@@ -2,6 +2,7 @@
 import { subgraphTypeDefs } from '..';
 import { buildSubgraphServer, type ServiceDeps } from '../../shared/subgraph';
 import type { Logger } from '../../shared/logger';
+import { announceAccessChanges } from './accessChanges';
 import { createResolvers } from './resolvers';
 import { createRuntime } from './runtime';
 
@@ -10,5 +11,5 @@ export const typeDefs = subgraphTypeDefs('community');
 /** The community subgraph server (not listening) with its runtime. */
 export function createCommunitySubgraph(logger: Logger, deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'now'>) {
   const runtime = createRuntime(logger, deps);
-  return buildSubgraphServer(typeDefs, createResolvers(runtime), logger, [runtime.plugin]);
+  return buildSubgraphServer(typeDefs, createResolvers(runtime), logger, [runtime.plugin, announceAccessChanges()]);
 }

@@ -5,18 +5,24 @@
  * entitlements come from the community subgraph (`me { subscriptions }`), asked only when a gate or
  * video needs them. A channel with a stream of ours is live only while its show is on air, and then
  * offers the live video; offline it may offer its newest recording (subgraphs/content/show/).
+ *
+ * The channel's part is read through the viewer-read cache, the account's (entitlements, devices)
+ * through checkInputs.ts; `checkContentKept` answers the plain happy case from those alone, which is
+ * what a gated go-live is made of (the REST bridge's quick answer, quickCheck.ts).
  */
 import { verifyPassword } from '../../shared/auth/credentials';
 import type { Identity } from '../../shared/auth/identity';
+import { announceAccountAccess } from '../../shared/accountAccess';
 import type { EventBus } from '../../shared/bus';
 import type { Db } from '../../shared/db/client';
-import type { Page, Video } from '../../shared/db/generated/sqlite';
+import type { Page, Site, Video } from '../../shared/db/generated/sqlite';
 import { badInput } from '../../shared/errors';
 import type { SupergraphClient } from '../../shared/supergraph';
 import { found, isRecord, stringList } from './checks';
+import type { AccountAccessCache, DeviceRows } from './checkInputs';
 import { readGate, type Gate } from './pages';
 import { playingNow, scheduleOf } from './schedule';
-import { liveVideoOf, newestRecording, offersRecording, onAir, showOf } from './show/channelShow';
+import { liveVideoOf, newestRecording, offersRecording, onAir, showOf, type StreamShow } from './show/channelShow';
 import { viewerRead, type WithViewerReads } from './viewerReads';
 
 /** Devices not seen for this long no longer count against the limit. */
@@ -48,24 +54,38 @@ export interface ContentCheckRequest {
   password?: string | null;
 }
 
-interface Context extends WithViewerReads {
+export interface ContentCheckContext extends WithViewerReads {
   db: Db;
   bus: EventBus;
   identity: Identity;
   supergraph: SupergraphClient;
+  /** The accounts' entitlements and devices kept on this instance (checkInputs.ts). */
+  access: AccountAccessCache;
 }
+type Context = ContentCheckContext;
 
-const ENTITLEMENTS = /* GraphQL */ `query ContentCheckEntitlements { me { id subscriptions { status entitlement { sku } } } }`;
+const ENTITLEMENTS = /* GraphQL */ `query ContentCheckEntitlements { me { id subscriptions { status activeUntil entitlement { sku } } } }`;
 
-/** SKUs the signed-in account holds with an active subscription. */
-async function heldSkus(ctx: Context): Promise<Set<string>> {
-  if (!ctx.identity.account) return new Set();
-  const { me } = await ctx.supergraph.execute<{ me: { subscriptions: { status: string; entitlement: { sku: string } }[] } | null }>(
-    ENTITLEMENTS,
-    {},
-    ctx.identity,
-  );
-  return new Set((me?.subscriptions ?? []).filter((subscription) => subscription.status === 'active').map((subscription) => subscription.entitlement.sku));
+type Held = { status: string; activeUntil: number | null; entitlement: { sku: string } };
+
+/**
+ * SKUs the signed-in account holds with an active subscription, kept until one lapses or the bus says
+ * they changed. Kept SKUs are trusted only when they let the viewer in (`passes`): a refusal reads them
+ * afresh, so a grant counts at once even where no announcement reached this instance.
+ */
+async function heldSkus(ctx: Context, siteId: string, passes: (held: ReadonlySet<string>) => boolean): Promise<Set<string>> {
+  const { account } = ctx.identity;
+  if (!account) return new Set();
+  const kept = ctx.access.heldSkus(siteId, account.id);
+  if (kept && passes(new Set(kept))) return new Set(kept);
+  ctx.access.skus.drop(siteId, account.id);
+  const skus = await ctx.access.heldSkusThrough(siteId, account.id, async () => {
+    const { me } = await ctx.supergraph.execute<{ me: { subscriptions: Held[] } | null }>(ENTITLEMENTS, {}, ctx.identity);
+    const active = (me?.subscriptions ?? []).filter((subscription) => subscription.status === 'active');
+    const ends = active.flatMap((subscription) => (subscription.activeUntil === null ? [] : [subscription.activeUntil]));
+    return { skus: active.map((subscription) => subscription.entitlement.sku), until: ends.length ? Math.min(...ends) : null };
+  });
+  return new Set(skus);
 }
 
 function checkDeviceId(deviceId: string): string {
@@ -87,30 +107,52 @@ const listed = (devices: { deviceId: string; lastSeenAt: Date }[]) =>
   Object.fromEntries(devices.map((device) => [device.deviceId, device.lastSeenAt.toISOString()]));
 
 /**
+ * A known device seen within DEVICE_SEEN_REFRESH_MS among the account's devices (read or kept), answered
+ * without writing: the devices in the check's order (the device last); null when it must be written.
+ */
+export function seenDevice(devices: DeviceRows, deviceId: string, now: Date): AccountDevices | null {
+  const seen = devices.filter((device) => device.lastSeenAt.getTime() >= now.getTime() - DEVICE_WINDOW_MS);
+  const known = seen.find((device) => device.deviceId === deviceId);
+  if (!known || now.getTime() - known.lastSeenAt.getTime() >= DEVICE_SEEN_REFRESH_MS) return null;
+  return { accountDevices: listed([...seen.filter((device) => device !== known), known]), over: false };
+}
+
+const DEVICE_FIELDS = { deviceId: true, firstSeenAt: true, lastSeenAt: true } as const;
+
+/**
  * Counts the device against the account's devices: a known device is seen again; a new one is added
  * unless the account already plays on as many devices as the site allows (then it is over the limit).
- * A known device seen within DEVICE_SEEN_REFRESH_MS is answered from one read, without writing.
+ * A known device seen within DEVICE_SEEN_REFRESH_MS is answered from the kept devices (one read when
+ * not kept). A write is announced to every instance, and this one keeps what it wrote.
  */
-async function checkDevices(db: Db, siteId: string, accountId: string, deviceId: string, limit: number, now: Date): Promise<AccountDevices> {
+async function checkDevices(ctx: Context, siteId: string, accountId: string, deviceId: string, limit: number, now: Date): Promise<AccountDevices> {
+  const { db, access } = ctx;
   const recent = { siteId, accountId, lastSeenAt: { gte: new Date(now.getTime() - DEVICE_WINDOW_MS) } };
-  const seen = await db.accountDevice.findMany({ where: recent, orderBy: { firstSeenAt: 'asc' } });
-  const known = seen.find((device) => device.deviceId === deviceId);
-  if (known && now.getTime() - known.lastSeenAt.getTime() < DEVICE_SEEN_REFRESH_MS)
-    return { accountDevices: listed([...seen.filter((device) => device !== known), known]), over: false };
-  return db.$transaction(async (tx) => {
-    const devices = await tx.accountDevice.findMany({ where: recent, orderBy: { firstSeenAt: 'asc' } });
-    const isKnown = devices.some((device) => device.deviceId === deviceId);
-    const over = !isKnown && limit > 0 && devices.length >= limit;
-    if (!over) {
-      await tx.accountDevice.upsert({
-        where: { siteId_accountId_deviceId: { siteId, accountId, deviceId } },
-        create: { siteId, accountId, deviceId, firstSeenAt: now, lastSeenAt: now },
-        update: { lastSeenAt: now },
-      });
-    }
-    const counted = over ? devices : [...devices.filter((device) => device.deviceId !== deviceId), { deviceId, lastSeenAt: now }];
-    return { accountDevices: listed(counted), over };
+  const read = () => db.accountDevice.findMany({ where: recent, orderBy: { firstSeenAt: 'asc' }, select: DEVICE_FIELDS });
+  const answered = seenDevice(await access.devices.through(siteId, accountId, read), deviceId, now);
+  if (answered) return answered;
+  const mark = access.devices.mark();
+  const written = await db.$transaction(async (tx) => {
+    const devices = await tx.accountDevice.findMany({ where: recent, orderBy: { firstSeenAt: 'asc' }, select: DEVICE_FIELDS });
+    const known = devices.find((device) => device.deviceId === deviceId);
+    const over = !known && limit > 0 && devices.length >= limit;
+    if (over) return { rows: devices, over };
+    await tx.accountDevice.upsert({
+      where: { siteId_accountId_deviceId: { siteId, accountId, deviceId } },
+      create: { siteId, accountId, deviceId, firstSeenAt: now, lastSeenAt: now },
+      update: { lastSeenAt: now },
+    });
+    const rows = known
+      ? devices.map((device) => (device === known ? { ...device, lastSeenAt: now } : device))
+      : [...devices, { deviceId, firstSeenAt: now, lastSeenAt: now }];
+    return { rows, over };
   });
+  if (!written.over) {
+    announceAccountAccess(ctx.bus, { siteId, accountId, part: 'devices', origin: access.origin });
+    access.devices.set(siteId, accountId, written.rows, mark);
+  }
+  const counted = written.over ? written.rows : [...written.rows.filter((device) => device.deviceId !== deviceId), { deviceId, lastSeenAt: now }];
+  return { accountDevices: listed(counted), over: written.over };
 }
 
 /** Seconds of free preview left for this viewer on this channel; the clock starts at the first check. */
@@ -180,18 +222,40 @@ async function gateVerdict(gate: Gate, page: Page, passed: boolean, password: st
   return null;
 }
 
-export async function checkContent(ctx: Context, siteId: string, request: ContentCheckRequest): Promise<ContentCheckModel> {
-  const deviceId = checkDeviceId(request.deviceId);
+/** What the check reads of the channel: the same for every viewer, kept per instance until the site's content changes. */
+interface ChannelInputs {
+  page: Page;
+  gate: Gate;
+  program: { live: boolean; videoId: string | null; offset: number };
+  /** The show's own video (live, or the recording after it): only for a viewer the check lets play. */
+  showVideo: Video | null;
+  video: Video | null;
+  videoSkus: string[];
+  site: Site;
+}
+
+/** The live video of a kept page and show, one object while both are kept (its fields are then built once). */
+const liveVideos = new WeakMap<StreamShow, { page: Page; video: Video }>();
+
+function liveVideo(page: Page, show: StreamShow): Video {
+  // Without a start its times are the check's own: built anew each time.
+  if (show.startedAt === null) return liveVideoOf(page, show);
+  const kept = liveVideos.get(show);
+  if (kept?.page === page) return kept.video;
+  const video = liveVideoOf(page, show);
+  liveVideos.set(show, { page, video });
+  return video;
+}
+
+async function channelInputs(ctx: Context, siteId: string, request: ContentCheckRequest, now: Date): Promise<ChannelInputs> {
   const page = await findChannel(ctx, siteId, request);
-  const now = new Date();
   const gate = readGate(page.document);
   const show = await showOf(ctx, page);
   const program = currentProgram(page.document, now.getTime(), onAir(show));
   const videoId = program.videoId;
-  // The show's own video (live, or the recording after it) goes only to a viewer the check lets play.
   const showVideo =
     program.live && show
-      ? liveVideoOf(page, show)
+      ? liveVideo(page, show)
       : !program.live && videoId === null && offersRecording(page.document)
         ? await newestRecording(ctx, page)
         : null;
@@ -199,27 +263,28 @@ export async function checkContent(ctx: Context, siteId: string, request: Conten
     viewerRead(ctx, siteId, 'site', () => ctx.db.site.findUniqueOrThrow({ where: { id: siteId } })),
     showVideo ?? (videoId ? viewerRead(ctx, siteId, `video:${videoId}`, () => ctx.db.video.findFirst({ where: { id: videoId, siteId } })) : null),
   ]);
-  const videoSkus = video ? stringList(video.requiredSkus) : [];
-  const account = ctx.identity.account;
-  const needsEntitlements = Boolean(account) && (gate.kind === 'subscription' || videoSkus.length > 0);
-  const held = needsEntitlements ? await heldSkus(ctx) : new Set<string>();
-  const devices = account ? await checkDevices(ctx.db, siteId, account.id, deviceId, site.deviceLimit, now) : { accountDevices: {}, over: false };
+  return { page, gate, program, showVideo, video, videoSkus: video ? stringList(video.requiredSkus) : [], site };
+}
 
-  const hasGateEntitlement = gate.kind !== 'subscription' || gate.requiredSkus.some((sku) => held.has(sku));
-  const hasVideoEntitlement = videoSkus.length === 0 || videoSkus.some((sku) => held.has(sku));
-  let verdict: Verdict = { access: 'full', error: null };
-  let previewLeft = 0;
-  if (devices.over) {
-    verdict = refused('device_limit', `this account already plays on ${site.deviceLimit} device(s), the most this site allows`);
-  } else {
-    const gateRefusal = await gateVerdict(gate, page, hasGateEntitlement, request.password, Boolean(account));
-    if (gateRefusal && gate.kind === 'subscription') {
-      previewLeft = await previewRemaining(ctx.db, page, account ? `account:${account.id}` : `device:${deviceId}`, gate.previewSeconds, now);
-    }
-    if (gateRefusal) verdict = previewLeft > 0 ? { access: 'preview', error: null } : gateRefusal;
-    else if (!hasVideoEntitlement) verdict = refused('video_entitlement_required', `this video needs one of these entitlements: ${videoSkus.join(', ')}`);
-  }
+/** Whether the held SKUs pass the channel's gate and the video's entitlements. */
+function entitlementsOf(channel: ChannelInputs, held: ReadonlySet<string>) {
+  const { gate, videoSkus } = channel;
+  return {
+    hasGateEntitlement: gate.kind !== 'subscription' || gate.requiredSkus.some((sku) => held.has(sku)),
+    hasVideoEntitlement: videoSkus.length === 0 || videoSkus.some((sku) => held.has(sku)),
+  };
+}
 
+const needsEntitlements = (channel: ChannelInputs, signedIn: boolean) => signedIn && (channel.gate.kind === 'subscription' || channel.videoSkus.length > 0);
+
+function modelOf(
+  channel: ChannelInputs,
+  verdict: Verdict,
+  previewLeft: number,
+  entitlements: ReturnType<typeof entitlementsOf>,
+  devices: AccountDevices,
+): ContentCheckModel {
+  const { program, site, showVideo, video } = channel;
   return {
     canIPlayResponse: {
       contentCheck: {
@@ -227,13 +292,72 @@ export async function checkContent(ctx: Context, siteId: string, request: Conten
         live: program.live,
         offset: program.offset,
         previewTimeRemainingSeconds: previewLeft,
-        userHasChannelGateEntitlement: hasGateEntitlement,
-        userHasVideoEntitlement: hasVideoEntitlement,
+        userHasChannelGateEntitlement: entitlements.hasGateEntitlement,
+        userHasVideoEntitlement: entitlements.hasVideoEntitlement,
         video: { video: showVideo && verdict.access === 'none' ? null : video },
       },
       deviceCheck: { accountDevices: devices.accountDevices, accountOverDeviceLimit: devices.over, siteDeviceLimit: site.deviceLimit },
       error: verdict.error,
     },
-    channel: page,
+    channel: channel.page,
   };
+}
+
+const NO_DEVICES: AccountDevices = { accountDevices: {}, over: false };
+
+export async function checkContent(ctx: Context, siteId: string, request: ContentCheckRequest): Promise<ContentCheckModel> {
+  const deviceId = checkDeviceId(request.deviceId);
+  const now = new Date();
+  const channel = await channelInputs(ctx, siteId, request, now);
+  const { page, gate, site, videoSkus } = channel;
+  const account = ctx.identity.account;
+  const passes = (held: ReadonlySet<string>) => Object.values(entitlementsOf(channel, held)).every(Boolean);
+  const held = needsEntitlements(channel, Boolean(account)) ? await heldSkus(ctx, siteId, passes) : new Set<string>();
+  const devices = account ? await checkDevices(ctx, siteId, account.id, deviceId, site.deviceLimit, now) : NO_DEVICES;
+
+  const entitlements = entitlementsOf(channel, held);
+  let verdict: Verdict = { access: 'full', error: null };
+  let previewLeft = 0;
+  if (devices.over) {
+    verdict = refused('device_limit', `this account already plays on ${site.deviceLimit} device(s), the most this site allows`);
+  } else {
+    const gateRefusal = await gateVerdict(gate, page, entitlements.hasGateEntitlement, request.password, Boolean(account));
+    if (gateRefusal && gate.kind === 'subscription') {
+      previewLeft = await previewRemaining(ctx.db, page, account ? `account:${account.id}` : `device:${deviceId}`, gate.previewSeconds, now);
+    }
+    if (gateRefusal) verdict = previewLeft > 0 ? { access: 'preview', error: null } : gateRefusal;
+    else if (!entitlements.hasVideoEntitlement)
+      verdict = refused('video_entitlement_required', `this video needs one of these entitlements: ${videoSkus.join(', ')}`);
+  }
+  return modelOf(channel, verdict, previewLeft, entitlements, devices);
+}
+
+/**
+ * The check answered from what this instance keeps, in its plain happy case: a viewer the channel lets
+ * play in full (no password gate, no preview, no refusal) whose entitlements (when needed) and known,
+ * recently seen device are kept; the channel's reads go through the viewer-read cache as always (one
+ * read per instance per change). Anything else is null, and the normal check answers (and fills what
+ * is kept). The model is the one `checkContent` gives for the same state.
+ */
+export async function checkContentKept(ctx: Context, siteId: string, request: ContentCheckRequest): Promise<ContentCheckModel | null> {
+  const deviceId = request.deviceId.trim();
+  if (!deviceId || deviceId.length > 128 || request.password) return null;
+  const now = new Date();
+  let channel: ChannelInputs;
+  try {
+    channel = await channelInputs(ctx, siteId, request, now);
+  } catch {
+    return null;
+  }
+  const account = ctx.identity.account;
+  if (channel.gate.kind === 'password' || (channel.gate.kind === 'login' && !account)) return null;
+  let held: string[] | undefined = [];
+  if (needsEntitlements(channel, Boolean(account))) held = account ? ctx.access.heldSkus(siteId, account.id) : undefined;
+  if (!held) return null;
+  const entitlements = entitlementsOf(channel, new Set(held));
+  if (!entitlements.hasGateEntitlement || !entitlements.hasVideoEntitlement) return null;
+  const rows = account ? ctx.access.devices.get(siteId, account.id) : undefined;
+  const devices = account ? rows && seenDevice(rows, deviceId, now) : NO_DEVICES;
+  if (!devices) return null;
+  return modelOf(channel, { access: 'full', error: null }, 0, entitlements, devices);
 }

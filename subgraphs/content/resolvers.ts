@@ -21,7 +21,7 @@ import type { ContentRuntime } from './runtime';
 export function createResolvers(runtime: ContentRuntime): Resolvers {
   return mergeResolvers<Resolvers>(
     siteResolvers,
-    pageResolvers(runtime.webhooks, runtime.reads),
+    pageResolvers(runtime.webhooks, runtime.reads, runtime.access),
     templateResolvers,
     panelResolvers,
     scheduleResolvers,

@@ -17,6 +17,8 @@ import { questDepsOf, type QuestDeps } from './quests/deps';
 import { followedSiteCache } from '../../shared/viewerReads';
 import type { ViewerReads } from './viewerReads';
 import { WebhookDispatcher } from './webhookDispatcher';
+import { AccountAccessCache } from './checkInputs';
+import { offerQuickContentCheck } from './quickCheck';
 
 export interface ContentRuntime {
   chat: ChatRuntime;
@@ -27,18 +29,23 @@ export interface ContentRuntime {
   webhooks: WebhookDispatcher;
   /** The content a viewer's join reads, kept until the site's content changes (viewerReads.ts). */
   reads: ViewerReads;
+  /** The accounts' entitlements and devices the content check keeps (checkInputs.ts). */
+  access: AccountAccessCache;
   /** Starts the dispatcher and the quest outbox with the server; stops everything with it. */
   plugin: ApolloServerPlugin<SubgraphContext>;
 }
 
 export function createContentRuntime(logger: Logger, deps: ServiceDeps): ContentRuntime {
   const webhooks = new WebhookDispatcher(deps.database.prisma, deps.config, logger.child({ component: 'webhooks' }));
-  const viewerReads = followedSiteCache<unknown>(deps.bus);
+  // Keyed: a stream's show change drops only that show (shared/channelStatus.ts).
+  const viewerReads = followedSiteCache<unknown>(deps.bus, undefined, true);
   const quests = questDepsOf(deps, viewerReads.cache, webhooks);
   const answerBatches = new QuestAnswerBatcher(quests);
   // Every batch of stored answers goes on to quest progress (which batches them again for its own look).
   const answers = new PollAnswerRuntime(deps, (rows) => void answerBatches.record(rows.map((row) => ({ ...row, answeredAt: Date.now() }))));
   const chat = new ChatRuntime(deps);
+  const access = new AccountAccessCache(deps.bus, deps.now ?? Date.now);
+  const quickCheck = offerQuickContentCheck(deps, viewerReads.cache, access);
   let outbox: ReturnType<typeof runQuestOutbox> | null = null;
   return {
     chat,
@@ -46,6 +53,7 @@ export function createContentRuntime(logger: Logger, deps: ServiceDeps): Content
     quests,
     webhooks,
     reads: viewerReads.cache,
+    access,
     plugin: {
       async serverWillStart() {
         webhooks.kick();
@@ -54,6 +62,8 @@ export function createContentRuntime(logger: Logger, deps: ServiceDeps): Content
           async serverWillStop() {
             await outbox?.close();
             viewerReads.stop();
+            access.stop();
+            quickCheck.withdraw();
             await Promise.all([webhooks.stop(), answers.stop(), chat.stop()]);
           },
         };

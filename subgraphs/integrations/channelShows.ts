@@ -45,7 +45,7 @@ export async function announceChannelShow(
   acceptedAt = Date.now(),
 ) {
   try {
-    await announceChannelStatus(ctx.bus, { siteId: stream.siteId, channelId: stream.pageId, acceptedAt });
+    await announceChannelStatus(ctx.bus, { siteId: stream.siteId, channelId: stream.pageId, acceptedAt }, stream.id);
   } catch (error) {
     ctx.logger.warn({ err: (error as Error).message, streamId: stream.id }, 'could not announce a channel show change');
   }

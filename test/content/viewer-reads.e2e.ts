@@ -39,6 +39,17 @@ function nextChangeOn(stack: Stack): Promise<void> {
   });
 }
 
+/** Resolves when `stack` has heard the next change of accounts' entitlements (its content check's copies heard it first). */
+function accessChangeOn(stack: Stack): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = stack.bus.subscribe(Topics.accountAccessChanged, (message) => {
+      if ((message as { part?: string }).part !== 'entitlements') return;
+      stop();
+      resolve();
+    });
+  });
+}
+
 /** Runs a write on the writer and waits until the reader has heard of it. */
 async function write(method: string, path: string, body?: unknown, headers: Record<string, string> = site.admin) {
   const heard = nextChangeOn(reader);
@@ -152,13 +163,17 @@ describe('content check', () => {
       (await contentCheck(page._id, signedIn(member), `device-${member.accountId}`)).body.canIPlayResponse.contentCheck.access;
     expect(await access(holder)).toBe('none');
 
+    const granted = accessChangeOn(reader);
     await rest(writer, 'POST', `/community/v1/grant-entitlement/?accountId=${holder.accountId}&subscriptionId=gold`, { headers: site.admin });
+    await granted;
     expect(await access(holder)).toBe('full');
     expect(await access(stranger)).toBe('none');
     expect(await access(holder)).toBe('full');
 
     const held = await rest(writer, 'POST', '/graphql', { headers: signedIn(holder), body: { query: /* GraphQL */ `{ me { subscriptions { id } } }` } });
     const [subscription] = held.body.data.me.subscriptions as { id: string }[];
+    // The reader keeps what the holder holds (the content check's go-live path): it follows the removal once it has heard of it.
+    const heard = accessChangeOn(reader);
     const removed = await rest(
       writer,
       'PATCH',
@@ -166,6 +181,7 @@ describe('content check', () => {
       { headers: site.admin },
     );
     expect(removed.status).toBe(200);
+    await heard;
     const refused = await contentCheck(page._id, signedIn(holder), `device-${holder.accountId}`);
     expect(refused.body.canIPlayResponse.contentCheck.access).toBe('none');
     expect(refused.body.canIPlayResponse.error.type).toBe('entitlement_required');

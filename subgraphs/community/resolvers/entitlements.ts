@@ -2,7 +2,7 @@
 import { requireAdmin, requireReader, requireSite } from '../../../shared/auth/access';
 import { notFound } from '../../../shared/errors';
 import { stringList } from '../../../shared/json';
-import { createBundle, createEntitlement, findEntitlement, pricesOf, statusOf, updateEntitlement } from '../entitlements';
+import { activeUntil, createBundle, createEntitlement, findEntitlement, pricesOf, statusOf, updateEntitlement } from '../entitlements';
 import { Scope } from '../scopes';
 import type { CommunityRuntime } from '../runtime';
 import type { Resolvers } from '../resolvers.generated';
@@ -37,6 +37,7 @@ export function entitlementResolvers(runtime: CommunityRuntime): Resolvers {
     },
     AccountSubscription: {
       status: (subscription) => statusOf(subscription, runtime.now()),
+      activeUntil: (subscription) => activeUntil(subscription, runtime.now()),
       dateGranted: (subscription) => subscription.dateGranted.toISOString(),
       created: (subscription) => subscription.createdAt.getTime(),
       modified: (subscription) => subscription.updatedAt.getTime(),

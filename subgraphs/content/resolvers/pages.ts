@@ -9,10 +9,14 @@ import { announceChannelChange, deleteChannelStream } from '../show/channelStrea
 import { readerOf, viewerRead, type ViewerReads } from '../viewerReads';
 import type { Resolvers } from '../resolvers.generated';
 import type { WebhookWaker } from '../webhookDispatcher';
+import type { AccountAccessCache } from '../checkInputs';
 import { Scopes, timestamps } from '../scopes';
 
-/** `webhooks`: woken after a write (a change of pages may have written deliveries); `reads`: the runtime's kept reads. */
-export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads): Resolvers => ({
+/**
+ * `webhooks`: woken after a write (a change of pages may have written deliveries); `reads`: the runtime's kept
+ * reads; `access`: the accounts' entitlements and devices the content check keeps.
+ */
+export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads, access: AccountAccessCache): Resolvers => ({
   Query: {
     // Every read of "Pages and channels" is the seed's C: the site ID alone reads it (legacy clients, the embedded SDK).
     page: (_root, { id }, { identity, db }) => findPage(db, requireSite(identity), id),
@@ -26,7 +30,7 @@ export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads): Resol
         pageConfiguration(ctx.db, ctx.config.internalSecret, await findConfiguredPage(ctx.db, siteId, pageId, metadata)),
       );
     },
-    contentCheck: (_root, args, ctx) => checkContent(readerOf(ctx, reads), requireSite(ctx.identity), args),
+    contentCheck: (_root, args, ctx) => checkContent({ ...readerOf(ctx, reads), access }, requireSite(ctx.identity), args),
   },
   Mutation: {
     createPage: async (_root, { input }, ctx) => {
