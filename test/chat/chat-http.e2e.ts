@@ -5,7 +5,7 @@
  * `afterSeq` and gets exactly what it missed, no gap and no duplicate, then the live messages.
  */
 import type { Stack } from '../../stack';
-import { CHAT_SUBSCRIPTION, createChatPanel, sendChat } from '../helpers/chat';
+import { CHAT_SUBSCRIPTION, createChatPanel, nextChatEvent, sendChat } from '../helpers/chat';
 import { viewer } from '../helpers/community';
 import { rest } from '../helpers/http';
 import { closeHttpViewers, openHttpViewer, type HttpTransport, type HttpViewer } from '../helpers/httpViewer';
@@ -67,15 +67,15 @@ it('viewers over SSE and multipart get the first event, messages (one sent over 
   expect(sender.results).toEqual([{ data: { sendChatMessage: { id: expect.any(String), seq: 2, text: 'over SSE' } } }]);
   const sentId = sender.results[0].data.sendChatMessage.id as string;
   for (const watcher of watchers) {
-    const event = (await watcher.next()).data.chatMessages;
+    const event = await nextChatEvent(watcher);
     expect(event).toMatchObject({ kind: 'MESSAGES', system: null, messages: [{ id: sentId, seq: 2, text: 'over SSE', author: { accountId, admin: false } }] });
   }
 
   expect((await rest(stack, 'DELETE', `/chat/v1/${panelId}/messages/${history.body.id}`, { headers: site.admin })).status).toBe(200);
-  for (const watcher of watchers) expect((await watcher.next()).data.chatMessages).toMatchObject({ kind: 'DELETED', ids: [history.body.id], messages: [] });
+  for (const watcher of watchers) expect(await nextChatEvent(watcher)).toMatchObject({ kind: 'DELETED', ids: [history.body.id], messages: [] });
 
   expect((await rest(stack, 'POST', '/chat/v1/bans', { headers: site.admin, body: { accountId, durationSeconds: 30 } })).status).toBe(201);
-  for (const watcher of watchers) expect((await watcher.next()).data.chatMessages).toMatchObject({ kind: 'CLEARED', accountId, ids: [], messages: [] });
+  for (const watcher of watchers) expect(await nextChatEvent(watcher)).toMatchObject({ kind: 'CLEARED', accountId, ids: [], messages: [] });
 
   // A viewer joining now sees neither the deleted nor the cleared message.
   const late = await openHttpViewer(stack, 'sse', { query: CHAT_SUBSCRIPTION, variables: { panelId }, headers: viewer(site) });

@@ -12,6 +12,7 @@ import { createTestSite, startTestStack, type TestSite } from './stack';
 import { DEADLINE_MS } from './wait';
 import { retryBackoff } from './fleetViewer';
 import { connectClient } from './viewer';
+import type { HttpViewer } from './httpViewer';
 
 /** Creates a chat panel with these renderer settings; returns its ID. */
 export async function createChatPanel(stack: Pick<Stack, 'url'>, site: TestSite, renderer: Record<string, unknown> = {}): Promise<string> {
@@ -234,4 +235,15 @@ export async function startChatFleet(siteName: string, env: Record<string, strin
   const first = await startTestStack({ bus, env });
   const second = await startTestStack({ sameDeploymentAs: first, bus, env });
   return { first, second, shared: await createTestSite(first, siteName) };
+}
+
+/**
+ * The next chat event an HTTP viewer got, past any VIEWERS event: the room's viewer count comes whenever the
+ * instances' counts change (CHAT_OCCUPANCY_MS), between any two events a test is about.
+ */
+export async function nextChatEvent(watcher: HttpViewer): Promise<any> {
+  for (;;) {
+    const event = (await watcher.next()).data.chatMessages;
+    if (event.kind !== 'VIEWERS') return event;
+  }
 }

@@ -7,7 +7,7 @@
  */
 import type { Stack } from '../../stack';
 import { Topics } from '../../shared/bus';
-import { CHAT_SUBSCRIPTION, createChatPanel, sendChat } from '../helpers/chat';
+import { CHAT_SUBSCRIPTION, createChatPanel, nextChatEvent, sendChat } from '../helpers/chat';
 import { viewer } from '../helpers/community';
 import { rest } from '../helpers/http';
 import { closeHttpViewers, openHttpViewer, type HttpTransport, type HttpViewer } from '../helpers/httpViewer';
@@ -211,7 +211,7 @@ describe('chatMessages', () => {
     const token = caller === 'signed-in viewer' ? headers.authorization.slice('Bearer '.length) : await site.token([]);
     const sent = await sendChat(stack, site, token, panelId, 'now');
     expect(sent.status).toBe(201);
-    const next = (await watcher.next()).data.chatMessages;
+    const next = await nextChatEvent(watcher);
     expect(next).toMatchObject({ kind: 'MESSAGES', system: null });
     expect(next.messages.map((message: { id: string; seq: number }) => [message.id, message.seq])).toEqual([[sent.body.id, 2]]);
   });
