@@ -47,11 +47,8 @@ it('leaves a bare socket: no listener, parser or method of the HTTP server, and 
   // What stays: net's own end handler and the hand-over's (client half-close); nothing bound by the server.
   expect(names.filter((name) => name.startsWith('bound ') || /^(socketOn|onSocket|onServerResponse)/.test(name))).toEqual([]);
   expect((socket as Socket & { parser?: unknown }).parser).toBeNull();
-  expect([socket.on, socket.addListener, socket.setEncoding]).toEqual([
-    NetSocket.prototype.on,
-    NetSocket.prototype.addListener,
-    NetSocket.prototype.setEncoding,
-  ]);
+  const methods = (target: object) => ['on', 'addListener', 'prependListener', 'setEncoding'].map((method) => (target as Record<string, unknown>)[method]);
+  expect(methods(socket)).toEqual(methods(NetSocket.prototype));
   expect(Object.prototype.hasOwnProperty.call(socket, '_httpMessage') ? (socket as Socket & { _httpMessage: unknown })._httpMessage : null).toBeNull();
   socket.end('0\r\n\r\n');
   await until(
