@@ -59,7 +59,8 @@ const SERVER_SOCKET_EVENTS = ['data', 'end', 'close', 'drain', 'error', 'timeout
  * writes its body to (already framed) and ends itself. A long-lived stream then costs its socket and
  * whatever the caller keeps, not Node's per-request HTTP machinery (measured: ~8 KB of a 13 KB idle
  * Server-Sent Events viewer). Bytes the client sends afterwards are read and dropped, so its closing is seen
- * (and ends the connection, as Node's server would).
+ * (and ends the connection, as Node's server would). The response's `finish` and `close` observers are
+ * told now (see `endExchange`): a caller's own `close` listener on the response goes first.
  * Null when the connection is gone already.
  */
 export function takeConnection(res: ServerResponse): Socket | null {
@@ -78,6 +79,7 @@ export function takeConnection(res: ServerResponse): Socket | null {
   for (const method of ['on', 'addListener', 'prependListener', 'setEncoding']) own[method] = NET_SOCKET[method];
   socket.setTimeout(0);
   socket.on('error', ignore);
+  endExchange(res);
   // The client closing its side ends the connection, as Node's server does (its httpAllowHalfOpen is false).
   socket.once('end', endSocket);
   socket.resume();
@@ -85,6 +87,18 @@ export function takeConnection(res: ServerResponse): Socket | null {
 }
 
 const ignore = () => undefined;
+
+/**
+ * The response's own observers (the request log line, the request metrics, the request's trace span) hear
+ * that the exchange is over, as they would at its end: for them it ends when the connection is handed
+ * over (status 200, the time it took to set the stream up), as an upgrade's does. Node's own `finish`
+ * listener is left out: it would take the socket back for the next request.
+ */
+function endExchange(res: ServerResponse): void {
+  for (const listener of res.listeners('finish')) if (listener.name !== 'bound resOnFinish') (listener as () => void).call(res);
+  res.removeAllListeners('finish');
+  res.emit('close');
+}
 
 function endSocket(this: Socket): void {
   this.end();

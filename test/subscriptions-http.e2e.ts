@@ -245,6 +245,11 @@ describe('live state, limits, closing', () => {
     expect(stack.gateway.live.stats().connections).toBe(0);
   });
   it('a stream is its own connection once started: chunked frames on the wire, and a client closing its side ends it and frees the viewer', async () => {
+    const streamRequests = async () =>
+      (await scrape(stack))
+        .filter((sample) => sample.name === 'stagegraph_http_requests_total' && sample.labels.route === '/graphql/stream' && sample.labels.status === '200')
+        .reduce((sum, sample) => sum + sample.value, 0);
+    const requestsBefore = await streamRequests();
     // A raw socket, so the bytes on the wire are what is checked: the stream frames its chunks itself.
     const socket = connect(stack.port, '127.0.0.1');
     let received = '';
@@ -264,6 +269,8 @@ describe('live state, limits, closing', () => {
     expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(received.toLowerCase()).toContain('transfer-encoding: chunked\r\n');
     await subscriptions(1);
+    // The request's observers (metrics, log line, trace span) counted it when the stream was set up, as an upgrade.
+    expect(await streamRequests()).toBe(requestsBefore + 1);
     await broadcast({ channelId: stage, variables: { name: 'Ada' } });
     await until(
       () => received,

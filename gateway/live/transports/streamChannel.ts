@@ -105,6 +105,7 @@ export class HttpStream implements ViewerChannel {
   private socket: Socket | null = null;
   private onGone: (() => void) | null = null;
   private readonly encode: (json: string) => Buffer;
+  private readonly beforeStart = () => this.gone();
 
   constructor(
     res: Response,
@@ -115,7 +116,7 @@ export class HttpStream implements ViewerChannel {
     this.transport = format.transport;
     this.encode = (json) => chunked(format.encodeNext(json));
     // Before the headers: the client went while the operation was being set up.
-    res.once('close', () => this.gone());
+    res.once('close', this.beforeStart);
   }
 
   get open(): boolean {
@@ -154,6 +155,8 @@ export class HttpStream implements ViewerChannel {
     });
     res.flushHeaders();
     this.res = null;
+    // The response's observers hear of its end when the connection is handed over; the stream goes on.
+    res.removeListener('close', this.beforeStart);
     const socket = takeConnection(res);
     if (!socket) {
       this.gone();
