@@ -1,4 +1,6 @@
 /** `npm start`: the whole system on the public port, until SIGTERM or SIGINT. */
+// First: graphql-js loads in production mode (see the module).
+import './shared/graphqlProduction';
 import { loadConfig } from './shared/config';
 import { describeListenAddress } from './shared/listenAddress';
 import { createLogger } from './shared/logger';

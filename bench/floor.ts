@@ -5,6 +5,10 @@
  * every subscriber; `POST /chat` {text} acks at once with a seq and sends the messages in batches of
  * CHAT_BATCH_MS (at once when quiet), each batch serialized once — the frames stagegraph sends. Run as
  * a child process: prints its port on stdout.
+ *
+ * For the join storm it also answers a viewer's two reads (`GET /page/v2/configuration/…` and
+ * `GET /pages/v2/content/id/…`, fixed JSON of about the size of stagegraph's) and sends an
+ * overlayBroadcasts subscriber a live broadcast (FLOOR_BROADCAST_ID) at once, as a late joiner gets it.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +16,21 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { messageText } from '../shared/wsMessage';
 
 const batchMs = Number(process.env.CHAT_BATCH_MS ?? 250);
+/** The live broadcast a joiner gets at once (bench/join.ts gives it and waits for it). */
+const lateJoinerBroadcastId = process.env.FLOOR_BROADCAST_ID ?? 'f100f100f100f100f100f100';
+const READ_BODIES: Record<string, string> = {
+  configuration: JSON.stringify({
+    page: { _id: '0'.repeat(24), slug: 'main-stage', name: 'Main stage', panels: [{ type: 'chat' }, { type: 'store' }] },
+    site: {},
+    theme: {},
+  }),
+  content: JSON.stringify({ allowed: true, reason: null, live: false, channel: { _id: '0'.repeat(24), slug: 'main-stage', name: 'Main stage' } }),
+};
+const LATE_JOINER = JSON.stringify({
+  data: {
+    overlayBroadcasts: { kind: 'SHOW', broadcastId: lateJoinerBroadcastId, overlay: { id: 'floor', contents: { html: '<b>welcome</b>' } }, expiresAt: 0 },
+  },
+});
 const subscribers = new Map<WebSocket, Buffer>();
 let seq = 0;
 let pending: {
@@ -40,6 +59,11 @@ function flush(): void {
 }
 
 const server = createServer((req, res) => {
+  if (req.method === 'GET') {
+    const body = READ_BODIES[req.url?.includes('/configuration/') ? 'configuration' : 'content'];
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
+    return;
+  }
   let raw = '';
   req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
   req.on('end', () => {
@@ -67,13 +91,20 @@ const server = createServer((req, res) => {
     res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(message));
   });
 });
+// As stagegraph's server (stack.ts): a joiner's keep-alive connection is not closed under it between its two reads.
+server.keepAliveTimeout = 65_000;
 const wss = new WebSocketServer({ server, path: '/graphql', perMessageDeflate: false, clientTracking: false });
 wss.on('connection', (socket) => {
   socket.on('message', (data) => {
-    const message = JSON.parse(messageText(data)) as { type: string; id?: string };
+    const message = JSON.parse(messageText(data)) as { type: string; id?: string; payload?: { query?: string } };
     if (message.type === 'connection_init') socket.send('{"type":"connection_ack"}');
     else if (message.type === 'subscribe') {
       subscribers.set(socket, Buffer.from(`{"id":${JSON.stringify(message.id)},"type":"next","payload":`));
+      if (message.payload?.query?.includes('overlayBroadcasts')) {
+        // A joiner: the live broadcast at once.
+        socket.send(`{"id":${JSON.stringify(message.id)},"type":"next","payload":${LATE_JOINER}}`);
+        return;
+      }
       // A chat subscriber's first event: the (empty) room.
       socket.send(
         `{"id":${JSON.stringify(message.id)},"type":"next","payload":{"data":{"chatMessages":{"kind":"MESSAGES","ids":[],"accountId":null,"messages":[],"system":{}}}}}`,

@@ -25,7 +25,7 @@ const SUBSCRIPTION = 'subscription($channelId: ID) { overlayBroadcasts(channelId
 const TIMEOUT_MS = 60_000;
 
 let job: Join;
-const sockets: WebSocket[] = [];
+const sockets: (WebSocket | undefined)[] = [];
 let failures = 0;
 let firstFailure: string | null = null;
 
@@ -113,15 +113,15 @@ async function onMessage(message: Join | { type: 'reconnect' } | { type: 'close'
   } else if (message.type === 'reconnect') {
     failures = 0;
     firstFailure = null;
-    // Dropped at once, then every viewer comes back.
+    // Dropped at once, then every viewer comes back (a viewer whose reads failed has no socket).
     for (const socket of sockets) {
-      socket.removeAllListeners('close');
-      socket.terminate();
+      socket?.removeAllListeners('close');
+      socket?.terminate();
     }
     await everyViewer(subscribe);
     process.send?.({ type: 'reconnected', at: performance.timeOrigin + performance.now(), failures, firstFailure });
   } else if (message.type === 'close') {
-    for (const socket of sockets) socket.terminate();
+    for (const socket of sockets) socket?.terminate();
     process.exit(0);
   }
 }

@@ -8,7 +8,7 @@ import { measureChat, measureFanoutFloor, startFloor, type ChatFigures } from '.
 import { measureFanout } from './fanout';
 import type { Figures } from './gatewaySections';
 import { startInstance, startPostgres, startRedis } from './harness';
-import { measureJoinStorms, type JoinFigures } from './join';
+import { measureJoinFloor, measureJoinStorms, type JoinFigures } from './join';
 
 /**
  * Fan-out on one instance, BENCH_REPEAT times (default BENCH_FANOUT_RUNS, else 3), each run on a fresh
@@ -214,6 +214,10 @@ export const builds = (): [string, string | undefined][] => [
   ...(process.env.BENCH_BEFORE_DIST ? [['before', process.env.BENCH_BEFORE_DIST] as [string, string]] : []),
 ];
 
+/**
+ * Join and reconnect storms of N viewers on one instance (SQLite, then PostgreSQL + Redis when installed;
+ * each build of `builds()`), and the floor in the same run: the same clients against bench/floor.ts.
+ */
 export async function joinSection(figures: Figures, viewers: number): Promise<void> {
   const rows: Record<string, unknown> = {};
   const results: Record<string, JoinFigures> = {};
@@ -239,6 +243,18 @@ export async function joinSection(figures: Figures, viewers: number): Promise<vo
   if (postgres && redis) await measure('PostgreSQL + Redis', { DATABASE_URL: postgres.url, REDIS_URL: redis.url, REDIS_PREFIX: 'bench-join' });
   await redis?.stop();
   await postgres?.stop();
+  // The floor in the same run: the machine is shared, so a storm's time means something beside it only.
+  const floor = await measureJoinFloor(viewers);
+  results['floor (bare Node + ws)'] = floor;
+  for (const [storm, figure] of Object.entries(floor)) {
+    rows[`${storm} storm, floor (bare Node + ws)`] = {
+      viewers: figure.viewers,
+      failures: figure.failures,
+      seconds: figure.seconds,
+      'viewers/s': figure.perSecond,
+      'database queries': 0,
+    };
+  }
   figures.joinStorm = results;
   console.log(`\njoin and reconnect storms: ${viewers} viewers on one channel of one instance`);
   console.table(rows);
@@ -247,6 +263,10 @@ export async function joinSection(figures: Figures, viewers: number): Promise<vo
       `${label}: join ${result.join.seconds} s, reconnect ${result.reconnect.seconds} s (targets ≤ 10 s: ${(result.join.seconds / 10).toFixed(2)}×, ${(result.reconnect.seconds / 10).toFixed(2)}× of target); ` +
         `database queries per viewer: join ${(result.join.databaseQueries / viewers).toFixed(3)}, reconnect ${(result.reconnect.databaseQueries / viewers).toFixed(4)}`,
     );
+    if (result !== floor)
+      console.log(
+        `  beside the floor: join ${(result.join.seconds / floor.join.seconds).toFixed(2)}×, reconnect ${(result.reconnect.seconds / floor.reconnect.seconds).toFixed(2)}×`,
+      );
     for (const storm of [result.join, result.reconnect]) if (storm.firstFailure) console.log(`  first failure: ${storm.firstFailure}`);
   }
   if (!postgres) console.log('PostgreSQL + Redis: not measured (postgres binaries or redis-server not installed here)');

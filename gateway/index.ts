@@ -3,6 +3,8 @@
  * endpoints, with the subgraphs running elsewhere at SUBGRAPH_HOST:SUBGRAPH_PORT_BASE+1..4. Several
  * gateways need REDIS_URL so broadcasts reach every viewer.
  */
+// First: graphql-js loads in production mode (see the module).
+import '../shared/graphqlProduction';
 import { runService } from '../shared/service';
 import { subgraphUrl } from '../shared/config';
 import { serveGateway } from './serve';

@@ -5,6 +5,7 @@
  * (never a 5xx, nothing logged as an error); the live state for late joiners; limits; the client closing
  * a stream frees it (the viewer gauges by transport return to 0); a drain ends the streams.
  */
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { Stack } from '../../stack';
@@ -242,6 +243,50 @@ describe('live state, limits, closing', () => {
     const after = await scrape(stack);
     expect([gauge(after, 'sse'), gauge(after, 'multipart'), gauge(after, 'websocket')]).toEqual([0, 0, 0]);
     expect(stack.gateway.live.stats().connections).toBe(0);
+  });
+  it('a stream is its own connection once started: chunked frames on the wire, and a client closing its side ends it and frees the viewer', async () => {
+    const streamRequests = async () =>
+      (await scrape(stack))
+        .filter((sample) => sample.name === 'stagegraph_http_requests_total' && sample.labels.route === '/graphql/stream' && sample.labels.status === '200')
+        .reduce((sum, sample) => sum + sample.value, 0);
+    const requestsBefore = await streamRequests();
+    // A raw socket, so the bytes on the wire are what is checked: the stream frames its chunks itself.
+    const socket = connect(stack.port, '127.0.0.1');
+    let received = '';
+    let ended = false;
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    socket.on('end', () => (ended = true));
+    const body = JSON.stringify({ query: VIEWER_SUBSCRIPTION, variables: { channelId: stage } });
+    socket.write(
+      `POST /graphql/stream HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\ncontent-type: application/json\r\n` +
+        `x-service-client-id: ${site.siteId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await until(
+      () => received,
+      (text) => text.includes('\r\n\r\n3\r\n:\n\n\r\n'),
+      'the headers and the opening comment as one chunk',
+    );
+    expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(received.toLowerCase()).toContain('transfer-encoding: chunked\r\n');
+    await subscriptions(1);
+    // The request's observers (metrics, log line, trace span) counted it when the stream was set up, as an upgrade.
+    expect(await streamRequests()).toBe(requestsBefore + 1);
+    await broadcast({ channelId: stage, variables: { name: 'Ada' } });
+    await until(
+      () => received,
+      (text) => /\r\n[0-9a-f]+\r\nevent: next\ndata: \{"data":\{"overlayBroadcasts":.*Ada.*\n\n\r\n/.test(text),
+      'the broadcast as one chunk',
+    );
+    // The client ends its side (a half close, as some proxies do): the server ends the stream and the connection.
+    socket.end();
+    await until(
+      () => ended,
+      (done) => done,
+      'the server closing the connection',
+    );
+    await subscriptions(0);
+    expect(stack.gateway.live.stats().connections).toBe(0);
+    socket.destroy();
   });
 });
 

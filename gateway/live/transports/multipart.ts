@@ -62,19 +62,44 @@ export interface MultipartTransportOptions {
 
 const SUBSCRIPTION_WORD = /\bsubscription\b/;
 
-/** Whether a GraphQL request body (one operation) asks for a subscription. */
-function isSubscription(body: unknown, parse: (query: string) => DocumentNode | null): boolean {
-  const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
-  // Cheap first: most requests never say the word (a field `subscriptions` is no match).
-  if (typeof query !== 'string' || !SUBSCRIPTION_WORD.test(query)) return false;
-  const document = parse(query);
-  if (!document) return false;
-  return getOperationAST(document, typeof operationName === 'string' ? operationName : undefined)?.operation === OperationTypeNode.SUBSCRIPTION;
-}
+/** Answers of `isSubscription` kept by document (a join storm sends one document thousands of times). */
+const KIND_CACHE_LIMIT = 1000;
+/** Longer documents are looked at every time, so the cache cannot be made to hold much memory. */
+const CACHED_QUERY_MAX_LENGTH = 16 * 1024;
 
-function requestsSubscription(req: Request, parse: (query: string) => DocumentNode | null): boolean {
-  if (req.method === 'GET') return isSubscription(req.query, parse);
-  return Array.isArray(req.body) ? req.body.some((body) => isSubscription(body, parse)) : isSubscription(req.body, parse);
+/**
+ * Whether a GraphQL request's operation is a subscription: parsed (within the document limits) once per
+ * document and operation name, then a map lookup.
+ */
+class SubscriptionTest {
+  private readonly kinds = new Map<string, boolean>();
+
+  constructor(private readonly parse: (query: string) => DocumentNode | null) {}
+
+  /** Whether a GraphQL request body (one operation) asks for a subscription. */
+  of(body: unknown): boolean {
+    const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
+    // Cheap first: most requests never say the word (a field `subscriptions` is no match).
+    if (typeof query !== 'string' || !SUBSCRIPTION_WORD.test(query)) return false;
+    const name = typeof operationName === 'string' ? operationName : undefined;
+    const key = `${name ?? ''}\u0000${query}`;
+    let kind = this.kinds.get(key);
+    if (kind !== undefined) return kind;
+    const document = this.parse(query);
+    kind = document !== null && getOperationAST(document, name)?.operation === OperationTypeNode.SUBSCRIPTION;
+    // A refused document is not kept: a stream of distinct hostile documents must not fill the cache.
+    if (document && key.length <= CACHED_QUERY_MAX_LENGTH) {
+      if (this.kinds.size >= KIND_CACHE_LIMIT) this.kinds.delete(this.kinds.keys().next().value as string);
+      this.kinds.set(key, kind);
+    }
+    return kind;
+  }
+
+  /** Whether a request (GET parameters, or a POST body of one operation or a batch) asks for a subscription. */
+  request(req: Request): boolean {
+    if (req.method === 'GET') return this.of(req.query);
+    return Array.isArray(req.body) ? req.body.some((body) => this.of(body)) : this.of(req.body);
+  }
 }
 
 const TRANSPORTS_MESSAGE =
@@ -87,9 +112,10 @@ const TRANSPORTS_MESSAGE =
  */
 export function multipartTransport({ live, logger, heartbeatMs, parse }: MultipartTransportOptions): RequestHandler {
   const heartbeats = new Heartbeats(MULTIPART_FORMAT.heartbeat, heartbeatMs);
+  const subscriptions = new SubscriptionTest(parse);
   live.onClose(() => heartbeats.close());
   return (req, res, next) => {
-    if (!requestsSubscription(req, parse)) {
+    if (!subscriptions.request(req)) {
       next();
       return;
     }

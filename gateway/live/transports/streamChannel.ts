@@ -12,6 +12,7 @@ import { GraphQLError } from 'graphql';
 import { ErrorCode, statusForCode } from '../../../shared/errors';
 import { jsonValueProblem } from '../../../shared/jsonInput';
 import type { Logger } from '../../../shared/logger';
+import { takeConnection } from '../../../shared/httpServer';
 import { recordViewerDropped } from '../../../shared/metrics';
 import type { LiveServer, OperationRequest } from '../liveServer';
 import { Rounds } from '../rounds';
@@ -82,35 +83,56 @@ export function refuse(res: Response, errors: readonly GraphQLFormattedError[]):
 
 const formatted = (error: GraphQLError): GraphQLFormattedError => ({ message: error.message, extensions: { code: error.extensions.code } });
 
-/** One HTTP response carrying one operation's frames. */
+/** How long an ended stream waits for its client to close the connection. */
+const END_GRACE_MS = 10_000;
+
+/** The last chunk of a chunked body (no trailers). */
+const LAST_CHUNK = Buffer.from('0\r\n\r\n');
+
+/**
+ * One HTTP response carrying one operation's frames. Until its headers go out it is an express response
+ * (refusals are plain JSON answers); from then on it is the bare connection, taken from Node's HTTP
+ * server (shared/httpServer.ts `takeConnection`): the stream writes its chunks and their framing itself
+ * and closes the connection when it ends, so an idle viewer holds its socket and this object only.
+ */
 export class HttpStream implements ViewerChannel {
   readonly transport: Transport;
   private started = false;
   private ended = false;
+  /** The response, until the headers went out. */
+  private res: Response | null;
   /** The connection, once the headers went out: frames go to it directly, already chunked. */
   private socket: Socket | null = null;
+  private onGone: (() => void) | null = null;
   private readonly encode: (json: string) => Buffer;
+  private readonly beforeStart = () => this.gone();
 
   constructor(
-    private readonly res: Response,
+    res: Response,
     private readonly format: StreamFormat,
     private readonly heartbeats: Heartbeats,
   ) {
+    this.res = res;
     this.transport = format.transport;
     this.encode = (json) => chunked(format.encodeNext(json));
-    res.once('close', () => {
-      this.ended = true;
-      heartbeats.delete(this);
-    });
+    // Before the headers: the client went while the operation was being set up.
+    res.once('close', this.beforeStart);
   }
 
   get open(): boolean {
-    return !this.ended && !this.res.destroyed;
+    if (this.ended) return false;
+    return this.socket ? !this.socket.destroyed : !this.res?.destroyed;
   }
 
   /** Whether the stream's headers went out (after that, errors are frames, not a status). */
   get streaming(): boolean {
     return this.started;
+  }
+
+  /** Runs `hook` once, when the stream is over (either side ended it). */
+  whenGone(hook: () => void): void {
+    if (this.ended) hook();
+    else this.onGone = hook;
   }
 
   framePrefix(): Buffer {
@@ -119,18 +141,29 @@ export class HttpStream implements ViewerChannel {
 
   /** Sends the headers and the opening; from now on the stream gets heartbeats. */
   start(): void {
-    if (this.started || !this.open) return;
+    const { res } = this;
+    if (this.started || !this.open || !res) return;
     this.started = true;
-    this.res.writeHead(200, {
+    res.writeHead(200, {
       'content-type': this.format.contentType,
       'cache-control': 'no-cache, no-store',
       // nginx and similar proxies: pass each frame on as it comes.
       'x-accel-buffering': 'no',
-      // Said here, so Node ends the body with the last chunk (res.end) around the chunks written below.
+      // The stream frames its chunks itself (see `chunked`) and ends with the connection (see `end`).
       'transfer-encoding': 'chunked',
+      connection: 'close',
     });
-    this.res.flushHeaders();
-    this.socket = this.res.socket;
+    res.flushHeaders();
+    this.res = null;
+    // The response's observers hear of its end when the connection is handed over; the stream goes on.
+    res.removeListener('close', this.beforeStart);
+    const socket = takeConnection(res);
+    if (!socket) {
+      this.gone();
+      return;
+    }
+    this.socket = socket;
+    socket.once('close', () => this.gone());
     this.write(chunked(this.format.opening));
     this.heartbeats.add(this);
   }
@@ -142,7 +175,7 @@ export class HttpStream implements ViewerChannel {
     if (socket.writableLength > MAX_BUFFERED_BYTES) {
       // A viewer that does not read is dropped rather than buffered without bound.
       recordViewerDropped('slow_reader');
-      this.res.destroy();
+      socket.destroy();
       return;
     }
     socket.write(frame);
@@ -156,8 +189,7 @@ export class HttpStream implements ViewerChannel {
   errors(_id: string, errors: readonly GraphQLFormattedError[]): void {
     if (!this.open) return;
     if (!this.started) {
-      this.ended = true;
-      refuse(this.res, errors);
+      this.refuse(errors);
       return;
     }
     this.end(this.format.errors(errors));
@@ -171,19 +203,36 @@ export class HttpStream implements ViewerChannel {
   close(code: number): void {
     if (!this.open) return;
     if (!this.started) {
-      this.ended = true;
-      refuse(this.res, [{ message: 'this instance is shutting down; subscribe again', extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } }]);
+      this.refuse([{ message: 'this instance is shutting down; subscribe again', extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } }]);
       return;
     }
     this.end(this.format.closing(code));
   }
 
+  /** Before the headers: a plain JSON answer, and the operation is over. */
+  private refuse(errors: readonly GraphQLFormattedError[]): void {
+    if (this.res) refuse(this.res, errors);
+    this.gone();
+  }
+
   private end(last: string): void {
-    if (!this.open) return;
+    const { socket } = this;
+    if (!this.open || !socket) return;
     if (last) this.write(chunked(last));
+    this.gone();
+    socket.end(LAST_CHUNK);
+    // A client that never closes its side (or never reads what is left) does not hold the connection, nor a server's close, for good.
+    socket.setTimeout(END_GRACE_MS, () => socket.destroy());
+  }
+
+  /** The stream is over: no more heartbeats, and the live server frees the connection. */
+  private gone(): void {
+    if (this.ended) return;
     this.ended = true;
     this.heartbeats.delete(this);
-    this.res.end();
+    const hook = this.onGone;
+    this.onGone = null;
+    hook?.();
   }
 }
 
@@ -232,7 +281,7 @@ export async function serveOperation(live: LiveServer, stream: HttpStream, req: 
     return;
   }
   const opened = connection;
-  res.once('close', () => live.disconnect(opened));
+  stream.whenGone(() => live.disconnect(opened));
   try {
     await live.subscribe(connection, '', request);
   } catch (error) {
