@@ -18,7 +18,7 @@ import { RequestError } from './requestError';
 import { resultSelection, selectionText } from './quickSelection';
 import type { QuickAnswerName } from '../shared/quickAnswers';
 import type { AuthCode, RouteSpec } from './table';
-import { operationNameOf, routeTemplate } from '../shared/metrics';
+import { countQuickAnswer, operationNameOf, routeTemplate } from '../shared/metrics';
 
 /**
  * How the bridge reaches the gateway. `authenticate` runs before any input is read, so a caller
@@ -281,10 +281,13 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
   async function quickAnswer(compiled: CompiledRoute, variables: Record<string, unknown>, caller: unknown): Promise<KeptAnswer | null> {
     const { spec, quickSelection } = compiled;
     if (!spec.quick || !quickSelection || !executor.quick) return null;
+    const started = process.hrtime.bigint();
     const answer = await executor.quick(spec.quick, variables, caller);
     const text = answer ? selectionText(answer, quickSelection) : undefined;
     if (text === undefined) return null;
     executor.quickAnswered?.(spec.quick);
+    // Counted as the operation it answers, as the subgraph's fetch (the route's `subgraph` answered it).
+    if (spec.subgraph) countQuickAnswer(spec.subgraph, compiled.operationName, started);
     return keptText(text);
   }
 

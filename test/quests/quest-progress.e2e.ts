@@ -169,8 +169,12 @@ describe('progress from answers', () => {
       'the third answer counted',
     );
 
-    const mine = await rest(stack, 'GET', '/claimstatus/v3/', { headers: viewer(site, token) });
-    expect(mine.status).toBe(200);
+    // The claim follows the completion without holding it up (subgraphs/content/quests/completion.ts): waited for.
+    const mine = await until(
+      async () => expectStatus(await rest(stack, 'GET', '/claimstatus/v3/', { headers: viewer(site, token) }), 200),
+      (reply) => reply.body.length > 0,
+      'the claim recorded',
+    );
     expect(mine.body).toEqual([expect.objectContaining({ questId, accountId, productId: 'hoodie-m', status: 'PENDING' })]);
     const claimId = mine.body[0]._id;
     const all = await rest(stack, 'GET', `/claimstatus/v3/?questId=${questId}`, { headers: site.admin });
