@@ -1,6 +1,6 @@
 /**
- * Turns on the event loop for request work, one per loop iteration: slices of requests already started
- * first, then requests that start, oldest first within each.
+ * Turns on the event loop for request work, a few per loop iteration (as many as keep an iteration short):
+ * slices of requests already started first, then requests that start, oldest first within each.
  *
  * libuv accepts one new connection per turn of the event loop (uv__server_io takes one from the listen
  * queue each time the socket is readable). With SQLite (node:sqlite, synchronous) every database read
@@ -43,13 +43,33 @@ const continuing = new Waiting();
 const starting = new Waiting();
 let scheduled = false;
 
-/** Lets the next waiter run, then schedules the one after for the loop's next iteration. */
+/**
+ * A turn of the loop this short (its I/O and the slices it let run) lets the next turn admit twice as many
+ * waiters; a longer one halves them, down to one. Slow slices (a deep query's fetch) then run one per turn, as
+ * the accept starvation asks, while cheap ones (a join's one-subgraph reads) are not held to the rate at which
+ * the loop turns, which under thousands of busy sockets is what it is.
+ */
+const TURN_TARGET_MS = 8;
+const MOST_PER_TURN = 64;
+let perTurn = 1;
+let lastTurnAt = 0;
+
+/** Lets the next waiters run (as many as the last turn's length allows), then schedules the rest for the loop's next iteration. */
 function takeTurn(): void {
-  const resolve = continuing.size > 0 ? continuing.shift() : starting.shift();
+  const now = performance.now();
+  if (lastTurnAt > 0) perTurn = now - lastTurnAt < TURN_TARGET_MS ? Math.min(perTurn * 2, MOST_PER_TURN) : Math.max(1, perTurn >> 1);
+  lastTurnAt = now;
+  const admitted: (() => void)[] = [];
+  while (admitted.length < perTurn && continuing.size + starting.size > 0) admitted.push(continuing.size > 0 ? continuing.shift() : starting.shift());
   // setImmediate from inside an immediate runs in the next iteration, after the loop has polled for I/O.
   if (continuing.size + starting.size > 0) setImmediate(takeTurn);
-  else scheduled = false;
-  resolve();
+  else {
+    scheduled = false;
+    // Idle: the next burst starts from one per turn and finds its pace again.
+    lastTurnAt = 0;
+    perTurn = 1;
+  }
+  for (const resolve of admitted) resolve();
 }
 
 /** What a turn is for: a request that `starts`, or a later slice of one that is `continuing` (a fetch of its plan). */
