@@ -102,18 +102,7 @@ export class SiteCache<V> {
     const kept = this.get(siteId, key);
     if (kept !== undefined) return kept;
     const generation = this.generation(siteId);
-    const flight = `${generation}\n${siteId}\n${key}`;
-    let pending = this.loading.get(flight);
-    if (!pending) {
-      pending = load().then((value) => {
-        this.set(siteId, key, value, generation);
-        return value;
-      });
-      const settled = () => this.loading.delete(flight);
-      pending.then(settled, settled);
-      this.loading.set(flight, pending);
-    }
-    return pending;
+    return loadOnce(this.loading, `${generation}\n${siteId}\n${key}`, load, (value) => this.set(siteId, key, value, generation));
   }
 
   /** Drops `keys` of `siteId`; the site's generation moves on, so no read in flight puts one back. */
@@ -160,4 +149,22 @@ export function followedSiteCache<V>(bus: EventBus, ttlMs?: number, keyed = fals
   const cache = new SiteCache<V>(ttlMs);
   const stop = onViewerReadsChanged(bus, (siteId, keys) => (keyed && siteId !== null && keys ? cache.dropKeys(siteId, keys) : cache.drop(siteId)));
   return { cache, stop };
+}
+
+/**
+ * One `load` per `flight` at a time: callers that ask while it runs share its promise, and `keep` gets its value
+ * (a flight names the generation it started in, so a value read across a drop is not kept as fresh).
+ */
+export function loadOnce<V>(loading: Map<string, Promise<V>>, flight: string, load: () => Promise<V>, keep: (value: V) => void): Promise<V> {
+  let pending = loading.get(flight);
+  if (!pending) {
+    pending = load().then((value) => {
+      keep(value);
+      return value;
+    });
+    const settled = () => loading.delete(flight);
+    pending.then(settled, settled);
+    loading.set(flight, pending);
+  }
+  return pending;
 }

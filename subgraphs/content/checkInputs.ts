@@ -12,6 +12,7 @@
 import { onAccountAccessChanged, type AccountAccessMessage } from '../../shared/accountAccess';
 import type { EventBus } from '../../shared/bus';
 import { newId } from '../../shared/ids';
+import { loadOnce } from '../../shared/viewerReads';
 
 /** The SKUs an account holds; `until`: Unix ms the first of them stops being active (null: none lapses). */
 export interface HeldSkus {
@@ -69,18 +70,7 @@ class AccountValues<V> {
     const kept = this.get(siteId, accountId);
     if (kept !== undefined) return kept;
     const mark = this.mark();
-    const flight = `${mark}\u0000${siteId}\u0000${accountId}`;
-    let pending = this.loading.get(flight);
-    if (!pending) {
-      pending = load().then((value) => {
-        this.set(siteId, accountId, value, mark);
-        return value;
-      });
-      const settled = () => this.loading.delete(flight);
-      pending.then(settled, settled);
-      this.loading.set(flight, pending);
-    }
-    return pending;
+    return loadOnce(this.loading, `${mark}\u0000${siteId}\u0000${accountId}`, load, (value) => this.set(siteId, accountId, value, mark));
   }
 
   /** Drops one account (`accountId`), a site (accountId null) or everything (siteId null). */
