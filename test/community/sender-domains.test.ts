@@ -2,9 +2,11 @@
  * The configuration of sender-domain checks, read once at start: DNS_SERVERS as Node's resolver takes
  * it (refused at start when it is not), the DNS timeout and the recheck interval.
  */
-import { testConfig } from '../helpers/stack';
+import { stopAll, testConfig } from '../helpers/stack';
 
 const configWith = (env: Record<string, string>) => testConfig('file:unused.db', env);
+// Removes the DATA_DIRs the configurations made.
+afterAll(stopAll);
 
 it('defaults to the system’s DNS servers, a 5 s timeout and an hourly recheck', () => {
   expect(configWith({})).toMatchObject({ dnsServers: null, dnsTimeoutMs: 5000, senderRecheckMs: 3_600_000 });

@@ -8,7 +8,7 @@ import { ApolloClient, HttpLink, InMemoryCache, ServerError, gql, type DocumentN
 import { createPersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -218,8 +218,11 @@ it('with trusted documents only, the REST bridge and the embed’s live subscrip
   }
 });
 
+let manifestDir = '';
+afterAll(() => rmSync(manifestDir, { recursive: true, force: true }));
+
 it('the CLI registers a manifest file the same way', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'stagegraph-manifest-'));
+  const dir = (manifestDir = mkdtempSync(join(tmpdir(), 'stagegraph-manifest-')));
   const body = 'query Overlays { overlays { id } }';
   const file = join(dir, 'manifest.json');
   writeFileSync(file, JSON.stringify(manifest([{ id: sha256(body), name: 'Overlays', type: 'query', body }])));

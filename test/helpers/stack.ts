@@ -3,7 +3,7 @@
  * REDIS_URL is set (on a channel prefix of its own), logs off. Everything started is closed by stopAll().
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventBus } from '../../shared/bus';
@@ -17,6 +17,8 @@ import { createTestDatabase, type TestDatabase } from './database';
 
 const started: Stack[] = [];
 const databases: TestDatabase[] = [];
+/** Each stack's DATA_DIR (SQLite files of its own, uploads), removed with it. */
+const dataDirs: string[] = [];
 
 export const TEST_SECRETS = {
   JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789',
@@ -24,12 +26,18 @@ export const TEST_SECRETS = {
   ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdef0123456',
 };
 
+function newDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'stagegraph-data-'));
+  dataDirs.push(dir);
+  return dir;
+}
+
 export function testConfig(databaseUrl: string, extra: Record<string, string> = {}): Config {
   return loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     SUBGRAPH_PORT_BASE: '0',
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'stagegraph-data-')),
+    DATA_DIR: newDataDir(),
     DATABASE_URL: databaseUrl,
     REDIS_URL: process.env.REDIS_URL,
     REDIS_PREFIX: `sgtest-${randomBytes(4).toString('hex')}`,
@@ -80,6 +88,7 @@ export async function startTestStack(options: StartOptions = {}): Promise<Stack>
 export async function stopAll(): Promise<void> {
   await Promise.all(started.splice(0).map((stack) => stack.close()));
   await Promise.all(databases.splice(0).map((database) => database.drop()));
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export interface TestSite extends ProvisionedSite {

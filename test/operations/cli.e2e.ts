@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { startStack, type Stack } from '../../stack';
-import { testConfig, TEST_SECRETS } from '../helpers/stack';
+import { stopAll, testConfig, TEST_SECRETS } from '../helpers/stack';
 import { rest } from '../helpers/http';
 
 const run = promisify(execFile);
@@ -19,6 +19,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack.close();
   await database.drop();
+  await stopAll();
 });
 
 const cli = (args: string[]) =>

@@ -18,7 +18,7 @@ import { freePort, startRedis, type LocalServer } from '../../scripts/services';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { rest } from '../helpers/http';
 import { walkRoutes } from '../helpers/routeWalk';
-import { createTestSite, grantEntitlement, testConfig, TEST_SECRETS, type TestSite } from '../helpers/stack';
+import { createTestSite, grantEntitlement, stopAll, testConfig, TEST_SECRETS, type TestSite } from '../helpers/stack';
 import { watch, type Viewer } from '../helpers/viewer';
 
 const root = join(__dirname, '..', '..');
@@ -125,6 +125,7 @@ afterAll(async () => {
   await redis?.stop();
   await database?.drop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await stopAll();
 });
 
 describe('the REST bridge process walks every route of the table', () => {
