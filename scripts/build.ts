@@ -72,6 +72,8 @@ function copyAssets(): void {
     if (name.isDirectory()) cpSync(join(projectRoot, 'subgraphs', name.name, 'schema.graphql'), join(dist, 'subgraphs', name.name, 'schema.graphql'));
   }
   cpSync(join(projectRoot, 'shared', 'db', 'generated'), join(dist, 'shared', 'db', 'generated'), { recursive: true });
+  // The composition the build made, served at start when the SDLs beside it are the ones it came from.
+  cpSync(join(projectRoot, 'gateway', 'supergraph.generated.graphql'), join(dist, 'gateway', 'supergraph.generated.graphql'));
 }
 
 const run = (command: string, args: string[]) => execFileSync(command, args, { cwd: projectRoot, stdio: 'inherit' });

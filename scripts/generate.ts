@@ -16,7 +16,7 @@ import { parse, printSchema, validate } from 'graphql';
 import { join } from 'node:path';
 import { DB_PROVIDERS, deriveSchema, readSourceSchema } from '../shared/db/providers';
 import { migrationsDir, projectRoot } from '../shared/paths';
-import { composeSupergraph } from '../gateway/compose';
+import { composeSupergraph, KEPT_SUPERGRAPH_PATH, keptSupergraphFile } from '../gateway/compose';
 import { buildOpenApiDocument } from '../rest-bridge/openapi';
 import { routes } from '../rest-bridge/routes';
 import { bundleSdk } from './bundle-sdk';
@@ -55,7 +55,7 @@ step('migrations cover the models', () => {
 
 step('supergraph', () => {
   const { supergraphSdl, apiSchema } = composeSupergraph();
-  writeFileSync(join(projectRoot, 'gateway', 'supergraph.generated.graphql'), supergraphSdl);
+  writeFileSync(KEPT_SUPERGRAPH_PATH, keptSupergraphFile(supergraphSdl));
   writeFileSync(join(projectRoot, 'gateway', 'api-schema.generated.graphql'), `${printSchema(apiSchema)}\n`);
   // A REST route whose document the supergraph no longer accepts would fail only when called: stop here.
   const invalid = routes.flatMap((route) =>

@@ -4,8 +4,13 @@ import { join } from 'node:path';
 import { parse, type DocumentNode } from 'graphql';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../shared/config';
 
+/** A subgraph's SDL as written in its schema.graphql. */
+export function subgraphSdl(name: SubgraphName): string {
+  return readFileSync(join(__dirname, name, 'schema.graphql'), 'utf8');
+}
+
 export function subgraphTypeDefs(name: SubgraphName): DocumentNode {
-  return parse(readFileSync(join(__dirname, name, 'schema.graphql'), 'utf8'));
+  return parse(subgraphSdl(name));
 }
 
 export function allSubgraphTypeDefs(): { name: SubgraphName; typeDefs: DocumentNode }[] {
