@@ -182,12 +182,12 @@ export async function startPostgres(options: { detached?: boolean } = {}): Promi
   throw new Error('PostgreSQL did not start');
 }
 
-/** Creates the database `name` on the PostgreSQL server of `adminUrl`; returns its URL. */
-export async function createPostgresDatabase(adminUrl: string, name: string): Promise<string> {
+/** Creates the database `name` on the PostgreSQL server of `adminUrl` (a copy of `template` when given); returns its URL. */
+export async function createPostgresDatabase(adminUrl: string, name: string, template?: string): Promise<string> {
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }
