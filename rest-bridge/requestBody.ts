@@ -45,10 +45,10 @@ function withoutReadOnly(body: unknown, readOnly: ReadonlySet<string>, headers: 
 /** A route's read-only body fields: the ones every resource answers, and the route's own. */
 export const readOnlyFields = (spec: RouteSpec): ReadonlySet<string> => new Set([...READ_ONLY, ...(spec.body?.readOnly ?? [])]);
 
-/** What the body rules need of a route: its spec, its compiled body schema and its read-only fields. */
+/** What the body rules need of a route: its spec, its body schema's validator (compiled on first use) and its read-only fields. */
 export interface BodyRules {
   spec: RouteSpec;
-  validateBody: ValidateFunction | null;
+  validateBody: (() => ValidateFunction) | null;
   readOnly: ReadonlySet<string>;
 }
 
@@ -73,8 +73,9 @@ export function readJsonBody({ spec, validateBody, readOnly }: BodyRules, raw: s
   }
   // A signed body is the partner's own document, taken as signed: nothing in it is a resource's read-only field.
   if (!spec.rawBody) body = withoutReadOnly(body, readOnly, headers);
-  if (validateBody && !validateBody(body)) {
-    throw new RequestError(400, describeSchemaError((validateBody.errors as ErrorObject[])[0], 'body'));
+  const validate = validateBody?.();
+  if (validate && !validate(body)) {
+    throw new RequestError(400, describeSchemaError((validate.errors as ErrorObject[])[0], 'body'));
   }
   return body;
 }

@@ -3,7 +3,8 @@
  *  1. the schema of each database derived from prisma/schema/, and a Prisma client for each;
  *  2. a check that the migrations cover the models (else: run `npm run db:migration -- NAME`);
  *  3. the supergraph composed from the four subgraph SDLs (a composition error stops here), its API
- *     schema (what the GraphQL linter reads), and every REST route's document validated against it;
+ *     schema (what the GraphQL linter reads), and every REST route's document validated against it and its
+ *     parameter and body schemas compiled;
  *  4. typed resolvers from codegen.yml;
  *  5. the OpenAPI document of the REST paths and a typed client generated from it (openapi-typescript),
  *     the way a legacy client would generate one;
@@ -18,6 +19,7 @@ import { DB_PROVIDERS, deriveSchema, readSourceSchema } from '../shared/db/provi
 import { migrationsDir, projectRoot } from '../shared/paths';
 import { composeSupergraph, KEPT_SUPERGRAPH_PATH, keptSupergraphFile } from '../gateway/compose';
 import { buildOpenApiDocument } from '../rest-bridge/openapi';
+import { compileEveryInputSchema } from '../rest-bridge/requestInput';
 import { routes } from '../rest-bridge/routes';
 import { bundleSdk } from './bundle-sdk';
 import { prisma } from './prisma-cli';
@@ -62,6 +64,8 @@ step('supergraph', () => {
     validate(apiSchema, parse(route.document)).map((error) => `- ${route.method.toUpperCase()} ${route.path} (${route.operationId}): ${error.message}`),
   );
   if (invalid.length) throw new Error(`REST route documents the supergraph refuses:\n${invalid.join('\n')}`);
+  // A server compiles a route's schemas on its first request; a schema ajv refuses stops the build instead.
+  compileEveryInputSchema(routes);
 });
 
 step('resolver types', () => {
