@@ -25,14 +25,26 @@ const text = (row: unknown) => JSON.stringify(row, (_key, value: unknown) => (ty
 export async function databaseSnapshot(stack: Stack): Promise<Record<string, string>> {
   const plain = stack.database.plain;
   if (!plain) throw new Error('a database snapshot needs the plain driver (a SQLite file or PostgreSQL)');
-  const read = async (sql: string): Promise<Record<string, unknown>[]> =>
-    plain.provider === 'sqlite' ? plain.connection.prepare(sql).all() : (await plain.pool.query(sql)).rows;
-  const snapshot: Record<string, string> = {};
-  for (const { name } of (await read(TABLES[plain.provider])) as { name: string }[]) {
-    snapshot[name] = (await read(`SELECT * FROM "${name}"`))
-      .map((row) => text(withoutUsage(name, row)))
-      .sort()
-      .join('\n');
+  const rowsByTable: Record<string, Record<string, unknown>[]> = {};
+  if (plain.provider === 'sqlite') {
+    for (const { name } of plain.connection.prepare(TABLES.sqlite).all() as { name: string }[]) {
+      rowsByTable[name] = plain.connection.prepare(`SELECT * FROM "${name}"`).all();
+    }
+  } else {
+    // One round trip for every table (a column each), not one per table: the write-route walk takes two
+    // snapshots per case, ~1,500 in all.
+    const names = ((await plain.pool.query(TABLES.postgresql)).rows as { name: string }[]).map(({ name }) => name);
+    const columns = names.map((name, index) => `(SELECT coalesce(json_agg(t), '[]') FROM "${name}" t) AS t${index}`);
+    const [row] = (await plain.pool.query(`SELECT ${columns.join(', ')}`)).rows as Record<string, Record<string, unknown>[]>[];
+    names.forEach((name, index) => (rowsByTable[name] = row[`t${index}`]));
   }
-  return snapshot;
+  return Object.fromEntries(
+    Object.entries(rowsByTable).map(([name, rows]) => [
+      name,
+      rows
+        .map((row) => text(withoutUsage(name, row)))
+        .sort()
+        .join('\n'),
+    ]),
+  );
 }
