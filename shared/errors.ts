@@ -48,7 +48,22 @@ export function statusForCode(code: unknown): number {
  * answers 200 with the error in the body, and each edge (gateway, REST bridge) maps the code itself.
  */
 export function appError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, ...extra } });
+  return withoutStack(() => new GraphQLError(message, { extensions: { code, ...extra } }));
+}
+
+/**
+ * Builds an error without a stack trace. A refusal a client is meant to see is a value, not a fault: its
+ * stack says nothing, yet graphql-js reads it again each time it locates the error, and formatting a stack is
+ * the dearest part of refusing a request (measured: 5 % of the CPU of the hostile-input walk).
+ */
+export function withoutStack<T>(build: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return build();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** The same error with the HTTP status of its code, for errors that end a request before execution. */
