@@ -47,5 +47,7 @@ module.exports = {
   maxWorkers: 2,
   // Every REST answer through test/helpers/http.ts is checked against the OpenAPI document; the teardown prints how many.
   globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
+  // graphql-js in production mode, as every entry point of the server runs it (main.ts, gateway/index.ts, …).
+  setupFiles: ['<rootDir>/shared/graphqlProduction.ts'],
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
 };
