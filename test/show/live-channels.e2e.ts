@@ -13,7 +13,7 @@ import { closeHttpViewers, openHttpViewer } from '../helpers/httpViewer';
 import { scrape, total } from '../helpers/metrics';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 import { connectClient, connectedClient, VIEWER_SUBSCRIPTION, watch, type Viewer } from '../helpers/viewer';
-import { until } from '../helpers/wait';
+import { DEADLINE_MS, until } from '../helpers/wait';
 
 let stack: Stack;
 let site: TestSite;
@@ -46,7 +46,7 @@ function overSocket(
         complete: () => undefined,
       },
     );
-    setTimeout(() => reject(new Error('no answer')), 15_000).unref();
+    setTimeout(() => reject(new Error(`no answer within the wait deadline (${DEADLINE_MS} ms)`)), DEADLINE_MS).unref();
   }).finally(() => client.dispose()) as never;
 }
 
@@ -141,7 +141,7 @@ it('an invented channel never shows up in /insights/v1/concurrents', async () =>
   const channel = await createChannel(stack, site.siteId);
   expectRefused((await overSocket(site.siteId, 'stage')).errors);
   viewers.push(await watch(stack, { siteId: site.siteId, channelId: channel }));
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + DEADLINE_MS;
   let channels: { _id: string }[] = [];
   // Viewers of earlier tests leave the counts within a report or two; the invented channel is never in them.
   const watched = () => channels.filter((entry) => (entry as { concurrents?: number }).concurrents! > 0).map((entry) => entry._id);
