@@ -218,4 +218,19 @@ describe('connection rules', () => {
     const code = await new Promise<number>((resolve) => socket.on('close', (closeCode) => resolve(closeCode)));
     expect(code).toBe(4406);
   });
+
+  it('closes a socket whose ConnectionInit never comes with 4408, and not one whose ConnectionInit came', async () => {
+    const silent = new WebSocket(`${stack.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    const introduced = new WebSocket(`${stack.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    introduced.once('open', () => introduced.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': site.siteId } })));
+    const acked = new Promise<void>((resolve) => introduced.once('message', () => resolve()));
+    const silentClose = await new Promise<{ code: number; reason: string }>((resolve) =>
+      silent.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+    expect(silentClose).toEqual({ code: 4408, reason: 'Connection initialisation timeout' });
+    await acked;
+    // Both sockets opened together: the introduced one is still open past the silent one's timeout.
+    expect(introduced.readyState).toBe(WebSocket.OPEN);
+    introduced.close();
+  });
 });

@@ -177,8 +177,10 @@ export class SocketTransport {
     const channel = new SocketChannel(socket);
     this.channels.add(channel);
     this.keepAlive.add(channel);
+    // As graphql-ws's own server: the timeout is for the client's ConnectionInit to arrive. Once it has, the
+    // connection waits for its own authentication, however long a loaded instance takes over it.
     const initTimer = setTimeout(() => {
-      if (channel.state !== 'ready') socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+      if (channel.state === 'new') socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
     }, this.options.connectionInitWaitTimeoutMs ?? 3000);
     socket.on('pong', () => {
       channel.alive = true;
