@@ -88,6 +88,8 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
     const tokens = gated ? await viewerAccounts(instance, channel.siteId, viewers) : null;
     const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
     const workers = Array.from({ length: Math.ceil(viewers / perWorker) }, () => startWorker('showViewers.ts'));
+    // The checks' keep-alive connections, shared out among the workers (bench/showViewers.ts says why they are bounded).
+    const httpConnections = Math.ceil(Number(process.env.BENCH_SHOW_CONNECTIONS ?? 500) / workers.length);
     let assigned = 0;
     const ready = await Promise.all(
       workers.map((worker) => {
@@ -95,7 +97,11 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
         const slice = tokens?.slice(assigned, assigned + count);
         assigned += count;
         const url = `${instance.url.replace('http', 'ws')}/graphql`;
-        return request(worker, { type: 'start', url, siteId: channel.siteId, channelId: channel.channelId, count, concurrency: 200, tokens: slice }, 'ready');
+        return request(
+          worker,
+          { type: 'start', url, siteId: channel.siteId, channelId: channel.channelId, count, concurrency: 200, httpConnections, tokens: slice },
+          'ready',
+        );
       }),
     );
     const open = ready.reduce((sum, reply) => sum + reply.open, 0);

@@ -6,11 +6,21 @@
  * also asks the check once when it opens the page (before the show, as the watch page does), from the
  * same device it asks again from at go-live. Reports to the parent
  * (IPC) when all are subscribed and, on request, when each viewer came to hold the URL.
+ *
+ * The checks travel over at most `httpConnections` keep-alive connections of this worker (node:http, as
+ * bench/joiners.ts), as they would through the balancer or CDN in front of an instance. One connection
+ * per check (fetch's pool opens one for each request it cannot queue) put 15,000 viewer sockets plus
+ * thousands of check connections on the instance at go-live: past the 20,000 files a process may hold
+ * here, the instance could accept no more, and the checks waiting in its backlog stalled the run.
  */
+import { Agent, request } from 'node:http';
 import WebSocket from 'ws';
 import type { ViewersStart as Start } from './harness';
 import { openInBatches } from './viewerBatches';
 import { messageText } from '../shared/wsMessage';
+
+/** The worker's keep-alive connections for the checks (set at start). */
+let agent: Agent;
 
 const SUBSCRIPTION = 'subscription($channelId: ID!) { channelStatus(channelId: $channelId) { state live playbackUrl } }';
 const now = () => performance.timeOrigin + performance.now();
@@ -21,14 +31,29 @@ const holding: number[] = [];
 let failures = 0;
 let checkFailures = 0;
 
+/** GET `url` over the worker's connections: the answer's text (anything but 200 rejects). */
+function getText(url: string, headers: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const call = request(url, { agent, headers }, (reply) => {
+      const chunks: Buffer[] = [];
+      reply.on('data', (chunk: Buffer) => chunks.push(chunk));
+      reply.on('end', () => (reply.statusCode === 200 ? resolve(Buffer.concat(chunks).toString()) : reject(new Error(`status ${reply.statusCode}`))));
+      reply.on('error', reject);
+    });
+    call.on('error', reject);
+    call.end();
+  });
+}
+
 /** The content check from the viewer's device; at go-live (`atGoLive`) its answer is counted: the URL held, or a failure. */
 async function askCheck(start: Start, token: string | undefined, device: string, atGoLive: boolean): Promise<void> {
   const base = start.url.replace('ws', 'http').replace(/\/graphql$/, '');
   const headers: Record<string, string> = { 'x-service-client-id': start.siteId, 'x-service-device-id': device };
   if (token) headers.authorization = `Bearer ${token}`;
   try {
-    const reply = await fetch(`${base}/pages/v2/content/id/${start.channelId}`, { headers });
-    const body = (await reply.json()) as { canIPlayResponse?: { contentCheck?: { video?: { video?: { url?: string } | null } } } };
+    const body = JSON.parse(await getText(`${base}/pages/v2/content/id/${start.channelId}`, headers)) as {
+      canIPlayResponse?: { contentCheck?: { video?: { video?: { url?: string } | null } } };
+    };
     if (!atGoLive) return;
     if (body.canIPlayResponse?.contentCheck?.video?.video?.url) holding.push(now());
     else checkFailures += 1;
@@ -72,8 +97,14 @@ function openViewer(start: Start, token?: string): Promise<void> {
   });
 }
 
-async function onMessage(message: Start | { type: 'report' } | { type: 'close' }): Promise<void> {
+type ShowStart = Start & {
+  /** Keep-alive connections this worker's checks share (default: `concurrency`). */
+  httpConnections?: number;
+};
+
+async function onMessage(message: ShowStart | { type: 'report' } | { type: 'close' }): Promise<void> {
   if (message.type === 'start') {
+    agent = new Agent({ keepAlive: true, maxSockets: message.httpConnections ?? message.concurrency });
     await openInBatches(message, (token) => openViewer(message, token));
     process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures });
   } else if (message.type === 'report') {
@@ -85,4 +116,4 @@ async function onMessage(message: Start | { type: 'report' } | { type: 'close' }
 }
 
 // A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
-process.on('message', (message: Start | { type: 'report' } | { type: 'close' }) => void onMessage(message));
+process.on('message', (message: ShowStart | { type: 'report' } | { type: 'close' }) => void onMessage(message));
