@@ -63,37 +63,63 @@ async function askCheck(start: Start, token: string | undefined, device: string,
 }
 
 let opened = 0;
+/** Sockets the server closed before their viewer was in, by close code (each such viewer opened again). */
+const closedBeforeIn: Record<string, number> = {};
+/** Viewers whose socket closed after they were in: they never see the show go live. */
+let lost = 0;
+/** Opens a viewer's socket again after a close before it was in, as graphql-ws clients retry: at most this often. */
+const ATTEMPTS = 5;
 
+/**
+ * One viewer: resolves once it is in (its first event, and its first check when signed in) or has failed.
+ * A close before that is not an error event: unheard, it left the viewer's batch waiting for ever, which
+ * was the bench's stall (a handful of the 15,000 sockets closed by the server while the machine was loaded).
+ */
 function openViewer(start: Start, token?: string): Promise<void> {
+  opened += 1;
+  const device = `bench-${process.pid}-${opened}`;
   return new Promise((resolve) => {
-    const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
-    sockets.push(socket);
-    let live = false;
-    opened += 1;
-    const device = `bench-${process.pid}-${opened}`;
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
-    socket.on('message', (data) => {
-      const text = messageText(data);
-      if (text.startsWith('{"type":"connection_ack"')) {
-        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { channelId: start.channelId } } }));
-        return;
-      }
-      if (text.startsWith('{"type":"error"') || text.includes('"errors"')) {
-        failures += 1;
-        return resolve();
-      }
-      if (!text.includes('"channelStatus"')) return;
-      // The first event (at subscribe) says the viewer is in; a signed-in one opens the page (its first check).
-      if (!text.includes('"live":true')) return token ? void askCheck(start, token, device, false).then(resolve) : resolve();
-      if (live) return;
-      live = true;
-      if (text.includes('"playbackUrl":"')) holding.push(now());
-      else void askCheck(start, token, device, true);
-    });
-    socket.on('error', () => {
-      failures += 1;
+    let inside = false;
+    const enter = () => {
+      inside = true;
       resolve();
-    });
+    };
+    const connect = (attempt: number) => {
+      const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
+      sockets.push(socket);
+      let live = false;
+      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
+      socket.on('message', (data) => {
+        const text = messageText(data);
+        if (text.startsWith('{"type":"connection_ack"')) {
+          socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { channelId: start.channelId } } }));
+          return;
+        }
+        if (text.startsWith('{"type":"error"') || text.includes('"errors"')) {
+          failures += 1;
+          return enter();
+        }
+        if (!text.includes('"channelStatus"')) return;
+        // The first event (at subscribe) says the viewer is in; a signed-in one opens the page (its first check).
+        if (!text.includes('"live":true')) return token ? void askCheck(start, token, device, false).then(enter) : enter();
+        if (live) return;
+        live = true;
+        if (text.includes('"playbackUrl":"')) holding.push(now());
+        else void askCheck(start, token, device, true);
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', (code) => {
+        if (inside) {
+          if (!live) lost += 1;
+          return;
+        }
+        closedBeforeIn[code] = (closedBeforeIn[code] ?? 0) + 1;
+        if (attempt < ATTEMPTS) return connect(attempt + 1);
+        failures += 1;
+        enter();
+      });
+    };
+    connect(1);
   });
 }
 
@@ -106,9 +132,9 @@ async function onMessage(message: ShowStart | { type: 'report' } | { type: 'clos
   if (message.type === 'start') {
     agent = new Agent({ keepAlive: true, maxSockets: message.httpConnections ?? message.concurrency });
     await openInBatches(message, (token) => openViewer(message, token));
-    process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures });
+    process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures, closedBeforeIn });
   } else if (message.type === 'report') {
-    process.send?.({ type: 'holding', times: holding, checkFailures });
+    process.send?.({ type: 'holding', times: holding, checkFailures, lost });
   } else if (message.type === 'close') {
     for (const socket of sockets) socket.terminate();
     process.exit(0);

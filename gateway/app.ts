@@ -150,7 +150,7 @@ export function createPublicApp({
     const ready = !drain.draining && databaseReady === true;
     res.status(ready ? 200 : 503).json({ ready, draining: drain.draining, database: databaseReady });
   });
-  // Statements sent to the database by this process, for the bench's storms; only with the internal secret.
+  // Statements sent to the database by this process (and the reads among them), for the bench's storms; only with the internal secret.
   app.get('/internal/v1/database-queries', routeTemplate('/internal/v1/database-queries'), (req, res) => {
     const given = Buffer.from(req.header('x-internal-secret') ?? '');
     const secret = Buffer.from(internalSecret);
@@ -158,7 +158,7 @@ export function createPublicApp({
       res.status(401).json(restErrorBody('credentials required: x-internal-secret'));
       return;
     }
-    res.json({ queries: database.queryCount() });
+    res.json({ queries: database.queryCount(), reads: database.readCount() });
   });
   app.get('/openapi.json', routeTemplate('/openapi.json'), (_req, res) => {
     res.json(rest.openapi);

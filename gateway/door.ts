@@ -30,7 +30,9 @@ export function createDoor(quickDoor: QuickDoor | null, logger: Logger, drain: D
   return (req, res) => {
     if (drain.draining || tracingEnabled()) return false;
     const started = process.hrtime.bigint();
-    return quickDoor(req).then((quick) => {
+    const asked = quickDoor(req);
+    if (!asked) return false;
+    return asked.then((quick) => {
       if (!quick) return false;
       const requestId = requestIdOf(req.headers['x-request-id']);
       // In the order the app's middleware and the router set them.

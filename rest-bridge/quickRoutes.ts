@@ -63,21 +63,21 @@ export interface DoorAnswer {
   answer: KeptAnswer;
 }
 
-/** What the door asks of a request: its quick answer, or null when the router must answer it. */
-export type QuickDoor = (req: IncomingMessage) => Promise<DoorAnswer | null>;
+/**
+ * What the door asks of a request: null at once for a request that is no quick route's (most of them:
+ * they go on without waiting), else its quick answer, or null when the router must answer it.
+ */
+export type QuickDoor = (req: IncomingMessage) => Promise<DoorAnswer | null> | null;
 
 interface DoorRoute extends QuickRoute, InputRules {}
 
 /**
  * Whether the door may take the route: a GET whose input is its path and headers (nothing to parse from
- * a query or a body), with no partner credential for the operation to check, and an answer kept per
+ * a query or a body; the tree holds GET routes alone), with no partner credential for the operation to check, and an answer kept per
  * caller (`private`: a `shared` route first looks for the site's kept answer, which only the router has).
  */
 const doorMayTake = (spec: RouteSpec) =>
-  spec.method === 'get' &&
-  spec.cache === 'private' &&
-  !spec.body &&
-  (spec.params ?? []).every((param) => param.in !== 'query' && !param.credential && !param.secret);
+  spec.cache === 'private' && !spec.body && (spec.params ?? []).every((param) => param.in !== 'query' && !param.credential && !param.secret);
 
 /**
  * The door of the quick routes, or null when the executor offers no quick answer. It matches a request's
@@ -91,30 +91,33 @@ export function createQuickDoor(routes: readonly RouteSpec[], executor: Executor
   const tree = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 8192 });
   let any = false;
   for (const spec of routes) {
+    if (spec.method !== 'get') continue;
     const route = doorMayTake(spec) ? quickRouteOf(spec) : null;
-    if (!route) continue;
-    const compiled: DoorRoute = { ...route, ...compileInputRules(spec) };
-    tree.on('GET', spec.path.replace(/\{(\w+)\}/g, ':$1'), unused, compiled);
-    any = true;
+    // Every GET route is in the tree, so a path finds the route the router's tree finds (a static route
+    // before a parameter); only the door's own carry what to answer with.
+    tree.on('GET', spec.path.replace(/\{(\w+)\}/g, ':$1'), unused, route ? { ...route, ...compileInputRules(spec) } : null);
+    any ||= route !== null;
   }
   if (!any) return null;
-  return async (req) => {
-    if (req.method !== 'GET' || !req.url) return null;
-    const query = req.url.indexOf('?');
-    const found = tree.find('GET', query === -1 ? req.url : req.url.slice(0, query));
-    if (!found) return null;
-    const route = found.store as DoorRoute;
+  async function answer(route: DoorRoute, params: Record<string, string | undefined>, req: IncomingMessage): Promise<DoorAnswer | null> {
     try {
       checkCredentialsPresent(route.spec, req.headers);
       const caller = await executor.authenticate(req.headers);
       // The router reads the same three places of an express request; nothing else of it is read.
-      const input = readInput(route, { params: found.params, query: {}, headers: req.headers, body: undefined } as unknown as Request);
-      const answer = await answerQuickly(executor, route, routeVariables(route.spec, input), caller);
-      return answer && { spec: route.spec, answer };
+      const input = readInput(route, { params, query: {}, headers: req.headers, body: undefined } as unknown as Request);
+      const kept = await answerQuickly(executor, route, routeVariables(route.spec, input), caller);
+      return kept && { spec: route.spec, answer: kept };
     } catch {
       // Refused credentials or input: the router answers with the error, exactly as it always has.
       return null;
     }
+  }
+  return (req) => {
+    if (req.method !== 'GET' || !req.url) return null;
+    const query = req.url.indexOf('?');
+    const found = tree.find('GET', query === -1 ? req.url : req.url.slice(0, query));
+    const route = found?.store as DoorRoute | null | undefined;
+    return found && route ? answer(route, found.params, req) : null;
   };
 }
 
