@@ -24,9 +24,14 @@ export interface ShowFigures {
   maxMs: number;
   /**
    * Database reads (SELECT statements) the change caused on the instance: those it sent from the webhook
-   * until every viewer held the URL, less those of the webhook's own path (`webhookReads`).
+   * until every viewer held the URL (`readsInWindow`), less those of the webhook's own path
+   * (`webhookReads`) and the background work's over as long (`quietReadsPerSecond`: the jobs that poll).
    */
   readsPerChange: number;
+  /** Every read the instance sent from the webhook until every viewer held the URL. */
+  readsInWindow: number;
+  /** How long that was (s). */
+  windowSeconds: number;
   /** Statements of every kind the change caused, counted the same way. */
   statementsPerChange: number;
   /**
@@ -36,7 +41,7 @@ export interface ShowFigures {
    */
   webhookReads: number;
   webhookStatements: number;
-  /** Reads the instance sent per second while nothing happened (the second before the calibration): background work. */
+  /** Reads the instance sent per second while nothing happened (QUIET_MS before the calibration): background work. */
   quietReadsPerSecond: number;
   /** CPU the instance used from the webhook until every viewer held the URL, per viewer (µs). */
   instanceCpuPerViewerUs: number;
@@ -57,20 +62,22 @@ const since = (before: DatabaseCounts, after: DatabaseCounts): DatabaseCounts =>
   queries: after.queries - before.queries,
   reads: after.reads - before.reads,
 });
+/** How long the instance is watched while nothing happens, for the background work's reads per second. */
+const QUIET_MS = 3000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The webhook's own reads and statements: the `active` webhook of a twin channel no viewer watches, with
- * what the instance sent in the quiet second before it (background work) beside.
+ * what the instance sent in the quiet QUIET_MS before it (background work) beside.
  */
 async function calibrate(instance: Instance, twin: { webhook: (type: string, time: number) => Promise<unknown> }) {
   const quietFrom = await countsOf(instance);
-  await pause(1000);
+  await pause(QUIET_MS);
   const before = await countsOf(instance);
   await twin.webhook('active', Date.now());
   // Whatever the change sets off here (no viewer: nothing should) has time to reach the database.
   await pause(500);
-  return { own: since(before, await countsOf(instance)), quietReadsPerSecond: since(quietFrom, before).reads };
+  return { own: since(before, await countsOf(instance)), quietReadsPerSecond: (since(quietFrom, before).reads * 1000) / QUIET_MS };
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -178,6 +185,8 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
     }
     const cpuMs = cpuMsOf(instance.pid) - cpuBefore;
     const caused = since(before, await countsOf(instance));
+    const windowSeconds = (performance.timeOrigin + performance.now() - sentAt) / 1000;
+    const background = calibration.quietReadsPerSecond * windowSeconds;
     for (const worker of workers) worker.send({ type: 'close' });
     const latencies = reports
       .flatMap((report) => report.times)
@@ -193,11 +202,13 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
       p50Ms: round(percentile(latencies, 50)),
       p99Ms: round(percentile(latencies, 99)),
       maxMs: round(latencies.at(-1) ?? 0),
-      readsPerChange: caused.reads - calibration.own.reads,
+      readsPerChange: Math.max(0, Math.round(caused.reads - calibration.own.reads - background)),
+      readsInWindow: caused.reads,
+      windowSeconds: round(windowSeconds),
       statementsPerChange: caused.queries - calibration.own.queries,
       webhookReads: calibration.own.reads,
       webhookStatements: calibration.own.queries,
-      quietReadsPerSecond: calibration.quietReadsPerSecond,
+      quietReadsPerSecond: round(calibration.quietReadsPerSecond),
       instanceCpuPerViewerUs: Math.round((cpuMs * 1000) / Math.max(1, open)),
     };
   } finally {
