@@ -140,6 +140,13 @@ describe('the kept check', () => {
       expect(kept.text).toBe(normal.text);
       expect(kept.etag).toBe(normal.etag);
       expect(kept.headers).toEqual(normal.headers);
+      // The door answers a revalidation as the router does: 304 when the client holds the answer.
+      const doorBefore = atDoor(reader);
+      const again = await fetch(`${reader.url}/pages/v2/content/id/${channel.pageId}`, {
+        headers: { ...headers, 'x-service-device-id': 'tv', 'if-none-match': kept.etag as string },
+      });
+      expect(again.status).toBe(304);
+      expect(atDoor(reader)).toBe(doorBefore + 1);
       expect(first.text).toBe(normal.text);
     }
   });
