@@ -75,6 +75,9 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
   const floor = await measureFanoutFloor(viewers);
   figures.show = { runs, floor };
   console.log(`\nthe show: the active webhook → ${viewers} viewers of one channel holding the live URL (one instance)`);
+  console.log(
+    'reads per change: SELECT statements the instance sent from the webhook until the last viewer held the URL, less the webhook’s own and the background jobs’ (below)',
+  );
   console.table([
     ...runs.map((run) => ({
       target: `stagegraph, ${run.channel} channel`,
@@ -84,7 +87,9 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
       'p50 ms': run.p50Ms,
       'p99 ms': run.p99Ms,
       'max ms': run.maxMs,
-      'db statements': run.databaseStatements,
+      'reads per change': run.readsPerChange,
+      'statements per change': run.statementsPerChange,
+      'instance CPU µs per viewer': run.instanceCpuPerViewerUs,
     })),
     {
       target: 'floor (bare ws, one frame)',
@@ -94,9 +99,19 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
       'p50 ms': floor.p50Ms,
       'p99 ms': floor.p99Ms,
       'max ms': NaN,
-      'db statements': NaN,
+      'reads per change': NaN,
+      'statements per change': NaN,
+      'instance CPU µs per viewer': NaN,
     },
   ]);
+  for (const run of runs) {
+    console.log(
+      `${run.channel}: the webhook's own path (the same webhook to a twin channel no one watches) read ${run.webhookReads} times ` +
+        `in ${run.webhookStatements} statements, left out above, as are the background jobs' reads (${run.quietReadsPerSecond}/s while quiet) ` +
+        `over the ${run.windowSeconds} s (all reads in it: ${run.readsInWindow}); ` +
+        `viewers lost before the show: ${run.lost}; sockets closed before their viewer was in (opened again): ${JSON.stringify(run.closedBeforeIn)}`,
+    );
+  }
   console.log(
     `load average at the end: ${loadavg()
       .map((value) => value.toFixed(2))

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { viewerAccounts } from './answers';
-import { callJson, createSite, percentile, request, startInstance, startWorker, type Instance } from './harness';
+import { callJson, cpuMsOf, createSite, percentile, request, startInstance, startWorker, type Instance } from './harness';
 
 export interface ShowFigures {
   channel: 'open' | 'gated';
@@ -15,17 +15,69 @@ export interface ShowFigures {
   /** Viewers holding the live URL when the run ended. */
   holding: number;
   checkFailures: number;
+  /** Viewers whose socket closed after they were in, before the show went live for them. */
+  lost: number;
+  /** Sockets the server closed before their viewer was in, by close code; each such viewer opened again (bench/showViewers.ts). */
+  closedBeforeIn: Record<string, number>;
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
-  /** SQL statements the instance sent from the webhook until every viewer held the URL (the webhook's own included). */
-  databaseStatements: number;
+  /**
+   * Database reads (SELECT statements) the change caused on the instance: those it sent from the webhook
+   * until every viewer held the URL (`readsInWindow`), less those of the webhook's own path
+   * (`webhookReads`) and the background work's over as long (`quietReadsPerSecond`: the jobs that poll).
+   */
+  readsPerChange: number;
+  /** Every read the instance sent from the webhook until every viewer held the URL. */
+  readsInWindow: number;
+  /** How long that was (s). */
+  windowSeconds: number;
+  /** Statements of every kind the change caused, counted the same way. */
+  statementsPerChange: number;
+  /**
+   * Reads and statements of the webhook's own path: the same `active` webhook sent just before to a
+   * twin channel of the site that no viewer watches (its stream connected as this one's is), so nothing
+   * reads what it changed.
+   */
+  webhookReads: number;
+  webhookStatements: number;
+  /** Reads the instance sent per second while nothing happened (QUIET_MS before the calibration): background work. */
+  quietReadsPerSecond: number;
+  /** CPU the instance used from the webhook until every viewer held the URL, per viewer (µs). */
+  instanceCpuPerViewerUs: number;
 }
 
-/** SQL statements the instance has sent so far (/internal/v1/database-queries). */
-async function statementsOf(instance: Instance): Promise<number> {
+interface DatabaseCounts {
+  queries: number;
+  reads: number;
+}
+
+/** SQL statements (and reads among them) the instance has sent so far (/internal/v1/database-queries). */
+async function countsOf(instance: Instance): Promise<DatabaseCounts> {
   const reply = await fetch(`${instance.url}/internal/v1/database-queries`, { headers: { 'x-internal-secret': instance.env.INTERNAL_SECRET } });
-  return ((await reply.json()) as { queries: number }).queries;
+  return (await reply.json()) as DatabaseCounts;
+}
+
+const since = (before: DatabaseCounts, after: DatabaseCounts): DatabaseCounts => ({
+  queries: after.queries - before.queries,
+  reads: after.reads - before.reads,
+});
+/** How long the instance is watched while nothing happens, for the background work's reads per second. */
+const QUIET_MS = 3000;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The webhook's own reads and statements: the `active` webhook of a twin channel no viewer watches, with
+ * what the instance sent in the quiet QUIET_MS before it (background work) beside.
+ */
+async function calibrate(instance: Instance, twin: { webhook: (type: string, time: number) => Promise<unknown> }) {
+  const quietFrom = await countsOf(instance);
+  await pause(QUIET_MS);
+  const before = await countsOf(instance);
+  await twin.webhook('active', Date.now());
+  // Whatever the change sets off here (no viewer: nothing should) has time to reach the database.
+  await pause(500);
+  return { own: since(before, await countsOf(instance)), quietReadsPerSecond: (since(quietFrom, before).reads * 1000) / QUIET_MS };
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -53,23 +105,30 @@ async function fakeProvider(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-/** A switched-on channel (behind a login gate when `gated`) with its stream, connected but not yet active. */
-async function liveChannel(instance: Instance, providerUrl: string, gated: boolean) {
-  const site = createSite(instance);
+type BenchSite = { siteId: string; developerKey: string };
+type Contract = { id: string; authorization: string };
+
+/** The fake provider registered with the site (once: a site names each of its providers once). */
+async function registerProvider(instance: Instance, site: BenchSite, providerUrl: string): Promise<Contract> {
   const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   const urls = Object.fromEntries(
     ['createStream', 'deleteStream', 'deleteVod', 'startStream', 'stopStream'].map((operation) => [operation, `${providerUrl}/${operation}`]),
   );
-  const contract = (await callJson(instance, 'POST', '/streamprovider/v1/register', admin, {
+  return (await callJson(instance, 'POST', '/streamprovider/v1/register', admin, {
     name: 'Bench provider',
     urls,
     accountCredentials: {},
     useAccount: false,
-  })) as { id: string; authorization: string };
+  })) as Contract;
+}
+
+/** A switched-on channel of `site` (behind a login gate when `gated`) with its stream, connected but not yet active. */
+async function liveChannel(instance: Instance, site: BenchSite, contract: Contract, gated: boolean, slug: string) {
+  const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   const page = (await callJson(instance, 'POST', '/pages/v3', admin, {
-    slug: 'bench-show',
+    slug,
     type: 'channel',
-    data: { name: 'Bench show', ...(gated ? { gate: { active: true, kind: 'login' } } : {}) },
+    data: { name: slug, ...(gated ? { gate: { active: true, kind: 'login' } } : {}) },
     active_renderers: { livestream: true },
     renderers: { livestream: { livestream_published: true } },
   })) as { _id: string };
@@ -84,10 +143,15 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
   const provider = await fakeProvider();
   const instance = await startInstance({ env: { OUTBOUND_ALLOW_PRIVATE: 'true', STREAM_FALLBACK_IMAGE_URL: 'https://images.bench.test/fallback.png' } });
   try {
-    const channel = await liveChannel(instance, provider.url, gated);
+    const site = createSite(instance);
+    const contract = await registerProvider(instance, site, provider.url);
+    const channel = await liveChannel(instance, site, contract, gated, 'bench-show');
+    const twin = await liveChannel(instance, site, contract, gated, 'bench-twin');
     const tokens = gated ? await viewerAccounts(instance, channel.siteId, viewers) : null;
     const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
     const workers = Array.from({ length: Math.ceil(viewers / perWorker) }, () => startWorker('showViewers.ts'));
+    // The checks' keep-alive connections, shared out among the workers (bench/showViewers.ts says why they are bounded).
+    const httpConnections = Math.ceil(Number(process.env.BENCH_SHOW_CONNECTIONS ?? 500) / workers.length);
     let assigned = 0;
     const ready = await Promise.all(
       workers.map((worker) => {
@@ -95,22 +159,34 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
         const slice = tokens?.slice(assigned, assigned + count);
         assigned += count;
         const url = `${instance.url.replace('http', 'ws')}/graphql`;
-        return request(worker, { type: 'start', url, siteId: channel.siteId, channelId: channel.channelId, count, concurrency: 200, tokens: slice }, 'ready');
+        return request(
+          worker,
+          { type: 'start', url, siteId: channel.siteId, channelId: channel.channelId, count, concurrency: 200, httpConnections, tokens: slice },
+          'ready',
+        );
       }),
     );
     const open = ready.reduce((sum, reply) => sum + reply.open, 0);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const statementsBefore = await statementsOf(instance);
+    const closedBeforeIn: Record<string, number> = {};
+    for (const reply of ready)
+      for (const [code, count] of Object.entries(reply.closedBeforeIn as Record<string, number>)) closedBeforeIn[code] = (closedBeforeIn[code] ?? 0) + count;
+    await pause(500);
+    const calibration = await calibrate(instance, twin);
+    const before = await countsOf(instance);
+    const cpuBefore = cpuMsOf(instance.pid);
     const sentAt = performance.timeOrigin + performance.now();
     await channel.webhook('active', Date.now());
     // Until every viewer holds the URL, or 5 minutes (a gated channel's checks take long: see `holding`).
-    let reports: { times: number[]; checkFailures: number }[] = [];
+    let reports: { times: number[]; checkFailures: number; lost: number }[] = [];
     for (const deadline = Date.now() + 300_000; Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       reports = await Promise.all(workers.map((worker) => request(worker, { type: 'report' }, 'holding')));
-      if (reports.reduce((sum, report) => sum + report.times.length + report.checkFailures, 0) >= open) break;
+      if (reports.reduce((sum, report) => sum + report.times.length + report.checkFailures + report.lost, 0) >= open) break;
     }
-    const databaseStatements = (await statementsOf(instance)) - statementsBefore;
+    const cpuMs = cpuMsOf(instance.pid) - cpuBefore;
+    const caused = since(before, await countsOf(instance));
+    const windowSeconds = (performance.timeOrigin + performance.now() - sentAt) / 1000;
+    const background = calibration.quietReadsPerSecond * windowSeconds;
     for (const worker of workers) worker.send({ type: 'close' });
     const latencies = reports
       .flatMap((report) => report.times)
@@ -121,10 +197,19 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
       viewers: open,
       holding: latencies.length,
       checkFailures: reports.reduce((sum, report) => sum + report.checkFailures, 0),
+      lost: reports.reduce((sum, report) => sum + report.lost, 0),
+      closedBeforeIn,
       p50Ms: round(percentile(latencies, 50)),
       p99Ms: round(percentile(latencies, 99)),
       maxMs: round(latencies.at(-1) ?? 0),
-      databaseStatements,
+      readsPerChange: Math.max(0, Math.round(caused.reads - calibration.own.reads - background)),
+      readsInWindow: caused.reads,
+      windowSeconds: round(windowSeconds),
+      statementsPerChange: caused.queries - calibration.own.queries,
+      webhookReads: calibration.own.reads,
+      webhookStatements: calibration.own.queries,
+      quietReadsPerSecond: round(calibration.quietReadsPerSecond),
+      instanceCpuPerViewerUs: Math.round((cpuMs * 1000) / Math.max(1, open)),
     };
   } finally {
     await instance.stop();

@@ -39,11 +39,32 @@ export interface PublicAppOptions {
   graphiql: boolean;
 }
 
+/** The request's id: the caller's x-request-id when it is a plain token of at most 64 characters, else a new one. */
+export function requestIdOf(given: string | string[] | undefined): string {
+  return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : newId();
+}
+
+/** An answered request as the request log writes it (at info). */
+export interface AnsweredRequest {
+  requestId: string;
+  traceId: string | undefined;
+  method: string;
+  path: string;
+  status: number;
+  /** process.hrtime.bigint() when the request arrived. */
+  started: bigint;
+}
+
+/** The request log's line for an answered request. */
+export function logAnswered(logger: Logger, { requestId, traceId, method, path, status, started }: AnsweredRequest): void {
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  logger.info({ requestId, trace_id: traceId, method, path, status, ms: Math.round(ms * 10) / 10 }, 'request');
+}
+
 /** Gives every request an id (or keeps the caller's x-request-id) and logs it when it ends. */
 function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const given = req.header('x-request-id');
-    const id = given && /^[\w.-]{1,64}$/.test(given) ? given : newId();
+    const id = requestIdOf(req.headers['x-request-id']);
     (req as { id?: string }).id = id;
     res.setHeader('x-request-id', id);
     // The level is fixed at start (LOG_LEVEL); below info there is no line to build when the request ends.
@@ -54,10 +75,9 @@ function requestLog(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     const traceId = currentTraceId();
     res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // A route whose path carries a credential leaves a redacted path to log (rest-bridge/router.ts).
       const path = (res.locals.logPath as string | undefined) ?? req.path;
-      logger.info({ requestId: id, trace_id: traceId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      logAnswered(logger, { requestId: id, traceId, method: req.method, path, status: res.statusCode, started });
     });
     next();
   };
@@ -130,7 +150,7 @@ export function createPublicApp({
     const ready = !drain.draining && databaseReady === true;
     res.status(ready ? 200 : 503).json({ ready, draining: drain.draining, database: databaseReady });
   });
-  // Statements sent to the database by this process, for the bench's storms; only with the internal secret.
+  // Statements sent to the database by this process (and the reads among them), for the bench's storms; only with the internal secret.
   app.get('/internal/v1/database-queries', routeTemplate('/internal/v1/database-queries'), (req, res) => {
     const given = Buffer.from(req.header('x-internal-secret') ?? '');
     const secret = Buffer.from(internalSecret);
@@ -138,7 +158,7 @@ export function createPublicApp({
       res.status(401).json(restErrorBody('credentials required: x-internal-secret'));
       return;
     }
-    res.json({ queries: database.queryCount() });
+    res.json({ queries: database.queryCount(), reads: database.readCount() });
   });
   app.get('/openapi.json', routeTemplate('/openapi.json'), (_req, res) => {
     res.json(rest.openapi);

@@ -13,11 +13,12 @@ import type { SubgraphName } from '../shared/config';
 import { measuredSubgraphOperation, registerOperationNames } from '../shared/metrics';
 import type { QuickAnswerRegistry } from '../shared/quickAnswers';
 import type { RunningService, ServiceDeps } from '../shared/subgraph';
-import type { Executor } from '../rest-bridge/router';
+import type { Executor } from '../rest-bridge/executor';
 import { createRestBridge, routes } from '../rest-bridge/server';
 import { questDepsOf } from '../subgraphs/content/quests/deps';
 import { recordWatchTime } from '../subgraphs/content/quests/watchTime';
 import { createPublicApp } from './app';
+import { createDoor } from './door';
 import { Drain, DRAIN_CLOSE_CODE } from './drain';
 import { createGateway, type Gateway } from './server';
 import { trustedDocumentStore } from './trustedDocuments';
@@ -33,7 +34,8 @@ export function inProcessExecutor(
   quickAnswers?: QuickAnswerRegistry,
 ): Executor<Identity> {
   return {
-    quick: async (name, variables, identity) => (quickAnswers?.[name] ? quickAnswers[name](variables, identity) : null),
+    // Without quick answers here there is none to offer, and no door to open (rest-bridge/quickRoutes.ts).
+    quick: quickAnswers ? async (name, variables, identity) => (quickAnswers[name] ? quickAnswers[name](variables, identity) : null) : undefined,
     quickAnswered: (name) => {
       if (quickAnswers) quickAnswers.answered[name] += 1;
     },
@@ -91,7 +93,10 @@ export async function serveGateway(
   });
 
   if (!(await waitForBus(bus))) logger.warn('event bus not reachable yet; live delivery starts when it is');
-  const httpServer = createExpressServer(app);
+  const door = createDoor(rest.quickDoor, logger, drain, () => {
+    if (deps.quickAnswers) deps.quickAnswers.answeredAtDoor += 1;
+  });
+  const httpServer = createExpressServer(app, door);
   httpServer.keepAliveTimeout = 65_000;
   gateway.attach(httpServer);
   await new Promise<void>((resolve, reject) => {

@@ -169,3 +169,12 @@ export function readInput(rules: InputRules, req: Request): RouteInput {
   if (spec.body) input.body = readJsonBody(rules, raw, req.headers);
   return input;
 }
+
+/** The route's GraphQL variables from the request's input: each declared source resolved, the ones not given left out. */
+export function routeVariables(spec: RouteSpec, input: RouteInput): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(spec.variables ?? {})
+      .map(([name, source]) => [name, resolveSource(source, input)] as const)
+      .filter(([, value]) => value !== undefined),
+  );
+}

@@ -5,61 +5,23 @@
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type SelectionSetNode } from 'graphql';
+import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { HeaderBag } from '../shared/auth/authenticate';
 import type { EventBus } from '../shared/bus';
 import { followedSiteCache, type SiteCache } from '../shared/viewerReads';
 import { ErrorCode, restErrorBody, statusForCode } from '../shared/errors';
 import type { Logger } from '../shared/logger';
-import { keptAnswer, keptText, sendCacheable, siteHeader, type KeptAnswer } from './responseCache';
+import { keptAnswer, sendCacheable, siteHeader, type KeptAnswer } from './responseCache';
 import { project, readProjection, type Projection } from './projection';
-import { compileInputRules, lookup, readInput, resolveSource, type InputRules, type RouteInput } from './requestInput';
+import { compileInputRules, lookup, readInput, routeVariables, type InputRules, type RouteInput } from './requestInput';
 import { RequestError } from './requestError';
-import { resultSelection, selectionText } from './quickSelection';
-import type { QuickAnswerName } from '../shared/quickAnswers';
-import type { AuthCode, RouteSpec } from './table';
-import { countQuickAnswer, operationNameOf, routeTemplate } from '../shared/metrics';
+import { checkCredentialsPresent, HEADER_OF } from './credentials';
+import type { Executor, OperationRequest } from './executor';
+import { answerQuickly, quickRouteOf, type QuickRoute } from './quickRoutes';
+import type { RouteSpec } from './table';
+import { operationNameOf, routeTemplate } from '../shared/metrics';
 
-/**
- * How the bridge reaches the gateway. `authenticate` runs before any input is read, so a caller
- * without valid credentials learns nothing about the route's validation; it throws a GraphQLError
- * with a code. `execute` runs the operation as that caller.
- */
-export interface Executor<Caller = unknown> {
-  authenticate(headers: HeaderBag): Promise<Caller>;
-  execute(request: OperationRequest, caller: Caller): Promise<ExecutionResult>;
-  /**
-   * Runs an operation that one subgraph answers whole on that subgraph, when it runs in this process
-   * (see `subgraph` in table.ts); absent or answering null = through `execute`.
-   */
-  executeOn?(subgraph: NonNullable<RouteSpec['subgraph']>, request: OperationRequest, caller: Caller): Promise<ExecutionResult> | null;
-  /**
-   * The quick answer named by the route (`quick` in table.ts) for these variables, when a subgraph of
-   * this process offers it: the root field's value, field by field; null (or absent) = execute.
-   */
-  quick?(name: QuickAnswerName, variables: Record<string, unknown>, caller: Caller): Promise<Record<string, unknown> | null>;
-  /** Told each time a quick answer was sent instead of executing (it picked exactly). */
-  quickAnswered?(name: QuickAnswerName): void;
-}
-
-/** A route's operation as the bridge runs it; `operationName` is the name its document gives it. */
-export interface OperationRequest {
-  query: string;
-  variables: Record<string, unknown>;
-  operationName?: string;
-}
-
-const HEADER_OF: Record<AuthCode, string> = { C: 'x-service-client-id', D: 'x-service-developer-key', J: 'authorization', S: 'super-api-key' };
-const HEADER_LABEL: Record<AuthCode, string> = { C: 'x-service-client-id', D: 'x-service-developer-key', J: 'Authorization: Bearer <JWT>', S: 'super-api-key' };
-
-/** The route's Auth codes, checked for presence only: one alternative must be fully present. */
-function checkCredentialsPresent(spec: RouteSpec, headers: HeaderBag): void {
-  if (spec.auth.length === 0) return;
-  const present = (code: AuthCode) => Boolean(headers[HEADER_OF[code]]);
-  if (spec.auth.some((codes) => codes.every(present))) return;
-  const wanted = spec.auth.map((codes) => codes.map((code) => HEADER_LABEL[code]).join(' + ')).join(', or ');
-  throw new RequestError(401, `credentials required: ${wanted}`);
-}
+export type { Executor, OperationRequest };
 
 function firstError(errors: readonly GraphQLFormattedError[]): { status: number; body: ReturnType<typeof restErrorBody> & { rule?: string } } {
   const error = errors[0];
@@ -77,8 +39,8 @@ interface CompiledRoute extends InputRules {
   /** The headers that say who the caller is: all but the partner credentials the operation checks itself. */
   identityHeaders(headers: HeaderBag): HeaderBag;
   operationName: string | undefined;
-  /** What the document selects of a quick answer (the route's `quick`), parsed once. */
-  quickSelection: SelectionSetNode | null;
+  /** The route's quick answer (its `quick`), set up once; null without one. */
+  quick: QuickRoute | null;
 }
 
 /** The projection the request gives for the route, checked before the operation runs. */
@@ -191,8 +153,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
         return kept;
       },
       operationName: operationNameOf(spec.document),
-      // A quick answer is sent as the result is: only where the route neither projects, keys nor envelopes it.
-      quickSelection: spec.quick && spec.cache && !spec.projection && !spec.keyBy && !spec.envelope && !spec.file ? resultSelection(spec.document) : null,
+      quick: quickRouteOf(spec),
     };
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const secrets = new Set((spec.params ?? []).filter((param) => param.in === 'path' && param.secret).map((param) => param.name));
@@ -227,11 +188,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
       }
       const input = readInput(compiled, req);
       const projection = requestedProjection(spec, input);
-      const variables = Object.fromEntries(
-        Object.entries(spec.variables ?? {})
-          .map(([name, source]) => [name, resolveSource(source, input)] as const)
-          .filter(([, value]) => value !== undefined),
-      );
+      const variables = routeVariables(spec, input);
       const siteId = spec.cache === 'shared' && shared ? siteHeader(req) : undefined;
       const key = siteId ? `${spec.operationId}\n${JSON.stringify(variables)}\n${JSON.stringify(projection)}` : '';
       if (siteId) {
@@ -243,7 +200,7 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
       }
       const generation = siteId ? (shared as SiteCache<KeptAnswer>).generation(siteId) : 0;
       const request: OperationRequest = { query: spec.document, variables, operationName: compiled.operationName };
-      const quick = await quickAnswer(compiled, variables, caller);
+      const quick = compiled.quick && (await answerQuickly(executor, compiled.quick, variables, caller));
       if (quick) {
         sendCacheable(req, res, spec, quick);
         return;
@@ -271,24 +228,6 @@ export function createRestRouter({ routes, executor, logger, bodyLimitBytes, bus
       if (!(error instanceof RequestError)) throw error;
       res.status(error.status).json(restErrorBody(error.message));
     }
-  }
-
-  /**
-   * The route's quick answer, ready to send, when one is offered and writes exactly (see `quick` in
-   * table.ts); only for a kept-answer route whose answer is the result as it is (no projection, keys or
-   * envelope).
-   */
-  async function quickAnswer(compiled: CompiledRoute, variables: Record<string, unknown>, caller: unknown): Promise<KeptAnswer | null> {
-    const { spec, quickSelection } = compiled;
-    if (!spec.quick || !quickSelection || !executor.quick) return null;
-    const started = process.hrtime.bigint();
-    const answer = await executor.quick(spec.quick, variables, caller);
-    const text = answer ? selectionText(answer, quickSelection) : undefined;
-    if (text === undefined) return null;
-    executor.quickAnswered?.(spec.quick);
-    // Counted as the operation it answers, as the subgraph's fetch (the route's `subgraph` answered it).
-    if (spec.subgraph) countQuickAnswer(spec.subgraph, compiled.operationName, started);
-    return keptText(text);
   }
 
   function execute(spec: RouteSpec, request: OperationRequest, caller: unknown): Promise<ExecutionResult> {

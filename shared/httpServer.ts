@@ -13,8 +13,18 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import { Socket as NetSocket, type Socket } from 'node:net';
 import type { Express } from 'express';
 
-/** An HTTP server for `app` whose requests and responses are express's from the start (see above). */
-export function createExpressServer(app: Express): Server {
+/**
+ * What may answer a request before `app` does (gateway/door.ts): false at once, or a promise of false,
+ * hands the request to the app; a promise of true says it is answered. The request has not been read
+ * (its body, if any, waits in the stream), so the app takes it as if it had come straight to it.
+ */
+export type FrontDoor = (req: IncomingMessage, res: ServerResponse) => Promise<boolean> | false;
+
+/**
+ * An HTTP server for `app` whose requests and responses are express's from the start (see above), with
+ * `door` (when given) asked first.
+ */
+export function createExpressServer(app: Express, door?: FrontDoor | null): Server {
   const prototypes = app as unknown as { request: object; response: object };
   class Request extends IncomingMessage {}
   class Response extends ServerResponse {}
@@ -23,7 +33,23 @@ export function createExpressServer(app: Express): Server {
   Object.setPrototypeOf(Response.prototype, prototypes.response);
   prototypes.request = Request.prototype;
   prototypes.response = Response.prototype;
-  return createServer({ IncomingMessage: Request, ServerResponse: Response }, app);
+  const listener = door
+    ? (req: IncomingMessage, res: ServerResponse) => {
+        const answered = door(req, res);
+        if (answered === false) return void app(req, res);
+        // A door fails only before it writes (it writes its whole answer at once); the app then answers.
+        answered.then(
+          (done) => {
+            if (!done) app(req, res);
+          },
+          () => {
+            if (res.headersSent) res.destroy();
+            else app(req, res);
+          },
+        );
+      }
+    : app;
+  return createServer({ IncomingMessage: Request, ServerResponse: Response }, listener);
 }
 
 /** Node's HTTP parser as a socket of its server holds it (internal: what Node's own upgrade path uses). */

@@ -202,14 +202,17 @@ export function countHttpRequests(): RequestHandler {
       return;
     }
     const started = process.hrtime.bigint();
-    res.once('finish', () => {
-      const route = (res.locals.route as string | undefined) ?? 'unmatched';
-      const method = METHODS.has(req.method) ? req.method : 'OTHER';
-      httpRequests.inc({ route, method, status: String(res.statusCode) });
-      httpDuration.observe({ route, method }, Number(process.hrtime.bigint() - started) / 1e9);
-    });
+    res.once('finish', () => countHttpRequest((res.locals.route as string | undefined) ?? 'unmatched', req.method, res.statusCode, started));
     next();
   };
+}
+
+/** Counts one answered request of `route` (a template) begun at `started` (hrtime), as countHttpRequests does. */
+export function countHttpRequest(route: string, requestMethod: string, status: number, started: bigint): void {
+  if (!enabled) return;
+  const method = METHODS.has(requestMethod) ? requestMethod : 'OTHER';
+  httpRequests.inc({ route, method, status: String(status) });
+  httpDuration.observe({ route, method }, Number(process.hrtime.bigint() - started) / 1e9);
 }
 
 /** Express middleware naming the route template of what it guards (for metrics and span names). */

@@ -21,9 +21,11 @@ export type QuickAnswerName = keyof QuickAnswers;
 /** A deployment's place for quick answers, with a count of those given (tests and stats: proof the quick path ran). */
 export interface QuickAnswerRegistry extends QuickAnswers {
   answered: Record<QuickAnswerName, number>;
+  /** Requests answered before express (gateway/door.ts), all of them quick answers counted in `answered` too. */
+  answeredAtDoor: number;
 }
 
-export const quickAnswerRegistry = (): QuickAnswerRegistry => ({ answered: { contentCheck: 0 } });
+export const quickAnswerRegistry = (): QuickAnswerRegistry => ({ answered: { contentCheck: 0 }, answeredAtDoor: 0 });
 
 const unchangingValues = new WeakSet<object>();
 

@@ -67,6 +67,11 @@ export function currentTraceId(): string | undefined {
   return requestTrace.getStore()?.traceId;
 }
 
+/** The trace id a request runs under with tracing off: its caller's (`traceparent`), else a new one. */
+export function requestTraceIdOf(traceparent: string | undefined): string {
+  return traceIdOf(traceparent) ?? randomHex(16);
+}
+
 const UNTRACED_PATHS = new Set(['/health', '/ready', '/metrics']);
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 const ZERO_TRACE = '0'.repeat(32);
@@ -87,7 +92,7 @@ export function traceRequests(attributes: Attributes = {}): RequestHandler {
   return (req, res, next) => {
     // Probes and scrapes every few seconds would bury the traces worth reading; their log lines keep an id.
     if (!provider || UNTRACED_PATHS.has(req.path)) {
-      requestTrace.run({ traceId: traceIdOf(req.header('traceparent')) ?? randomHex(16) }, next);
+      requestTrace.run({ traceId: requestTraceIdOf(req.header('traceparent')) }, next);
       return;
     }
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);

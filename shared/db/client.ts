@@ -34,6 +34,8 @@ export interface Database {
   ping(): Promise<boolean>;
   /** SQL statements this process has sent so far (the bench reads it to count a storm's queries). */
   queryCount(): number;
+  /** Of those sent through Prisma, the reads (SELECT): what a go-live's viewers cause (the bench's show). */
+  readCount(): number;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,9 @@ export interface OpenDatabaseOptions {
   /** Largest number of pooled PostgreSQL connections (default 10). */
   poolSize?: number;
 }
+
+/** A statement that reads (Prisma writes its reads as plain SELECTs; writes, BEGIN and COMMIT are the rest). */
+const READ = /^\s*SELECT\b/i;
 
 /** Query events are emitted (not printed) so each statement can be counted. */
 const COUNT_QUERIES = [{ emit: 'event' as const, level: 'query' as const }];
@@ -91,8 +96,10 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     plain = { provider: 'postgresql', pool, counted };
     closeDriver = () => pool.end();
   }
-  (prisma as unknown as { $on(event: 'query', listener: () => void): void }).$on('query', () => {
+  let reads = 0;
+  (prisma as unknown as { $on(event: 'query', listener: (event: { query: string }) => void): void }).$on('query', (event) => {
     queries += 1;
+    if (READ.test(event.query)) reads += 1;
   });
   await prisma.$connect();
   if (tracingEnabled()) prisma = withQuerySpans(prisma, provider);
@@ -109,6 +116,7 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
       }
     },
     queryCount: () => queries,
+    readCount: () => reads,
     async close() {
       await prisma.$disconnect();
       await closeDriver();

@@ -34,15 +34,26 @@ beforeAll(async () => {
 afterAll(stopAll);
 
 const quickAnswers = (stack: Stack) => stack.deps.quickAnswers?.answered.contentCheck ?? 0;
+const atDoor = (stack: Stack) => stack.deps.quickAnswers?.answeredAtDoor ?? 0;
+/** The answer's headers but the two that differ on every answer (its id, its date). */
+const steadyHeaders = (reply: Response) => [...reply.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id');
 const signedIn = (member: Member) => ({ 'x-service-client-id': site.siteId, authorization: `Bearer ${member.jwt}` });
 
 /** The check's raw answer on `stack` and whether it was a quick answer there. */
 async function check(stack: Stack, pageId: string, headers: Record<string, string>, device = 'tv') {
-  const before = quickAnswers(stack);
+  const [before, doorBefore] = [quickAnswers(stack), atDoor(stack)];
   const reply = await fetch(`${stack.url}/pages/v2/content/id/${pageId}`, { headers: { ...headers, 'x-service-device-id': device } });
   const text = await reply.text();
   expect(reply.status).toBe(200);
-  return { text, body: JSON.parse(text), etag: reply.headers.get('etag'), quick: quickAnswers(stack) === before + 1 };
+  return {
+    text,
+    body: JSON.parse(text),
+    etag: reply.headers.get('etag'),
+    headers: steadyHeaders(reply),
+    quick: quickAnswers(stack) === before + 1,
+    /** Answered before express (gateway/door.ts). */
+    door: atDoor(stack) === doorBefore + 1,
+  };
 }
 
 /**
@@ -121,11 +132,21 @@ describe('the kept check', () => {
       expect(first.quick).toBe(headers.authorization === undefined);
       const kept = await check(reader, channel.pageId, headers);
       expect(kept.quick).toBe(true);
+      expect(kept.door).toBe(true);
       expect(kept.body.canIPlayResponse.contentCheck).toMatchObject({ access: 'full', live: true, video: { video: { url: channel.url } } });
       const normal = await executed(reader, channel.pageId, headers);
       expect(normal.quick).toBe(false);
+      expect(normal.door).toBe(false);
       expect(kept.text).toBe(normal.text);
       expect(kept.etag).toBe(normal.etag);
+      expect(kept.headers).toEqual(normal.headers);
+      // The door answers a revalidation as the router does: 304 when the client holds the answer.
+      const doorBefore = atDoor(reader);
+      const again = await fetch(`${reader.url}/pages/v2/content/id/${channel.pageId}`, {
+        headers: { ...headers, 'x-service-device-id': 'tv', 'if-none-match': kept.etag as string },
+      });
+      expect(again.status).toBe(304);
+      expect(atDoor(reader)).toBe(doorBefore + 1);
       expect(first.text).toBe(normal.text);
     }
   });
