@@ -5,7 +5,7 @@
  * repeated, older or out-of-order webhook changes nothing on any instance, however often it is retried.
  */
 import { announceChannelStatus, ON_AIR, type ShowState } from '../../shared/contracts/channelStatus';
-import type { Stream } from '../../shared/db/generated/sqlite';
+import type { Prisma, Stream } from '../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../shared/subgraph';
 
 export type WebhookType = 'connected' | 'active' | 'disconnected' | 'idle';
@@ -22,11 +22,11 @@ const MOVES: Record<WebhookType, { from: ShowState[]; to: ShowState }> = {
  * Moves the stream's show by one webhook if the seed's order allows it; true when it moved. The first
  * `active` of a show (from STARTING) is when it went live; a reconnect keeps that time.
  */
-export async function moveShow(ctx: Pick<SubgraphContext, 'db'>, streamId: string, type: WebhookType, at: Date): Promise<boolean> {
+export async function moveShow(db: Prisma.TransactionClient, streamId: string, type: WebhookType, at: Date): Promise<boolean> {
   const { from, to } = MOVES[type];
   const notOlder = { OR: [{ showChangedAt: null }, { showChangedAt: { lte: at } }] };
   const move = (states: ShowState[], extra: { showStartedAt?: Date | null }) =>
-    ctx.db.stream.updateMany({ where: { id: streamId, showState: { in: states }, ...notOlder }, data: { showState: to, showChangedAt: at, ...extra } });
+    db.stream.updateMany({ where: { id: streamId, showState: { in: states }, ...notOlder }, data: { showState: to, showChangedAt: at, ...extra } });
   if (type === 'active') {
     if ((await move(['STARTING'], { showStartedAt: at })).count === 1) return true;
     return (await move(['RECONNECTING'], {})).count === 1;

@@ -34,16 +34,20 @@ export async function receiveStreamWebhook(
   const stream = await streamOfContract(ctx, contract, input.id);
   const at = new Date(input.time);
   const ingest = input.type === 'connected' || input.type === 'disconnected';
-  const applied = ingest
-    ? await ctx.db.stream.updateMany({
-        where: { id: stream.id, OR: [{ ingestChangedAt: null }, { ingestChangedAt: { lt: at } }] },
-        data: { ingestConnected: input.type === 'connected', ingestChangedAt: at, updatedAt: new Date() },
-      })
-    : await ctx.db.stream.updateMany({
-        where: { id: stream.id, OR: [{ playbackChangedAt: null }, { playbackChangedAt: { lt: at } }] },
-        data: { playbackLive: input.type === 'active', playbackChangedAt: at, updatedAt: new Date() },
-      });
-  const showMoved = await moveShow(ctx, stream.id, input.type, at);
+  // The stream's state and its show move in one transaction: the same webhook retried at two instances at once
+  // is applied by one of them, and the other finds both already moved (answering changed: false).
+  const { applied, showMoved } = await ctx.db.$transaction(async (tx) => {
+    const applied = ingest
+      ? await tx.stream.updateMany({
+          where: { id: stream.id, OR: [{ ingestChangedAt: null }, { ingestChangedAt: { lt: at } }] },
+          data: { ingestConnected: input.type === 'connected', ingestChangedAt: at, updatedAt: new Date() },
+        })
+      : await tx.stream.updateMany({
+          where: { id: stream.id, OR: [{ playbackChangedAt: null }, { playbackChangedAt: { lt: at } }] },
+          data: { playbackLive: input.type === 'active', playbackChangedAt: at, updatedAt: new Date() },
+        });
+    return { applied, showMoved: await moveShow(tx, stream.id, input.type, at) };
+  });
   const current = await ctx.db.stream.findUniqueOrThrow({ where: { id: stream.id } });
   const changed = applied.count === 1 || showMoved;
   const before = ingest ? stream.ingestConnected : stream.playbackLive;
