@@ -11,16 +11,19 @@
  * per selection and shared by every viewer at that number.
  */
 import type { ChatEventView } from '../../../shared/contracts/chatEvents';
+import { TURN_TARGET_MS } from '../../../shared/turns';
 import { joinEvents } from './chatCounts';
 import { isClosed, type Room, type Viewer } from './chatRoom';
 
 /**
- * Milliseconds a pass writes to viewers before it yields to other work: an acknowledgement waits at most
- * one slice per turn of the loop, and the pass itself is only writes of frames built once (measured
- * in viewers it was 250 a slice, whatever a write cost; a slice of time keeps the same bound for the
- * acknowledgement while a cheap pass yields far less often).
+ * Milliseconds a pass writes to viewers before it yields to other work: half of the loop turn that lets
+ * requests waiting for their turn (shared/turns.ts) in more than one at a time. A pass of a large room
+ * goes on for as long as it has viewers to reach, and the reaction counts start one every second, so a
+ * slice as long as that turn held every request (a message's send and acknowledgement, the reads that
+ * bring messages to the room) to one per turn of the loop: measured, acknowledgements queued for
+ * seconds behind the fan-out under 15,000 viewers. The other half is theirs.
  */
-const SEND_SLICE_MS = 8;
+const SEND_SLICE_MS = TURN_TARGET_MS / 2;
 /** Viewers between two looks at the clock. */
 const CLOCK_EVERY = 64;
 
@@ -77,9 +80,12 @@ function deliver(room: Room, viewer: Viewer): void {
     }
     if (room.sentSeq >= viewer.hasThrough) viewer.hasThrough = 0;
   } else {
-    const key = `${viewer.through}\u0000${subscription.documentKey}`;
-    let frames = room.catchUps.get(key);
-    if (!frames) room.catchUps.set(key, (frames = eventsAfter(room, viewer.through).map((event) => subscription.render({ chatMessages: event }))));
+    // By number, then by selection: no key is built per viewer (a selection's key is its whole document).
+    let bySelection = room.catchUps.get(viewer.through);
+    if (!bySelection) room.catchUps.set(viewer.through, (bySelection = new Map()));
+    let frames = bySelection.get(subscription.documentKey);
+    if (!frames)
+      bySelection.set(subscription.documentKey, (frames = eventsAfter(room, viewer.through).map((event) => subscription.render({ chatMessages: event }))));
     for (const frame of frames) subscription.send(frame);
   }
   viewer.through = through;

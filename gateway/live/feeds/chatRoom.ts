@@ -47,8 +47,8 @@ export interface Room {
   /** Pushes some viewers have not had yet, oldest first, and the id of the last one made. */
   outgoing: Outgoing[];
   lastOutgoing: number;
-  /** The frames of what follows a viewer's `through`, by `through` and selection, while no push is added. */
-  catchUps: Map<string, RenderedEvent[]>;
+  /** The frames of what follows a viewer's `through`, by `through` then selection, while no push is added. */
+  catchUps: Map<number, Map<string, RenderedEvent[]>>;
   /** The first event of a viewer without afterSeq, rendered once per selection until the room changes. */
   firstFrames: Map<string, RenderedEvent>;
   /** Reaction counts and the viewer count for the next event (gateway/live/feeds/chatReactions.ts). */
