@@ -14,6 +14,7 @@ import type { ChatEventView } from '../../../shared/contracts/chatEvents';
 import { TURN_TARGET_MS } from '../../../shared/turns';
 import { joinEvents } from './chatCounts';
 import { isClosed, type Room, type Viewer } from './chatRoom';
+import type { RenderedEvent } from '../viewerChannel';
 
 /**
  * Milliseconds a pass writes to viewers before it yields to other work: half of the loop turn that lets
@@ -82,7 +83,7 @@ function deliver(room: Room, viewer: Viewer): void {
   } else {
     // By number, then by selection: no key is built per viewer (a selection's key is its whole document).
     let bySelection = room.catchUps.get(viewer.through);
-    if (!bySelection) room.catchUps.set(viewer.through, (bySelection = new Map()));
+    if (!bySelection) room.catchUps.set(viewer.through, (bySelection = new Map<string, RenderedEvent[]>()));
     let frames = bySelection.get(subscription.documentKey);
     if (!frames)
       bySelection.set(subscription.documentKey, (frames = eventsAfter(room, viewer.through).map((event) => subscription.render({ chatMessages: event }))));
