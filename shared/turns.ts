@@ -49,7 +49,7 @@ let scheduled = false;
  * the accept starvation asks, while cheap ones (a join's one-subgraph reads) are not held to the rate at which
  * the loop turns, which under thousands of busy sockets is what it is.
  */
-const TURN_TARGET_MS = 8;
+export const TURN_TARGET_MS = 8;
 const MOST_PER_TURN = 64;
 let perTurn = 1;
 let lastTurnAt = 0;

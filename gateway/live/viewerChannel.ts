@@ -39,16 +39,17 @@ export class RenderedEvent {
   }
 
   /**
-   * The whole frame, ready for the wire, of viewers whose frame prefix is this very buffer: built once
-   * per event and prefix, then the same bytes are written to each of them (no allocation per viewer).
-   * Prefixes are shared where viewers chose the same operation id; distinct ones past a few are built
-   * each time, so a group of viewers with random ids does not fill a map per event.
+   * The whole frame, ready for the wire, of viewers whose frame prefix is this very buffer: `wrap` of the
+   * prefix and the transport's `payload`, built once per event and prefix, then the same bytes are written
+   * to each of them (no allocation per viewer, not even a closure). Prefixes are shared where viewers chose
+   * the same operation id; distinct ones past a few are built each time, so a group of viewers with random
+   * ids does not fill a map per event.
    */
-  framed(prefix: Buffer, build: () => Buffer): Buffer {
+  framed(prefix: Buffer, payload: Buffer, wrap: (prefix: Buffer, payload: Buffer) => Buffer): Buffer {
     const byPrefix = (this.byPrefix ??= new Map<Buffer, Buffer>());
     let frame = byPrefix.get(prefix);
     if (frame) return frame;
-    frame = build();
+    frame = wrap(prefix, payload);
     if (byPrefix.size < MAX_SHARED_PREFIXES) byPrefix.set(prefix, frame);
     return frame;
   }

@@ -18,23 +18,14 @@ import type { Logger } from '../../../shared/logger';
 import { onViewerReadsChanged } from '../../../shared/viewerReads';
 import type { LiveStream, LiveStreamSubscription } from '../streams';
 import { mergeCounts, systemChange, type ChatCounts } from './chatCounts';
-import { emptyEvent, isClosed, type Room, type Viewer } from './chatRoom';
+import { addOutgoing, caughtUp, pass } from './chatPass';
+import { emptyEvent, isClosed, newRoom, type Room, type Viewer } from './chatRoom';
 import type { ChatSource } from './chatSource';
-import type { RenderedEvent } from '../viewerChannel';
 
 /** Recent messages a room keeps per instance: reconnects within them cost no read. */
 const RING = 500;
 /** Messages one read asks for. */
 const READ_LIMIT = 500;
-/**
- * Milliseconds a push writes to viewers before it yields to other work: an acknowledgement waits at most
- * one slice per turn of the loop, and the pass itself is only writes of frames built once (measured
- * in viewers it was 250 a slice, whatever a write cost; a slice of time keeps the same bound for the
- * acknowledgement while a cheap pass yields far less often).
- */
-const SEND_SLICE_MS = 8;
-/** Viewers between two looks at the clock. */
-const CLOCK_EVERY = 64;
 /** How long a deletion or clear is remembered against reads that raced it. */
 const REMOVAL_MEMORY_MS = 60_000;
 const RETRY_READ_MS = 1000;
@@ -72,7 +63,7 @@ export class ChatFeed implements LiveStream {
       return () => undefined;
     }
     const room = this.roomOf(siteId, panelId);
-    const viewer: Viewer = { subscription, afterSeq: afterSeq ?? null, started: false, hasThrough: 0 };
+    const viewer: Viewer = { subscription, afterSeq: afterSeq ?? null, started: false, hasThrough: 0, through: 0 };
     room.viewers.add(viewer);
     void room.loaded.then(() => this.start(room, viewer));
     return () => this.remove(room, viewer);
@@ -84,29 +75,7 @@ export class ChatFeed implements LiveStream {
     const key = `${siteId}\u0000${panelId}`;
     const existing = this.rooms.get(key);
     if (existing) return existing;
-    const room: Room = {
-      key,
-      siteId,
-      panelId,
-      system: null,
-      recent: [],
-      coveredFrom: 0,
-      sentSeq: 0,
-      readSeq: 0,
-      announcedSeq: 0,
-      pending: [],
-      pendingEvents: [],
-      deleted: new Map(),
-      cleared: [],
-      loaded: Promise.resolve(),
-      state: { life: 'loading', read: 'idle', push: 'idle' },
-      timer: null,
-      lastFlushAt: 0,
-      viewers: new Set(),
-      firstFrames: new Map(),
-      counts: null,
-      viewersCounted: null,
-    };
+    const room = newRoom(key, siteId, panelId);
     room.loaded = this.source.read(siteId, panelId, null, RING).then(
       (view) => {
         room.system = view.system;
@@ -249,18 +218,11 @@ export class ChatFeed implements LiveStream {
   }
 
   /**
-   * Sends what came since the last flush as one event. While the previous flush is still going out (a
-   * room bigger than the cores can serve 4 times a second), the next one waits for it and carries all
-   * that came meanwhile: viewers then get fewer, larger frames, and the delay stays one pass long
-   * instead of growing with a queue of passes.
+   * Sends what came since the last flush as one event. A pass over the viewers still under way takes it
+   * in (chatPass.ts): viewers it has not reached get it with the push they were waiting for, in one frame.
    */
   private flush(room: Room): void {
-    const { state } = room;
     if (isClosed(room)) return;
-    if (state.push !== 'idle') {
-      state.push = 'sendingThenFlush';
-      return;
-    }
     const events = room.pendingEvents;
     room.pendingEvents = [];
     const messages = room.pending.sort((a, b) => a.seq - b.seq);
@@ -278,42 +240,13 @@ export class ChatFeed implements LiveStream {
     if (events.length === 0) return;
     room.lastFlushAt = Date.now();
     room.firstFrames.clear();
-    const viewers = [...room.viewers].filter((viewer) => viewer.started);
-    state.push = 'sending';
-    void this.send(room, viewers, events)
+    if (!addOutgoing(room, events)) return;
+    room.state.push = 'sending';
+    void pass(room)
       .catch((error: Error) => this.logger.error({ err: error.message, panelId: room.panelId }, 'could not send chat events'))
       .finally(() => {
-        const flushNext = state.push === 'sendingThenFlush';
-        state.push = 'idle';
-        if (flushNext) this.schedule(room);
+        room.state.push = 'idle';
       });
-  }
-
-  private async send(room: Room, viewers: Viewer[], events: ChatEventView[]): Promise<void> {
-    const rendered = new Map<string, RenderedEvent[]>();
-    let sliceEnds = performance.now() + SEND_SLICE_MS;
-    for (let index = 0; index < viewers.length; index += 1) {
-      if (index % CLOCK_EVERY === CLOCK_EVERY - 1 && performance.now() > sliceEnds) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceEnds = performance.now() + SEND_SLICE_MS;
-      }
-      const viewer = viewers[index];
-      if (!room.viewers.has(viewer)) continue;
-      if (viewer.hasThrough > 0) {
-        // Reconnected ahead of this instance: its own rendering, without what it already has.
-        for (const event of events) {
-          const messages = event.messages.filter((message) => message.seq > viewer.hasThrough);
-          // Nothing new for it unless counts ride on the event (they are this viewer's too).
-          if (event.kind === 'MESSAGES' && messages.length === 0 && !event.reactions && event.viewers == null) continue;
-          viewer.subscription.send(viewer.subscription.render({ chatMessages: { ...event, messages } }));
-        }
-        if (room.sentSeq >= viewer.hasThrough) viewer.hasThrough = 0;
-        continue;
-      }
-      let frames = rendered.get(viewer.subscription.documentKey);
-      if (!frames) rendered.set(viewer.subscription.documentKey, (frames = events.map((event) => viewer.subscription.render({ chatMessages: event }))));
-      for (const frame of frames) viewer.subscription.send(frame);
-    }
   }
 
   /** The first event: the system block and the last 50 messages, or every message after the viewer's afterSeq. */
@@ -322,6 +255,7 @@ export class ChatFeed implements LiveStream {
     const { afterSeq } = viewer;
     if (afterSeq === null) {
       viewer.started = true;
+      caughtUp(room, viewer);
       const key = viewer.subscription.documentKey;
       let frame = room.firstFrames.get(key);
       if (!frame)
@@ -353,6 +287,7 @@ export class ChatFeed implements LiveStream {
       missed = [...upTo, ...room.recent.filter((message) => message.seq > through)];
     }
     viewer.started = true;
+    caughtUp(room, viewer);
     if (afterSeq > room.sentSeq) viewer.hasThrough = afterSeq;
     viewer.subscription.send(viewer.subscription.render({ chatMessages: this.firstEvent(room, missed) }));
   }

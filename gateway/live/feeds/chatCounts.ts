@@ -3,7 +3,7 @@
  * and the viewer count that ride on a room's next event, and which kind of event a change of the room's
  * system block is (a pin's change is PINNED / UNPINNED, anything else SYSTEM).
  */
-import type { ChatEventKind, ChatReactionCount, ChatSystemView } from '../../../shared/contracts/chatEvents';
+import type { ChatEventKind, ChatEventView, ChatReactionCount, ChatSystemView } from '../../../shared/contracts/chatEvents';
 
 /** Counts for a room's next event: reactions since the previous counts, and its viewers on every instance. */
 export interface ChatCounts {
@@ -28,6 +28,27 @@ export function mergeCounts(pending: ChatCounts | null, added: ChatCounts): Chat
     merged.reactions = [...sums].map(([emoji, count]) => ({ emoji, count }));
   }
   return merged;
+}
+
+/** Events that carry messages or counts (and nothing else): two in a row say what one would. */
+const carries = (event: ChatEventView) => event.kind === 'MESSAGES' || event.kind === 'REACTIONS' || event.kind === 'VIEWERS';
+
+const countsOf = (event: ChatEventView): ChatCounts => ({
+  ...(event.reactions && { reactions: event.reactions }),
+  ...(event.viewers != null && { viewers: event.viewers }),
+});
+
+/**
+ * Two consecutive events as the one event a single flush would have made of what they carry (messages in
+ * order, reactions summed, the later viewer count); null when either carries anything else (a deletion
+ * between two messages events keeps them apart, so nothing moves across it).
+ */
+export function joinEvents(first: ChatEventView, second: ChatEventView): ChatEventView | null {
+  if (!carries(first) || !carries(second)) return null;
+  const counts = mergeCounts(countsOf(first), countsOf(second));
+  const messages = [...first.messages, ...second.messages];
+  const kind = messages.length > 0 ? 'MESSAGES' : counts.reactions ? 'REACTIONS' : 'VIEWERS';
+  return { kind, messages, ids: [], accountId: null, system: null, ...counts };
 }
 
 const pinKey = (system: ChatSystemView | null) => JSON.stringify(system?.pinned ?? null);

@@ -10,6 +10,15 @@ export interface Viewer {
   started: boolean;
   /** Messages up to this seq the viewer already has (it reconnected ahead of this instance). */
   hasThrough: number;
+  /** The room's last outgoing push (Outgoing.id) this viewer has: it gets the ones after it. */
+  through: number;
+}
+
+/** One flush's events, on their way to the room's viewers (the pass: chatPass.ts). */
+export interface Outgoing {
+  /** Numbered from 1 in the order of the room's flushes. */
+  id: number;
+  events: ChatEventView[];
 }
 
 export interface Room {
@@ -35,6 +44,11 @@ export interface Room {
   timer: NodeJS.Timeout | null;
   lastFlushAt: number;
   viewers: Set<Viewer>;
+  /** Pushes some viewers have not had yet, oldest first, and the id of the last one made. */
+  outgoing: Outgoing[];
+  lastOutgoing: number;
+  /** The frames of what follows a viewer's `through`, by `through` then selection, while no push is added. */
+  catchUps: Map<number, Map<string, RenderedEvent[]>>;
   /** The first event of a viewer without afterSeq, rendered once per selection until the room changes. */
   firstFrames: Map<string, RenderedEvent>;
   /** Reaction counts and the viewer count for the next event (gateway/live/feeds/chatReactions.ts). */
@@ -53,10 +67,40 @@ export interface RoomState {
   /** No read running; one running; one running and another wanted once it is done (more was announced meanwhile). */
   read: 'idle' | 'reading' | 'readingThenAgain';
   /**
-   * No push going out; one going out (a pass over the viewers spans several turns of the loop); one going
-   * out and a flush that came due meanwhile, which follows it.
+   * No pass over the viewers going on, or one (it spans several turns of the loop, and takes in the
+   * pushes flushed meanwhile: chatPass.ts).
    */
-  push: 'idle' | 'sending' | 'sendingThenFlush';
+  push: 'idle' | 'sending';
+}
+
+/** A room as it starts: loading, no viewers yet, nothing read or sent. */
+export function newRoom(key: string, siteId: string, panelId: string): Room {
+  return {
+    key,
+    siteId,
+    panelId,
+    system: null,
+    recent: [],
+    coveredFrom: 0,
+    sentSeq: 0,
+    readSeq: 0,
+    announcedSeq: 0,
+    pending: [],
+    pendingEvents: [],
+    deleted: new Map(),
+    cleared: [],
+    loaded: Promise.resolve(),
+    state: { life: 'loading', read: 'idle', push: 'idle' },
+    timer: null,
+    lastFlushAt: 0,
+    viewers: new Set(),
+    outgoing: [],
+    lastOutgoing: 0,
+    catchUps: new Map(),
+    firstFrames: new Map(),
+    counts: null,
+    viewersCounted: null,
+  };
 }
 
 /** Whether a room is closed (a function, so a check after an await is not narrowed away by the one before it). */

@@ -110,7 +110,7 @@ class SocketChannel implements ViewerChannel {
     }
     const payload = event.frame('websocket', encodeWebSocket);
     // The whole frame, shared by the viewers of this prefix: the fan-out writes the same bytes to each.
-    const frame = event.framed(framePrefix, () => textFrame(framePrefix, payload));
+    const frame = event.framed(framePrefix, payload, textFrame);
     if (tcp) tcp.write(frame);
     else socket.send(Buffer.concat([framePrefix, payload]), { binary: false });
   }
