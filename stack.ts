@@ -10,6 +10,7 @@ import { subgraphPort, type Config, type SubgraphName } from './shared/config';
 import { openDatabase, type Database } from './shared/db/client';
 import { createLogger, type Logger } from './shared/logger';
 import { configureMetrics } from './shared/metrics';
+import { configurePasswordHashing } from './shared/auth/credentials';
 import { flushTracing, startTracing } from './shared/tracing';
 import { lateBoundSupergraph } from './shared/supergraph';
 import { quickAnswerRegistry } from './shared/quickAnswers';
@@ -66,6 +67,7 @@ export async function startStack(config: Config, options: StackOptions = {}): Pr
   // Before the database opens: with tracing on, its queries get spans.
   startTracing(config.otlpEndpoint);
   configureMetrics(config.metricsEnabled);
+  configurePasswordHashing(config.passwordHashCost);
   const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   const bus = options.bus ?? createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, maxLength: config.busStreamMaxLength });
   const supergraph = lateBoundSupergraph();

@@ -136,6 +136,11 @@ export interface Config {
   refreshTokenTtlSeconds: number;
   /** Lifetime of a password-reset link in seconds (`PASSWORD_RESET_TTL_SECONDS`, default 3600). */
   passwordResetTtlSeconds: number;
+  /**
+   * scrypt's cost N for new password hashes (`PASSWORD_HASH_COST`, a power of two, 1024–65536, default 16384).
+   * A stored hash carries its own N, so hashes made at another cost still verify.
+   */
+  passwordHashCost: number;
   /** Milliseconds one call to a streaming provider's URL may take before it is abandoned (`PROVIDER_TIMEOUT_MS`, default 5000). */
   providerTimeoutMs: number;
   /** Extra attempts after a network error or 5xx from a streaming provider, with doubling backoff; 4xx is never retried (`PROVIDER_RETRIES`, default 2). */
@@ -238,6 +243,12 @@ function integer(env: Env, name: string, fallback: number, min = 0, max = 65535 
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
+  return value;
+}
+
+function powerOfTwo(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = integer(env, name, fallback, min, max);
+  if ((value & (value - 1)) !== 0) throw new Error(`${name} must be a power of two, got "${env[name]}"`);
   return value;
 }
 
@@ -364,6 +375,7 @@ export function loadConfig(env: Env = process.env): Config {
     senderRecheckMs: integer(env, 'SENDER_RECHECK_MS', 3_600_000, 100, 7 * 86_400_000),
     refreshTokenTtlSeconds: integer(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86400, 60, 365 * 86400),
     passwordResetTtlSeconds: integer(env, 'PASSWORD_RESET_TTL_SECONDS', 3600, 60, 7 * 86400),
+    passwordHashCost: powerOfTwo(env, 'PASSWORD_HASH_COST', 16384, 1024, 65536),
     providerTimeoutMs: integer(env, 'PROVIDER_TIMEOUT_MS', 5000, 100, 120_000),
     providerRetries: integer(env, 'PROVIDER_RETRIES', 2, 0, 10),
     streamFallbackImageUrl,

@@ -7,6 +7,7 @@ import { loadConfig } from './config';
 import { openDatabase } from './db/client';
 import { createLogger } from './logger';
 import { configureMetrics } from './metrics';
+import { configurePasswordHashing } from './auth/credentials';
 import { startTracing } from './tracing';
 import type { ServiceDeps } from './subgraph';
 import { httpSupergraph } from './supergraph';
@@ -23,6 +24,7 @@ export function runService(name: string, start: (deps: ServiceDeps) => Promise<C
   // Before the database opens: with tracing on, its queries get spans.
   startTracing(config.otlpEndpoint, `stagegraph-${name}`);
   configureMetrics(config.metricsEnabled);
+  configurePasswordHashing(config.passwordHashCost);
   (async () => {
     const database = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
     const bus = createEventBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, logger, maxLength: config.busStreamMaxLength });

@@ -17,8 +17,17 @@ export function newDeveloperKey(): string {
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 64 };
 
+/** The cost of new hashes in this process (`PASSWORD_HASH_COST`); set once at start, as the metrics switch is. */
+export function configurePasswordHashing(cost: number): void {
+  SCRYPT.N = cost;
+}
+
 function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))));
+  // scrypt needs 128·N·r bytes; Node refuses more than 32 MB unless told (N = 65536 at r = 8 is 64 MB).
+  const maxmem = 256 * (options.N ?? SCRYPT.N) * (options.r ?? SCRYPT.r);
+  return new Promise((resolve, reject) =>
+    scryptCallback(password, salt, keylen, { ...options, maxmem }, (error, key) => (error ? reject(error) : resolve(key))),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {
