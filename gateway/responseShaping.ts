@@ -86,7 +86,10 @@ const IRREGULAR = new Error('an answer for the gateway to shape');
 
 /** A value's shape from its field's type: wrappers unwrapped once. */
 type Shape =
-  { kind: 'nonNull'; of: Shape } | { kind: 'list'; of: Shape } | { kind: 'composite'; type: NamedType } | { kind: 'leaf'; type: NamedType; custom: boolean };
+  { kind: 'nonNull'; of: Shape } | { kind: 'list'; of: Shape } | { kind: 'composite'; type: NamedType } | { kind: 'leaf'; type: NamedType; accepts: Accepts };
+
+/** Leaf values taken without asking isValidLeafValue (null: it is always asked). */
+type Accepts = 'anything' | 'string' | 'boolean' | null;
 
 /** `if` of an @skip or @include: a literal, or a variable's name. */
 type Condition = { variable: string } | { literal: unknown };
@@ -130,7 +133,14 @@ function responseShaper(internals: FederationInternals, original: ComputeRespons
     if (type.kind === 'NonNullType') return { kind: 'nonNull', of: shapeOf((type as WrapperType).ofType) };
     if (type.kind === 'ListType') return { kind: 'list', of: shapeOf((type as WrapperType).ofType) };
     const named = type as NamedType;
-    return internals.isCompositeType(named) ? { kind: 'composite', type: named } : { kind: 'leaf', type: named, custom: internals.isCustomScalarType(named) };
+    return internals.isCompositeType(named) ? { kind: 'composite', type: named } : { kind: 'leaf', type: named, accepts: acceptsOf(named) };
+  };
+
+  /** What isValidLeafValue accepts of a leaf type without asking it: anything for a custom scalar, a string for String and ID, a boolean for Boolean. */
+  const acceptsOf = (type: NamedType): Accepts => {
+    if (internals.isCustomScalarType(type)) return 'anything';
+    if (type.kind !== 'ScalarType') return null;
+    return type.name === 'String' || type.name === 'ID' ? 'string' : type.name === 'Boolean' ? 'boolean' : null;
   };
 
   const conditionOf = (element: Element, directive: unknown): Condition | undefined => {
@@ -256,7 +266,8 @@ function responseShaper(internals: FederationInternals, original: ComputeRespons
       return output;
     }
     if (outputValue !== undefined) throw IRREGULAR;
-    if (!shape.custom && !internals.isValidLeafValue(walk.schema, inputValue, shape.type)) throw IRREGULAR;
+    if (shape.accepts !== 'anything' && typeof inputValue !== shape.accepts && !internals.isValidLeafValue(walk.schema, inputValue, shape.type))
+      throw IRREGULAR;
     return inputValue;
   };
 

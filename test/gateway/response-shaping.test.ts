@@ -129,6 +129,8 @@ it('leaves irregular answers to the gateway: its errors, paths and nulls, exactl
     ['{ site { overlays { id kind } } }', { site: site({ overlays: [overlay('o1'), overlay('o2', { kind: 'NOT_A_KIND' })] }) }],
     ['{ site { overlays { duration } } }', { site: site({ overlays: [overlay('o1', { duration: 'ten' })] }) }],
     ['{ site { overlays { duration } } }', { site: site({ overlays: [overlay('o1', { duration: 1.5 })] }) }],
+    ['{ site { overlays { name } } }', { site: site({ overlays: [overlay('o1', { name: 5 })] }) }],
+    ['{ site { first { ... on Poll { open } } } }', { site: site({ first: { ...poll('p1'), open: 'yes' } }) }],
     ['{ site { first { id } } }', { site: site({ first: { __typename: 'Nope', id: 'x' } }) }],
     ['{ site { items { __typename } } }', { site: site({ items: [{ id: 'x' }] }) }],
     ['{ nodes { id } }', { nodes: [poll('p1'), null] }],
