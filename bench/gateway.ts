@@ -14,6 +14,13 @@ export interface LoadFigures {
   p99Ms: number;
   requestsPerSecond: number;
   errors: number;
+  /** Requests answered (set by loadWithP95). */
+  answered?: number;
+  /**
+   * CPU time of the serving processes per request, in ms (the gateway comparison sets it): what the machine's
+   * load moves least, since a busy machine stretches wall time but not the work done.
+   */
+  cpuMsPerRequest?: number;
 }
 
 export interface GatewayFigures {
@@ -63,6 +70,7 @@ export async function loadWithP95(options: autocannon.Options): Promise<LoadFigu
     p99Ms: result.latency.p99,
     requestsPerSecond: perSecond(result),
     errors: result.errors + result.non2xx,
+    answered: result.requests.total,
   };
 }
 
