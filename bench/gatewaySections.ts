@@ -82,6 +82,7 @@ export async function gatewaySection(figures: Figures, builds: [string, string |
         `req/s over Hive: in one process ${row.inProcessOverHiveRps}×, over HTTP ${row.overHttpOverHiveRps}×; p95 over Hive: ${row.inProcessOverHiveP95}×, ${row.overHttpOverHiveP95}×`,
       );
       if (row.roundsRps.hiveGatewayOverHttp.length > 1) console.log(`req/s of each round (the median round is shown): ${JSON.stringify(row.roundsRps)}`);
+      console.log(`CPU ms per request of each round (the serving processes, subgraphs included): ${JSON.stringify(row.roundsCpuMs)}`);
     }
   }
   figures.gateway = builds.length > 1 ? all : all[builds[0][0]];

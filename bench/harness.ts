@@ -111,6 +111,14 @@ export function createSite(instance: Pick<Instance, 'dist' | 'env'>): { siteId: 
   return JSON.parse(out.trim()) as { siteId: string; developerKey: string };
 }
 
+/** CPU time (user + system) a process has used so far, in milliseconds (Linux, 100 clock ticks a second). */
+export function cpuMsOf(pid: number): number {
+  // The command name (field 2) may hold spaces: the fields after it are counted from its closing parenthesis.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Resident memory of a process in bytes (Linux). */
 export function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -15,7 +15,7 @@ import { composeSupergraphSdl } from '../gateway/compose';
 import { SUBGRAPH_NAMES } from '../shared/config';
 import { signIdentity } from '../shared/auth/identity';
 import { load, loadWithP95, type LoadFigures } from './gateway';
-import { createSite, freePort, root, type Instance } from './harness';
+import { cpuMsOf, createSite, freePort, root, type Instance } from './harness';
 
 export interface PeerFigures {
   subgraphDirect: LoadFigures;
@@ -42,13 +42,16 @@ async function waitFor(url: string, init?: RequestInit): Promise<void> {
 function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }) {
   const child = spawn(command, args, { ...options, stdio: ['ignore', 'ignore', 'inherit'] });
   process.once('exit', () => child.kill('SIGKILL'));
-  return () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM')));
+  return { pid: child.pid as number, stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
 }
 
 /** Hive Gateway and a stagegraph gateway process, both over `instance`'s subgraphs. */
 export interface Peers {
   hiveUrl: string;
   gatewayUrl: string;
+  /** The processes of Hive Gateway and of the separate stagegraph gateway (their CPU time is read). */
+  hivePid: number;
+  gatewayPid: number;
   subgraphUrl(name: (typeof SUBGRAPH_NAMES)[number]): string;
   /** Headers Hive Gateway forwards: the identity of `siteId`'s developer key, signed now (it lives 60 s). */
   hiveHeaders(siteId: string): Record<string, string>;
@@ -75,20 +78,22 @@ export async function startPeers(instance: Instance): Promise<Peers> {
   transportEntries: { '*.http': { options: { deduplicateInflightRequests: false } } },
 };\n`,
   );
-  const stopHive = run(process.execPath, [join(root, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js'), 'supergraph'], { cwd: work });
+  const hive = run(process.execPath, [join(root, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js'), 'supergraph'], { cwd: work });
   // stagegraph's gateway as its own process, reaching the same subgraphs over HTTP.
   const gatewayPort = await freePort();
-  const stopGateway = run(process.execPath, [join(instance.dist, 'gateway', 'index.js')], { env: { ...instance.env, PORT: String(gatewayPort) } });
+  const gateway = run(process.execPath, [join(instance.dist, 'gateway', 'index.js')], { env: { ...instance.env, PORT: String(gatewayPort) } });
   const peers: Peers = {
     hiveUrl: `http://127.0.0.1:${hivePort}/graphql`,
     gatewayUrl: `http://127.0.0.1:${gatewayPort}/graphql`,
+    hivePid: hive.pid,
+    gatewayPid: gateway.pid,
     subgraphUrl,
     hiveHeaders: (siteId) => ({
       'content-type': 'application/json',
       'x-stagegraph-identity': signIdentity({ siteId, developerKey: true, account: null, requestId: 'bench' }, instance.env.INTERNAL_SECRET),
     }),
     stop: async () => {
-      await Promise.all([stopHive(), stopGateway()]);
+      await Promise.all([hive.stop(), gateway.stop()]);
     },
   };
   await waitFor(`http://127.0.0.1:${hivePort}/healthcheck`);
@@ -124,9 +129,12 @@ export interface PeerRow {
   overHttpOverHiveP95: number;
   /** Requests/s of every round, per gateway (the figures above are each gateway's median round). */
   roundsRps: Record<'stagegraphInProcess' | 'stagegraphOverHttp' | 'hiveGatewayOverHttp', number[]>;
+  /** CPU ms per request of every round, per gateway (its processes and the subgraphs' process). */
+  roundsCpuMs: Record<'stagegraphInProcess' | 'stagegraphOverHttp' | 'hiveGatewayOverHttp', number[]>;
 }
 
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
 /** The round whose requests/s is the median of the rounds (the lower middle one of an even count). */
 function medianRound(rounds: LoadFigures[]): LoadFigures {
@@ -148,10 +156,11 @@ export async function comparePeers(
 ): Promise<PeerRow[]> {
   const rows: PeerRow[] = [];
   for (const request of requests) {
+    // Each gateway's processes, whose CPU time per request is read: the subgraphs run in the instance's.
     const targets = [
-      { url: `${instance.url}/graphql`, headers: () => request.headers },
-      { url: peers.gatewayUrl, headers: () => request.headers },
-      { url: peers.hiveUrl, headers: () => peers.hiveHeaders(request.siteId) },
+      { url: `${instance.url}/graphql`, headers: () => request.headers, pids: [instance.pid] },
+      { url: peers.gatewayUrl, headers: () => request.headers, pids: [peers.gatewayPid, instance.pid] },
+      { url: peers.hiveUrl, headers: () => peers.hiveHeaders(request.siteId), pids: [peers.hivePid, instance.pid] },
     ];
     const answers = await Promise.all(
       targets.map(async (target) => (await fetch(target.url, { method: 'POST', headers: target.headers(), body: request.body })).text()),
@@ -166,7 +175,11 @@ export async function comparePeers(
         const options = { url: target.url, method: 'POST' as const, headers: target.headers(), body: request.body, connections };
         if (round === 0) await load({ ...options, ...(request.amount ? { amount: connections } : { duration: 1 }) });
         // A deep answer under 50 clients may take longer than autocannon's 10 s default to come back.
-        measured[index].push(await loadWithP95({ ...options, timeout: 60, ...(request.amount ? { amount: request.amount } : { duration }) }));
+        const cpuBefore = sum(target.pids.map(cpuMsOf));
+        const figures = await loadWithP95({ ...options, timeout: 60, ...(request.amount ? { amount: request.amount } : { duration }) });
+        const answered = figures.answered ?? 0;
+        const cpuMsPerRequest = answered > 0 ? Math.round(((sum(target.pids.map(cpuMsOf)) - cpuBefore) / answered) * 100) / 100 : NaN;
+        measured[index].push({ ...figures, cpuMsPerRequest });
       }
     }
     const figures = measured.map(medianRound);
@@ -186,6 +199,11 @@ export async function comparePeers(
         stagegraphInProcess: measured[0].map((round) => round.requestsPerSecond),
         stagegraphOverHttp: measured[1].map((round) => round.requestsPerSecond),
         hiveGatewayOverHttp: measured[2].map((round) => round.requestsPerSecond),
+      },
+      roundsCpuMs: {
+        stagegraphInProcess: measured[0].map((round) => round.cpuMsPerRequest ?? NaN),
+        stagegraphOverHttp: measured[1].map((round) => round.cpuMsPerRequest ?? NaN),
+        hiveGatewayOverHttp: measured[2].map((round) => round.cpuMsPerRequest ?? NaN),
       },
     });
   }

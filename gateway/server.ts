@@ -48,6 +48,7 @@ import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } fr
 import { distinctEntities } from './distinctEntities';
 import { subgraphHttpSource } from './subgraphHttp';
 import { withLocalQueries } from './localQueries';
+import { shapeResponsesFaster } from './responseShaping';
 
 export interface GatewayOptions {
   config: Config;
@@ -175,6 +176,8 @@ process.env.APOLLO_TELEMETRY_DISABLED = 'true';
 
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, authenticator } = options;
+  // Every planned operation's answer is shaped from a kept operation, into plain objects (gateway/responseShaping.ts).
+  shapeResponsesFaster();
   const supergraphSdl = composeSupergraphSdl(options.subgraphUrl);
   const singleSubgraph = new SingleSubgraphPlanner(supergraphSdl);
   const gateway = new ApolloGateway({
