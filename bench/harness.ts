@@ -125,13 +125,6 @@ export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
-/** CPU time a process has used so far in ms, user and system (Linux: /proc/PID/stat, in clock ticks of 10 ms). */
-export function cpuMsOf(pid: number): number {
-  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th of them.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /** A new channel page of the admin's site (viewers subscribe only to a site's real channels); its ID. */
 export async function createChannelPage(instance: Instance, admin: Record<string, string>, slug: string): Promise<string> {
   return ((await callJson(instance, 'POST', '/pages/v3', admin, { slug, type: 'channel', data: { name: slug } })) as { _id: string })._id;
