@@ -69,11 +69,6 @@ export function composeSupergraphSdl(urlOf: (name: SubgraphName) => string = pla
   return sdl as string;
 }
 
-/** Composes again, never from the kept file (the build's check, and the test that the kept one is the same). */
-export function composeSupergraphSdlAgain(urlOf: (name: SubgraphName) => string = placeholderUrl): string {
-  return compose(urlOf).supergraphSdl;
-}
-
 /**
  * The supergraph SDL and its API schema: what clients of the gateway see (no federation machinery),
  * with the subgraphs' descriptions. The build validates the REST bridge's documents and lints it.
