@@ -75,6 +75,24 @@ export default defineConfig([
     },
   },
   {
+    // A browser test waits on a page by checking on a timer (waitInPage, waitShown in test/helpers/browser.ts):
+    // puppeteer's own waits check on animation frames, which a page not in front never draws.
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { property: 'waitForFunction', message: 'use waitInPage (test/helpers/browser.ts): a page not in front draws no frames' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='waitForSelector'] Property[key.name=/^(visible|hidden)$/]",
+          message: 'use waitShown (test/helpers/browser.ts): a page not in front draws no frames',
+        },
+      ],
+    },
+  },
+  {
     files: [schema],
     languageOptions: { parser: graphqlPlugin.parser, parserOptions: { graphQLConfig: { schema } } },
     plugins: { '@graphql-eslint': graphqlPlugin },

@@ -11,6 +11,7 @@ import { createChatPanel, sendChat } from '../helpers/chat';
 import { rest } from '../helpers/http';
 import { createChannel, type TestSite } from '../helpers/stack';
 import type { Stack } from '../../stack';
+import { waitInPage, waitShown } from '../helpers/browser';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here only.
 declare const window: any;
@@ -22,12 +23,13 @@ async function openChat(panelId: string, token: string): Promise<Page> {
   const page = await suite.newPage();
   await page.goto(`${suite.stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: suite.site.siteId, panelId, token }).toString()}`);
   // Polled on a timer: animation frames stop in a page in the background.
-  await page.waitForFunction(() => window.stagegraphChat?.connected === true, { polling: 100 });
+  await waitInPage(page, () => window.stagegraphChat?.connected === true, { polling: 100 });
   return page;
 }
 
 const untilShown = (page: Page, text: string) =>
-  page.waitForFunction(
+  waitInPage(
+    page,
     (wanted: string) => [...document.querySelectorAll('.sg-chat-text')].some((node: any) => node.textContent === wanted),
     { polling: 'mutation' },
     text,
@@ -36,11 +38,11 @@ const shownTexts = (page: Page): Promise<string[]> => page.evaluate(() => [...do
 
 /** Waits for a selector, checked on each change of the page (animation frames stop in a page in the background). */
 const untilPresent = (page: Page, selector: string) =>
-  page.waitForFunction((wanted: string) => document.querySelector(wanted) !== null, { polling: 'mutation' }, selector);
+  waitInPage(page, (wanted: string) => document.querySelector(wanted) !== null, { polling: 'mutation' }, selector);
 
 async function submit(page: Page, text: string): Promise<void> {
   await page.bringToFront();
-  await page.waitForSelector('#sg-chat-send', { visible: true });
+  await waitShown(page, '#sg-chat-send', true);
   await page.type('#sg-chat-text', text);
   await page.click('#sg-chat-submit');
 }
@@ -73,7 +75,8 @@ describe('the chat page, moderated', () => {
     const [held] = (await rest(stack, 'GET', `/chat/v1/${panelId}/held`, { headers: site.admin })).body.held;
     expect((await rest(stack, 'POST', `/chat/v1/${panelId}/held/${held.id}/approve`, { headers: site.admin })).status).toBe(200);
     await untilShown(other, 'please review me');
-    await author.waitForFunction(
+    await waitInPage(
+      author,
       () => !document.querySelector('.sg-chat-pending') && document.querySelector('[data-seq="2"] .sg-chat-text')?.textContent === 'please review me',
       { polling: 'mutation' },
     );
@@ -88,11 +91,11 @@ describe('the chat page, moderated', () => {
       (await rest(stack, 'POST', '/chat/v1/warnings', { headers: site.admin, body: { accountId: warned.accountId, reason: 'Mind the language' } })).status,
     ).toBe(201);
     const page = await openChat(panelId, warned.token);
-    await page.waitForSelector('#sg-chat-warning', { visible: true });
+    await waitShown(page, '#sg-chat-warning', true);
     expect(await page.$eval('#sg-chat-warning-text', (node: any) => node.textContent)).toMatch(/Mind the language/);
     expect(await page.$eval('#sg-chat-send', (node: any) => node.hidden)).toBe(true);
     await page.click('#sg-chat-ack');
-    await page.waitForSelector('#sg-chat-warning', { hidden: true });
+    await waitShown(page, '#sg-chat-warning', false);
     await submit(page, 'I will');
     await untilShown(page, 'I will');
     expect(await stack.database.prisma.chatWarning.count({ where: { accountId: warned.accountId, acknowledgedAt: null } })).toBe(0);
@@ -101,7 +104,7 @@ describe('the chat page, moderated', () => {
   it('says announcements only or subscribers only in place of the send box when the mode keeps the viewer out', async () => {
     const announcements = await createChatPanel(stack, site, { chat_mode: 'admins' });
     const page = await openChat(announcements, await site.token([]));
-    await page.waitForSelector('#sg-chat-closed', { visible: true });
+    await waitShown(page, '#sg-chat-closed', true);
     expect(await page.$eval('#sg-chat-closed', (node: any) => [node.textContent, node.dataset.mode])).toEqual(['Announcements only', 'admins']);
     expect(await page.$eval('#sg-chat-send', (node: any) => node.hidden)).toBe(true);
 
@@ -112,12 +115,12 @@ describe('the chat page, moderated', () => {
     });
     const members = await createChatPanel(stack, site, { chat_mode: 'entitled', channel: channelId });
     const outsider = await openChat(members, await site.token([]));
-    await outsider.waitForSelector('#sg-chat-closed', { visible: true });
+    await waitShown(outsider, '#sg-chat-closed', true);
     expect(await outsider.$eval('#sg-chat-closed', (node: any) => node.textContent)).toBe('Subscribers only');
     expect(await outsider.$eval('#sg-chat-send', (node: any) => node.hidden)).toBe(true);
     // A moderator of the room keeps the send box.
     const moderator = await openChat(members, await site.token([{ pageId: [], scope: 'Panels', write: true }]));
-    await moderator.waitForSelector('#sg-chat-send', { visible: true });
+    await waitShown(moderator, '#sg-chat-send', true);
     expect(await moderator.$eval('#sg-chat-closed', (node: any) => node.hidden)).toBe(true);
   });
 });

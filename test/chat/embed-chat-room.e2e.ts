@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from 'puppeteer-core';
 import type { Stack } from '../../stack';
-import { launchBrowser } from '../helpers/browser';
+import { launchBrowser, waitInPage, waitShown } from '../helpers/browser';
 import { createChatPanel, sendChat } from '../helpers/chat';
 import { viewer } from '../helpers/community';
 import { rest } from '../helpers/http';
@@ -49,7 +49,7 @@ async function openRoom(panelId: string, token?: string): Promise<Page> {
   });
   const query = new URLSearchParams({ siteId: site.siteId, panelId, ...(token ? { token } : {}) });
   await page.goto(`${stack.url}/embed/v1/chat?${query.toString()}`);
-  await page.waitForFunction(() => window.stagegraphChat?.connected === true);
+  await waitInPage(page, () => window.stagegraphChat?.connected === true);
   return page;
 }
 
@@ -68,12 +68,12 @@ describe('the chat page of a room', () => {
     expect(await text(page, '#sg-chat-pinned .sg-chat-name')).toBe(author.accountId);
 
     await rest(stack, 'POST', `/chat/v1/${panelId}/pin`, { headers: site.admin, body: { text: '<i>Show</i> starts soon' } });
-    await page.waitForFunction(() => document.querySelector('#sg-chat-pinned .sg-chat-pinned-text')?.textContent === '<i>Show</i> starts soon', onChange);
+    await waitInPage(page, () => document.querySelector('#sg-chat-pinned .sg-chat-pinned-text')?.textContent === '<i>Show</i> starts soon', onChange);
     expect(await text(page, '#sg-chat-pinned .sg-chat-name')).toBe('Stage crew');
     expect(await page.evaluate(() => document.querySelector('#sg-chat-pinned i'))).toBeNull();
 
     await rest(stack, 'DELETE', `/chat/v1/${panelId}/pin`, { headers: site.admin });
-    await page.waitForSelector('#sg-chat-pinned', { hidden: true });
+    await waitShown(page, '#sg-chat-pinned', false);
   });
 
   it('replies from the message’s reply button, and shows a reply with the answered message’s name and excerpt', async () => {
@@ -112,7 +112,7 @@ describe('the chat page of a room', () => {
       expect((await rest(stack, 'POST', `/chat/v1/${panelId}/reactions`, { headers: viewer(site, jwt), body: { emoji: '🔥' } })).status).toBe(200);
     }
     const total = (emoji: string) => `window.floated.filter((entry) => entry.emoji === '${emoji}').reduce((sum, entry) => sum + entry.count, 0)`;
-    for (const watching of [page, reader]) await watching.waitForFunction(`${total('🎸')} === 1 && ${total('🔥')} === 4`);
+    for (const watching of [page, reader]) await waitInPage(watching, `${total('🎸')} === 1 && ${total('🔥')} === 4`);
     expect(await page.evaluate(() => document.querySelectorAll('#sg-chat-floats .sg-chat-float').length)).toBeLessThanOrEqual(24);
   });
 
@@ -120,7 +120,7 @@ describe('the chat page of a room', () => {
     const panelId = await createChatPanel(stack, site);
     const first = await openRoom(panelId);
     await openRoom(panelId);
-    await first.waitForFunction(() => document.querySelector('#sg-chat-viewers')?.dataset.viewers === '2', onChange);
+    await waitInPage(first, () => document.querySelector('#sg-chat-viewers')?.dataset.viewers === '2', onChange);
     expect(await text(first, '#sg-chat-viewers')).toBe('2 watching');
   });
 });

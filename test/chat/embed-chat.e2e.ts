@@ -11,7 +11,7 @@
  */
 import type { Browser, Page } from 'puppeteer-core';
 import type { Stack } from '../../stack';
-import { launchBrowser, startWatchPage, type StaticSite } from '../helpers/browser';
+import { launchBrowser, startWatchPage, type StaticSite, waitInPage, waitShown } from '../helpers/browser';
 import { createChatPanel, sendChat } from '../helpers/chat';
 import { rest } from '../helpers/http';
 import { refuseSockets } from '../helpers/pageSockets';
@@ -69,7 +69,7 @@ async function openChat(
   else if (options.withoutWebSocket) await page.evaluateOnNewDocument(() => delete window.WebSocket);
   const query = new URLSearchParams({ siteId: site.siteId, panelId, ...(options.token ? { token: options.token } : {}) });
   await page.goto(`${options.base ?? stack.url}/embed/v1/chat?${query.toString()}`);
-  const connected = await page.waitForFunction(() => window.stagegraphChat?.connected === true && performance.now());
+  const connected = await waitInPage(page, () => window.stagegraphChat?.connected === true && performance.now());
   // Whatever keeps the socket from opening, the page is on SSE within 10 s of its navigation.
   expect(await connected.jsonValue()).toBeLessThan(10_000);
   expect(await page.evaluate(() => window.stagegraphChat.transport)).toBe(options.withoutWebSocket ? 'sse' : 'websocket');
@@ -81,7 +81,8 @@ const shownTexts = (page: Page): Promise<string[]> => page.evaluate(() => [...do
 
 /** Waits for a message's text; checked on each change of the page (animation frames stop in a page in the background). */
 const untilShown = (page: Page, text: string) =>
-  page.waitForFunction(
+  waitInPage(
+    page,
     (wanted: string) => [...document.querySelectorAll('.sg-chat-text')].some((node: any) => node.textContent === wanted),
     { polling: 'mutation' },
     text,
@@ -112,7 +113,7 @@ describe('the chat page', () => {
       hidden: false,
     });
     await page.click('#sg-chat-login');
-    await page.waitForFunction(() => window.posted.some((data: any) => data?.action === 'login'));
+    await waitInPage(page, () => window.posted.some((data: any) => data?.action === 'login'));
     expect(await page.evaluate(() => window.posted.find((data: any) => data?.action === 'login'))).toEqual({
       source: 'service:iframe:sdk:v1',
       action: 'login',
@@ -131,7 +132,7 @@ describe('the chat page', () => {
 
     await page.type('#sg-chat-text', 'a spoiler here');
     await page.click('#sg-chat-submit');
-    await page.waitForSelector('#sg-chat-refusal[data-refusal="filtered_word"]', { visible: true });
+    await waitShown(page, '#sg-chat-refusal[data-refusal="filtered_word"]', true);
     expect(await page.$eval('#sg-chat-refusal', (node: any) => node.textContent)).toMatch(/filters/);
 
     await page.$eval('#sg-chat-text', (node: any) => (node.value = ''));
@@ -144,16 +145,16 @@ describe('the chat page', () => {
 
     await page.type('#sg-chat-text', 'too soon');
     await page.click('#sg-chat-submit');
-    await page.waitForSelector('#sg-chat-refusal[data-refusal="slow_mode"]', { visible: true });
+    await waitShown(page, '#sg-chat-refusal[data-refusal="slow_mode"]', true);
     const left = Number(await page.$eval('#sg-chat-refusal', (node: any) => node.dataset.secondsLeft));
     expect(left).toBeGreaterThan(25);
     expect(left).toBeLessThanOrEqual(30);
     expect(await page.$eval('#sg-chat-submit', (node: any) => node.disabled)).toBe(true);
     // The countdown runs in the page.
-    await page.waitForFunction((start: number) => Number(document.querySelector('#sg-chat-refusal').dataset.secondsLeft) < start, {}, left);
+    await waitInPage(page, (start: number) => Number(document.querySelector('#sg-chat-refusal').dataset.secondsLeft) < start, {}, left);
 
     expect((await rest(stack, 'DELETE', `/chat/v1/${panelId}/messages/${row?.id}`, { headers: site.admin })).status).toBe(200);
-    await page.waitForFunction(() => document.querySelectorAll('.sg-chat-message').length === 0);
+    await waitInPage(page, () => document.querySelectorAll('.sg-chat-message').length === 0);
   });
 
   it.each([
@@ -169,11 +170,11 @@ describe('the chat page', () => {
       await sendChat(stack, site, author, panelId, 'one');
       await untilShown(page, 'one');
       await proxy.cut();
-      await page.waitForFunction(() => window.stagegraphChat.connected === false);
+      await waitInPage(page, () => window.stagegraphChat.connected === false);
       await sendChat(stack, site, author, panelId, 'two');
       await sendChat(stack, site, author, panelId, 'three');
       await proxy.restore();
-      await page.waitForFunction(() => window.stagegraphChat.connections >= 2 && window.stagegraphChat.connected);
+      await waitInPage(page, () => window.stagegraphChat.connections >= 2 && window.stagegraphChat.connected);
       await untilShown(page, 'three');
       await sendChat(stack, site, author, panelId, 'four');
       await untilShown(page, 'four');
@@ -210,7 +211,7 @@ describe('the chat page', () => {
     for (const page of [reader, sender]) await untilShown(page, 'sent without a socket');
     const row = await stack.database.prisma.chatMessage.findFirst({ where: { panelId, accountId } });
     expect(row?.text).toBe('sent without a socket');
-    await sender.waitForFunction(() => document.querySelector('#sg-chat-text').value === '', { polling: 50 });
+    await waitInPage(sender, () => document.querySelector('#sg-chat-text').value === '', { polling: 50 });
     for (const page of [reader, sender]) {
       expect(await shownTexts(page)).toEqual(['history', 'live', 'sent without a socket']);
       expect(await page.evaluate(() => window.stagegraphChat.transport)).toBe('sse');
@@ -237,10 +238,11 @@ describe('the chat page', () => {
     const page = await browser.newPage();
     pages.push(page);
     await page.goto(`${stack.url}/embed/v1/chat?${new URLSearchParams({ siteId: site.siteId, panelId, mode: 'timecode', liveBroadcastId }).toString()}`);
-    await page.waitForFunction(() => window.stagegraphChat?.replayed === 3);
+    await waitInPage(page, () => window.stagegraphChat?.replayed === 3);
     const at = async (second: number, texts: string[]) => {
       await page.evaluate((data: number) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'chat:time', data }, '*'), second);
-      await page.waitForFunction(
+      await waitInPage(
+        page,
         (wanted: string) => JSON.stringify([...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent)) === wanted,
         {},
         JSON.stringify(texts),
@@ -281,14 +283,15 @@ describe('the chat page', () => {
       const page = await browser.newPage();
       pages.push(page);
       await page.goto(`${customer.url}/watch.html`);
-      await page.waitForFunction(() => document.getElementById('video').readyState >= 1);
+      await waitInPage(page, () => document.getElementById('video').readyState >= 1);
       const frame = await (await page.$('#frame'))!.contentFrame();
-      await frame.waitForFunction(() => window.stagegraphChat?.replayed === 3);
+      await waitInPage(frame, () => window.stagegraphChat?.replayed === 3);
       await page.evaluate(() => {
         window.chat = window.stagegraph.attachTimecodeChat({ video: document.getElementById('video'), frame: document.getElementById('frame') });
       });
       const shownAt = (texts: string[]) =>
-        frame.waitForFunction(
+        waitInPage(
+          frame,
           (wanted: string) => JSON.stringify([...document.querySelectorAll('.sg-chat-text')].map((node: any) => node.textContent)) === wanted,
           { polling: 50, timeout: 30_000 },
           JSON.stringify(texts),

@@ -7,7 +7,7 @@
  */
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import type { Stack } from '../../stack';
-import { launchBrowser } from '../helpers/browser';
+import { launchBrowser, waitInPage } from '../helpers/browser';
 import { rest } from '../helpers/http';
 import { createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 
@@ -69,11 +69,7 @@ async function setEditor(holding: string, value: string): Promise<void> {
 }
 
 const resultHolds = (text: string) =>
-  page.waitForFunction(
-    (needle: string) => document.querySelector('.result-window .CodeMirror')?.CodeMirror.getValue().includes(needle),
-    { timeout: 20_000 },
-    text,
-  );
+  waitInPage(page, (needle: string) => document.querySelector('.result-window .CodeMirror')?.CodeMirror.getValue().includes(needle), { timeout: 20_000 }, text);
 
 it('renders from this origin alone, with a strict CSP and no credential in the page', async () => {
   const response = await page.goto(`${stack.url}/graphiql`);
@@ -98,7 +94,8 @@ it('introspects and fills the docs explorer once the site ID and developer key a
   expect(await page.evaluate(() => document.querySelector('.graphiql-doc-explorer').textContent)).not.toContain('Root Types');
 
   await setEditor('x-service-developer-key', JSON.stringify({ 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey }, null, 2));
-  await page.waitForFunction(
+  await waitInPage(
+    page,
     () => /Root Types[\s\S]*query:\s*Query[\s\S]*subscription:\s*Subscription/.test(document.querySelector('.graphiql-doc-explorer')?.textContent ?? ''),
     { timeout: 20_000 },
   );
@@ -114,7 +111,7 @@ it('runs a query with the developer key and shows its data', async () => {
 it('runs a subscription over the socket, with the headers as connectionParams', async () => {
   await setEditor('query SiteOverlays', /* GraphQL */ 'subscription Live {\n  overlayBroadcasts {\n    kind\n    broadcastId\n    overlay { name }\n  }\n}\n');
   // GraphiQL reads the operation's name from the editor a moment after an edit (the tab's title shows it).
-  await page.waitForFunction(() => document.querySelector('.graphiql-tab-active')?.textContent.includes('Live'), { timeout: 20_000 });
+  await waitInPage(page, () => document.querySelector('.graphiql-tab-active')?.textContent.includes('Live'), { timeout: 20_000 });
   await page.click('button[aria-label^="Execute query"]');
   // The subscription is on the socket before the broadcast (a late one would get it at join, as live state).
   const deadline = Date.now() + 20_000;

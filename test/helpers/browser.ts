@@ -6,8 +6,12 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type Frame, type JSHandle, type Page } from 'puppeteer-core';
 import { chromiumLaunchOptions } from '../../scripts/demo';
+
+/** What the functions run in a page see (the DOM is not in this program's types). */
+declare const document: any;
+declare const getComputedStyle: any;
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -96,4 +100,43 @@ export function startWatchPage(stackUrl: string, frameUrl: string): Promise<Stat
     },
     '/recording.wav': { type: 'audio/wav', body: silentWav(8) },
   });
+}
+
+/** How often a condition is checked in a page (ms). */
+export const PAGE_POLL_MS = 50;
+
+/**
+ * Waits until `condition` (run in the page, with `args`) is truthy; its value. Puppeteer checks on each
+ * animation frame by default (and for a selector's visible or hidden), and a page not in front — every page a
+ * test opened before its last — draws no frames: its condition was checked once, when the wait began, and
+ * a change after that went unseen. This checks on a timer, which every page keeps (puppeteer launches Chromium
+ * without background timer throttling). The rule `no-restricted-properties` in eslint.config.mjs keeps tests on it.
+ */
+export function waitInPage<Args extends unknown[]>(
+  target: Page | Frame,
+  condition: string | ((...args: Args) => unknown),
+  options: { timeout?: number; polling?: number | 'mutation' } = {},
+  ...args: Args
+): Promise<JSHandle> {
+  // eslint-disable-next-line no-restricted-properties -- the one place that calls it, with a polling that works in the background
+  return target.waitForFunction(condition as (...args: unknown[]) => unknown, { polling: PAGE_POLL_MS, ...options }, ...args);
+}
+
+/**
+ * Waits until the element `selector` names is shown (rendered, with a box) or, with `shown` false, is gone or
+ * not shown: what puppeteer's `waitForSelector` with `visible` or `hidden` means, checked as `waitInPage` does.
+ */
+export function waitShown(target: Page | Frame, selector: string, shown = true, options: { timeout?: number } = {}): Promise<JSHandle> {
+  return waitInPage(
+    target,
+    (wanted: string, visible: boolean) => {
+      const node = document.querySelector(wanted);
+      const rect = node?.getBoundingClientRect();
+      const isShown = !!node && !!rect && rect.width > 0 && rect.height > 0 && !['hidden', 'collapse'].includes(getComputedStyle(node).visibility);
+      return isShown === visible;
+    },
+    options,
+    selector,
+    shown,
+  );
 }

@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Browser, Page } from 'puppeteer-core';
 import { lowestContrast, textSamples } from '../../scripts/contrast';
 import type { Stack } from '../../stack';
-import { launchBrowser } from './browser';
+import { launchBrowser, waitInPage } from './browser';
 import { rest } from './http';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from './stack';
 
@@ -80,7 +80,7 @@ export async function openEmbed(scene: PollScene, options: { token?: string; mod
     ...(options.mode ? { mode: options.mode } : {}),
   });
   await page.goto(`${options.base ?? scene.stack.url}/embed/v1/overlays?${query.toString()}`);
-  await page.waitForFunction(() => window.stagegraphEmbed?.connected === true);
+  await waitInPage(page, () => window.stagegraphEmbed?.connected === true);
   return page;
 }
 

@@ -10,7 +10,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import type { Stack } from '../../stack';
-import { launchBrowser } from '../helpers/browser';
+import { launchBrowser, waitInPage } from '../helpers/browser';
 import { viewer } from '../helpers/community';
 import { rest } from '../helpers/http';
 import { refuseSockets } from '../helpers/pageSockets';
@@ -74,7 +74,7 @@ async function openEmbedTimed(without: Without, token?: string): Promise<{ page:
   if (without === 'throwing') await page.evaluateOnNewDocument(refuseSockets);
   const query = new URLSearchParams({ siteId: site.siteId, channelId: channel, ...(token ? { token } : {}) });
   await page.goto(`${without === 'upgrade' ? proxyUrl : stack.url}/embed/v1/overlays?${query.toString()}`);
-  const connected = await page.waitForFunction(() => window.stagegraphEmbed?.connected === true && performance.now(), { timeout: 60_000 });
+  const connected = await waitInPage(page, () => window.stagegraphEmbed?.connected === true && performance.now(), { timeout: 60_000 });
   return { page, connectedAtMs: (await connected.jsonValue()) as number };
 }
 
@@ -111,7 +111,7 @@ it.each([
     await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${channel}`, { headers: site.admin });
     // The CLEAR itself, or, should the stream have dropped meanwhile, the live state after the embed's reconnect
     // (its backoff reaches 15 s, embed/liveClient.ts): either way nothing is left.
-    await page.waitForFunction(() => document.querySelectorAll('[data-broadcast-id]').length === 0, { timeout: 60_000 });
+    await waitInPage(page, () => document.querySelectorAll('[data-broadcast-id]').length === 0, { timeout: 60_000 });
     // The page fell back once: one SSE connection, however late the socket given up reports its last attempt.
     expect(await page.evaluate(() => window.stagegraphEmbed.connections)).toBe(1);
   },
@@ -138,13 +138,13 @@ it('a signed-in viewer without WebSocket answers a poll: stored, and the results
   const scope = `[data-broadcast-id="${broadcastId}"]`;
   await page.waitForSelector(`${scope} button[data-answer-id="blue"]`);
   await page.click(`${scope} button[data-answer-id="blue"]`);
-  await page.waitForFunction((selector: string) => document.querySelector(`${selector} [data-poll-results]`)?.dataset.total === '1', {}, scope);
+  await waitInPage(page, (selector: string) => document.querySelector(`${selector} [data-poll-results]`)?.dataset.total === '1', {}, scope);
   const stored = await rest(stack, 'GET', `/poll/v3/${pollId}/results`, { headers: viewer(site, me.token) });
   expect(stored.body).toMatchObject({ total: 1, mine: { answerId: 'blue' } });
 
   // An answer from elsewhere moves the count in the page.
   const other = await site.signIn([]);
   expect((await rest(stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, other.token), body: { answerId: 'red' } })).status).toBe(200);
-  await page.waitForFunction((selector: string) => document.querySelector(`${selector} [data-poll-results]`)?.dataset.total === '2', {}, scope);
+  await waitInPage(page, (selector: string) => document.querySelector(`${selector} [data-poll-results]`)?.dataset.total === '2', {}, scope);
   expect(await page.evaluate(() => window.stagegraphEmbed.transport)).toBe('sse');
 }, 120_000);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'puppeteer-core';
 import type { Stack } from '../../stack';
-import { launchBrowser } from '../helpers/browser';
+import { launchBrowser, waitInPage } from '../helpers/browser';
 import { rest } from '../helpers/http';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 
@@ -71,7 +71,7 @@ it('shows the demo with its icon, a broadcast, and nothing in the console', asyn
   const demoUrl = `${stack.url}/embed/v1/demo?siteId=${site.siteId}&channelId=${channel}`;
   await page.goto(demoUrl, { waitUntil: 'load' });
   const frame = await (await page.waitForSelector('#overlays'))!.contentFrame();
-  await frame.waitForFunction(() => window.stagegraphEmbed?.connected === true);
+  await waitInPage(frame, () => window.stagegraphEmbed?.connected === true);
   const broadcastId = await broadcastGoal();
   await frame.waitForSelector(`[data-broadcast-id="${broadcastId}"]`);
 

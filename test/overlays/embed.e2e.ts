@@ -6,7 +6,7 @@
  */
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import type { Stack } from '../../stack';
-import { launchBrowser, startStaticSite, startWatchPage, type StaticSite } from '../helpers/browser';
+import { launchBrowser, startStaticSite, startWatchPage, type StaticSite, waitInPage, waitShown } from '../helpers/browser';
 import { rest } from '../helpers/http';
 import { startTcpProxy, type TcpProxy } from '../helpers/proxy';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
@@ -68,7 +68,7 @@ async function newPage(): Promise<Page> {
 async function openEmbed(query: Record<string, string>, base = stack.url): Promise<Page> {
   const page = await newPage();
   await page.goto(`${base}/embed/v1/overlays?${new URLSearchParams(query).toString()}`);
-  await page.waitForFunction(() => window.stagegraphEmbed?.connected === true);
+  await waitInPage(page, () => window.stagegraphEmbed?.connected === true);
   return page;
 }
 
@@ -76,10 +76,18 @@ const overlayOf = (broadcastId: string) => `[data-overlay-id][data-broadcast-id=
 
 /** Waits until the embed has received the live event of `broadcastId` (shown or not). */
 function received(target: Page | Frame, broadcastId: string, count = 1) {
-  return target.waitForFunction((id, n) => window.stagegraphEmbed.received.filter((r: string) => r === id).length >= n, {}, broadcastId, count);
+  return waitInPage(target, (id, n) => window.stagegraphEmbed.received.filter((r: string) => r === id).length >= n, {}, broadcastId, count);
 }
 
 describe('the embed page and the SDK scripts', () => {
+  it("the tests' waits see a change in a page that is not in front (puppeteer's own check on animation frames never would)", async () => {
+    const behind = await newPage();
+    await behind.goto(`${stack.url}/embed/v1/overlays`);
+    await newPage();
+    await behind.evaluate(() => setTimeout(() => (window.__changed = true), 200));
+    expect(await (await waitInPage(behind, () => window.__changed === true, { timeout: 10_000 })).jsonValue()).toBe(true);
+  });
+
   it('serve the embed to be framed by any site, and the scripts to any origin', async () => {
     const embed = await fetch(`${stack.url}/embed/v1/overlays?siteId=${site.siteId}&channelId=${channel}`);
     expect(embed.status).toBe(200);
@@ -278,7 +286,7 @@ describe('live overlays in the embed', () => {
       const page = await newPage();
       await page.goto(`${customer.url}/${mode}.html`);
       const frame = await (await page.$('#frame'))!.contentFrame();
-      await frame.waitForFunction(() => window.stagegraphEmbed?.connected === true);
+      await waitInPage(frame, () => window.stagegraphEmbed?.connected === true);
       await postAndWait(page, frame, resource);
     });
   });
@@ -291,10 +299,10 @@ describe('live overlays in the embed', () => {
     await page.waitForSelector(overlayOf(cleared.broadcastId));
     await page.waitForSelector(overlayOf(short.broadcastId));
     // The short one goes by itself, the other stays until the CLEAR.
-    await page.waitForSelector(overlayOf(short.broadcastId), { hidden: true, timeout: 30_000 });
+    await waitShown(page, overlayOf(short.broadcastId), false, { timeout: 30_000 });
     expect(await page.$(overlayOf(cleared.broadcastId))).not.toBeNull();
     expect((await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${channel}`, { headers: site.admin })).status).toBe(200);
-    await page.waitForSelector(overlayOf(cleared.broadcastId), { hidden: true });
+    await waitShown(page, overlayOf(cleared.broadcastId), false);
   });
 
   it("shows its channel's and the site-wide broadcasts, never another channel's or another site's", async () => {
@@ -331,7 +339,7 @@ describe('live overlays in the embed', () => {
     expect(shownFor).toBeGreaterThan(0);
     expect(shownFor).toBeLessThanOrEqual(15 - elapsed);
     // And it goes when its time is up, without a CLEAR.
-    await page.waitForSelector(overlayOf(live.broadcastId), { hidden: true, timeout: 30_000 });
+    await waitShown(page, overlayOf(live.broadcastId), false, { timeout: 30_000 });
   });
 
   it('reconnects after the connection drops and shows what is live then, not what was cleared meanwhile', async () => {
@@ -342,12 +350,12 @@ describe('live overlays in the embed', () => {
       const before = await broadcast(overlayId, { channelId: channel });
       await page.waitForSelector(overlayOf(before.broadcastId));
       await proxy.cut();
-      await page.waitForFunction(() => window.stagegraphEmbed.connected === false);
+      await waitInPage(page, () => window.stagegraphEmbed.connected === false);
       await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${channel}`, { headers: site.admin });
       const during = await broadcast(overlayId, { channelId: channel });
       await proxy.restore();
       // The embed retries with backoff of up to 15 s (embed/liveClient.ts): after the cut its next try may be that far off.
-      await page.waitForFunction(() => window.stagegraphEmbed.connections >= 2, { timeout: 60_000 });
+      await waitInPage(page, () => window.stagegraphEmbed.connections >= 2, { timeout: 60_000 });
       await page.waitForSelector(overlayOf(during.broadcastId));
       expect(await page.$(overlayOf(before.broadcastId))).toBeNull();
     } finally {
@@ -364,7 +372,7 @@ describe('live overlays in the embed', () => {
     const byQuery = await openEmbed({ siteId: site.siteId, channelId: channel, token: viewerToken });
     const byMessage = await openEmbed({ siteId: site.siteId, channelId: channel });
     await byMessage.evaluate((token) => window.postMessage({ source: 'service:iframe:sdk:v1', action: 'set:token', data: token }, '*'), viewerToken);
-    await byMessage.waitForFunction(() => window.stagegraphEmbed.connections >= 2 && window.stagegraphEmbed.connected);
+    await waitInPage(byMessage, () => window.stagegraphEmbed.connections >= 2 && window.stagegraphEmbed.connected);
 
     const overlayId = await createOverlay({ name: 'VIP', contents: { html: '<p>for VIPs</p>' } });
     const reply = await rest(stack, 'POST', `/broadcast/${overlayId}/tag/vip`, { headers: site.admin, body: { channelId: channel } });
@@ -497,9 +505,9 @@ describe('timecode: from a recording stream to the player helper on the site’s
     customer = await startWatchPage(stack.url, `${stack.url}/embed/v1/overlays?siteId=${site.siteId}&channelId=${tcChannel}&mode=timecode`);
     const page = await newPage();
     await page.goto(`${customer.url}/watch.html`);
-    await page.waitForFunction(() => document.getElementById('video').readyState >= 1);
+    await waitInPage(page, () => document.getElementById('video').readyState >= 1);
     const frame = await (await page.$('#frame'))!.contentFrame();
-    await frame.waitForFunction(() => window.stagegraphEmbed?.connected === true);
+    await waitInPage(frame, () => window.stagegraphEmbed?.connected === true);
     const timeline = await page.evaluate(
       async (siteId, videoId) => {
         const handle = window.stagegraph.attachTimecodeOverlays({
@@ -535,7 +543,7 @@ describe('timecode: from a recording stream to the player helper on the site’s
     expect(await frame.$('[data-origin="timecode"] button[data-cta="show_panel"][data-panel-id="odds-panel"]')).not.toBeNull();
     expect(await timecodeShows()).toBe(1);
     // Shown for the overlay's duration (2 s), then gone.
-    await frame.waitForSelector(`[data-origin="timecode"][data-overlay-id="${overlayId}"]`, { hidden: true, timeout: 30_000 });
+    await waitShown(frame, `[data-origin="timecode"][data-overlay-id="${overlayId}"]`, false, { timeout: 30_000 });
 
     // A seek back, then playing on through that second: shown again at the same second of the video.
     await seek(second - 0.5);

@@ -25,6 +25,7 @@ import {
   waitForPoll,
   type ShownPoll,
 } from '../helpers/pollEmbed';
+import { waitInPage } from '../helpers/browser';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here, in this
 // module only, so the server-side program never takes in the DOM library.
@@ -330,7 +331,7 @@ it('tells a screen reader the results through one polite live region, at most on
     await crowdAnswers(pollId, [answerId]);
     await page.waitForSelector(`${scope} [data-poll-results][data-total="${index + 1}"]`);
   }
-  await page.waitForFunction(() => /3 votes/.test(document.querySelector('[data-poll-announce]').textContent), { timeout: ANNOUNCE_INTERVAL_MS * 3 });
+  await waitInPage(page, () => /3 votes/.test(document.querySelector('[data-poll-announce]').textContent), { timeout: ANNOUNCE_INTERVAL_MS * 3 });
   const changes: { what: string; at: number; text: string }[] = await page.evaluate(() => window.__changes);
   const announced = changes.filter((change) => change.what === 'announced');
   expect(changes.filter((change) => change.what === 'total').map((change) => change.text)).toEqual(['0', '1', '2', '3']);

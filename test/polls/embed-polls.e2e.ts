@@ -10,6 +10,7 @@ import { viewer } from '../helpers/community';
 import { rest } from '../helpers/http';
 import { broadcastPoll, createPoll, line, openEmbed, usePollScene, waitForPoll, type ShownPoll } from '../helpers/pollEmbed';
 import { startTcpProxy, type TcpProxy } from '../helpers/proxy';
+import { waitInPage, waitShown } from '../helpers/browser';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here, in this
 // module only, so the server-side program never takes in the DOM library.
@@ -115,7 +116,7 @@ describe('a poll overlay sent by show:overlay (the timecode path)', () => {
     await page.waitForSelector(`${scope} button[data-answer-id="red"]`);
     // Offline, the same account answers elsewhere; the page does not know, so its choice goes out on reconnect.
     await proxy.cut();
-    await page.waitForFunction(() => window.stagegraphEmbed.connected === false);
+    await waitInPage(page, () => window.stagegraphEmbed.connected === false);
     expect((await rest(scene.stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, me.token), body: { answerId: 'blue' } })).status).toBe(200);
     await page.click(`${scope} button[data-answer-id="red"]`);
     await proxy.restore();
@@ -154,7 +155,7 @@ describe('a poll overlay sent by show:overlay (the timecode path)', () => {
       (frame) => frame.type === 'subscribe' && frame.payload?.variables?.pollId === pollId && /pollResults/.test(frame.payload.query ?? ''),
     );
     expect(subscribed).toBeDefined();
-    await page.waitForSelector(scope, { hidden: true, timeout: 30_000 });
+    await waitShown(page, scope, false, { timeout: 30_000 });
     // The `complete` goes out as the overlay is taken down; the network layer reports it a moment later.
     const frames = () => sent.filter((frame) => frame.id === subscribed!.id).map((frame) => frame.type);
     const until = Date.now() + 5000;

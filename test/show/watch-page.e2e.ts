@@ -8,7 +8,7 @@
  * the viewer holding the entitlement, or the password, plays it. A CDN outage is waited out: the video is
  * loaded again with backoff and plays once the CDN is back. The demo path serves the same page.
  */
-import { startStaticSite } from '../helpers/browser';
+import { startStaticSite, waitInPage } from '../helpers/browser';
 import { createChatPanel } from '../helpers/chat';
 import { graphql, rest } from '../helpers/http';
 import { broadcastTo, createOverlay, createShowStream, deliverRecording, startRecording, stopRecording } from '../helpers/watchShow';
@@ -115,7 +115,7 @@ describe('a recording with its overlays and chat', () => {
     expect(new URL(chatSrc).pathname).toBe('/embed/v1/chat');
     expect(Object.fromEntries(new URL(chatSrc).searchParams)).toEqual({ siteId: bed.site.siteId, panelId: chatPanel });
     const chat = await (await page.$('#sg-watch-chat iframe'))!.contentFrame();
-    await chat.waitForFunction(() => window.stagegraphChat?.connected === true);
+    await waitInPage(chat, () => window.stagegraphChat?.connected === true);
     expect(await page.$eval('#sg-watch-title', (node: any) => node.textContent)).toBe('Final replay');
   }, 180_000);
 });
