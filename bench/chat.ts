@@ -68,7 +68,7 @@ export interface ChatOptions {
   senders?: number;
   ratePerSecond?: number;
   seconds?: number;
-  /** Reactions per second at the room while the messages go (none at the floor, which has no reactions). */
+  /** Reactions per second at the room while the messages go (the floor gets them too: it answers and counts them). */
   reactionsPerSecond?: number;
 }
 
@@ -94,7 +94,7 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
   const senders = options.senders ?? 1000;
   const rate = options.ratePerSecond ?? 20;
   const seconds = options.seconds ?? 30;
-  const reactionRate = floor ? 0 : (options.reactionsPerSecond ?? 0);
+  const reactionRate = options.reactionsPerSecond ?? 0;
   let reactorTokens: string[] = [];
   const urls = floor ? [floor.url] : instances.map((instance) => instance.url);
   let siteId = 'floor';
@@ -121,6 +121,9 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
       }
     }
   }
+
+  // The floor signs nobody in: its reacting viewers' sockets carry tokens that mean nothing.
+  if (floor && reactionRate > 0) reactorTokens = Array.from({ length: REACTORS }, (_, index) => `floor-${index}`);
 
   const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
   const workers = Array.from({ length: Math.ceil(viewers / perWorker) }, () => startWorker('chatViewers.ts'));
@@ -210,43 +213,4 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     reactionAckP99Ms: reactions.ackP99Ms,
     exactReactionViewers: reactor ? reports.reduce((sum, report) => sum + report.exactReactions, 0) : 0,
   };
-}
-
-/** The fan-out section's floor: one SHOW frame from the bare ws server to N viewers (the fan-out's own clients). */
-export async function measureFanoutFloor(viewers: number): Promise<{ viewers: number; received: number; p50Ms: number; p99Ms: number }> {
-  const floor = await startFloor();
-  try {
-    const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
-    const workers = Array.from({ length: Math.ceil(viewers / perWorker) }, () => startWorker());
-    let assigned = 0;
-    const ready = await Promise.all(
-      workers.map((worker) => {
-        const count = Math.min(perWorker, viewers - assigned);
-        assigned += count;
-        return request(
-          worker,
-          { type: 'start', url: `${floor.url.replace('http', 'ws')}/graphql`, siteId: 'floor', channelId: 'main', count, concurrency: 200 },
-          'ready',
-        );
-      }),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const sentAt = performance.timeOrigin + performance.now();
-    const { broadcastId } = (await (await fetch(`${floor.url}/broadcast`, { method: 'POST' })).json()) as { broadcastId: string };
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    const receipts = await Promise.all(workers.map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')));
-    for (const worker of workers) worker.send({ type: 'close' });
-    const latencies = receipts
-      .flatMap((receipt) => receipt.times as number[])
-      .map((at) => at - sentAt)
-      .sort((a, b) => a - b);
-    return {
-      viewers: ready.reduce((sum, reply) => sum + reply.open, 0),
-      received: latencies.length,
-      p50Ms: round(percentile(latencies, 50)),
-      p99Ms: round(percentile(latencies, 99)),
-    };
-  } finally {
-    await floor.stop();
-  }
 }

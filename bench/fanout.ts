@@ -1,8 +1,12 @@
 /**
- * Fan-out: N live viewers on one channel of one instance (clients spread over worker processes), one
- * broadcast; latency from the broadcast call to each viewer's receipt, and server memory per idle viewer.
+ * Fan-out: N live viewers on one channel of one instance (clients spread over worker processes), then
+ * broadcasts one at a time: one that warms the path to these viewers, not counted, then BENCH_FANOUT_BROADCASTS
+ * (default 5) measured; latency from each broadcast call to each viewer's receipt, pooled, and server memory
+ * per idle viewer. The floor (bench/floor.ts) is measured the same way, with the same clients.
  */
+import type { ChildProcess } from 'node:child_process';
 import { viewerAccounts } from './answers';
+import { startFloor } from './chat';
 import { createChannelPage, createSite, percentile, request, rssOf, startInstance, startWorker, type Instance } from './harness';
 
 export interface FanoutResult {
@@ -37,6 +41,37 @@ async function metricOf(instance: Instance, name: string): Promise<number> {
 
 async function gcAndSettle(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long a broadcast may take to reach every viewer before the next is sent (ms). */
+const RECEIPT_WAIT_MS = 3000;
+
+/**
+ * Sends broadcasts one at a time through `send` (its broadcastId): the first warms the path to these
+ * viewers and is not counted, then BENCH_FANOUT_BROADCASTS are measured. Each is waited for until all
+ * `viewers` received it (or RECEIPT_WAIT_MS). The milliseconds from each call to each receipt, pooled and
+ * sorted, and the fewest viewers a measured broadcast reached.
+ */
+async function timeBroadcasts(workers: ChildProcess[], viewers: number, send: () => Promise<string>): Promise<{ latencies: number[]; received: number }> {
+  const measured = Number(process.env.BENCH_FANOUT_BROADCASTS ?? 5);
+  const latencies: number[] = [];
+  let received = viewers;
+  for (let index = -1; index < measured; index += 1) {
+    const sentAt = performance.timeOrigin + performance.now();
+    const broadcastId = await send();
+    let times: number[] = [];
+    for (let waited = 0; waited < RECEIPT_WAIT_MS; waited += 250) {
+      await sleep(250);
+      const receipts = await Promise.all(workers.map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')));
+      times = receipts.flatMap((receipt) => receipt.times as number[]);
+      if (times.length >= viewers) break;
+    }
+    if (index < 0) continue;
+    for (const at of times) latencies.push(at - sentAt);
+    received = Math.min(received, times.length);
+  }
+  return { latencies: latencies.sort((a, b) => a - b), received };
 }
 
 /**
@@ -111,19 +146,16 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const rssAfter = instances.map((instance) => rssOf(instance.pid));
   const memoryPerViewerKB = rssAfter.reduce((sum, rss, index) => sum + rss - rssBefore[index], 0) / open / 1024;
 
-  const sentAt = performance.timeOrigin + performance.now();
-  const reply = await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ channelId: channel, variables: { score: '1-0' } }),
+  let score = 0;
+  const { latencies, received } = await timeBroadcasts(workers, open, async () => {
+    score += 1;
+    const reply = await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ channelId: channel, variables: { score: `${score}-0` } }),
+    });
+    return ((await reply.json()) as { broadcastId: string }).broadcastId;
   });
-  const { broadcastId } = (await reply.json()) as { broadcastId: string };
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  const receipts = await Promise.all(workers.map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')));
-  const latencies = receipts
-    .flatMap((receipt) => receipt.times as number[])
-    .map((at) => at - sentAt)
-    .sort((a, b) => a - b);
   // Signed-in viewers stay a little longer, so at least one watch-time batch (WATCH_FLUSH_MS, default 10 s) is written and counted.
   if (signedIn) await new Promise((resolve) => setTimeout(resolve, Number(process.env.BENCH_WATCH_HOLD_MS ?? 11_000)));
   const watchedAfter = await Promise.all(
@@ -138,7 +170,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const written = (index: number) => watchedAfter.reduce((sum, after, at) => sum + after[index] - watchedBefore[at][index], 0);
   return {
     viewers: open,
-    received: latencies.length,
+    received,
     p50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
     p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
     maxMs: Math.round((latencies[latencies.length - 1] ?? NaN) * 10) / 10,
@@ -148,4 +180,40 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
     watchTimeStatements: written(1),
     watchedMs,
   };
+}
+
+/** The fan-out section's floor: one SHOW frame from the bare ws server to N viewers (the fan-out's own clients). */
+export async function measureFanoutFloor(viewers: number): Promise<{ viewers: number; received: number; p50Ms: number; p99Ms: number }> {
+  const floor = await startFloor();
+  try {
+    const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
+    const workers = Array.from({ length: Math.ceil(viewers / perWorker) }, () => startWorker());
+    let assigned = 0;
+    const ready = await Promise.all(
+      workers.map((worker) => {
+        const count = Math.min(perWorker, viewers - assigned);
+        assigned += count;
+        return request(
+          worker,
+          { type: 'start', url: `${floor.url.replace('http', 'ws')}/graphql`, siteId: 'floor', channelId: 'main', count, concurrency: 200 },
+          'ready',
+        );
+      }),
+    );
+    await gcAndSettle();
+    const open = ready.reduce((sum, reply) => sum + reply.open, 0);
+    const { latencies, received } = await timeBroadcasts(workers, open, async () => {
+      const { broadcastId } = (await (await fetch(`${floor.url}/broadcast`, { method: 'POST' })).json()) as { broadcastId: string };
+      return broadcastId;
+    });
+    for (const worker of workers) worker.send({ type: 'close' });
+    return {
+      viewers: open,
+      received,
+      p50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
+      p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
+    };
+  } finally {
+    await floor.stop();
+  }
 }

@@ -3,8 +3,10 @@
  * graphql-transport-ws (connection_init → ack, subscribe) that the bench's own viewer clients connect
  * to it unchanged. It does no work but the fan-out: `POST /broadcast` sends one overlay SHOW frame to
  * every subscriber; `POST /chat` {text} acks at once with a seq and sends the messages in batches of
- * CHAT_BATCH_MS (at once when quiet), each batch serialized once — the frames stagegraph sends. Run as
- * a child process: prints its port on stdout.
+ * CHAT_BATCH_MS (at once when quiet), each batch serialized once — the frames stagegraph sends. A
+ * `sendChatReaction` mutation on a socket is answered at once and counted; once a second the room's viewers
+ * get one REACTIONS event with the counts since the last, as stagegraph's (so the chat section's floor carries
+ * the same reactions, from the same reacting clients). Run as a child process: prints its port on stdout.
  *
  * For the join storm it also answers a viewer's two reads (`GET /page/v2/configuration/…` and
  * `GET /pages/v2/content/id/…`, fixed JSON of about the size of stagegraph's) and sends an
@@ -44,6 +46,9 @@ let pending: {
 }[] = [];
 let timer: NodeJS.Timeout | null = null;
 let lastFlushAt = 0;
+/** Reactions answered since the last REACTIONS event, per emoji. */
+let reactions = new Map<string, number>();
+const REACTIONS_MS = 1000;
 
 function sendAll(payload: string): void {
   const body = Buffer.from(payload);
@@ -57,6 +62,14 @@ function flush(): void {
   pending = [];
   sendAll(`${JSON.stringify({ data: { chatMessages: { kind: 'MESSAGES', ids: [], accountId: null, messages, system: null } } })}}`);
 }
+
+function flushReactions(): void {
+  if (reactions.size === 0) return;
+  const counts = [...reactions].map(([emoji, count]) => ({ emoji, count }));
+  reactions = new Map();
+  sendAll(`${JSON.stringify({ data: { chatMessages: { kind: 'REACTIONS', ids: [], accountId: null, messages: [], system: null, reactions: counts } } })}}`);
+}
+setInterval(flushReactions, REACTIONS_MS).unref();
 
 const server = createServer((req, res) => {
   if (req.method === 'GET') {
@@ -96,9 +109,16 @@ server.keepAliveTimeout = 65_000;
 const wss = new WebSocketServer({ server, path: '/graphql', perMessageDeflate: false, clientTracking: false });
 wss.on('connection', (socket) => {
   socket.on('message', (data) => {
-    const message = JSON.parse(messageText(data)) as { type: string; id?: string; payload?: { query?: string } };
+    const message = JSON.parse(messageText(data)) as { type: string; id?: string; payload?: { query?: string; variables?: { emoji?: string } } };
     if (message.type === 'connection_init') socket.send('{"type":"connection_ack"}');
-    else if (message.type === 'subscribe') {
+    else if (message.type === 'subscribe' && message.payload?.query?.includes('sendChatReaction')) {
+      // A reaction: answered at once, counted for the next REACTIONS event.
+      const emoji = String(message.payload.variables?.emoji);
+      reactions.set(emoji, (reactions.get(emoji) ?? 0) + 1);
+      const id = JSON.stringify(message.id);
+      socket.send(`{"id":${id},"type":"next","payload":{"data":{"sendChatReaction":{"emoji":${JSON.stringify(emoji)}}}}}`);
+      socket.send(`{"id":${id},"type":"complete"}`);
+    } else if (message.type === 'subscribe') {
       subscribers.set(socket, Buffer.from(`{"id":${JSON.stringify(message.id)},"type":"next","payload":`));
       if (message.payload?.query?.includes('overlayBroadcasts')) {
         // A joiner: the live broadcast at once.

@@ -4,8 +4,8 @@
  * the join and reconnect storms. Each prints its table and puts its figures in `figures`.
  */
 import { loadavg } from 'node:os';
-import { measureChat, measureFanoutFloor, startFloor, type ChatFigures } from './chat';
-import { measureFanout } from './fanout';
+import { measureChat, startFloor, type ChatFigures } from './chat';
+import { measureFanout, measureFanoutFloor } from './fanout';
 import type { Figures } from './gatewaySections';
 import { startInstance, startPostgres, startRedis } from './harness';
 import { measureJoinFloor, measureJoinStorms, type JoinFigures } from './join';
@@ -28,7 +28,8 @@ export async function fanoutSection(figures: Figures, viewers: number): Promise<
   figures.fanoutFloor = floors;
   const ratios = runs.map((fanout, run) => fanout.p99Ms / floors[run].p99Ms);
   console.log(
-    `\nfan-out: one broadcast to live viewers on one instance, ${runs.length} runs, each beside the floor (bare Node + ws, same clients) run right after it; load average ${loadAverage()}`,
+    `\nfan-out: broadcasts to live viewers on one instance (per run one that warms the path, then ${process.env.BENCH_FANOUT_BROADCASTS ?? 5} measured, their receipts pooled), ` +
+      `${runs.length} runs, each beside the floor (bare Node + ws, same clients, measured the same way) run right after it; load average ${loadAverage()}`,
   );
   console.table(
     runs.map((fanout, run) => ({

@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureAccessCodes } from './accesscodes';
 import { measureAnswers, type AnswerFigures } from './answers';
-import { measureFanoutFloor } from './chat';
+import { measureFanoutFloor } from './fanout';
 import { measureBrowser } from './browser';
 import { measureDataEvents, type DataEventFigures } from './dataevents';
 import { measureCosts } from './costs';
