@@ -1,14 +1,14 @@
 /**
- * Peer baseline: the same supergraph and queries served by @graphql-hive/gateway (the Node.js peer, a
- * dev dependency used only here) next to stagegraph's gateway, all against the subgraphs of one running
+ * Peer baseline: the same supergraph and queries served by @graphql-hive/gateway (the Node.js peer, in
+ * bench/peers/ with its own lockfile, installed here the first time the bench needs it) next to stagegraph's gateway, all against the subgraphs of one running
  * instance: stagegraph with its subgraphs in-process (npm start), stagegraph's gateway as its own
  * process reaching them over HTTP, and Hive Gateway over HTTP. Hive Gateway does no authentication: it
  * forwards the signed identity a client of the deployment presents, so it does less work per request
  * than stagegraph's gateway. Its default deduplication of identical in-flight upstream requests is
  * turned off so both do the same work.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeSupergraphSdl } from '../gateway/compose';
@@ -58,6 +58,23 @@ export interface Peers {
   stop(): Promise<void>;
 }
 
+const PEERS = join(root, 'bench', 'peers');
+const HIVE_GATEWAY_BIN = join(PEERS, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js');
+
+/**
+ * Hive Gateway's entry point, installed from bench/peers' lockfile when it is not yet (npm ci there, with the
+ * npm that runs the bench): ~600 packages the suite and `npm start` never need stay out of the project's install.
+ */
+function hiveGatewayBin(): string {
+  if (existsSync(HIVE_GATEWAY_BIN)) return HIVE_GATEWAY_BIN;
+  const npm = process.env.npm_execpath;
+  const [command, args] = npm ? [process.execPath, [npm]] : ['npm', []];
+  console.log('installing the peer gateway (bench/peers: npm ci)');
+  const installed = spawnSync(command, [...args, 'ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: PEERS, stdio: 'inherit' });
+  if (installed.status !== 0 || !existsSync(HIVE_GATEWAY_BIN)) throw new Error('could not install the peer gateway in bench/peers (npm ci)');
+  return HIVE_GATEWAY_BIN;
+}
+
 export async function startPeers(instance: Instance): Promise<Peers> {
   const base = Number(instance.env.SUBGRAPH_PORT_BASE);
   const subgraphUrl = (name: (typeof SUBGRAPH_NAMES)[number]) => `http://127.0.0.1:${base + SUBGRAPH_NAMES.indexOf(name) + 1}/graphql`;
@@ -78,7 +95,7 @@ export async function startPeers(instance: Instance): Promise<Peers> {
   transportEntries: { '*.http': { options: { deduplicateInflightRequests: false } } },
 };\n`,
   );
-  const hive = run(process.execPath, [join(root, 'node_modules', '@graphql-hive', 'gateway', 'dist', 'bin.js'), 'supergraph'], { cwd: work });
+  const hive = run(process.execPath, [hiveGatewayBin(), 'supergraph'], { cwd: work });
   // stagegraph's gateway as its own process, reaching the same subgraphs over HTTP.
   const gatewayPort = await freePort();
   const gateway = run(process.execPath, [join(instance.dist, 'gateway', 'index.js')], { env: { ...instance.env, PORT: String(gatewayPort) } });
