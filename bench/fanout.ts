@@ -14,6 +14,8 @@ export interface FanoutResult {
   received: number;
   p50Ms: number;
   p99Ms: number;
+  /** Each measured broadcast's own p99. */
+  broadcastP99Ms: number[];
   maxMs: number;
   memoryPerViewerKB: number;
   /** Viewers signed in (their watch time counted for a quest of the site) or with the site ID alone. */
@@ -51,11 +53,16 @@ const RECEIPT_WAIT_MS = 3000;
  * Sends broadcasts one at a time through `send` (its broadcastId): the first warms the path to these
  * viewers and is not counted, then BENCH_FANOUT_BROADCASTS are measured. Each is waited for until all
  * `viewers` received it (or RECEIPT_WAIT_MS). The milliseconds from each call to each receipt, pooled and
- * sorted, and the fewest viewers a measured broadcast reached.
+ * sorted, each measured broadcast's own p99, and the fewest viewers a measured broadcast reached.
  */
-async function timeBroadcasts(workers: ChildProcess[], viewers: number, send: () => Promise<string>): Promise<{ latencies: number[]; received: number }> {
+async function timeBroadcasts(
+  workers: ChildProcess[],
+  viewers: number,
+  send: () => Promise<string>,
+): Promise<{ latencies: number[]; broadcastP99Ms: number[]; received: number }> {
   const measured = Number(process.env.BENCH_FANOUT_BROADCASTS ?? 5);
   const latencies: number[] = [];
+  const broadcastP99Ms: number[] = [];
   let received = viewers;
   for (let index = -1; index < measured; index += 1) {
     const sentAt = performance.timeOrigin + performance.now();
@@ -68,10 +75,12 @@ async function timeBroadcasts(workers: ChildProcess[], viewers: number, send: ()
       if (times.length >= viewers) break;
     }
     if (index < 0) continue;
-    for (const at of times) latencies.push(at - sentAt);
+    const own = times.map((at) => at - sentAt).sort((a, b) => a - b);
+    latencies.push(...own);
+    broadcastP99Ms.push(Math.round(percentile(own, 99)));
     received = Math.min(received, times.length);
   }
-  return { latencies: latencies.sort((a, b) => a - b), received };
+  return { latencies: latencies.sort((a, b) => a - b), broadcastP99Ms, received };
 }
 
 /**
@@ -147,7 +156,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const memoryPerViewerKB = rssAfter.reduce((sum, rss, index) => sum + rss - rssBefore[index], 0) / open / 1024;
 
   let score = 0;
-  const { latencies, received } = await timeBroadcasts(workers, open, async () => {
+  const { latencies, broadcastP99Ms, received } = await timeBroadcasts(workers, open, async () => {
     score += 1;
     const reply = await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, {
       method: 'POST',
@@ -173,6 +182,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
     received,
     p50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
     p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
+    broadcastP99Ms,
     maxMs: Math.round((latencies[latencies.length - 1] ?? NaN) * 10) / 10,
     memoryPerViewerKB: Math.round(memoryPerViewerKB * 10) / 10,
     signedIn,
@@ -183,7 +193,9 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
 }
 
 /** The fan-out section's floor: one SHOW frame from the bare ws server to N viewers (the fan-out's own clients). */
-export async function measureFanoutFloor(viewers: number): Promise<{ viewers: number; received: number; p50Ms: number; p99Ms: number }> {
+export async function measureFanoutFloor(
+  viewers: number,
+): Promise<{ viewers: number; received: number; p50Ms: number; p99Ms: number; broadcastP99Ms: number[] }> {
   const floor = await startFloor();
   try {
     const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
@@ -202,7 +214,7 @@ export async function measureFanoutFloor(viewers: number): Promise<{ viewers: nu
     );
     await gcAndSettle();
     const open = ready.reduce((sum, reply) => sum + reply.open, 0);
-    const { latencies, received } = await timeBroadcasts(workers, open, async () => {
+    const { latencies, broadcastP99Ms, received } = await timeBroadcasts(workers, open, async () => {
       const { broadcastId } = (await (await fetch(`${floor.url}/broadcast`, { method: 'POST' })).json()) as { broadcastId: string };
       return broadcastId;
     });
@@ -212,6 +224,7 @@ export async function measureFanoutFloor(viewers: number): Promise<{ viewers: nu
       received,
       p50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
       p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
+      broadcastP99Ms,
     };
   } finally {
     await floor.stop();

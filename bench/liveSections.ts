@@ -39,10 +39,12 @@ export async function fanoutSection(figures: Figures, viewers: number): Promise<
       'p50 ms': fanout.p50Ms,
       'p99 ms': fanout.p99Ms,
       'max ms': fanout.maxMs,
+      'each broadcast p99 ms': fanout.broadcastP99Ms.join(' '),
       'KB per idle viewer': fanout.memoryPerViewerKB,
       'floor received': floors[run].received,
       'floor p50 ms': floors[run].p50Ms,
       'floor p99 ms': floors[run].p99Ms,
+      'floor each broadcast p99 ms': floors[run].broadcastP99Ms.join(' '),
       'p99 / floor': ratios[run].toFixed(2),
     })),
   );

@@ -17,11 +17,9 @@ import { ErrorCode } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import type { Logger } from '../../../shared/logger';
 import { recordShowDelivery } from '../../../shared/showMetrics';
+import { PassSlices } from '../passSlices';
 import type { LiveStream, LiveStreamSubscription } from '../streams';
 import type { RenderedEvent } from '../viewerChannel';
-
-/** Viewers written to before a push yields to other work. */
-const SEND_SLICE = 1000;
 
 const LOAD_STATUS = /* GraphQL */ `
   query LiveChannelStatus($channelId: ID!) {
@@ -192,8 +190,9 @@ export class ChannelStatusFeed implements LiveStream {
   private async send(state: ChannelState, status: ChannelStatus, version: number): Promise<void> {
     const rendered = new Map<string, RenderedEvent>();
     const viewers = [...state.viewers.keys()];
+    const slices = new PassSlices();
     for (let index = 0; index < viewers.length; index += 1) {
-      if (index > 0 && index % SEND_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (slices.spent()) await slices.yield();
       const viewer = viewers[index];
       // Gone, or its first event (sent meanwhile) already is this status.
       const sent = state.viewers.get(viewer);

@@ -1,6 +1,6 @@
 /**
  * A chat room's pushes on their way to its viewers: one pass over the viewers at a time, in slices of time
- * so that an acknowledgement waits at most one slice per turn of the loop.
+ * (gateway/live/passSlices.ts) so that an acknowledgement waits at most one slice per turn of the loop.
  *
  * A flush does not wait for the pass before it. It is added to the room's outgoing pushes at once, and the
  * pass under way gives every viewer it has not reached yet all it lacks in one frame (what one flush would
@@ -11,22 +11,10 @@
  * per selection and shared by every viewer at that number.
  */
 import type { ChatEventView } from '../../../shared/contracts/chatEvents';
-import { TURN_TARGET_MS } from '../../../shared/turns';
+import { PassSlices } from '../passSlices';
 import { joinEvents } from './chatCounts';
 import { isClosed, type Room, type Viewer } from './chatRoom';
 import type { RenderedEvent } from '../viewerChannel';
-
-/**
- * Milliseconds a pass writes to viewers before it yields to other work: half of the loop turn that lets
- * requests waiting for their turn (shared/turns.ts) in more than one at a time. A pass of a large room
- * goes on for as long as it has viewers to reach, and the reaction counts start one every second, so a
- * slice as long as that turn held every request (a message's send and acknowledgement, the reads that
- * bring messages to the room) to one per turn of the loop. Measured (bench/turnSlices.ts): requests
- * queued for seconds beside 8 ms slices, tens of milliseconds beside 4 ms ones. The other half is theirs.
- */
-const SEND_SLICE_MS = TURN_TARGET_MS / 2;
-/** Viewers between two looks at the clock. */
-const CLOCK_EVERY = 64;
 
 /** Adds a flush's events to the room's outgoing pushes; true when a pass must start (none is under way). */
 export function addOutgoing(room: Room, events: ChatEventView[]): boolean {
@@ -46,17 +34,14 @@ export function caughtUp(room: Room, viewer: Viewer): void {
  * push added during it: then every viewer has every push.
  */
 export async function pass(room: Room): Promise<void> {
-  let sliceEnds = performance.now() + SEND_SLICE_MS;
-  let visited = 0;
+  const slices = new PassSlices();
   for (;;) {
     const lapTarget = room.lastOutgoing;
     // A Set visits the viewers that joined during the lap too (they start caught up) and skips those that left.
     for (const viewer of room.viewers) {
-      visited += 1;
-      if (visited % CLOCK_EVERY === 0 && performance.now() > sliceEnds) {
-        await new Promise((resolve) => setImmediate(resolve));
+      if (slices.spent()) {
+        await slices.yield();
         if (isClosed(room)) return;
-        sliceEnds = performance.now() + SEND_SLICE_MS;
       }
       if (viewer.started && viewer.through < room.lastOutgoing) deliver(room, viewer);
     }

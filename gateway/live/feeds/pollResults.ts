@@ -18,6 +18,7 @@ import { Topics, type EventBus } from '../../../shared/bus';
 import type { Logger } from '../../../shared/logger';
 import { ErrorCode } from '../../../shared/errors';
 import type { PollResultsMessage, PollResultsModel } from '../../../shared/contracts/viewerActivity';
+import { PassSlices } from '../passSlices';
 import type { LiveStream, LiveStreamSubscription } from '../streams';
 import type { RenderedEvent } from '../viewerChannel';
 
@@ -25,8 +26,6 @@ import type { RenderedEvent } from '../viewerChannel';
 export const PUSH_INTERVAL_MS = 500;
 /** Accounts whose own answer one read asks for. */
 const MINE_BATCH = 1000;
-/** Viewers sent to before a push yields to other work (answers keep flowing while thousands get results). */
-const SEND_SLICE = 1000;
 
 /** A poll's results as every viewer sees them (no `mine`). */
 export type SharedPollResults = Omit<PollResultsModel, 'mine'>;
@@ -301,9 +300,11 @@ export class PollResultsFeed implements LiveStream {
       const rendered = new Map<string, Map<string, RenderedEvent>>();
       let deferred = false;
       const viewers = [...state.viewers];
+      // In slices of time: answers keep flowing while thousands get results.
+      const slices = new PassSlices();
       for (let index = 0; index < viewers.length; index += 1) {
-        if (index > 0 && index % SEND_SLICE === 0) {
-          await new Promise((resolve) => setImmediate(resolve));
+        if (slices.spent()) {
+          await slices.yield();
           if (state.closed) return;
         }
         const viewer = viewers[index];
