@@ -47,6 +47,9 @@ export interface ChatFigures {
   ackP99Ms: number;
   deliveryP50Ms: number;
   deliveryP99Ms: number;
+  /** From the message's send (before its acknowledgement) to each viewer: what a late acknowledgement cannot shorten. */
+  sendToViewerP50Ms: number;
+  sendToViewerP99Ms: number;
   /** The most frames one viewer got within any one second (arrival jitter included). */
   maxFramesPerSecond: number;
   meanFramesPerSecond: number;
@@ -145,7 +148,7 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
   }
 
   // Senders: one message every 1000/rate ms, each from the next account (and instance) in turn.
-  const acks: [number, number][] = [];
+  const acks: [number, number, number][] = [];
   const ackLatencies: number[] = [];
   let failures = 0;
   const total = rate * seconds;
@@ -168,7 +171,7 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
           const body = (await reply.json()) as { seq?: number };
           const ackedAt = performance.now();
           if (reply.status !== 201 || typeof body.seq !== 'number') throw new Error(`${reply.status} ${JSON.stringify(body)}`);
-          acks.push([body.seq, performance.timeOrigin + ackedAt]);
+          acks.push([body.seq, performance.timeOrigin + ackedAt, performance.timeOrigin + sentAt]);
           ackLatencies.push(ackedAt - sentAt);
         })
         .catch(() => {
@@ -184,7 +187,9 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
   const reports = await Promise.all(workers.map((worker) => request(worker, { type: 'report', acks, reactions: reactions.accepted }, 'receipts')));
   for (const worker of workers) worker.send({ type: 'close' });
   const histogram = new Array<number>(reports[0].histogram.length).fill(0);
+  const sendHistogram = new Array<number>(reports[0].sendHistogram.length).fill(0);
   for (const report of reports) (report.histogram as number[]).forEach((count, ms) => (histogram[ms] += count));
+  for (const report of reports) (report.sendHistogram as number[]).forEach((count, ms) => (sendHistogram[ms] += count));
   ackLatencies.sort((a, b) => a - b);
   return {
     target: floor ? 'floor: bare Node + ws' : `stagegraph × ${instances.length}`,
@@ -198,6 +203,8 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
     ackP99Ms: round(percentile(ackLatencies, 99)),
     deliveryP50Ms: histogramPercentile(histogram, 50),
     deliveryP99Ms: histogramPercentile(histogram, 99),
+    sendToViewerP50Ms: histogramPercentile(sendHistogram, 50),
+    sendToViewerP99Ms: histogramPercentile(sendHistogram, 99),
     maxFramesPerSecond: Math.max(...reports.map((report) => report.maxFramesPerSecond)),
     meanFramesPerSecond: round(
       reports.reduce((sum, report) => sum + report.meanFramesPerSecond * report.viewers, 0) /

@@ -19,7 +19,8 @@ interface Start {
 interface Report {
   type: 'report';
   /** [seq, acknowledged at (wall-clock ms)]. */
-  acks: [number, number][];
+  /** Each message's seq, when its acknowledgement arrived and when it was sent (ms, wall clock). */
+  acks: [number, number, number][];
   /** Reactions accepted per emoji: what each viewer's counts must add up to. */
   reactions?: Record<string, number>;
 }
@@ -118,8 +119,9 @@ function exactReactions(viewer: ViewerState, expected: Record<string, number>): 
 
 function report({ acks, reactions = {} }: Report) {
   const histogram = new Uint32Array(HISTOGRAM_MS + 1);
+  const fromSend = new Uint32Array(HISTOGRAM_MS + 1);
   let missing = 0;
-  for (const [seq, ackedAt] of acks) {
+  for (const [seq, ackedAt, sentAt] of acks) {
     const times = receipts.get(seq);
     for (let index = 0; index < viewers.length; index += 1) {
       const at = times?.[index] ?? 0;
@@ -128,12 +130,14 @@ function report({ acks, reactions = {} }: Report) {
         continue;
       }
       histogram[Math.min(HISTOGRAM_MS, Math.max(0, Math.round(at - ackedAt)))] += 1;
+      fromSend[Math.min(HISTOGRAM_MS, Math.max(0, Math.round(at - sentAt)))] += 1;
     }
   }
   const complete = viewers.filter((viewer) => viewer.received === acks.length && viewer.disorder === 0).length;
   return {
     type: 'receipts',
     histogram: Array.from(histogram),
+    sendHistogram: Array.from(fromSend),
     missing,
     viewers: viewers.length,
     complete,

@@ -28,7 +28,7 @@ export async function fanoutSection(figures: Figures, viewers: number): Promise<
   figures.fanoutFloor = floors;
   const ratios = runs.map((fanout, run) => fanout.p99Ms / floors[run].p99Ms);
   console.log(
-    `\nfan-out: broadcasts to live viewers on one instance (per run one that warms the path, then ${process.env.BENCH_FANOUT_BROADCASTS ?? 5} measured, their receipts pooled), ` +
+    `\nfan-out: broadcasts to live viewers on one instance (per run ${process.env.BENCH_FANOUT_WARMUPS ?? 3} that warm the path, then ${process.env.BENCH_FANOUT_BROADCASTS ?? 5} measured, their receipts pooled), ` +
       `${runs.length} runs, each beside the floor (bare Node + ws, same clients, measured the same way) run right after it; load average ${loadAverage()}`,
   );
   console.table(
@@ -187,6 +187,7 @@ export async function chatSection(figures: Figures, viewers: number): Promise<vo
       'ack p99 ms': row.ackP99Ms,
       'ack→viewer p50 ms': row.deliveryP50Ms,
       'ack→viewer p99 ms': row.deliveryP99Ms,
+      'send→viewer p99 ms': row.sendToViewerP99Ms,
       'frames/s per viewer': row.meanFramesPerSecond,
       'most frames in 1 s': row.maxFramesPerSecond,
       'reactions sent': row.reactionsSent,
@@ -204,6 +205,7 @@ export async function chatSection(figures: Figures, viewers: number): Promise<vo
   console.log(
     `targets: ack p99 ≤ 250 ms (${stagegraph.ackP99Ms}), ack→viewer p99 ≤ 1000 ms (${stagegraph.deliveryP99Ms}), ≤ 4 frames/s (mean ${stagegraph.meanFramesPerSecond}, most in any 1 s ${stagegraph.maxFramesPerSecond}); ` +
       `ack→viewer p99 stagegraph / floor = ${(stagegraph.deliveryP99Ms / bare.deliveryP99Ms).toFixed(2)}×; ` +
+      `send→viewer p99 stagegraph / floor = ${(stagegraph.sendToViewerP99Ms / bare.sendToViewerP99Ms).toFixed(2)}×; ` +
       `reactions accepted ${stagegraph.reactionsAccepted} of ${stagegraph.reactionsSent} sent (${shape.reactionsPerSecond * shape.seconds} meant), counts exact at ${stagegraph.exactReactionViewers} of ${stagegraph.viewers} viewers`,
   );
 }
