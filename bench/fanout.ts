@@ -9,14 +9,8 @@ import { viewerAccounts } from './answers';
 import { startFloor } from './chat';
 import { createChannelPage, createSite, percentile, request, rssOf, startInstance, startWorker, type Instance } from './harness';
 
-export interface FanoutResult {
+export interface FanoutResult extends BroadcastTimes {
   viewers: number;
-  received: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Each measured broadcast's own p99. */
-  broadcastP99Ms: number[];
-  maxMs: number;
   memoryPerViewerKB: number;
   /** Viewers signed in (their watch time counted for a quest of the site) or with the site ID alone. */
   signedIn: boolean;
@@ -45,6 +39,17 @@ async function gcAndSettle(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
 }
 
+/** What the measured broadcasts of a run took to reach the viewers (ms). */
+export interface BroadcastTimes {
+  /** The fewest viewers a measured broadcast reached. */
+  received: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Each measured broadcast's own p99. */
+  broadcastP99Ms: number[];
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long a broadcast may take to reach every viewer before the next is sent (ms). */
 const RECEIPT_WAIT_MS = 3000;
@@ -53,15 +58,11 @@ const RECEIPT_WAIT_MS = 3000;
  * Sends broadcasts one at a time through `send` (its broadcastId): BENCH_FANOUT_WARMUPS (default 3) warm the
  * path to these viewers and are not counted, then BENCH_FANOUT_BROADCASTS (default 5) are measured. Each is
  * waited for until all `viewers` received it (or RECEIPT_WAIT_MS). The milliseconds from each call to each
- * receipt, pooled and sorted, each measured broadcast's own p99, and the fewest viewers a measured one reached.
+ * receipt, pooled (p50, p99, max), each measured broadcast's own p99, and the fewest viewers a measured one reached.
  * (The first broadcasts to fresh connections are slower at the floor as here — 20–30 % in p99 over the first
  * two, then steady — so a run measures the fan-out once its sockets carry traffic, as a live audience's do.)
  */
-async function timeBroadcasts(
-  workers: ChildProcess[],
-  viewers: number,
-  send: () => Promise<string>,
-): Promise<{ latencies: number[]; broadcastP99Ms: number[]; received: number }> {
+async function timeBroadcasts(workers: ChildProcess[], viewers: number, send: () => Promise<string>): Promise<BroadcastTimes> {
   const measured = Number(process.env.BENCH_FANOUT_BROADCASTS ?? 5);
   const warmups = Number(process.env.BENCH_FANOUT_WARMUPS ?? 3);
   const latencies: number[] = [];
@@ -83,7 +84,15 @@ async function timeBroadcasts(
     broadcastP99Ms.push(Math.round(percentile(own, 99)));
     received = Math.min(received, times.length);
   }
-  return { latencies: latencies.sort((a, b) => a - b), broadcastP99Ms, received };
+  latencies.sort((a, b) => a - b);
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  return {
+    received,
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    maxMs: round(latencies[latencies.length - 1] ?? NaN),
+    broadcastP99Ms,
+  };
 }
 
 /**
@@ -159,7 +168,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const memoryPerViewerKB = rssAfter.reduce((sum, rss, index) => sum + rss - rssBefore[index], 0) / open / 1024;
 
   let score = 0;
-  const { latencies, broadcastP99Ms, received } = await timeBroadcasts(workers, open, async () => {
+  const times = await timeBroadcasts(workers, open, async () => {
     score += 1;
     const reply = await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, {
       method: 'POST',
@@ -182,11 +191,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const written = (index: number) => watchedAfter.reduce((sum, after, at) => sum + after[index] - watchedBefore[at][index], 0);
   return {
     viewers: open,
-    received,
-    p50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
-    p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
-    broadcastP99Ms,
-    maxMs: Math.round((latencies[latencies.length - 1] ?? NaN) * 10) / 10,
+    ...times,
     memoryPerViewerKB: Math.round(memoryPerViewerKB * 10) / 10,
     signedIn,
     watchTimeRows: written(0),
@@ -217,18 +222,12 @@ export async function measureFanoutFloor(
     );
     await gcAndSettle();
     const open = ready.reduce((sum, reply) => sum + reply.open, 0);
-    const { latencies, broadcastP99Ms, received } = await timeBroadcasts(workers, open, async () => {
+    const times = await timeBroadcasts(workers, open, async () => {
       const { broadcastId } = (await (await fetch(`${floor.url}/broadcast`, { method: 'POST' })).json()) as { broadcastId: string };
       return broadcastId;
     });
     for (const worker of workers) worker.send({ type: 'close' });
-    return {
-      viewers: open,
-      received,
-      p50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
-      p99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
-      broadcastP99Ms,
-    };
+    return { viewers: open, ...times };
   } finally {
     await floor.stop();
   }
