@@ -86,6 +86,8 @@ class SocketChannel implements ViewerChannel {
   alive = true;
   state: 'new' | 'initialising' | 'ready' = 'new';
   connection: Connection | null = null;
+  /** Closes the socket unless connection_init arrives in time; cleared when it does (a join storm's timers then never fire). */
+  initTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly socket: WebSocket) {}
 
@@ -179,7 +181,7 @@ export class SocketTransport {
     this.keepAlive.add(channel);
     // As graphql-ws's own server: the timeout is for the client's ConnectionInit to arrive. Once it has, the
     // connection waits for its own authentication, however long a loaded instance takes over it.
-    const initTimer = setTimeout(() => {
+    channel.initTimer = setTimeout(() => {
       if (channel.state === 'new') socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
     }, this.options.connectionInitWaitTimeoutMs ?? 3000);
     socket.on('pong', () => {
@@ -192,7 +194,7 @@ export class SocketTransport {
       });
     });
     socket.once('close', () => {
-      clearTimeout(initTimer);
+      clearTimeout(channel.initTimer);
       this.channels.delete(channel);
       this.keepAlive.delete(channel);
       if (channel.connection) this.live.disconnect(channel.connection);
@@ -227,6 +229,7 @@ export class SocketTransport {
           return;
         }
         channel.state = 'initialising';
+        clearTimeout(channel.initTimer);
         await this.initialise(channel, message.payload ?? {});
         return;
       }
