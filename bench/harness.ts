@@ -162,7 +162,8 @@ export interface ViewersStart {
 
 /** A bench worker process (viewers.ts by default), run with tsx, talking over IPC. */
 export function startWorker(file = 'viewers.ts'): ChildProcess {
-  return fork(join(__dirname, file), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // --expose-gc: a client collects its garbage when the bench asks, between measurements (bench/fanout.ts).
+  return fork(join(__dirname, file), [], { execArgv: ['--expose-gc', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 /** A JSON call to an instance; anything but 2xx throws with the answer. */

@@ -58,12 +58,18 @@ function openViewer(start: Start, token?: string): Promise<void> {
   });
 }
 
-async function onMessage(message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }): Promise<void> {
+type Message = Start | { type: 'report'; broadcastId: string } | { type: 'collect' } | { type: 'close' };
+
+async function onMessage(message: Message): Promise<void> {
   if (message.type === 'start') {
     await openInBatches(message, (token) => openViewer(message, token));
     process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures });
   } else if (message.type === 'report') {
     process.send?.({ type: 'receipts', broadcastId: message.broadcastId, times: receipts.get(message.broadcastId) ?? [] });
+  } else if (message.type === 'collect') {
+    // Between two broadcasts: a full collection now, so none falls in the middle of the next (bench/fanout.ts).
+    (globalThis as { gc?: () => void }).gc?.();
+    process.send?.({ type: 'collected' });
   } else if (message.type === 'close') {
     closing = true;
     for (const socket of sockets) socket.terminate();
@@ -72,4 +78,4 @@ async function onMessage(message: Start | { type: 'report'; broadcastId: string 
 }
 
 // A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
-process.on('message', (message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }) => void onMessage(message));
+process.on('message', (message: Message) => void onMessage(message));
