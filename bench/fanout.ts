@@ -39,9 +39,10 @@ async function metricOf(instance: Instance, name: string): Promise<number> {
 /**
  * The viewers' client processes, at a lower priority than the server they measure (BENCH_FANOUT_CLIENT_NICE,
  * default 10; 0 leaves them as they are), for stagegraph and the floor alike. On a machine of few cores the
- * load generator and the server share the cores: at equal priority, the clients woken by a fan-out's first
- * frames took the core from the server in the middle of its pass (its profile showed 50–80 ms without a
- * sample in the slow broadcasts), and that, not the server's work, made a run's p99.
+ * load generator and the server share the cores; below the server, the clients woken by a fan-out's first
+ * frames wait for its pass rather than take its core. (A slow broadcast's server profile shows 50–80 ms
+ * without a sample: the server off the CPU, not working. At equal priority the worst of five runs was 1.19×
+ * the floor, below it 1.14×; some such gaps remain with the server alone on a core.)
  */
 function startClients(count: number): ChildProcess[] {
   const nice = Number(process.env.BENCH_FANOUT_CLIENT_NICE ?? 10);
