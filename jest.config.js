@@ -45,8 +45,6 @@ module.exports = {
   // so on a loaded machine the wait that failed says what it waited for, instead of jest's bare timeout.
   testTimeout: 120_000,
   maxWorkers: 2,
-  // On a run without timings of its own (a fresh clone), the files that take longest by the clock go first.
-  testSequencer: '<rootDir>/jest.sequencer.js',
   // Every REST answer through test/helpers/http.ts is checked against the OpenAPI document; the teardown prints how many.
   globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
   // graphql-js in production mode, as every entry point of the server runs it (main.ts, gateway/index.ts, …).
