@@ -18,7 +18,6 @@ interface Start {
 
 interface Report {
   type: 'report';
-  /** [seq, acknowledged at (wall-clock ms)]. */
   /** Each message's seq, when its acknowledgement arrived and when it was sent (ms, wall clock). */
   acks: [number, number, number][];
   /** Reactions accepted per emoji: what each viewer's counts must add up to. */
