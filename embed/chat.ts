@@ -44,7 +44,7 @@ const panelId = params.get('panelId') ?? '';
 const mode: ChatEmbedState['mode'] = params.get('mode') === 'timecode' ? 'timecode' : 'live';
 let token = params.get('token') || null;
 
-const state: ChatEmbedState = { mode, transport: null, connected: false, connections: 0, lastSeq: 0, replayed: null };
+const state: ChatEmbedState = { mode, transport: null, connected: false, connections: 0, drops: 0, lastSeq: 0, replayed: null };
 (window as unknown as { stagegraphChat: ChatEmbedState }).stagegraphChat = state;
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;

@@ -48,6 +48,8 @@ export interface ConnectionState {
   connected: boolean;
   /** Connections made so far (a reconnect adds one). */
   connections: number;
+  /** Connections that dropped, and attempts to connect that failed. */
+  drops: number;
 }
 
 /** The connection callbacks of a client that keep `state` current. */
@@ -60,6 +62,7 @@ export function reportConnection(state: ConnectionState): Pick<LiveClientOptions
     },
     onClosed: () => {
       state.connected = false;
+      state.drops += 1;
     },
   };
 }
@@ -118,6 +121,11 @@ interface Running {
   onReconnected?: () => void;
   /** A query or mutation: answered once, never sent again on a new connection (a mutation would run twice). */
   once: boolean;
+  /**
+   * Handed to a socket that was up, or that came up while it waited: it may have been sent, so it fails
+   * with a drop. One made while the socket was down waits for the next connection instead.
+   */
+  sent: boolean;
   stop: () => void;
   /** Bumped at each start: what an earlier connection still reports is ignored. */
   attempt: number;
@@ -134,6 +142,8 @@ export class LiveClient {
   private sse: SseClient | null = null;
   private readonly running = new Set<Running>();
   private socketOpened = false;
+  /** The socket is connected now (acknowledged, and not closed since). */
+  private socketUp = false;
   private failedAttempts = 0;
 
   constructor(private readonly options: LiveClientOptions) {
@@ -156,7 +166,8 @@ export class LiveClient {
 
   /**
    * Runs one query or mutation on the live connection: its single result (both protocols send it like a
-   * subscription's). Rejects with the errors of a refused operation, or when the connection drops first.
+   * subscription's). Rejects with the errors of a refused operation, or when the connection it went out on
+   * drops first; one made while the socket is down waits for the next connection (it cannot have run).
    */
   execute<T>(request: LiveRequest): Promise<ExecutionResult<T>> {
     return new Promise((resolve, reject) => {
@@ -183,7 +194,7 @@ export class LiveClient {
   }
 
   private run<T>(request: LiveRequest, sink: Sink<ExecutionResult<T>>, once: boolean, onReconnected?: () => void): () => void {
-    const running: Running = { request, sink: sink, onReconnected, once, stop: () => undefined, attempt: 0, moved: false };
+    const running: Running = { request, sink: sink, onReconnected, once, sent: false, stop: () => undefined, attempt: 0, moved: false };
     this.running.add(running);
     this.start(running);
     return () => {
@@ -236,6 +247,7 @@ export class LiveClient {
         },
       });
     } else if (this.socket) {
+      running.sent = this.socketUp;
       running.stop = this.socket.subscribe(running.request, sink);
     }
   }
@@ -256,14 +268,18 @@ export class LiveClient {
         connected: (_socket, _payload, wasRetry) => {
           if (this.socket !== socket) return;
           this.socketOpened = true;
+          this.socketUp = true;
+          // graphql-ws sends what waited for this connection once it is told: from now on those may have run.
+          for (const running of this.running) running.sent = true;
           this.options.onConnected('websocket');
           if (wasRetry) for (const running of this.running) running.onReconnected?.();
         },
         closed: (event) => {
           // A client given up for SSE can still report the attempt it had scheduled: it no longer speaks for this page.
           if (this.socket !== socket) return;
-          // graphql-ws would send pending queries and mutations again on the next socket: they fail instead.
-          for (const running of [...this.running]) if (running.once) this.dropOnce(running);
+          this.socketUp = false;
+          // graphql-ws would send queries and mutations again on the next socket: those that may have run fail instead.
+          for (const running of [...this.running]) if (running.once && running.sent) this.dropOnce(running);
           this.options.onClosed();
           if ((event as CloseEvent).code === FORBIDDEN && this.options.token()) this.options.onTokenRefused();
           // A socket that never opened (an upgrade refused on the way, or one the page could not make): serve this viewer over SSE.

@@ -51,7 +51,7 @@ const channelId = params.get('channelId') || null;
 const mode: EmbedState['mode'] = params.get('mode') === 'timecode' ? 'timecode' : 'live';
 let token = params.get('token') || null;
 
-const state: EmbedState = { mode, transport: null, connected: false, connections: 0, received: [], shownFor: {} };
+const state: EmbedState = { mode, transport: null, connected: false, connections: 0, drops: 0, received: [], shownFor: {} };
 (window as unknown as { stagegraphEmbed: EmbedState }).stagegraphEmbed = state;
 
 const layer = document.getElementById('sg-overlays') ?? document.body;

@@ -58,6 +58,7 @@ const state: WatchState = {
   transport: null,
   connected: false,
   connections: 0,
+  drops: 0,
 };
 (window as unknown as { stagegraphWatch: WatchState }).stagegraphWatch = state;
 

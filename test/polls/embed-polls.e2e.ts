@@ -118,7 +118,10 @@ describe('a poll overlay sent by show:overlay (the timecode path)', () => {
     await proxy.cut();
     await waitInPage(page, () => window.stagegraphEmbed.connected === false);
     expect((await rest(scene.stack, 'POST', `/poll/v3/${pollId}/answer`, { headers: viewer(site, me.token), body: { answerId: 'blue' } })).status).toBe(200);
+    const drops: number = await page.evaluate(() => window.stagegraphEmbed.drops);
     await page.click(`${scope} button[data-answer-id="red"]`);
+    // An attempt to reconnect fails while the choice waits: the choice was never sent, so it is kept for the next connection.
+    await waitInPage(page, (before: number) => window.stagegraphEmbed.drops > before, {}, drops);
     await proxy.restore();
     // The embed retries with backoff of up to 15 s (embed/liveClient.ts): after the cut its next try may be that far off.
     await page.waitForSelector(`${scope} [data-poll-id][data-answer-error="CONFLICT"]`, { timeout: 60_000 });
