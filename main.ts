@@ -1,5 +1,6 @@
 /** `npm start`: the whole system on the public port, until SIGTERM or SIGINT. */
-// First: graphql-js loads in production mode (see the module).
+// First: compiled code kept for the next start, and graphql-js in production mode (see the modules).
+import './shared/compileCache';
 import './shared/graphqlProduction';
 import { loadConfig } from './shared/config';
 import { describeListenAddress } from './shared/listenAddress';

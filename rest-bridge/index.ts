@@ -2,7 +2,8 @@
  * The REST bridge as its own process on REST_BRIDGE_PORT, sending every operation to the gateway at
  * GATEWAY_URL with the caller's headers; the gateway authenticates them.
  */
-// First: graphql-js loads in production mode (see the module).
+// First: compiled code kept for the next start, and graphql-js in production mode (see the modules).
+import '../shared/compileCache';
 import '../shared/graphqlProduction';
 import express from 'express';
 import type { ExecutionResult } from 'graphql';

@@ -12,6 +12,8 @@
  * `key` manages a site's developer keys for an operator who lost every key (JSON lines, as the site
  * API answers them); a revocation is announced on the deployment's bus (REDIS_URL) like the API's.
  */
+// First: compiled code kept for the next run (see the module).
+import '../shared/compileCache';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config';
 import { openDatabase } from '../shared/db/client';

@@ -1,5 +1,6 @@
 /** The community subgraph as its own process, on SUBGRAPH_PORT_BASE + its number. */
-// First: graphql-js loads in production mode (see the module).
+// First: compiled code kept for the next start, and graphql-js in production mode (see the modules).
+import '../../shared/compileCache';
 import '../../shared/graphqlProduction';
 import { runService } from '../../shared/service';
 import { subgraphPort } from '../../shared/config';
