@@ -1,5 +1,6 @@
 /**
- * Fleets as the tests start them (scripts/fleet.ts): instances run from source behind a real HAProxy on
+ * Fleets as the tests start them (scripts/fleet.ts): instances run from source (or the build:
+ * helpers/serverProcess.ts) behind a real HAProxy on
  * the test's database and Redis, each fleet on a Redis prefix of its own, their output shown only with
  * TEST_LOG_LEVEL. `startSiteFleet` also brings its own database, Redis and a site (its admin headers,
  * and accounts whose JWTs the instances accept).
@@ -11,6 +12,7 @@ import { startFleet, type Fleet, type FleetOptions } from '../../scripts/fleet';
 import { startRedis, type LocalServer } from '../../scripts/services';
 import { createTestDatabase, type TestDatabase } from './database';
 import { createChannel, createTestSite, type TestSite } from './stack';
+import { fromBuild } from './serverProcess';
 
 export function startTestFleet(
   database: TestDatabase,
@@ -22,7 +24,7 @@ export function startTestFleet(
     port: 0,
     databaseUrl: database.url,
     redisUrl: redis.url,
-    from: 'source',
+    from: fromBuild ? 'dist' : 'source',
     output: process.env.TEST_LOG_LEVEL ? 'inherit' : 'ignore',
     prometheusDir: options.prometheusDir,
     env: {

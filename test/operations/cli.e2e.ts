@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { startStack, type Stack } from '../../stack';
 import { stopAll, testConfig, TEST_SECRETS } from '../helpers/stack';
+import { entryArgs } from '../helpers/serverProcess';
 import { rest } from '../helpers/http';
 
 const run = promisify(execFile);
@@ -23,7 +24,7 @@ afterAll(async () => {
 });
 
 const cli = (args: string[]) =>
-  run(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'scripts', 'cli.ts'), ...args], {
+  run(process.execPath, [...entryArgs('scripts/cli.ts'), ...args], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: database.url, DATA_DIR: stack.config.dataDir, ...TEST_SECRETS },
   });

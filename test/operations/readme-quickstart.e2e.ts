@@ -3,7 +3,7 @@
  * `<!-- quickstart:end -->`, then the live chat's (`<!-- chat:start -->` …), moderating a chat room
  * (`<!-- chat-moderation:start -->` …) and the subscriptions over HTTP (`<!-- subscriptions:start -->` …) in the same
  * terminal, in the README's order, run by bash against a real server — main.ts in a process of its own, or, with
- * QUICKSTART_SERVER=dist (CI, after its `npm start`), dist/main.js as `npm start` runs it — with only `BASE`
+ * STAGEGRAPH_TEST_SERVER=dist (CI, after its `npm start`), dist/main.js as `npm start` runs it — with only `BASE`
  * pointing at its port and the CLI at its
  * database (the environment a second terminal in the project folder has). Every answer the README shows
  * under a line (`# {…}`) is compared with the real one, and the run must end with the viewer on the
@@ -18,6 +18,7 @@ import { createInterface } from 'node:readline';
 import { describeListenAddress } from '../../shared/listenAddress';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { TEST_SECRETS } from '../helpers/stack';
+import { entryArgs } from '../helpers/serverProcess';
 
 const root = join(__dirname, '..', '..');
 const README = readFileSync(join(root, 'README.md'), 'utf8');
@@ -60,10 +61,9 @@ beforeAll(async () => {
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `sgtest-${randomBytes(4).toString('hex')}` } : {}),
     ...TEST_SECRETS,
   };
-  // CI builds with `npm start` first (.ci/run) and runs this against what it built (QUICKSTART_SERVER=dist):
-  // exactly what `npm start` serves. Elsewhere main.ts through tsx, which needs no build.
-  const command = process.env.QUICKSTART_SERVER === 'dist' ? [join(root, 'dist', 'main.js')] : ['--import', 'tsx', join(root, 'main.ts')];
-  server = spawn(process.execPath, command, {
+  // CI builds with `npm start` first (.ci/run) and runs this against what it built: exactly what `npm start`
+  // serves. Elsewhere main.ts through tsx, which needs no build.
+  server = spawn(process.execPath, entryArgs('main.ts'), {
     cwd: root,
     env: { ...serverEnv, PORT: '0', HOST: '127.0.0.1', SUBGRAPH_PORT_BASE: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],

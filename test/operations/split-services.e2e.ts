@@ -19,6 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { rest } from '../helpers/http';
 import { walkRoutes } from '../helpers/routeWalk';
 import { createTestSite, grantEntitlement, stopAll, testConfig, TEST_SECRETS, type TestSite } from '../helpers/stack';
+import { entryArgs } from '../helpers/serverProcess';
 import { watch, type Viewer } from '../helpers/viewer';
 
 const root = join(__dirname, '..', '..');
@@ -49,11 +50,11 @@ function assertAllRunning(): void {
 }
 
 /**
- * Starts `file` with tsx's loader (as the quick-start test starts main.ts) and resolves once it logs
+ * Starts `file` (its source through tsx, or its build: helpers/serverProcess.ts) and resolves once it logs
  * `ready` (its start-up line); rejects with its stderr when it exits first.
  */
 function startService(name: string, file: string, env: Record<string, string>, ready: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, file)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, entryArgs(file), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const service: ServiceProcess = { name, child, stderr: '', exit: null };
   services.push(service);
   child.stderr.on('data', (chunk: Buffer) => (service.stderr += chunk.toString()));
