@@ -4,9 +4,6 @@
  * the instance that revoked it, within a second by another instance of the deployment (PostgreSQL +
  * Redis, or a shared in-process bus), and the live sockets opened with it end with 4401.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Client } from 'graphql-ws';
 import { createMemoryBus } from '../../shared/bus/memory';
 import type { Stack } from '../../stack';
@@ -16,6 +13,7 @@ import { closeHttpViewers, openHttpViewer } from '../helpers/httpViewer';
 import { createTestSite, startTestStack, stopAllWithClients, TEST_SECRETS, type TestSite } from '../helpers/stack';
 import { connectClient, VIEWER_SUBSCRIPTION } from '../helpers/viewer';
 import { eventually, until } from '../helpers/wait';
+import { runCli } from '../helpers/serverProcess';
 
 const clients: Client[] = [];
 afterAll(() => {
@@ -218,17 +216,13 @@ describe('one instance', () => {
   });
 
   it('is managed from the CLI: key create, list and revoke print JSON lines', async () => {
-    const root = join(__dirname, '..', '..');
     const cli = (args: string[]) =>
-      promisify(execFile)(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'scripts', 'cli.ts'), 'key', ...args], {
-        cwd: root,
-        env: {
-          ...process.env,
-          DATABASE_URL: stack.config.databaseUrl,
-          DATA_DIR: stack.config.dataDir,
-          REDIS_PREFIX: stack.config.redisPrefix,
-          ...TEST_SECRETS,
-        },
+      runCli(['key', ...args], {
+        ...process.env,
+        DATABASE_URL: stack.config.databaseUrl,
+        DATA_DIR: stack.config.dataDir,
+        REDIS_PREFIX: stack.config.redisPrefix,
+        ...TEST_SECRETS,
       });
     const created = JSON.parse((await cli(['create', '--site', site.siteId, '--name', 'operator'])).stdout);
     expect(created).toEqual({

@@ -6,12 +6,10 @@
  */
 import { ApolloClient, HttpLink, InMemoryCache, ServerError, gql, type DocumentNode } from '@apollo/client';
 import { createPersistedQueryLink } from '@apollo/client/link/persisted-queries';
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { print } from 'graphql';
 import type { Client } from 'graphql-ws';
 import type { Stack } from '../../stack';
@@ -19,6 +17,7 @@ import { createChannel, startTestStack, startTwoSiteStack, stopAllWithClients, T
 import { graphql, rest } from '../helpers/http';
 import { connectedClient } from '../helpers/viewer';
 import { eventually } from '../helpers/wait';
+import { runCli } from '../helpers/serverProcess';
 
 let stack: Stack;
 let site: TestSite;
@@ -226,13 +225,7 @@ it('the CLI registers a manifest file the same way', async () => {
   const body = 'query Overlays { overlays { id } }';
   const file = join(dir, 'manifest.json');
   writeFileSync(file, JSON.stringify(manifest([{ id: sha256(body), name: 'Overlays', type: 'query', body }])));
-  const run = promisify(execFile);
-  const root = join(__dirname, '..', '..');
-  const cli = (args: string[]) =>
-    run(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'scripts', 'cli.ts'), ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: stack.config.databaseUrl, DATA_DIR: stack.config.dataDir, ...TEST_SECRETS },
-    });
+  const cli = (args: string[]) => runCli(args, { ...process.env, DATABASE_URL: stack.config.databaseUrl, DATA_DIR: stack.config.dataDir, ...TEST_SECRETS });
   const { stdout } = await cli(['documents', 'add', '--site', other.siteId, '--file', file]);
   expect(JSON.parse(stdout)).toEqual({ operations: 1, added: 1, ids: [sha256(body)] });
   const byHash = await rest(stack, 'POST', '/graphql', {

@@ -1,15 +1,10 @@
 /** The CLI as a new user runs it: a real process prints working credentials as one JSON line. */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { startStack, type Stack } from '../../stack';
 import { stopAll, testConfig, TEST_SECRETS } from '../helpers/stack';
-import { entryArgs } from '../helpers/serverProcess';
+import { runCli } from '../helpers/serverProcess';
 import { rest } from '../helpers/http';
 
-const run = promisify(execFile);
-const root = join(__dirname, '..', '..');
 let database: TestDatabase;
 let stack: Stack;
 
@@ -23,11 +18,7 @@ afterAll(async () => {
   await stopAll();
 });
 
-const cli = (args: string[]) =>
-  run(process.execPath, [...entryArgs('scripts/cli.ts'), ...args], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: database.url, DATA_DIR: stack.config.dataDir, ...TEST_SECRETS },
-  });
+const cli = (args: string[]) => runCli(args, { ...process.env, DATABASE_URL: database.url, DATA_DIR: stack.config.dataDir, ...TEST_SECRETS });
 
 it('site create prints {siteId, developerKey, adminAccountId} and the credentials work', async () => {
   const { stdout } = await cli(['site', 'create', '--name', 'Arena', '--admin-email', 'Owner@Example.com', '--admin-password', 'long-enough-secret']);
