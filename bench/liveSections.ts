@@ -28,7 +28,7 @@ export async function fanoutSection(figures: Figures, viewers: number): Promise<
   figures.fanoutFloor = floors;
   const ratios = runs.map((fanout, run) => fanout.p99Ms / floors[run].p99Ms);
   console.log(
-    `\nfan-out: broadcasts to live viewers on one instance (per run ${process.env.BENCH_FANOUT_WARMUPS ?? 5} that warm the path, then ${process.env.BENCH_FANOUT_BROADCASTS ?? 20} measured, their receipts pooled), ` +
+    `\nfan-out: broadcasts to live viewers on one instance (per run ${process.env.BENCH_FANOUT_WARMUPS ?? 5} that warm the path, then ${process.env.BENCH_FANOUT_BROADCASTS ?? 100} measured, their receipts pooled), ` +
       `${runs.length} runs, each beside the floor (bare Node + ws, same clients, measured the same way) run right after it; load average ${loadAverage()}`,
   );
   console.table(
