@@ -1,6 +1,6 @@
 /**
  * `npm run build`: dist/ from the sources — `npm run generate` (Prisma clients, supergraph, resolver types,
- * the browser bundles), then tsc and the assets the compiled code reads.
+ * the browser bundles), then tsc's emit and the assets the compiled code reads.
  * `npm start` runs it with `--if-stale`: the build is skipped when dist/ was built from exactly the sources
  * there now. What it was built from is a hash of the build's inputs (the sources' contents, not their
  * times, so a checkout or an `npm test` that regenerates files changes nothing) kept in dist/.
@@ -86,10 +86,12 @@ export function build({ ifStale = false } = {}): boolean {
     process.stderr.write('build: dist/ is up to date with the sources; not rebuilding (npm run build forces it)\n');
     return false;
   }
-  if (ifStale) process.stderr.write('build: dist/ is missing or older than the sources; building (about 20 s)\n');
+  if (ifStale) process.stderr.write('build: dist/ is missing or older than the sources; building (about 12 s)\n');
   run('npm', ['run', '--silent', 'generate']);
   rmSync(dist, { recursive: true, force: true });
-  run(process.execPath, [join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
+  // Emit only: type checking is `npm run typecheck` (npm test's pretest, CI). Each file compiles alone
+  // (isolatedModules), so the output is the same as a checked build's, in under half the time.
+  run(process.execPath, [join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--noCheck']);
   copyAssets();
   writeFileSync(STAMP, `${JSON.stringify({ inputs: hash, builtAt: new Date().toISOString() })}\n`);
   return true;
