@@ -84,7 +84,9 @@ function openViewer(start: Start): Promise<void> {
   });
 }
 
-async function onMessage(message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }): Promise<void> {
+type Message = Start | { type: 'report'; broadcastId: string } | { type: 'collect' } | { type: 'close' };
+
+async function onMessage(message: Message): Promise<void> {
   if (message.type === 'start') {
     for (let opened = 0; opened < message.count; opened += message.concurrency) {
       const batch = Math.min(message.concurrency, message.count - opened);
@@ -93,6 +95,10 @@ async function onMessage(message: Start | { type: 'report'; broadcastId: string 
     process.send?.({ type: 'ready', open, failures });
   } else if (message.type === 'report') {
     process.send?.({ type: 'receipts', broadcastId: message.broadcastId, times: receipts.get(message.broadcastId) ?? [] });
+  } else if (message.type === 'collect') {
+    // Between two broadcasts: a full collection now, so none falls in the middle of the next (bench/httpSubscriptions.ts).
+    (globalThis as { gc?: () => void }).gc?.();
+    process.send?.({ type: 'collected' });
   } else if (message.type === 'close') {
     for (const call of requests) call.destroy();
     process.exit(0);
@@ -100,4 +106,4 @@ async function onMessage(message: Start | { type: 'report'; broadcastId: string 
 }
 
 // A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
-process.on('message', (message: Start | { type: 'report'; broadcastId: string } | { type: 'close' }) => void onMessage(message));
+process.on('message', (message: Message) => void onMessage(message));
