@@ -1,9 +1,8 @@
 /**
- * Fleets as the tests start them (scripts/fleet.ts): instances run from source (or the build:
- * helpers/serverProcess.ts) behind a real HAProxy on
- * the test's database and Redis, each fleet on a Redis prefix of its own, their output shown only with
- * TEST_LOG_LEVEL. `startSiteFleet` also brings its own database, Redis and a site (its admin headers,
- * and accounts whose JWTs the instances accept).
+ * Fleets as the tests start them (scripts/fleet.ts): instances run from source, or from the build in CI
+ * (helpers/serverProcess.ts), behind a real HAProxy on the test's database and Redis, each fleet on a Redis
+ * prefix of its own, their output shown only with TEST_LOG_LEVEL. `startSiteFleet` also brings its own
+ * database, Redis and a site (its admin headers, and accounts whose JWTs the instances accept).
  */
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../shared/config';
