@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { viewerAccounts } from './answers';
 import { startFloor } from './chat';
-import { createChannelPage, createSite, percentile, request, rssOf, startInstance, startWorker, type Instance } from './harness';
+import { createChannelPage, createSite, percentile, receiptsOf, request, rssOf, startInstance, startWorker, type Instance } from './harness';
 
 export interface FanoutResult extends BroadcastTimes {
   viewers: number;
@@ -68,14 +68,10 @@ export interface BroadcastTimes {
   broadcastP99Ms: number[];
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** How long a broadcast may take to reach every viewer before the next is sent (ms). */
-const RECEIPT_WAIT_MS = 3000;
-
 /**
  * Sends broadcasts one at a time through `send` (its broadcastId): BENCH_FANOUT_WARMUPS (default 5) warm the
  * path to these viewers and are not counted, then BENCH_FANOUT_BROADCASTS (default 100) are measured. Each is
- * waited for until all `viewers` received it (or RECEIPT_WAIT_MS). The milliseconds from each call to each
+ * waited for until all `viewers` received it (harness.ts `receiptsOf`). The milliseconds from each call to each
  * receipt, pooled (p50, p99, max), each measured broadcast's own p99, and the fewest viewers a measured one reached.
  * Why 100: the pooled p99 is the slowest 1 % of the receipts, and about one broadcast in twenty is slow, here as
  * at the floor (its write loop held off the CPU for tens of milliseconds). With 20, one slow broadcast was that
@@ -93,17 +89,7 @@ async function timeBroadcasts(workers: ChildProcess[], viewers: number, send: ()
   for (let index = -warmups; index < measured; index += 1) {
     const sentAt = performance.timeOrigin + performance.now();
     const broadcastId = await send();
-    let times: number[] = [];
-    for (let waited = 0; waited < RECEIPT_WAIT_MS; waited += 250) {
-      await sleep(250);
-      const receipts = await Promise.all(workers.map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')));
-      times = receipts.flatMap((receipt) => receipt.times as number[]);
-      if (times.length >= viewers) break;
-    }
-    // The clients are the instrument: each collects its garbage before the next broadcast. Left to itself, a
-    // client's full collection came after about fifteen broadcasts' frames, in the same broadcast of every run,
-    // at the floor as here, and held that client's receipts for 40–80 ms: the run's p99 was then the client's.
-    await Promise.all(workers.map((worker) => request(worker, { type: 'collect' }, 'collected')));
+    const [times] = await receiptsOf([workers], broadcastId, [viewers]);
     if (index < 0) continue;
     const own = times.map((at) => at - sentAt).sort((a, b) => a - b);
     latencies.push(...own);

@@ -190,6 +190,28 @@ export function request(worker: ChildProcess, message: object, replyType: string
   });
 }
 
+/** How long one broadcast may take to reach every viewer before the next is sent (ms). */
+const RECEIPT_WAIT_MS = 3000;
+
+/**
+ * The receipt times (wall-clock ms) of `broadcastId` in each group of client processes, asked every 250 ms
+ * until each group has `expected[i]` of them (or RECEIPT_WAIT_MS passed); then every client collects its
+ * garbage, so that no collection falls in the middle of the next broadcast (a client's full collection held
+ * its receipts for 40–80 ms, in the same broadcast of every run, at the floor too).
+ */
+export async function receiptsOf(groups: ChildProcess[][], broadcastId: string, expected: number[]): Promise<number[][]> {
+  const report = async (group: ChildProcess[]) =>
+    (await Promise.all(group.map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')))).flatMap((receipt) => receipt.times as number[]);
+  let times: number[][] = groups.map(() => []);
+  for (let waited = 0; waited < RECEIPT_WAIT_MS; waited += 250) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    times = await Promise.all(groups.map(report));
+    if (times.every((group, index) => group.length >= expected[index])) break;
+  }
+  await Promise.all(groups.flat().map((worker) => request(worker, { type: 'collect' }, 'collected')));
+  return times;
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

@@ -8,7 +8,7 @@
  * from the call to each viewer's receipt, pooled by transport, and each broadcast's own p99 ratio. (One
  * broadcast alone gave ratios of 1.07–1.34 for the same build: a run's p99 was whichever broadcast it drew.)
  */
-import { percentile, siteWithOverlay, request, rssOf, startInstance, startWorker } from './harness';
+import { percentile, receiptsOf, siteWithOverlay, request, rssOf, startInstance, startWorker } from './harness';
 
 export interface HttpFanoutResult {
   transport: 'sse' | 'multipart';
@@ -21,11 +21,8 @@ export interface HttpFanoutResult {
   memoryPerViewerKB: { websocket: number; http: number };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const settle = () => sleep(1500);
+const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
 const WARMUPS = 2;
-/** How long one broadcast is waited for at most. */
-const RECEIPT_WAIT_MS = 3000;
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
 export async function measureHttpFanout(transport: 'sse' | 'multipart', perTransport: number): Promise<HttpFanoutResult> {
@@ -59,10 +56,6 @@ export async function measureHttpFanout(transport: 'sse' | 'multipart', perTrans
   }
 
   const sides = ['websocket', 'http'] as const;
-  const receiptsOf = async (side: 'websocket' | 'http', broadcastId: string): Promise<number[]> => {
-    const receipts = await Promise.all(workers[side].map((worker) => request(worker, { type: 'report', broadcastId }, 'receipts')));
-    return receipts.flatMap((receipt) => receipt.times as number[]);
-  };
   const pooled = { websocket: [] as number[], http: [] as number[] };
   const received = { ...open };
   const broadcastRatios: number[] = [];
@@ -75,14 +68,8 @@ export async function measureHttpFanout(transport: 'sse' | 'multipart', perTrans
       body: JSON.stringify({ channelId: channel, variables: { score: `${index + WARMUPS}-0` } }),
     });
     const { broadcastId } = (await reply.json()) as { broadcastId: string };
-    let times = { websocket: [] as number[], http: [] as number[] };
-    for (let waited = 0; waited < RECEIPT_WAIT_MS; waited += 250) {
-      await sleep(250);
-      times = { websocket: await receiptsOf('websocket', broadcastId), http: await receiptsOf('http', broadcastId) };
-      if (sides.every((side) => times[side].length >= open[side])) break;
-    }
-    // Each client collects its garbage between two broadcasts, never during one (as in bench/fanout.ts).
-    await Promise.all([...workers.websocket, ...workers.http].map((worker) => request(worker, { type: 'collect' }, 'collected')));
+    const [websocket, http] = await receiptsOf([workers.websocket, workers.http], broadcastId, [open.websocket, open.http]);
+    const times = { websocket, http };
     if (index < 0) continue;
     const own = { websocket: [] as number[], http: [] as number[] };
     for (const side of sides) {

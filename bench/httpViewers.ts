@@ -5,6 +5,7 @@
  * time. Kept minimal (node:http, one connection per viewer) so one process holds thousands.
  */
 import { Agent, request, type ClientRequest } from 'node:http';
+import { collectOnRequest } from './clientGc';
 
 interface Start {
   type: 'start';
@@ -96,9 +97,7 @@ async function onMessage(message: Message): Promise<void> {
   } else if (message.type === 'report') {
     process.send?.({ type: 'receipts', broadcastId: message.broadcastId, times: receipts.get(message.broadcastId) ?? [] });
   } else if (message.type === 'collect') {
-    // Between two broadcasts: a full collection now, so none falls in the middle of the next (bench/httpSubscriptions.ts).
-    (globalThis as { gc?: () => void }).gc?.();
-    process.send?.({ type: 'collected' });
+    collectOnRequest();
   } else if (message.type === 'close') {
     for (const call of requests) call.destroy();
     process.exit(0);

@@ -6,6 +6,7 @@
 import WebSocket from 'ws';
 import type { ViewersStart as Start } from './harness';
 import { openInBatches } from './viewerBatches';
+import { collectOnRequest } from './clientGc';
 import { messageText } from '../shared/wsMessage';
 
 const SUBSCRIPTION = 'subscription($channelId: ID) { overlayBroadcasts(channelId: $channelId) { kind broadcastId overlay { id contents } expiresAt } }';
@@ -67,9 +68,7 @@ async function onMessage(message: Message): Promise<void> {
   } else if (message.type === 'report') {
     process.send?.({ type: 'receipts', broadcastId: message.broadcastId, times: receipts.get(message.broadcastId) ?? [] });
   } else if (message.type === 'collect') {
-    // Between two broadcasts: a full collection now, so none falls in the middle of the next (bench/fanout.ts).
-    (globalThis as { gc?: () => void }).gc?.();
-    process.send?.({ type: 'collected' });
+    collectOnRequest();
   } else if (message.type === 'close') {
     closing = true;
     for (const socket of sockets) socket.terminate();
