@@ -37,6 +37,7 @@ const RUNS_ONCE = [
 
 module.exports = {
   testEnvironment: 'node',
+  runtime: '<rootDir>/test/helpers/nodeModulesOnce.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts', '**/*.e2e.ts'],
   testPathIgnorePatterns: ['/node_modules/', ...(process.env.STAGEGRAPH_TEST_PASS === 'storage' ? RUNS_ONCE.map((file) => `/test/${file}$`) : [])],

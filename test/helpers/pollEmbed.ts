@@ -4,7 +4,7 @@
  * page (embed/pollCard.ts): its stage, question, each answer's line (text, share, count, the words beside
  * it, the bar), the total, the status line and the answer buttons; and the contrast of its text.
  */
-import { isDeepStrictEqual } from 'node:util';
+import { equals } from '@jest/expect-utils';
 import type { Browser, Page } from 'puppeteer-core';
 import { lowestContrast, textSamples } from '../../scripts/contrast';
 import type { Stack } from '../../stack';
@@ -157,7 +157,7 @@ export async function choose(page: Page, scope: string, answerId: string): Promi
 export async function waitForPoll(page: Page, scope: string, expected: ShownPoll): Promise<void> {
   const until = Date.now() + 15_000;
   let shown = await readPoll(page, scope);
-  while (!isDeepStrictEqual(shown, expected) && Date.now() < until) {
+  while (!equals(shown, expected) && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     shown = await readPoll(page, scope);
   }
