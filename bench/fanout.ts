@@ -4,8 +4,8 @@
  * (default 100) measured (see timeBroadcasts); latency from each broadcast call to each viewer's receipt, pooled, and server memory
  * per idle viewer. The floor (bench/floor.ts) is measured the same way, with the same clients.
  */
-import type { ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { availableParallelism, setPriority } from 'node:os';
 import { viewerAccounts } from './answers';
 import { startFloor } from './chat';
 import { createChannelPage, createSite, percentile, receiptsOf, request, rssOf, startInstance, startWorker, type Instance } from './harness';
@@ -43,12 +43,18 @@ async function metricOf(instance: Instance, name: string): Promise<number> {
  * frames wait for its pass rather than take its core. (A slow broadcast's server profile shows 50–80 ms
  * without a sample: the server off the CPU, not working. At equal priority the worst of five runs was 1.19×
  * the floor, below it 1.14×; some such gaps remain with the server alone on a core.)
+ * They also run on the last CPU alone (BENCH_FANOUT_CLIENT_CPUS, a taskset list; default the last CPU when
+ * there are two or more, `all` to leave them free), the server free on every CPU: where the scheduler put the
+ * five clients otherwise differed from run to run — some beside the server, waiting out its pass, some not.
  */
 function startClients(count: number): ChildProcess[] {
   const nice = Number(process.env.BENCH_FANOUT_CLIENT_NICE ?? 10);
+  const cpus = process.env.BENCH_FANOUT_CLIENT_CPUS ?? (availableParallelism() > 1 ? String(availableParallelism() - 1) : 'all');
   return Array.from({ length: count }, () => {
     const worker = startWorker();
     if (nice > 0) setPriority(worker.pid as number, nice);
+    // -a: every thread the process has started already; those it starts later inherit the set.
+    if (cpus !== 'all') spawnSync('taskset', ['-a', '-p', '-c', cpus, String(worker.pid)], { stdio: 'ignore' });
     return worker;
   });
 }
@@ -118,11 +124,13 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   const site = createSite(instances[0]);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
   const channel = await createChannelPage(instances[0], headers, 'main');
+  // Up for an hour: each broadcast that ends sends its viewers a CLEAR, a pass of its own, and a run of
+  // hundreds of broadcasts (BENCH_FANOUT_BROADCASTS) would otherwise measure them side by side after a minute.
   const overlay = (await (
     await fetch(`${first.url}/overlay/v1`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ name: 'Bench', type: 'template', contents: { html: '<b>${score}</b>' }, duration: 60 }),
+      body: JSON.stringify({ name: 'Bench', type: 'template', contents: { html: '<b>${score}</b>' }, duration: 3600 }),
     })
   ).json()) as { _id: string };
 
