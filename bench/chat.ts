@@ -13,6 +13,7 @@ import { callJson, createSite, percentile, request, startWorker, type Instance }
 
 export interface Floor {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -31,7 +32,11 @@ export async function startFloor(env: Record<string, string> = {}): Promise<Floo
     });
     child.once('exit', () => reject(new Error('the floor server exited')));
   });
-  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
+    stop: () => new Promise((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))),
+  };
 }
 
 export interface ChatFigures {

@@ -37,24 +37,42 @@ async function metricOf(instance: Instance, name: string): Promise<number> {
 }
 
 /**
- * The viewers' client processes, at a lower priority than the server they measure (BENCH_FANOUT_CLIENT_NICE,
- * default 10; 0 leaves them as they are), for stagegraph and the floor alike. On a machine of few cores the
- * load generator and the server share the cores; below the server, the clients woken by a fan-out's first
- * frames wait for its pass rather than take its core. (A slow broadcast's server profile shows 50–80 ms
- * without a sample: the server off the CPU, not working. At equal priority the worst of five runs was 1.19×
- * the floor, below it 1.14×; some such gaps remain with the server alone on a core.)
- * They also run on the last CPU alone (BENCH_FANOUT_CLIENT_CPUS, a taskset list; default the last CPU when
- * there are two or more, `all` to leave them free), the server free on every CPU: where the scheduler put the
- * five clients otherwise differed from run to run — some beside the server, waiting out its pass, some not.
+ * Where the scheduler put the measured server and its five client processes differed from run to run on a
+ * machine of few cores — a client beside the server waits out its whole pass before it reads, a client on
+ * another core reads while the pass goes on — and a run's p99 moved with it: five runs spread 12.7–15.9 % of
+ * their median. So, for stagegraph and the floor alike, the server runs on every CPU but the last
+ * (BENCH_FANOUT_SERVER_CPUS) and the clients on the last alone (BENCH_FANOUT_CLIENT_CPUS): taskset lists,
+ * defaults when there are two CPUs or more, `all` to leave either free. Placed: 9.3 % and 4.0 % in two
+ * sessions. (The clients alone placed gave 8.5 % and 3.3 %, but everyone's p99 rose ~10 % and our p50 read
+ * 1.15× the floor's, ~1.0× here: the clients' one core was then part of what a run measured.)
  */
-function startClients(count: number): ChildProcess[] {
+function place(pid: number, variable: string, fallback: string): void {
+  const cpus = process.env[variable] ?? (availableParallelism() > 1 ? fallback : 'all');
+  // -a: every thread the process has started already; those it starts later inherit the set.
+  if (cpus !== 'all' && spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' }).status !== 0) {
+    console.warn(`${variable}: taskset could not place process ${pid} on CPU ${cpus}; it runs free`);
+  }
+}
+
+/** A measured server: on every CPU but the last. */
+function placeServer(pid: number): void {
+  const last = availableParallelism() - 1;
+  place(pid, 'BENCH_FANOUT_SERVER_CPUS', last > 1 ? `0-${last - 1}` : '0');
+}
+
+/**
+ * The viewers' client processes: on the last CPU when `placed` (above), and at a lower priority than the server they
+ * measure (BENCH_FANOUT_CLIENT_NICE, default 10; 0 leaves them as they are). Below the server, clients woken
+ * by a fan-out's first frames wait for its pass rather than take its core. (A slow broadcast's server profile
+ * showed 50–80 ms without a sample: the server off the CPU, not working. At equal priority the worst of five
+ * runs was 1.19× the floor, below it 1.14×.)
+ */
+function startClients(count: number, placed: boolean): ChildProcess[] {
   const nice = Number(process.env.BENCH_FANOUT_CLIENT_NICE ?? 10);
-  const cpus = process.env.BENCH_FANOUT_CLIENT_CPUS ?? (availableParallelism() > 1 ? String(availableParallelism() - 1) : 'all');
   return Array.from({ length: count }, () => {
     const worker = startWorker();
     if (nice > 0) setPriority(worker.pid as number, nice);
-    // -a: every thread the process has started already; those it starts later inherit the set.
-    if (cpus !== 'all') spawnSync('taskset', ['-a', '-p', '-c', cpus, String(worker.pid)], { stdio: 'ignore' });
+    if (placed) place(worker.pid as number, 'BENCH_FANOUT_CLIENT_CPUS', String(availableParallelism() - 1));
     return worker;
   });
 }
@@ -120,6 +138,8 @@ async function timeBroadcasts(workers: ChildProcess[], viewers: number, send: ()
 export async function measureFanout(viewers: number, instances: Instance[] = [], entry?: string, options: FanoutOptions = {}): Promise<FanoutResult> {
   const own = instances.length === 0;
   if (own) instances.push(await startInstance({ env: options.env }));
+  // Placed when it is one instance of its own; instances given (a fleet, two sharing a database) run free.
+  if (own) placeServer(instances[0].pid);
   const first = { url: entry ?? instances[0].url };
   const site = createSite(instances[0]);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
@@ -167,7 +187,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   await gcAndSettle();
   const rssBefore = instances.map((instance) => rssOf(instance.pid));
   const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
-  const workers = startClients(Math.ceil(viewers / perWorker));
+  const workers = startClients(Math.ceil(viewers / perWorker), own);
   let assigned = 0;
   const ready = await Promise.all(
     workers.map((worker, index) => {
@@ -220,14 +240,19 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   };
 }
 
-/** The fan-out section's floor: one SHOW frame from the bare ws server to N viewers (the fan-out's own clients). */
+/**
+ * The fan-out section's floor: one SHOW frame from the bare ws server to N viewers (the fan-out's own clients),
+ * `placed` as a single instance's fan-out is (above) when it stands beside one.
+ */
 export async function measureFanoutFloor(
   viewers: number,
+  placed = false,
 ): Promise<{ viewers: number; received: number; p50Ms: number; p99Ms: number; broadcastP99Ms: number[] }> {
   const floor = await startFloor();
+  if (placed) placeServer(floor.pid);
   try {
     const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
-    const workers = startClients(Math.ceil(viewers / perWorker));
+    const workers = startClients(Math.ceil(viewers / perWorker), placed);
     let assigned = 0;
     const ready = await Promise.all(
       workers.map((worker) => {

@@ -22,7 +22,7 @@ export async function fanoutSection(figures: Figures, viewers: number): Promise<
   const floors: Awaited<ReturnType<typeof measureFanoutFloor>>[] = [];
   for (let run = 0; run < repeat; run += 1) {
     runs.push(await measureFanout(viewers));
-    floors.push(await measureFanoutFloor(viewers));
+    floors.push(await measureFanoutFloor(viewers, true));
   }
   figures.fanout = runs;
   figures.fanoutFloor = floors;
