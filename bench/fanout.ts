@@ -42,7 +42,7 @@ async function metricOf(instance: Instance, name: string): Promise<number> {
  * another core reads while the pass goes on — and a run's p99 moved with it: five runs spread 12.7–15.9 % of
  * their median. So, for stagegraph and the floor alike, the server runs on every CPU but the last
  * (BENCH_FANOUT_SERVER_CPUS) and the clients on the last alone (BENCH_FANOUT_CLIENT_CPUS): taskset lists,
- * defaults when there are two CPUs or more, `all` to leave either free. Placed: 9.3 % and 4.0 % in two
+ * defaults when there are two CPUs or more, `all` to leave either free. Placed: 9.3, 4.0 and 4.3 % in three
  * sessions. (The clients alone placed gave 8.5 % and 3.3 %, but everyone's p99 rose ~10 % and our p50 read
  * 1.15× the floor's, ~1.0× here: the clients' one core was then part of what a run measured.)
  */
@@ -61,11 +61,11 @@ function placeServer(pid: number): void {
 }
 
 /**
- * The viewers' client processes: on the last CPU when `placed` (above), and at a lower priority than the server they
- * measure (BENCH_FANOUT_CLIENT_NICE, default 10; 0 leaves them as they are). Below the server, clients woken
- * by a fan-out's first frames wait for its pass rather than take its core. (A slow broadcast's server profile
- * showed 50–80 ms without a sample: the server off the CPU, not working. At equal priority the worst of five
- * runs was 1.19× the floor, below it 1.14×.)
+ * The viewers' client processes: on the last CPU when `placed` (above), and at a lower priority than the
+ * server they measure (BENCH_FANOUT_CLIENT_NICE, default 10; 0 leaves them as they are). Below the server,
+ * clients woken by a fan-out's first frames wait for its pass rather than take its core. (A slow broadcast's
+ * server profile showed 50–80 ms without a sample: the server off the CPU, not working. At equal priority the
+ * worst of five runs was 1.19× the floor, below it 1.14×.)
  */
 function startClients(count: number, placed: boolean): ChildProcess[] {
   const nice = Number(process.env.BENCH_FANOUT_CLIENT_NICE ?? 10);
@@ -137,9 +137,11 @@ async function timeBroadcasts(workers: ChildProcess[], viewers: number, send: ()
  */
 export async function measureFanout(viewers: number, instances: Instance[] = [], entry?: string, options: FanoutOptions = {}): Promise<FanoutResult> {
   const own = instances.length === 0;
-  if (own) instances.push(await startInstance({ env: options.env }));
   // Placed when it is one instance of its own; instances given (a fleet, two sharing a database) run free.
-  if (own) placeServer(instances[0].pid);
+  if (own) {
+    instances.push(await startInstance({ env: options.env }));
+    placeServer(instances[0].pid);
+  }
   const first = { url: entry ?? instances[0].url };
   const site = createSite(instances[0]);
   const headers = { 'content-type': 'application/json', 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
