@@ -97,6 +97,8 @@ export function pendingElement(sent: SentMessage, name: string, make: (message: 
     author: { accountId: '', name, admin: false },
     created: Date.now(),
     streamSecond: null,
+    held: sent.held,
+    dueAt: sent.dueAt,
     replyTo: sent.replyTo,
   });
   item.classList.add('sg-chat-pending');

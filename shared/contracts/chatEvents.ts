@@ -88,6 +88,10 @@ export interface ChatMessageView {
   /** Unix ms. */
   created: number;
   streamSecond: number | null;
+  /** Held for review: only in its author's and moderators' answers (a room's messages never are). */
+  held: boolean;
+  /** A delayed message's time to reach the room, Unix ms; null once it is in the room. */
+  dueAt: number | null;
   replyTo?: ChatReplyView | null;
 }
 

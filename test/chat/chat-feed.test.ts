@@ -39,6 +39,8 @@ const message = (seq: number): ChatMessageView => ({
   author: { accountId: `a${seq % 3}`, name: null, admin: false },
   created: 1_000 + seq,
   streamSecond: null,
+  held: false,
+  dueAt: null,
   replyTo: null,
 });
 

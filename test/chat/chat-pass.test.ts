@@ -19,6 +19,8 @@ const message = (seq: number): ChatMessageView => ({
   author: { accountId: 'a1', name: null, admin: false },
   created: 1_000 + seq,
   streamSecond: null,
+  held: false,
+  dueAt: null,
   replyTo: null,
 });
 

@@ -11,7 +11,7 @@ const ROOM_READ = /* GraphQL */ `
   query LiveChatRoom($panelId: ID!, $afterSeq: Int, $limit: Int) {
     chatRoom(panelId: $panelId, afterSeq: $afterSeq, limit: $limit) {
       system { name image welcomeMessage rulesLinkUrl loginButtonText allowLinks slowModeSeconds reactions pinned { messageId text author { accountId name admin } pinnedAt } }
-      messages { id seq panelId text author { accountId name admin } created streamSecond replyTo { id accountId name excerpt } }
+      messages { id seq panelId text author { accountId name admin } created streamSecond held dueAt replyTo { id accountId name excerpt } }
     }
   }
 `;

@@ -81,6 +81,8 @@ export class DuePublisher {
     private readonly db: Db,
     private readonly writer: ChatWriter,
     private readonly logger: Logger,
+    /** Told of each delayed message this instance published (the moderators' DECIDED event). */
+    private readonly published: (row: { id: string; siteId: string; panelId: string }) => void,
   ) {
     this.sweep = setInterval(() => this.publishDue(), SWEEP_MS);
     this.sweep.unref();
@@ -115,7 +117,7 @@ export class DuePublisher {
           take: SWEEP_BATCH,
           select: HELD_ROW,
         });
-        for (const row of rows) await publishHeld(this.db, this.writer, row, 'published');
+        for (const row of rows) if (await publishHeld(this.db, this.writer, row, 'published')) this.published(row);
         if (rows.length === SWEEP_BATCH) this.again = true;
       } while (this.again);
     })()

@@ -61,7 +61,16 @@ export class ChatRuntime {
   constructor(private readonly deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>) {
     const { config, database, logger } = deps;
     this.writer = new ChatWriter(database, (rooms) => this.announceStored(rooms));
-    this.due = new DuePublisher(database.prisma, this.writer, logger);
+    // A delayed message that reached its room leaves the moderators' queue on every instance.
+    this.due = new DuePublisher(database.prisma, this.writer, logger, (row) =>
+      this.announce({
+        v: CHAT_MESSAGE_VERSION,
+        kind: 'moderation',
+        siteId: row.siteId,
+        panelId: row.panelId,
+        event: { kind: 'DECIDED', held: [], reports: [], id: row.id, decision: 'published' },
+      }),
+    );
     this.limits = openRateLimiters(config, logger);
     this.siteLimit = this.limiter(SITE_LIMIT);
     this.reactionsHeld = holdChatReactions(deps);
