@@ -8,7 +8,7 @@
  */
 import { createHmac } from 'node:crypto';
 import Redis from 'ioredis';
-import { createSite, type Instance } from './harness';
+import { createChannelPage, createSite, type Instance } from './harness';
 import { databaseQueries } from './join';
 
 export interface OperationCost {
@@ -55,6 +55,7 @@ export async function measureCosts(instance: Instance, redisUrl: string, count =
   try {
     const site = createSite(instance);
     const admin = { 'x-service-client-id': site.siteId, 'x-service-developer-key': site.developerKey };
+    const channel = await createChannelPage(instance, { 'content-type': 'application/json', ...admin }, 'main');
     const overlay = await call(instance, 'POST', '/overlay/v1', admin, {
       name: 'Score',
       type: 'template',
@@ -100,7 +101,7 @@ export async function measureCosts(instance: Instance, redisUrl: string, count =
     };
     const operations: Record<string, (n: number) => () => Promise<unknown>> = {
       'overlay broadcast (REST, one channel)': (n) => () =>
-        call(instance, 'POST', `/overlay/v1/broadcast/${overlay._id}`, admin, { channelId: 'main', variables: { score: String(n) } }),
+        call(instance, 'POST', `/overlay/v1/broadcast/${overlay._id}`, admin, { channelId: channel, variables: { score: String(n) } }),
       'data event that fires a rule (→ one broadcast)': (n) => event('goal', n),
       'data event that fires nothing': (n) => event('tick', n),
     };

@@ -183,8 +183,9 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   );
   const connectedAt = Date.now();
 
-  // Warm the path once (document caches, query plans) before measuring.
-  await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: 'warmup', duration: 1 }) });
+  // Warm the path once (document caches, query plans) before measuring, on a channel nobody watches.
+  const warmup = await createChannelPage(instances[0], headers, 'warmup');
+  await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: warmup, duration: 1 }) });
 
   await gcAndSettle();
   const rssBefore = instances.map((instance) => rssOf(instance.pid));

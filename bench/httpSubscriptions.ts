@@ -8,7 +8,7 @@
  * from the call to each viewer's receipt, pooled by transport, and each broadcast's own p99 ratio. (One
  * broadcast alone gave ratios of 1.07–1.34 for the same build: a run's p99 was whichever broadcast it drew.)
  */
-import { percentile, receiptsOf, siteWithOverlay, request, rssOf, startInstance, startWorker } from './harness';
+import { createChannelPage, percentile, receiptsOf, siteWithOverlay, request, rssOf, startInstance, startWorker } from './harness';
 
 export interface HttpFanoutResult {
   transport: 'sse' | 'multipart';
@@ -28,7 +28,8 @@ const round1 = (value: number) => Math.round(value * 10) / 10;
 export async function measureHttpFanout(transport: 'sse' | 'multipart', perTransport: number): Promise<HttpFanoutResult> {
   const instance = await startInstance();
   const { site, headers, overlay, channel } = await siteWithOverlay(instance, 'Bench', '<b>${score}</b>', 60);
-  await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: 'warmup', duration: 1 }) });
+  const warmup = await createChannelPage(instance, headers, 'warmup');
+  await fetch(`${instance.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: warmup, duration: 1 }) });
 
   const perRound = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
   const rounds = Math.ceil(perTransport / perRound);

@@ -7,7 +7,7 @@
 import createClient from 'openapi-fetch';
 import type { paths } from '../generated/openapi.generated';
 import { checkAgainstOpenApi } from '../helpers/openapiCheck';
-import { createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 import type { Stack } from '../../stack';
 
 let stack: Stack;
@@ -37,6 +37,7 @@ it('creates, reads, lists and broadcasts an overlay through the generated client
   const overlay = created.data!;
   expect(overlay).toMatchObject({ name: 'Score bug', type: 'template', duration: 20, siteId: site.siteId });
 
+  const centreCourt = await createChannel(stack, site.siteId);
   const read = await api.GET('/overlay/v1/{id}', { params: { path: { id: overlay._id } } });
   expect(read.data).toEqual(overlay);
 
@@ -45,9 +46,9 @@ it('creates, reads, lists and broadcasts an overlay through the generated client
 
   const sent = await api.POST('/overlay/v1/broadcast/{id}', {
     params: { path: { id: overlay._id } },
-    body: { channelId: 'centre-court', duration: 5, variables: { home: 'Lions', score: '2-1' } },
+    body: { channelId: centreCourt, duration: 5, variables: { home: 'Lions', score: '2-1' } },
   });
-  expect(sent.data).toMatchObject({ success: true, channelId: 'centre-court', overlay: { contents: { html: '<b>Lions</b> 2-1' } } });
+  expect(sent.data).toMatchObject({ success: true, channelId: centreCourt, overlay: { contents: { html: '<b>Lions</b> 2-1' } } });
   expect(sent.data!.expiresAt - sent.data!.startedAt).toBe(5000);
 });
 

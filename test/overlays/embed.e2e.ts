@@ -311,7 +311,9 @@ describe('live overlays in the embed', () => {
     const overlayId = await createOverlay({ name: 'Routing', contents: { html: '<p>routed</p>' } });
     const theirOverlay = await createOverlay({ name: 'Theirs', contents: { html: '<p>theirs</p>' } }, other);
     const elsewhere = await broadcast(overlayId, { channelId: otherChannel });
-    const theirs = await broadcast(theirOverlay, { channelId: channel }, other);
+    // Another site cannot target this site's channel at all (404), and its own channel's broadcast stays its own.
+    expect((await rest(stack, 'POST', `/overlay/v1/broadcast/${theirOverlay}`, { headers: other.admin, body: { channelId: channel } })).status).toBe(404);
+    const theirs = await broadcast(theirOverlay, { channelId: await createChannel(stack, other.siteId) }, other);
     const theirSiteWide = await broadcast(theirOverlay, {}, other);
     const siteWide = await broadcast(overlayId, {});
     const own = await broadcast(overlayId, { channelId: channel });

@@ -1,5 +1,5 @@
 /** Overlays over the documented REST paths: every operation, its errors, and tenancy. */
-import { createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 import { rest } from '../helpers/http';
 import type { Stack } from '../../stack';
 
@@ -16,10 +16,24 @@ const template = {
   duration: 30,
 };
 
+/** Channels of site A (channel1, channel9, x, y) and one of site B (theirX). */
+let channel1: string;
+let channel9: string;
+let x: string;
+let y: string;
+let theirX: string;
+
 beforeAll(async () => {
   stack = await startTestStack();
   site = await createTestSite(stack, 'Site A');
   other = await createTestSite(stack, 'Site B');
+  [channel1, channel9, x, y] = [
+    await createChannel(stack, site.siteId),
+    await createChannel(stack, site.siteId),
+    await createChannel(stack, site.siteId),
+    await createChannel(stack, site.siteId),
+  ];
+  theirX = await createChannel(stack, other.siteId);
 });
 afterAll(stopAll);
 
@@ -196,13 +210,13 @@ describe('broadcasts', () => {
     const overlay = await createOverlay(site);
     const reply = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, {
       headers: site.admin,
-      body: { duration: 5, channelId: 'channel-1', variables: { home: 'Reds', away: '<Blues>', homeScore: 2, awayScore: '1' } },
+      body: { duration: 5, channelId: channel1, variables: { home: 'Reds', away: '<Blues>', homeScore: 2, awayScore: '1' } },
     });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({
       success: true,
       broadcastId: expect.any(String),
-      channelId: 'channel-1',
+      channelId: channel1,
       tagId: null,
       variables: { home: 'Reds', away: '<Blues>', homeScore: '2', awayScore: '1' },
     });
@@ -216,17 +230,33 @@ describe('broadcasts', () => {
 
   it('takes the sports workflow’s targetId as the channel, and the overlay’s duration by default', async () => {
     const overlay = await createOverlay(site);
-    const reply = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { targetId: 'channel-9' } });
+    const reply = await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { targetId: channel9 } });
     expect(reply.status).toBe(200);
-    expect(reply.body.channelId).toBe('channel-9');
+    expect(reply.body.channelId).toBe(channel9);
     expect(reply.body.expiresAt - reply.body.startedAt).toBe(template.duration * 1000);
   });
 
   it('broadcasts to a tag', async () => {
     const overlay = await createOverlay(site);
-    const reply = await rest(stack, 'POST', `/broadcast/${overlay._id}/tag/vip`, { headers: site.admin, body: { channelId: 'channel-1' } });
+    const reply = await rest(stack, 'POST', `/broadcast/${overlay._id}/tag/vip`, { headers: site.admin, body: { channelId: channel1 } });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ success: true, tagId: 'vip', channelId: 'channel-1' });
+    expect(reply.body).toMatchObject({ success: true, tagId: 'vip', channelId: channel1 });
+  });
+
+  it('answers 404 naming channelId for a channel that exists nowhere, or on another site, and stores nothing', async () => {
+    const overlay = await createOverlay(site);
+    await rest(stack, 'POST', '/overlay/v1/clear-broadcast', { headers: site.admin });
+    const targets: [string, Record<string, unknown>][] = [
+      [`/overlay/v1/broadcast/${overlay._id}`, { channelId: 'no-such-channel' }],
+      [`/overlay/v1/broadcast/${overlay._id}`, { targetId: theirX }],
+      [`/broadcast/${overlay._id}/tag/vip`, { channelId: 'no-such-channel' }],
+    ];
+    for (const [path, body] of targets) {
+      const reply = await rest(stack, 'POST', path, { headers: site.admin, body });
+      expect(reply.status).toBe(404);
+      expect(reply.body).toEqual({ success: false, message: expect.stringContaining('channel') });
+    }
+    expect((await rest(stack, 'POST', '/overlay/v1/clear-broadcast', { headers: site.admin })).body.cleared).toBe(0);
   });
 
   it('clears one channel’s broadcasts, then all of the site’s, and never another site’s', async () => {
@@ -234,12 +264,12 @@ describe('broadcasts', () => {
     const theirs = await createOverlay(other);
     await rest(stack, 'POST', '/overlay/v1/clear-broadcast', { headers: site.admin });
     await rest(stack, 'POST', '/overlay/v1/clear-broadcast', { headers: other.admin });
-    for (const channelId of ['x', 'x', 'y']) {
-      await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId } });
+    for (const channelId of [x, x, y]) {
+      expect((await rest(stack, 'POST', `/overlay/v1/broadcast/${overlay._id}`, { headers: site.admin, body: { channelId } })).status).toBe(200);
     }
-    await rest(stack, 'POST', `/overlay/v1/broadcast/${theirs._id}`, { headers: other.admin, body: { channelId: 'x' } });
+    expect((await rest(stack, 'POST', `/overlay/v1/broadcast/${theirs._id}`, { headers: other.admin, body: { channelId: theirX } })).status).toBe(200);
 
-    const one = await rest(stack, 'POST', '/overlay/v1/clear-broadcast/x', { headers: site.admin });
+    const one = await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${x}`, { headers: site.admin });
     expect(one.status).toBe(200);
     expect(one.body).toEqual({ success: true, cleared: 2, message: expect.any(String) });
     const all = await rest(stack, 'POST', '/overlay/v1/clear-broadcast', { headers: site.admin });

@@ -6,7 +6,7 @@
 import type { Stack } from '../../stack';
 import { join } from '../helpers/community';
 import { rest } from '../helpers/http';
-import { createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
+import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 
 let stack: Stack;
 let site: TestSite;
@@ -278,8 +278,9 @@ it('overlay routes accept J alone, as the sports workflow sends it: the site is 
   expect(made.status).toBe(200);
   expect(made.body.siteId).toBe(site.siteId);
   expect((await rest(stack, 'GET', `/overlay/v1/${made.body._id}`, { headers: bearer })).status).toBe(200);
-  expect((await rest(stack, 'POST', `/overlay/v1/broadcast/${made.body._id}`, { headers: bearer, body: { targetId: 'pitch' } })).status).toBe(200);
-  expect((await rest(stack, 'POST', '/overlay/v1/clear-broadcast/pitch', { headers: bearer })).status).toBe(200);
+  const pitch = await createChannel(stack, site.siteId);
+  expect((await rest(stack, 'POST', `/overlay/v1/broadcast/${made.body._id}`, { headers: bearer, body: { targetId: pitch } })).status).toBe(200);
+  expect((await rest(stack, 'POST', `/overlay/v1/clear-broadcast/${pitch}`, { headers: bearer })).status).toBe(200);
   expect((await rest(stack, 'GET', '/overlay/v1', { headers: { ...bearer, 'x-service-client-id': other.siteId } })).status).toBe(401);
   // Other families keep the seed's C + J.
   expect((await rest(stack, 'GET', '/panel/v3/', { headers: bearer })).status).toBe(401);

@@ -7,6 +7,7 @@ import type { Db } from '../../../shared/db/client';
 import type { Prisma } from '../../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { publishBroadcastEvent, showOverlay } from '../broadcasts';
+import { checkChannelOfSite } from '../channels';
 import { audienceTags, clearEventOf, withRemaining, type OverlayBroadcastEvent } from '../../../shared/contracts/liveEvents';
 import { concurrentsOf } from '../presence';
 import { overlayTimeline } from '../timecode';
@@ -31,9 +32,11 @@ async function broadcast(
 ): Promise<OverlayBroadcastEvent> {
   const siteId = requireAdmin(ctx.identity, SCOPE, { write: true });
   const overlay = await findOverlay(ctx.db, siteId, overlayId);
+  const channelId = checkOptionalId(input?.channelId, 'channelId');
+  if (channelId !== null) await checkChannelOfSite(ctx, siteId, channelId);
   return showOverlay(ctx, siteId, overlay, {
     duration: checkDuration(input?.duration ?? overlay.duration),
-    channelId: checkOptionalId(input?.channelId, 'channelId'),
+    channelId,
     tagId,
     tags: tagId === null ? [] : [tagId],
     variables: checkVariables(input?.variables),
