@@ -32,7 +32,7 @@ export function createResolvers(runtime: ContentRuntime): Resolvers {
     calendarResolvers,
     webhookResolvers,
     chatResolvers(runtime.chat),
-    showResolvers(runtime.reads),
+    showResolvers(runtime.reads, runtime.webhooks),
     trustedDocumentResolvers,
   );
 }

@@ -11,6 +11,8 @@ import { expectStatus, until } from '../helpers/wait';
 import { verifyWebhookSignature } from '../../subgraphs/content/webhooks';
 import { documentedSignatureHolds, SIGNATURE_TOLERANCE_MS } from '../helpers/webhookSignature';
 import type { Stack } from '../../stack';
+import { registerShowProvider } from '../helpers/show';
+import { startFakeStreamProvider } from '../helpers/streamProvider';
 
 const RETRY_BASE_MS = 50;
 // A partner here runs in the test's own event loop: a timeout of seconds, so a stall of the loaded machine is
@@ -98,6 +100,40 @@ async function createChannel(owner: TestSite, extra: Record<string, unknown> = {
   expect(reply.status).toBe(200);
   return reply.body as { _id: string; slug: string };
 }
+
+it('delivers admin.channelUpdated with its streamId when a stream is attached to the channel', async () => {
+  const provider = await startFakeStreamProvider();
+  try {
+    const receiver = await startReceiver();
+    const endpoint = await register(site, receiver.url);
+    const page = await createChannel(site, { renderers: { livestream: { livestream_published: false } } });
+    const [created] = await receiver.waitFor(1);
+    expect(JSON.parse(created.body)).toMatchObject({ change: 'created', eventData: { channelId: page._id, streamId: null } });
+    const contract = await registerShowProvider(stack, site, provider);
+    const stream = await rest(stack, 'POST', '/stream/v1/', {
+      headers: site.admin,
+      body: { pageId: page._id, contractId: contract.id, fallbackImageUrl: 'https://images.fake.test/fallback.png' },
+    });
+    expect(stream.status).toBe(201);
+    const [, attached] = await receiver.waitFor(2);
+    expect(JSON.parse(attached.body)).toMatchObject({
+      event: 'admin.channelUpdated',
+      change: 'updated',
+      eventData: { channelId: page._id, event: 'admin.channelUpdated', siteId: site.siteId, streamId: stream.body._id },
+    });
+    // A second stream leaves the channel's own in place: nothing changed, nothing delivered.
+    const second = await rest(stack, 'POST', '/stream/v1/', {
+      headers: site.admin,
+      body: { pageId: page._id, contractId: contract.id, fallbackImageUrl: 'https://images.fake.test/fallback.png' },
+    });
+    expect(second.status).toBe(201);
+    const deliveries = await stack.database.prisma.webhookDelivery.count({ where: { endpointId: endpoint._id } });
+    expect(deliveries).toBe(2);
+    await rest(stack, 'DELETE', `/webhook/v1/${endpoint._id}`, { headers: site.admin });
+  } finally {
+    await provider.close();
+  }
+});
 
 it('registers an endpoint with a secret shown once', async () => {
   const receiver = await startReceiver();

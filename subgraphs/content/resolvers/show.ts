@@ -6,9 +6,10 @@ import { attachChannelStream } from '../show/channelStream';
 import { channelVideos, updateVideo } from '../show/channelVideos';
 import { readerOf, type ViewerReads } from '../viewerReads';
 import { Scopes } from '../scopes';
+import type { WebhookWaker } from '../webhookDispatcher';
 
-/** `reads`: the runtime's kept reads (pages, shows, recordings). */
-export const showResolvers = (reads: ViewerReads): Resolvers => ({
+/** `reads`: the runtime's kept reads (pages, shows, recordings); `webhooks`: woken when an attach wrote admin.channelUpdated. */
+export const showResolvers = (reads: ViewerReads, webhooks: WebhookWaker): Resolvers => ({
   Query: {
     channelStatus: (_root, { channelId }, ctx) => channelStatus(readerOf(ctx, reads), requireSite(ctx.identity), channelId),
     channelVideos: (_root, { channelId, limit, offset }, ctx) =>
@@ -16,7 +17,10 @@ export const showResolvers = (reads: ViewerReads): Resolvers => ({
   },
   Mutation: {
     updateVideo: (_root, { id, input }, ctx) => updateVideo(readerOf(ctx, reads), requireAdmin(ctx.identity, Scopes.videos, { write: true }), id, input),
-    attachChannelStream: (_root, { channelId, streamId }, ctx) =>
-      attachChannelStream(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true, pageId: channelId }), channelId, streamId),
+    attachChannelStream: async (_root, { channelId, streamId }, ctx) => {
+      const attached = await attachChannelStream(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true, pageId: channelId }), channelId, streamId);
+      if (attached.changed) webhooks.kick();
+      return attached.page;
+    },
   },
 });

@@ -12,25 +12,42 @@ import type { Logger } from '../../../shared/logger';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { isRecord } from '../checks';
 import { findPage } from '../pages';
+import { enqueueChannelUpdated } from '../webhooks';
 import { streamIdOf } from './channelShow';
 
 /** Tries this many times when another write changed the page between its read and the update. */
 const ATTEMPTS = 5;
 
-export async function attachChannelStream(db: SubgraphContext['db'], siteId: string, channelId: string, streamId: string): Promise<Page> {
+/**
+ * Makes `streamId` the channel's stream unless it names one; `changed` when it did, in which case the
+ * site's admin.channelUpdated webhook (seed 001, Events 1: its `streamId`) was written with the change.
+ */
+export async function attachChannelStream(
+  db: SubgraphContext['db'],
+  siteId: string,
+  channelId: string,
+  streamId: string,
+): Promise<{ page: Page; changed: boolean }> {
   for (let attempt = 1; ; attempt += 1) {
     const page = await findPage(db, siteId, channelId);
-    if (streamIdOf(page.document) !== null) return page;
+    if (streamIdOf(page.document) !== null) return { page, changed: false };
     const document = isRecord(page.document) ? page.document : {};
     const renderers = isRecord(document.renderers) ? document.renderers : {};
     const livestream = isRecord(renderers.livestream) ? renderers.livestream : {};
     const next = { ...document, renderers: { ...renderers, livestream: { ...livestream, stream_id: streamId } } };
     // Conditional on the page being as read: a concurrent write (or a second stream) is never overwritten.
-    const written = await db.page.updateMany({
-      where: { id: page.id, updatedAt: page.updatedAt },
-      data: { document: next, updatedAt: new Date(Math.max(Date.now(), page.updatedAt.getTime() + 1)) },
+    const attached = await db.$transaction(async (tx) => {
+      const written = await tx.page.updateMany({
+        where: { id: page.id, updatedAt: page.updatedAt },
+        data: { document: next, updatedAt: new Date(Math.max(Date.now(), page.updatedAt.getTime() + 1)) },
+      });
+      if (written.count === 0) return null;
+      const changed = await tx.page.findUniqueOrThrow({ where: { id: page.id } });
+      await enqueueChannelUpdated(tx, changed, 'updated');
+      return changed;
     });
-    if (written.count === 1 || attempt === ATTEMPTS) return findPage(db, siteId, channelId);
+    if (attached) return { page: attached, changed: true };
+    if (attempt === ATTEMPTS) return { page: await findPage(db, siteId, channelId), changed: false };
   }
 }
 
