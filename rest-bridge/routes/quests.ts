@@ -197,7 +197,7 @@ export const questRoutes: RouteSpec[] = [
 
 // ------------------------------------------------------------------ a viewer's progress and the raffle (ours: DESIGN.md "Viewers take part")
 
-const PROGRESS = /* GraphQL */ `questId completed completedAt actions { arrayId kind value valueRequired done }`;
+const PROGRESS = /* GraphQL */ `questId completed completedAt claimedMessage actions { arrayId kind value valueRequired done }`;
 
 export const questProgressSchemas: Record<string, JsonSchema> = {
   QuestActionProgress: {
@@ -213,11 +213,15 @@ export const questProgressSchemas: Record<string, JsonSchema> = {
   },
   QuestProgress: {
     type: 'object',
-    required: ['questId', 'completed', 'completedAt', 'actions'],
+    required: ['questId', 'completed', 'completedAt', 'claimedMessage', 'actions'],
     properties: {
       questId: str,
       completed: { type: 'boolean' },
       completedAt: { ...epochMs, type: ['number', 'null'] },
+      claimedMessage: {
+        type: ['string', 'null'],
+        description: 'The quest’s claimedMessage once completed (what the viewer is shown for the reward); null before',
+      },
       actions: arrayOf(ref('QuestActionProgress')),
     },
   },

@@ -43,6 +43,8 @@ export interface QuestProgressView {
   completed: boolean;
   completedAt: number | null;
   claimId: string | null;
+  /** The quest's claimedMessage once completed (what the viewer is shown for the reward); null before. */
+  claimedMessage: string | null;
   actions: ActionProgressView[];
 }
 

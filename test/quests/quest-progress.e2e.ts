@@ -140,6 +140,7 @@ describe('progress from answers', () => {
       questId,
       completed: false,
       completedAt: null,
+      claimedMessage: null,
       actions: [
         { arrayId: 'any', kind: 'answer:polls:any', value: 0, valueRequired: 2, done: false },
         { arrayId: 'mood', kind: 'answer:polls:specific', value: 0, valueRequired: 1, done: false },
@@ -159,6 +160,8 @@ describe('progress from answers', () => {
       (reply) => reply.body.completed === true,
     );
     expect(done.body.completedAt).toEqual(expect.any(Number));
+    // What the viewer is shown for the reward comes with the completion (the quest's claimedMessage).
+    expect(done.body.claimedMessage).toBe('Yours!');
     expect(done.body.actions.every((action: { done: boolean }) => action.done)).toBe(true);
 
     // A further answer changes nothing of the completion.
@@ -190,7 +193,16 @@ describe('progress from answers', () => {
     expect(JSON.parse(delivery.body)).toMatchObject({
       event: 'quest.completed',
       siteId: site.siteId,
-      eventData: { questId, accountId, claimId, rewardType: 'webhook', webhookId: 'hoodie-m', webhookType: 'merch', webhookValue: 25 },
+      eventData: {
+        questId,
+        accountId,
+        claimId,
+        rewardType: 'webhook',
+        webhookId: 'hoodie-m',
+        webhookType: 'merch',
+        webhookValue: 25,
+        claimedMessage: 'Yours!',
+      },
     });
 
     const me = await rest(stack, 'GET', '/leaderboard/v1/me', { headers: viewer(site, token) });

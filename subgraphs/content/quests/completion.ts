@@ -95,6 +95,8 @@ export async function recordClaim(deps: QuestDeps, completion: QuestCompletion):
       data: { claimRecordedAt: new Date() },
     });
     if (marked.count !== 1) return 0;
+    // The reward's message, as the viewer is shown it (a quest deleted since keeps none).
+    const quest = await tx.quest.findUnique({ where: { id: completion.questId }, select: { claimedMessage: true } });
     return enqueueWebhook(tx, completion.siteId, WebhookEvents.questCompleted, 'completed', {
       questId: completion.questId,
       accountId: completion.accountId,
@@ -103,6 +105,7 @@ export async function recordClaim(deps: QuestDeps, completion: QuestCompletion):
       webhookId: completion.webhookId,
       webhookType: completion.webhookType,
       webhookValue: completion.webhookValue,
+      claimedMessage: quest?.claimedMessage ?? null,
     });
   });
   if (written > 0) deps.webhooks.kick();

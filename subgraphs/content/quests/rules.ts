@@ -111,6 +111,7 @@ export function viewOf(
     completed: Boolean(completion),
     completedAt: completion?.completedAt.getTime() ?? null,
     claimId: completion?.claimId ?? null,
+    claimedMessage: completion ? quest.claimedMessage : null,
     actions,
   };
 }
