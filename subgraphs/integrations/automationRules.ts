@@ -21,8 +21,8 @@ export interface CompiledRule {
 const ACTIVE_RULES = /* GraphQL */ `
   query ActiveAutomationRules($dataProviderId: ID!) { activeAutomationRules(dataProviderId: $dataProviderId) { id jsonRule } }
 `;
-const RUN_RULE = /* GraphQL */ `
-  mutation RunAutomationRule($id: ID!, $event: JSON!) { runAutomationRule(id: $id, event: $event) { broadcastId } }
+const RUN_RULES = /* GraphQL */ `
+  mutation RunAutomationRules($ids: [ID!]!, $event: JSON!) { runAutomationRules(ids: $ids, event: $event) { broadcastId } }
 `;
 
 /** Active rules of each provider, compiled; kept for a minute at most, dropped sooner by the bus. */
@@ -56,15 +56,14 @@ export function rulesMetBy(rules: readonly CompiledRule[], event: unknown): Comp
 }
 
 /**
- * Runs the actions of the given rules for an event of a site. A failure is logged and not thrown: the
- * event is stored already, and the provider must not send it again because an overlay could not show.
+ * Runs the actions of the given rules for an event of a site, together, so the overlays subgraph ranks
+ * them by priority per channel. A failure is logged and not thrown: the event is stored already, and the
+ * provider must not send it again because an overlay could not show.
  */
 export async function runRules(supergraph: SupergraphClient, logger: Logger, siteId: string, rules: readonly CompiledRule[], event: unknown): Promise<void> {
-  await Promise.all(
-    rules.map((rule) =>
-      supergraph.execute(RUN_RULE, { id: rule.id, event }, serviceIdentity(siteId)).catch((error: Error) => {
-        logger.error({ err: error.message, ruleId: rule.id }, 'automation rule action failed');
-      }),
-    ),
-  );
+  if (rules.length === 0) return;
+  const ids = rules.map((rule) => rule.id);
+  await supergraph.execute(RUN_RULES, { ids, event }, serviceIdentity(siteId)).catch((error: Error) => {
+    logger.error({ err: error.message, ruleIds: ids }, 'automation rule actions failed');
+  });
 }

@@ -168,3 +168,36 @@ export function ruleBroadcasts(rule: JsonRule, ruleChannelId: string | null, eve
     targeting.scope === 'all_channels' ? [null] : targeting.target.length > 0 ? [...new Set(targeting.target)] : [ruleChannelId];
   return channels.map((channelId) => ({ duration, channelId, tagId: null, tags, variables }));
 }
+
+/** A rule's broadcasts for one event, with what ranks it against the other rules the event met. */
+export interface RankedBroadcasts<T extends Pick<BroadcastTarget, 'channelId'>> {
+  priority: number;
+  /** When the rule was created (Unix ms): the newest wins a tie. */
+  createdAt: number;
+  targets: T[];
+}
+
+/**
+ * Of the broadcasts several rules want for one event, those that win by priority (seed 001's
+ * `targeting.priority`): per channel, the highest priority, then the newest rule. A rule for every
+ * channel (channelId null) reaches every channel, so it also wins over a rule for one channel that it
+ * outranks or ties; a rule for one channel that outranks it still shows there too (the site-wide
+ * broadcast cannot be withheld from one channel).
+ */
+export function byPriority<T extends Pick<BroadcastTarget, 'channelId'>>(ranked: readonly RankedBroadcasts<T>[]): T[] {
+  const order = [...ranked].sort((a, b) => b.priority - a.priority || b.createdAt - a.createdAt);
+  const taken = new Set<string | null>();
+  let everyChannel = false;
+  const winners: T[] = [];
+  for (const rule of order) {
+    for (const target of rule.targets) {
+      if (taken.has(target.channelId)) continue;
+      // Outranked (or tied by a newer rule) for every channel: this channel shows that rule's overlay.
+      if (target.channelId !== null && everyChannel) continue;
+      taken.add(target.channelId);
+      if (target.channelId === null) everyChannel = true;
+      winners.push(target);
+    }
+  }
+  return winners;
+}

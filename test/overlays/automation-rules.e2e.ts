@@ -7,6 +7,7 @@ import { createHmac } from 'node:crypto';
 import { channelNamed, createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 import { graphql, rest } from '../helpers/http';
 import { watch, type Viewer } from '../helpers/viewer';
+import { until } from '../helpers/wait';
 import type { Stack } from '../../stack';
 
 let stack: Stack;
@@ -279,7 +280,12 @@ describe('rules fired by data events', () => {
       const name = `op-${index}-${operator}`;
       names.push(name);
       const template = await createTemplate(site, name);
-      await createRule({ name, jsonRule: { ...jsonRule({ dataProviderId: source.dataProviderId, fact, operator, value }, { templateId: template }) } });
+      // A channel each: of the rules an event meets for one channel only the first by priority shows there.
+      const targeting = { scope: 'specific_channels', target: [await channel(name)] };
+      await createRule({
+        name,
+        jsonRule: { ...jsonRule({ dataProviderId: source.dataProviderId, fact, operator, value }, { templateId: template }, targeting) },
+      });
     }
     await sendEvent({ data: { score: 10, team: 'home', labels: ['derby', 'cup'] }, meta: {} }, source);
     const fired = new Set((await activeBroadcasts()).map((broadcast) => broadcast.overlay.name));
@@ -404,5 +410,52 @@ describe('rules fired by data events', () => {
     expect((await theirViewer.next()).overlay.id).toBe(theirTemplate);
     await mine.none();
     await rest(stack, 'POST', '/overlay/v1/clear-broadcast', { headers: other.admin });
+  });
+});
+
+describe('priority (targeting.priority)', () => {
+  /** A rule of `scores` that broadcasts the template `name` to `targeting`; created after every rule before it (its own millisecond). */
+  async function rankedRule(scores: { dataProviderId: string }, name: string, targeting: object): Promise<string> {
+    const before = Date.now();
+    await until(
+      async () => Date.now(),
+      (now) => now > before,
+      'a millisecond of its own',
+    );
+    const template = await createTemplate(site, name);
+    return createRule({
+      name,
+      active: true,
+      jsonRule: jsonRule({ dataProviderId: scores.dataProviderId }, { templateId: template }, targeting),
+    });
+  }
+  const shownOn = async (channelId: string | null) =>
+    (await activeBroadcasts())
+      .filter((broadcast) => broadcast.channelId === channelId)
+      .map((broadcast) => broadcast.overlay.name)
+      .sort();
+
+  it('shows on each channel only the highest priority’s overlay, the newest rule of a tie; every channel gets its own', async () => {
+    const scores = await registerProvider(site, 'Ranked scores');
+    const [x, y] = [await channel('ranked-x'), await channel('ranked-y')];
+    await rankedRule(scores, 'X low', { scope: 'specific_channels', target: [x], priority: 1 });
+    await rankedRule(scores, 'X high', { scope: 'specific_channels', target: [x], priority: 5 });
+    await rankedRule(scores, 'X high, newer', { scope: 'specific_channels', target: [x], priority: 5 });
+    await rankedRule(scores, 'Y only', { scope: 'specific_channels', target: [y] });
+    await sendEvent({ data: { score: 3, team: 'Lions' } }, scores);
+    expect(await shownOn(x)).toEqual(['X high, newer']);
+    expect(await shownOn(y)).toEqual(['Y only']);
+  });
+
+  it('lets a rule for every channel outrank one for a single channel, which still shows where it outranks it', async () => {
+    const scores = await registerProvider(site, 'Site-wide scores');
+    const [x, y] = [await channel('wide-x'), await channel('wide-y')];
+    await rankedRule(scores, 'Everywhere', { scope: 'all_channels', priority: 10 });
+    await rankedRule(scores, 'X below', { scope: 'specific_channels', target: [x], priority: 3 });
+    await rankedRule(scores, 'Y above', { scope: 'specific_channels', target: [y], priority: 20 });
+    await sendEvent({ data: { score: 9, team: 'Lions' } }, scores);
+    expect(await shownOn(null)).toEqual(['Everywhere']);
+    expect(await shownOn(x)).toEqual([]);
+    expect(await shownOn(y)).toEqual(['Y above']);
   });
 });

@@ -12,7 +12,7 @@ import { newId } from '../../../shared/ids';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { showOverlay } from '../broadcasts';
 import type { Resolvers } from '../resolvers.generated';
-import { checkJsonRule, isKnownFact, ruleBroadcasts, type JsonRule } from '../rules';
+import { byPriority, checkJsonRule, isKnownFact, ruleBroadcasts, type JsonRule } from '../rules';
 import { checkName, checkOptionalId } from '../validation';
 import { findOverlay } from './overlays';
 
@@ -164,6 +164,22 @@ export const ruleResolvers: Resolvers = {
       const targets = ruleBroadcasts(jsonRule, rule.channelId, event, overlay.duration);
       // The data event that fired the rule is accepted: its broadcasts are held through a Redis blip, never refused.
       return Promise.all(targets.map((target) => showOverlay(ctx, siteId, overlay, target, 'held')));
+    },
+    runAutomationRules: async (_root, { ids, event }, ctx) => {
+      const siteId = requireAdmin(ctx.identity, SCOPE, { write: true });
+      const rules = await ctx.db.automationRule.findMany({ where: { siteId, id: { in: [...new Set(ids)] }, isActive: true } });
+      const ranked = await Promise.all(
+        rules.map(async (rule) => {
+          const jsonRule = rule.jsonRule as unknown as JsonRule;
+          // A rule whose template is gone shows nothing; the other rules the event met still run.
+          const overlay = await ctx.db.overlay.findFirst({ where: { id: jsonRule.action.templateId, siteId } });
+          if (!overlay) ctx.logger.warn({ ruleId: rule.id, templateId: jsonRule.action.templateId }, 'automation rule template not found');
+          const targets = overlay ? ruleBroadcasts(jsonRule, rule.channelId, event, overlay.duration).map((target) => ({ ...target, overlay })) : [];
+          return { priority: jsonRule.action.targeting.priority ?? 0, createdAt: rule.createdAt.getTime(), targets };
+        }),
+      );
+      // The data event that met the rules is accepted: its broadcasts are held through a Redis blip, never refused.
+      return Promise.all(byPriority(ranked).map(({ overlay, ...target }) => showOverlay(ctx, siteId, overlay, target, 'held')));
     },
   },
   AutomationRule: {
