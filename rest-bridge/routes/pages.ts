@@ -274,9 +274,17 @@ export const pageRoutes: RouteSpec[] = [
     summary: 'Create a page (channel or landing); its slug is unique in the site (409 otherwise)',
     tag: 'Pages and channels',
     auth: ADMIN,
-    body: { schema: { type: 'object', required: ['slug', 'type'], additionalProperties: false, properties: pageBodyFields }, required: true },
+    body: {
+      schema: {
+        type: 'object',
+        required: ['slug', 'type'],
+        additionalProperties: false,
+        properties: { ...pageBodyFields, template_id: { ...str, description: 'A channel template whose panels, rules and theme the channel starts with' } },
+      },
+      required: true,
+    },
     document: /* GraphQL */ `mutation CreatePage($input: PageInput!) { result: createPage(input: $input) { ${PAGE} } }`,
-    variables: { input: { slug: 'body.slug', type: 'body.type', siteId: 'body.site_id', ...pageParts } },
+    variables: { input: { slug: 'body.slug', type: 'body.type', siteId: 'body.site_id', templateId: 'body.template_id', ...pageParts } },
     response: ref('Page'),
   },
   {

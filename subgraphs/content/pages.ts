@@ -257,13 +257,15 @@ async function insertPage(tx: Writer, row: Omit<Prisma.PageUncheckedCreateInput,
   return page;
 }
 
-export async function createPage(db: Db, siteId: string, input: PageCreate): Promise<Page> {
+/** Stores a new page; `alsoWrite` runs in its transaction (a template's panel copies), so both or neither are stored. */
+export async function createPage(db: Db, siteId: string, input: PageCreate, alsoWrite?: (tx: Writer) => Promise<void>): Promise<Page> {
   checkSiteId(input.siteId, siteId, 'site_id');
   const { document, gatePassword } = buildDocument({}, input);
   const hash = await gatePasswordHash(document, gatePassword, null);
   const now = new Date();
-  return db.$transaction((tx) =>
-    insertPage(
+  return db.$transaction(async (tx) => {
+    await alsoWrite?.(tx);
+    return insertPage(
       tx,
       {
         id: newId(),
@@ -278,8 +280,8 @@ export async function createPage(db: Db, siteId: string, input: PageCreate): Pro
         updatedAt: now,
       },
       'created',
-    ),
-  );
+    );
+  });
 }
 
 export interface PageChange extends PageParts {

@@ -1,16 +1,60 @@
-/** Channel templates over their REST paths: create, limits, list defaults and search, get, replace, archive, permissions, tenancy. */
+/**
+ * Channel templates over their REST paths: create, limits, list defaults and search, get, replace, archive,
+ * permissions, tenancy; the panels and rules a template names must exist; and a channel made from a template
+ * (REST and GraphQL) starts with copies of its panels in its sidebar, its rules bound to it and its theme.
+ */
+import { createChatPanel } from '../helpers/chat';
 import { createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
-import { rest } from '../helpers/http';
+import { graphql, rest } from '../helpers/http';
 import type { Stack } from '../../stack';
 
 let stack: Stack;
 let site: TestSite;
 let other: TestSite;
 
+/** What each site's templates name: a chat panel (by slug) and two automation rules (by ID). */
+const named = new Map<string, { slug: string; panelId: string; rules: string[]; dataProviderId: string }>();
+
+/** A chat panel and two automation rules of `owner`, which its templates then name. */
+async function prepare(owner: TestSite): Promise<void> {
+  const panelId = await createChatPanel(stack, owner, { panel_name: 'Match chat' });
+  const slug = (await rest(stack, 'GET', `/panel/v3/${panelId}`, { headers: owner.admin })).body.slug as string;
+  const provider = await rest(stack, 'POST', '/dataprovider/v1/register', {
+    headers: owner.admin,
+    body: { name: 'Scores', description: 'scores', schema: { type: 'object' }, ownerName: 'Ada', ownerEmail: 'ada@example.test', realtime: true },
+  });
+  const overlay = await rest(stack, 'POST', '/overlay/v1', {
+    headers: owner.admin,
+    body: { name: 'Goal', type: 'template', contents: { html: '{score}' }, duration: 5 },
+  });
+  const rules: string[] = [];
+  for (const [name, priority] of [
+    ['Goal', 1],
+    ['Red card', 2],
+  ] as const) {
+    const jsonRule = {
+      trigger: { dataProviderId: provider.body.dataProviderId, fact: 'data.score', operator: 'greater_than', value: '2', behavior: 'immediate' },
+      action: {
+        type: 'SEND_OVERLAY',
+        targeting: { scope: 'all_channels', target: [], priority },
+        templateId: overlay.body._id,
+        dataMap: {},
+        broadcastPayload: {},
+      },
+    };
+    const rule = await rest(stack, 'POST', '/personalization/v1/', { headers: owner.admin, body: { name, jsonRule, active: true } });
+    expect(rule.status).toBe(201);
+    rules.push(rule.body.id);
+  }
+  named.set(owner.siteId, { slug, panelId, rules, dataProviderId: provider.body.dataProviderId });
+}
+
 beforeAll(async () => {
   stack = await startTestStack();
   site = await createTestSite(stack, 'Templates');
   other = await createTestSite(stack, 'Other');
+  await prepare(site);
+  await prepare(other);
 });
 afterAll(stopAll);
 
@@ -19,8 +63,8 @@ const templateBody = (owner: TestSite, extra: Record<string, unknown> = {}) => (
   siteId: owner.siteId,
   icon: 'https://cdn.example/icon.png',
   description: 'Chat, polls and a store',
-  panels: [{ collection: 'panels', creator: 'u1', owner: 'u1', site_id: owner.siteId, slug: 'chat', type: 'chat' }],
-  rules: ['rule-1', 'rule-2'],
+  panels: [{ collection: 'panels', creator: 'u1', owner: 'u1', site_id: owner.siteId, slug: named.get(owner.siteId)?.slug ?? 'chat', type: 'chat' }],
+  rules: named.get(owner.siteId)?.rules ?? [],
   theme: 'classic-dark',
   creator: 'u1',
   owner: 'u1',
@@ -72,6 +116,7 @@ describe('list', () => {
   const ids: string[] = [];
   beforeAll(async () => {
     listed = await createTestSite(stack, 'Listed');
+    await prepare(listed);
     for (const [title, description] of [
       ['Concert', 'stage and chat'],
       ['Football', 'live stats'],
@@ -154,4 +199,108 @@ it('keeps templates to their site: another site’s is 404 everywhere', async ()
   }
   const list = await rest(stack, 'GET', '/page/v2/template?limit=500', { headers: site.admin });
   expect(list.body.templates.every((template: { siteId: string }) => template.siteId === site.siteId)).toBe(true);
+});
+
+describe('what a template names', () => {
+  it('refuses a panel or rule the site does not have with 400 naming the field, and stores nothing', async () => {
+    const before = await stack.database.prisma.channelTemplate.count({ where: { siteId: site.siteId } });
+    const theirs = named.get(other.siteId)!;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ panels: [{ site_id: site.siteId, slug: 'no-such-panel' }] }, 'panels[0].slug'],
+      [
+        {
+          panels: [
+            { site_id: site.siteId, slug: named.get(site.siteId)!.slug },
+            { site_id: site.siteId, slug: theirs.slug },
+          ],
+        },
+        'panels[1].slug',
+      ],
+      [{ panels: [{ site_id: site.siteId, type: 'chat' }] }, 'panels[0].slug'],
+      [{ rules: ['no-such-rule'] }, 'rules[0]'],
+      [{ rules: [named.get(site.siteId)!.rules[0], theirs.rules[0]] }, 'rules[1]'],
+    ];
+    for (const [extra, field] of cases) {
+      const reply = await rest(stack, 'POST', '/page/v2/template', { headers: site.admin, body: templateBody(site, extra) });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toEqual({ success: false, message: expect.stringContaining(field) });
+    }
+    const templateId = await create(site);
+    const replaced = await rest(stack, 'PUT', `/page/v2/template/${templateId}`, { headers: site.admin, body: templateBody(site, { rules: ['gone'] }) });
+    expect(replaced.status).toBe(400);
+    expect(replaced.body.message).toContain('rules[0]');
+    expect(await stack.database.prisma.channelTemplate.count({ where: { siteId: site.siteId } })).toBe(before + 1);
+  });
+});
+
+describe('a channel made from a template', () => {
+  const CHANNEL = /* GraphQL */ `
+    mutation FromTemplate($input: PageInput!) { createPage(input: $input) { id activeRenderers renderers data } }
+  `;
+
+  it('starts with copies of its panels in its sidebar, its rules bound to it and its theme (REST and GraphQL)', async () => {
+    const mine = named.get(site.siteId)!;
+    const templateId = await create(site, { theme: 'stadium-night' });
+    const viaRest = await rest(stack, 'POST', '/pages/v3', {
+      headers: site.admin,
+      body: { slug: 'from-template', type: 'channel', data: { name: 'From a template' }, template_id: templateId },
+    });
+    expect(viaRest.status).toBe(200);
+    const viaGraphql = await graphql(stack, CHANNEL, { input: { slug: 'from-template-2', type: 'channel', data: { name: 'Also' }, templateId } }, site.admin);
+    expect(viaGraphql.body.errors).toBeUndefined();
+    const channels = [
+      { id: viaRest.body._id, activeRenderers: viaRest.body.active_renderers, renderers: viaRest.body.renderers, data: viaRest.body.data },
+      viaGraphql.body.data.createPage,
+    ];
+    const copies = new Set<string>();
+    for (const channel of channels) {
+      expect(channel.activeRenderers).toMatchObject({ sidebar: true });
+      expect(channel.data.theme).toMatchObject({ id: 'stadium-night' });
+      const items = channel.renderers.sidebar.items as { id: string; array_id: string }[];
+      expect(items).toHaveLength(1);
+      const copy = await rest(stack, 'GET', `/panel/v3/${items[0].id}`, { headers: site.admin });
+      expect(copy.status).toBe(200);
+      expect(copy.body._id).not.toBe(mine.panelId);
+      expect(copy.body.renderer).toMatchObject({ panel_type: 'chat', panel_name: 'Match chat' });
+      copies.add(copy.body._id);
+      // The page configuration lists it, as the watch page reads it.
+      const configuration = await rest(stack, 'GET', `/page/v2/configuration/${channel.id}`, { headers: { 'x-service-client-id': site.siteId } });
+      expect(configuration.body.panels.map((panel: { _id: string }) => panel._id)).toEqual([items[0].id]);
+      const rules = (await rest(stack, 'GET', '/personalization/v1/', { headers: site.admin })).body.results.filter(
+        (rule: { channelId?: string }) => rule.channelId === channel.id,
+      );
+      expect(rules.map((rule: { name: string }) => rule.name)).toEqual(['Goal', 'Red card']);
+      for (const rule of rules) expect(rule.jsonRule.action.targeting).toMatchObject({ scope: 'specific_channels', target: [channel.id] });
+    }
+    expect(copies.size).toBe(2);
+  });
+
+  it('answers 404 for a template of another site, 409 for an archived one or one whose panel went away, and stores nothing', async () => {
+    const pages = () => stack.database.prisma.page.count({ where: { siteId: site.siteId } });
+    const panels = () => stack.database.prisma.panel.count({ where: { siteId: site.siteId } });
+    const [pagesBefore, panelsBefore] = [await pages(), await panels()];
+    const channel = (slug: string, templateId: string) =>
+      rest(stack, 'POST', '/pages/v3', { headers: site.admin, body: { slug, type: 'channel', template_id: templateId } });
+
+    const theirs = await create(other);
+    expect((await channel('theirs', theirs)).status).toBe(404);
+    expect((await channel('nowhere', 'no-such-template')).status).toBe(404);
+
+    const archived = await create(site);
+    expect((await rest(stack, 'DELETE', `/page/v2/template/${archived}`, { headers: site.admin })).status).toBe(200);
+    const refused = await channel('archived', archived);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ success: false, message: expect.stringContaining('archived') });
+
+    const doomedPanel = await createChatPanel(stack, site, { panel_name: 'Doomed' });
+    const doomedSlug = (await rest(stack, 'GET', `/panel/v3/${doomedPanel}`, { headers: site.admin })).body.slug;
+    const orphan = await create(site, { panels: [{ site_id: site.siteId, slug: doomedSlug }] });
+    expect((await rest(stack, 'DELETE', `/panel/v3/${doomedPanel}`, { headers: site.admin })).status).toBe(200);
+    const gone = await channel('orphan', orphan);
+    expect(gone.status).toBe(409);
+    expect(gone.body.message).toContain(doomedSlug);
+
+    expect(await pages()).toBe(pagesBefore);
+    expect(await panels()).toBe(panelsBefore);
+  });
 });

@@ -122,11 +122,13 @@ const resources: Resource[] = [
   {
     name: 'channel template',
     async create() {
+      // A template names panels and rules the site has.
+      const panel = await created('POST', '/panel/v3/', { siteId: site.siteId, renderer: { panel_type: 'chat', panel_name: 'Chat' } });
       const template = await created('POST', '/page/v2/template', {
         title: 'Sports night',
         siteId: site.siteId,
-        panels: [{ collection: 'panels', creator: 'u1', owner: 'u1', site_id: site.siteId, slug: 'chat', type: 'chat' }],
-        rules: ['r1'],
+        panels: [{ collection: 'panels', creator: 'u1', owner: 'u1', site_id: site.siteId, slug: panel.slug, type: 'chat' }],
+        rules: [],
         theme: 'classic-dark',
         creator: 'u1',
         owner: 'u1',

@@ -4,6 +4,7 @@ import { stringList } from '../../../shared/json';
 import { checkContent } from '../contentCheck';
 import { findConfiguredPage, pageConfiguration } from '../configuration';
 import { clonePage, createPage, deletePage, findPage, listPages, pagePart, updatePage } from '../pages';
+import { createPageFromTemplate } from '../templateUse';
 import { found } from '../checks';
 import { announceChannelChange, deleteChannelStream } from '../show/channelStream';
 import { readerOf, viewerRead, type ViewerReads } from '../viewerReads';
@@ -33,8 +34,9 @@ export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads, access
     contentCheck: (_root, args, ctx) => checkContent({ ...readerOf(ctx, reads), access }, requireSite(ctx.identity), args),
   },
   Mutation: {
-    createPage: async (_root, { input }, ctx) => {
-      const page = await createPage(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true }), input);
+    createPage: async (_root, { input: { templateId, ...input } }, ctx) => {
+      const siteId = requireAdmin(ctx.identity, Scopes.pages, { write: true });
+      const page = templateId ? await createPageFromTemplate(ctx, siteId, input, templateId) : await createPage(ctx.db, siteId, input);
       webhooks.kick();
       return page;
     },

@@ -5,6 +5,7 @@ import { stringList } from '../../../shared/json';
 import { listQuery, searchFilter, type ListSpec } from '../listing';
 import type { Resolvers } from '../resolvers.generated';
 import { findTemplate, templateFields, templatePanels } from '../templates';
+import { checkTemplateReferences } from '../templateUse';
 import { Scopes, timestamps } from '../scopes';
 
 const TEMPLATE_LIST: ListSpec<string> = {
@@ -28,18 +29,22 @@ export const templateResolvers: Resolvers = {
     channelTemplate: (_root, { id }, { identity, db }) => findTemplate(db, requireAdmin(identity, Scopes.channelTemplates, { write: false }), id),
   },
   Mutation: {
-    createChannelTemplate: (_root, { input }, { identity, db }) => {
+    createChannelTemplate: async (_root, { input }, ctx) => {
+      const { identity, db } = ctx;
       const siteId = requireAdmin(identity, Scopes.channelTemplates, { write: true });
       const fields = templateFields(input, siteId);
+      await checkTemplateReferences(ctx, siteId, fields);
       const now = new Date();
       return db.channelTemplate.create({
         data: { ...fields, panels: fields.panels, id: newId(), siteId, createdAt: now, updatedAt: now },
       });
     },
-    replaceChannelTemplate: async (_root, { id, input }, { identity, db }) => {
+    replaceChannelTemplate: async (_root, { id, input }, ctx) => {
+      const { identity, db } = ctx;
       const siteId = requireAdmin(identity, Scopes.channelTemplates, { write: true });
       const current = await findTemplate(db, siteId, id);
       const fields = templateFields(input, siteId);
+      await checkTemplateReferences(ctx, siteId, fields);
       return db.channelTemplate.update({ where: { id: current.id }, data: { ...fields, panels: fields.panels, updatedAt: new Date() } });
     },
     archiveChannelTemplate: async (_root, { id }, { identity, db }) => {

@@ -122,6 +122,39 @@ export const ruleResolvers: Resolvers = {
       await announceRuleChange(ctx, siteId, [rule.dataProviderId]);
       return payload(rule, 'automation rule created');
     },
+    bindAutomationRules: async (_root, { ids, channelId }, ctx) => {
+      const siteId = requireAdmin(ctx.identity, SCOPE, { write: true });
+      const target = checkOptionalId(channelId, 'channelId') as string;
+      const found = await ctx.db.automationRule.findMany({ where: { siteId, id: { in: ids } } });
+      const byId = new Map(found.map((rule) => [rule.id, rule]));
+      const missing = ids.find((id) => !byId.has(id));
+      if (missing !== undefined) throw notFound(`automation rule ${missing}`);
+      const now = new Date();
+      const copies = ids.map((id, index) => {
+        const rule = byId.get(id) as AutomationRule;
+        const jsonRule = rule.jsonRule as unknown as JsonRule;
+        const bound = {
+          ...jsonRule,
+          action: { ...jsonRule.action, targeting: { ...jsonRule.action.targeting, scope: 'specific_channels', target: [target] } },
+        };
+        return {
+          id: newId(),
+          siteId,
+          name: rule.name,
+          dataProviderId: rule.dataProviderId,
+          jsonRule: bound as unknown as Prisma.InputJsonValue,
+          isActive: rule.isActive,
+          channelId: target,
+          clientRule: rule.clientRule,
+          // In the template's order, each its own millisecond (the newest wins a tie of priority).
+          createdAt: new Date(now.getTime() + index),
+          updatedAt: now,
+        };
+      });
+      await ctx.db.automationRule.createMany({ data: copies });
+      await announceRuleChange(ctx, siteId, [...new Set(copies.map((copy) => copy.dataProviderId))]);
+      return ctx.db.automationRule.findMany({ where: { id: { in: copies.map((copy) => copy.id) } }, orderBy: { createdAt: 'asc' } });
+    },
     updateAutomationRule: async (_root, { id, input }, ctx) => {
       const siteId = requireAdmin(ctx.identity, SCOPE, { write: true });
       const current = await findRule(ctx, siteId, id);
