@@ -161,6 +161,19 @@ async function siteProfile(supergraph: SupergraphClient, identity: Identity, log
   }
 }
 
+/**
+ * The default sender's address under the name the site's profile gives (ADMIN > SETTINGS > Profile, seed
+ * 001): the name as one quoted display name (no line breaks, quotes or backslashes that could end it).
+ */
+export function namedSender(name: string, defaultFrom: string): string {
+  const address = /<([^<>]+)>\s*$/.exec(defaultFrom)?.[1] ?? defaultFrom.trim();
+  const display = name
+    .replace(/[\r\n"\\]+/g, ' ')
+    .trim()
+    .slice(0, 100);
+  return display ? `"${display}" <${address}>` : defaultFrom;
+}
+
 export interface ReceiptContext {
   db: Db;
   config: Config;
@@ -223,7 +236,7 @@ export async function sendReceipt(
     siteId,
     kind: 'receipt',
     to: account.email,
-    from: sender ? `"${sender.fromName}" <${sender.fromEmail}>` : config.mailFrom,
+    from: sender ? `"${sender.fromName}" <${sender.fromEmail}>` : profile.senderName ? namedSender(profile.senderName, config.mailFrom) : config.mailFrom,
     replyTo: sender?.replyToEmail ?? null,
     subject: compiled.subject(data).replace(/[\r\n]+/g, ' '),
     html,

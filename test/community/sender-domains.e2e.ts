@@ -75,6 +75,31 @@ async function receiptOf(on: Stack, site: TestSite) {
   return smtp.next(member.email);
 }
 
+describe('the profile’s sender name (ADMIN > SETTINGS > Profile)', () => {
+  const setProfile = (site: TestSite, profile: Record<string, unknown>) =>
+    graphql(
+      stack,
+      /* GraphQL */ `mutation Profile($settings: JSON) { updateSite(input: { settings: $settings }) { id } }`,
+      { settings: { profile } },
+      site.admin,
+    );
+
+  it('is the From name of receipts from the default sender, as one display name whatever it holds', async () => {
+    const site = await createTestSite(stack, 'Box office site');
+    await createSku(stack, site, 'finals', { value: 25, name: 'Finals ticket' });
+    expect((await setProfile(site, { senderName: 'Arena Box Office' })).body.errors).toBeUndefined();
+    const mail = await receiptOf(stack, site);
+    expect(mail.parsed.from?.value).toEqual([{ name: 'Arena Box Office', address: DEFAULT_SENDER[0].address }]);
+
+    // A name that tries to end the header, or the display name, stays one display name of the default address.
+    expect((await setProfile(site, { senderName: 'Arena "Box"\r\nBcc: victim@example.test' })).body.errors).toBeUndefined();
+    const hostile = await receiptOf(stack, site);
+    expect(hostile.parsed.from?.value).toEqual([{ name: expect.stringContaining('Arena'), address: DEFAULT_SENDER[0].address }]);
+    expect(hostile.parsed.bcc).toBeUndefined();
+    expect(hostile.parsed.headers.has('bcc')).toBe(false);
+  });
+});
+
 describe('checking a sender domain in DNS', () => {
   it('answers 404 with a clear message before a sender is added, and pending with the records to publish after', async () => {
     const site = await createTestSite(stack, 'No sender yet');
