@@ -10,7 +10,8 @@ import type { DbProvider } from '../../shared/db/providers';
 import type { AccessCode } from '../../shared/db/generated/sqlite';
 import { appError, badInput, conflict, ErrorCode, notFound } from '../../shared/errors';
 import { newId, newIds } from '../../shared/ids';
-import { entitlementOfSku, grantSubscription } from './entitlements';
+import { grantEach } from './entitlements';
+import { grantsOfSku } from './skus';
 import type { RateLimits } from './rateLimits';
 import { readableCodes } from './secrets';
 import { checkSameSite, checkSku } from './validation';
@@ -36,7 +37,7 @@ export async function createAccessCode(
   checkSameSite(input.siteId, siteId);
   const accessCode = checkCode(input.accessCode);
   const sku = checkSku(input.sku);
-  await entitlementOfSku(db, siteId, sku);
+  await grantsOfSku(db, siteId, sku);
   if (await db.accessCode.findUnique({ where: { siteId_accessCode: { siteId, accessCode } }, select: { id: true } })) {
     throw conflict(`the access code ${accessCode} already exists`);
   }
@@ -77,9 +78,11 @@ export async function consumeAccessCode(db: Db, limits: RateLimits, siteId: stri
     });
     if (spent.count !== 1) throw conflict('this access code was already used');
     if (code.type === 'subscription') {
-      const entitlement = await tx.entitlement.findUnique({ where: { siteId_sku: { siteId, sku: code.sku } } });
-      if (!entitlement) throw notFound(`entitlement ${code.sku}`);
-      await grantSubscription(tx, { siteId, accountId, entitlement, grantedMethod: 'accessCode', grantedById: code.id });
+      // An entitlement's SKU grants it; a bundle's grants each of its entitlements.
+      const { entitlements } = await grantsOfSku(tx, siteId, code.sku).catch(() => {
+        throw notFound(`entitlement ${code.sku}`);
+      });
+      await grantEach(tx, entitlements, { siteId, accountId, grantedMethod: 'accessCode', grantedById: code.id });
     }
   });
   return { success: true, message: code.type === 'subscription' ? `access code redeemed: ${code.sku} granted` : 'access code redeemed' };
@@ -116,7 +119,7 @@ class CodeTaken extends Error {}
 export async function createAccessCodes(db: Db, provider: DbProvider, siteId: string, skuInput: string, qty: number): Promise<AccessCodeBatch> {
   if (!Number.isInteger(qty) || qty < 1 || qty > BULK_MAX) throw badInput(`qty must be a whole number from 1 to ${BULK_MAX}`, 'qty');
   const sku = checkSku(skuInput);
-  await entitlementOfSku(db, siteId, sku);
+  await grantsOfSku(db, siteId, sku);
   const sql = bulkInsertSql(provider);
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const codes = [...new Set(readableCodes(qty + 16, CODE_LENGTH))].slice(0, qty);

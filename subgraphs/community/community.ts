@@ -14,7 +14,8 @@ import { containsText } from '../../shared/db/literalSearch';
 import type { DbProvider } from '../../shared/db/providers';
 import type { SupergraphClient } from '../../shared/supergraph';
 import { findAccount, rolesOf } from './accounts';
-import { activeAt, grantSubscription, priceIn, statusOf } from './entitlements';
+import { activeAt, grantEach, priceIn, statusOf } from './entitlements';
+import { grantsOfSku } from './skus';
 import { refundInTx, type RefundReason } from './ledger';
 import { formatMoney, toMajor, toMinor } from './money';
 import { SERVICE } from './sessions';
@@ -316,15 +317,20 @@ export async function communityExportFile(db: Db, siteId: string, exportId: stri
 export async function grantEntitlementToAccount(db: Db, siteId: string, accountId: string, idOrSku: string, now = Date.now()) {
   const account = await findAccount(db, siteId, accountId);
   const entitlement = await db.entitlement.findFirst({ where: { siteId, OR: [{ id: idOrSku }, { sku: idOrSku }] } });
-  if (!entitlement) throw notFound(`entitlement ${idOrSku}`);
+  // A bundle (by ID or SKU) grants each of its entitlements the account does not hold yet.
+  const bundle = entitlement ? null : await db.bundle.findFirst({ where: { siteId, OR: [{ id: idOrSku }, { sku: idOrSku }] } });
+  if (!entitlement && !bundle?.sku) throw notFound(`entitlement ${idOrSku}`);
+  const entitlements = entitlement ? [entitlement] : (await grantsOfSku(db, siteId, bundle!.sku!, 'subscriptionId')).entitlements;
   return db.$transaction(async (tx) => {
-    const holding = await tx.subscription.findFirst({
-      where: { siteId, accountId: account.id, entitlementId: entitlement.id, ...activeAt(now) },
-      select: { id: true },
+    const held = await tx.subscription.findMany({
+      where: { siteId, accountId: account.id, entitlementId: { in: entitlements.map((row) => row.id) }, ...activeAt(now) },
+      select: { entitlementId: true },
     });
-    if (holding) throw conflict(`the account already holds ${entitlement.sku}`);
-    await grantSubscription(tx, { siteId, accountId: account.id, entitlement, grantedMethod: 'admin', at: new Date(now) });
-    return { success: true, message: `${entitlement.sku} granted` };
+    const holding = new Set(held.map((row) => row.entitlementId));
+    const missing = entitlements.filter((row) => !holding.has(row.id));
+    if (missing.length === 0) throw conflict(`the account already holds ${entitlements.map((row) => row.sku).join(', ')}`);
+    await grantEach(tx, missing, { siteId, accountId: account.id, grantedMethod: 'admin', at: new Date(now) });
+    return { success: true, message: `${missing.map((row) => row.sku).join(', ')} granted` };
   });
 }
 

@@ -100,13 +100,6 @@ export async function findEntitlement(db: Db | Tx, siteId: string, id: string): 
   return entitlement;
 }
 
-/** The entitlement of a SKU; an unknown SKU is bad input naming `field`. */
-export async function entitlementOfSku(db: Db | Tx, siteId: string, sku: string, field = 'sku'): Promise<Entitlement> {
-  const entitlement = await db.entitlement.findUnique({ where: { siteId_sku: { siteId, sku } } });
-  if (!entitlement) throw badInput(`${field}: no entitlement has the SKU ${sku}`, field);
-  return entitlement;
-}
-
 export interface Grant {
   siteId: string;
   accountId: string;
@@ -141,6 +134,17 @@ export async function grantSubscription(tx: Tx, grant: Grant): Promise<Subscript
     },
     include: { entitlement: true },
   });
+}
+
+/** Grants each entitlement in turn (a bundle's), the same grant for all; the subscriptions in order. */
+export async function grantEach(
+  tx: Tx,
+  entitlements: Entitlement[],
+  grant: Omit<Grant, 'entitlement'>,
+): Promise<(Subscription & { entitlement: Entitlement })[]> {
+  const granted: (Subscription & { entitlement: Entitlement })[] = [];
+  for (const entitlement of entitlements) granted.push(await grantSubscription(tx, { ...grant, entitlement }));
+  return granted;
 }
 
 /**
@@ -185,8 +189,8 @@ export interface BundleInput {
   siteId?: string | null;
 }
 
-/** Item types that name an entitlement: they must exist on the site. */
-const ENTITLEMENT_ITEM_TYPES = new Set(['entitlement', 'subscription', 'ticket']);
+/** Bundle item types that name an entitlement: they must exist on the site, and buying the bundle grants them. */
+export const ENTITLEMENT_ITEM_TYPES = new Set(['entitlement', 'subscription', 'ticket']);
 
 /** A bundle; items that name entitlements must exist on the site, and a SKU is unique. */
 export async function createBundle(db: Db, siteId: string, input: BundleInput) {
@@ -207,6 +211,10 @@ export async function createBundle(db: Db, siteId: string, input: BundleInput) {
   const sku = input.sku != null ? checkSku(input.sku) : null;
   if (sku && (await db.bundle.findUnique({ where: { siteId_sku: { siteId, sku } }, select: { id: true } }))) {
     throw conflict(`a bundle with the SKU ${sku} already exists`);
+  }
+  // A SKU sells one thing: an entitlement's SKU cannot also be a bundle's.
+  if (sku && (await db.entitlement.findUnique({ where: { siteId_sku: { siteId, sku } }, select: { id: true } }))) {
+    throw conflict(`an entitlement has the SKU ${sku} already`);
   }
   const now = new Date();
   return db.bundle.create({

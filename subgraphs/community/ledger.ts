@@ -8,7 +8,8 @@ import type { Charge, Entitlement, Subscription } from '../../shared/db/generate
 import { badInput, conflict, notFound } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { findAccount } from './accounts';
-import { entitlementOfSku, grantSubscription, priceIn } from './entitlements';
+import { grantEach } from './entitlements';
+import { grantsOfSku, priceOfSku } from './skus';
 import { MAX_MINOR, toMajor, toMinor } from './money';
 import { readableCodes } from './secrets';
 import { checkCurrency, checkSku, checkText } from './validation';
@@ -31,6 +32,8 @@ export interface PurchaseInput {
 export interface Purchase {
   subscription: Subscription & { entitlement: Entitlement };
   charge: Charge;
+  /** What was sold, as the receipt names it: the bundle, or the entitlement. */
+  sold: { name: string; sku: string };
 }
 
 /** Receipt numbers read like SG-7KQ2-XM4P. */
@@ -42,10 +45,11 @@ const newReceiptNumber = () => {
 /** Records a paid purchase: the charge and the entitlement it bought (grantedMethod purchase). */
 export async function recordPurchase(db: Db, siteId: string, input: PurchaseInput): Promise<Purchase> {
   const account = await findAccount(db, siteId, input.accountId);
-  const entitlement = await entitlementOfSku(db, siteId, checkSku(input.sku));
+  const sku = checkSku(input.sku);
+  const grants = await grantsOfSku(db, siteId, sku);
   const currency = input.currency ? checkCurrency(input.currency) : null;
-  const price = priceIn(entitlement, currency);
-  if (!price) throw badInput(`currency: ${entitlement.sku} has no price in ${currency}`, 'currency');
+  const price = priceOfSku(grants, currency);
+  if (!price) throw badInput(currency ? `currency: ${sku} has no price in ${currency}` : `sku: ${sku} has no price`, currency ? 'currency' : 'sku');
   const quantity = input.quantity ?? 1;
   if (!Number.isInteger(quantity) || quantity < 1 || quantity > 1000) throw badInput('quantity must be a whole number from 1 to 1000', 'quantity');
   const priceMinor = toMinor(price.value, price.currency, 'price') * quantity;
@@ -59,10 +63,10 @@ export async function recordPurchase(db: Db, siteId: string, input: PurchaseInpu
   }
   return db.$transaction(async (tx) => {
     const id = newId();
-    const subscription = await grantSubscription(tx, {
+    // A bundle grants each of its entitlements; the charge names the first, and a refund takes all it granted.
+    const [subscription] = await grantEach(tx, grants.entitlements, {
       siteId,
       accountId: account.id,
-      entitlement,
       grantedMethod: 'purchase',
       grantedById: id,
       currency: price.currency,
@@ -84,7 +88,8 @@ export async function recordPurchase(db: Db, siteId: string, input: PurchaseInpu
         paymentMethod,
       },
     });
-    return { subscription, charge };
+    const sold = grants.bundle ? { name: grants.bundle.name || sku, sku } : { name: subscription.entitlement.name, sku };
+    return { subscription, charge, sold };
   });
 }
 
@@ -135,7 +140,12 @@ export async function refundInTx(
       createdAt: now,
     },
   });
-  if (charge.subscriptionId) await tx.subscription.updateMany({ where: { id: charge.subscriptionId }, data: { refundedAt: now, updatedAt: now } });
+  if (charge.subscriptionId) {
+    await tx.subscription.updateMany({
+      where: { siteId: charge.siteId, OR: [{ id: charge.subscriptionId }, { grantedMethod: 'purchase', grantedById: charge.id }] },
+      data: { refundedAt: now, updatedAt: now },
+    });
+  }
   return {
     success: true,
     errorMessage: null,

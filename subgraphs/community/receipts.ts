@@ -7,7 +7,7 @@
 import Handlebars from 'handlebars';
 import type { Config } from '../../shared/config';
 import type { Db } from '../../shared/db/client';
-import type { Account, Charge, Entitlement, ReceiptEmail } from '../../shared/db/generated/sqlite';
+import type { Account, Charge, ReceiptEmail } from '../../shared/db/generated/sqlite';
 import { badInput } from '../../shared/errors';
 import type { Logger } from '../../shared/logger';
 import type { SupergraphClient } from '../../shared/supergraph';
@@ -187,21 +187,21 @@ export interface ReceiptContext {
 export async function sendReceipt(
   context: ReceiptContext,
   siteId: string,
-  purchase: { account: Account; entitlement: Entitlement; charge: Charge; eventUrl?: string | null },
+  purchase: { account: Account; sold: { name: string; sku: string }; charge: Charge; eventUrl?: string | null },
   requestId: string,
 ): Promise<string> {
   const { db, config, mailer, templates } = context;
   const identity: Identity = { siteId, developerKey: true, account: null, requestId };
   const [settings, profile] = await Promise.all([db.receiptEmail.findUnique({ where: { siteId } }), siteProfile(context.supergraph, identity, context.logger)]);
-  const { charge, account, entitlement } = purchase;
+  const { charge, account, sold } = purchase;
   const sender = verifiedSenderOf(settings, config);
   const senderName = sender?.fromName ?? profile.senderName ?? (profile.name || 'stagegraph');
   const money = (minor: number) => formatMoney(minor, charge.currency);
   const data: ReceiptData = {
     thankYouMessage: `Thank you for your purchase${account.name ? `, ${account.name}` : ''}!`,
     receiptNumber: charge.receiptNumber,
-    ticketName: entitlement.name,
-    sku: entitlement.sku,
+    ticketName: sold.name,
+    sku: sold.sku,
     purchaseDate: charge.createdAt.toISOString().slice(0, 10),
     purchaseTime: `${charge.createdAt.toISOString().slice(11, 16)} UTC`,
     quantity: charge.quantity,

@@ -52,7 +52,7 @@ export function communityResolvers(runtime: CommunityRuntime): Resolvers {
         await sendReceipt(
           { db, config, logger, supergraph, mailer: runtime.mailer, templates: runtime.templates },
           siteId,
-          { account, entitlement: purchase.subscription.entitlement, charge: purchase.charge, eventUrl: input.eventUrl },
+          { account, sold: purchase.sold, charge: purchase.charge, eventUrl: input.eventUrl },
           identity.requestId,
         ).catch((error: Error) => logger.error({ err: error.message, chargeId: purchase.charge.id }, 'receipt not sent'));
         return { subscription: purchase.subscription, charge: chargeView(purchase.charge) };
