@@ -398,4 +398,36 @@ export const accountRoutes: RouteSpec[] = [
     variables: { token: 'path.token' },
     response: ref('Session'),
   },
+  {
+    operationId: 'signInWithAccessCode',
+    rateLimited: true,
+    method: 'post',
+    path: '/auth/v2/access-code',
+    summary: 'Sign in with an access code of type login: as the code’s guest account (made on its first use, holding the code’s SKU)',
+    tag: 'Authentication',
+    auth: SITE_ID,
+    params: [
+      {
+        name: 'x-service-device-id',
+        in: 'header',
+        required: true,
+        schema: { type: 'string', minLength: 1, maxLength: 128 },
+        description: 'the device signing in',
+      },
+    ],
+    body: {
+      schema: {
+        type: 'object',
+        required: ['accessCode'],
+        additionalProperties: false,
+        properties: { accessCode: { ...string, minLength: 1, maxLength: 200 } },
+      },
+      required: true,
+    },
+    document: /* GraphQL */ `mutation SignInWithAccessCode($accessCode: String!, $deviceId: String!) {
+      result: signInWithAccessCode(accessCode: $accessCode, deviceId: $deviceId) { ${SESSION} }
+    }`,
+    variables: { accessCode: 'body.accessCode', deviceId: 'header.x-service-device-id' },
+    response: ref('Session'),
+  },
 ];

@@ -5,16 +5,19 @@
  * checks uniqueness in the database: a code that already exists makes the batch start again.
  */
 import { stringify } from 'csv-stringify/sync';
+import type { Config } from '../../shared/config';
 import type { Db } from '../../shared/db/client';
 import type { DbProvider } from '../../shared/db/providers';
 import type { AccessCode } from '../../shared/db/generated/sqlite';
-import { appError, badInput, conflict, ErrorCode, notFound } from '../../shared/errors';
+import { appError, badInput, conflict, ErrorCode, notFound, unauthenticated } from '../../shared/errors';
 import { newId, newIds } from '../../shared/ids';
+import { loginCodeGuest } from './accounts';
 import { grantEach } from './entitlements';
 import { grantsOfSku } from './skus';
 import type { RateLimits } from './rateLimits';
 import { readableCodes } from './secrets';
-import { checkSameSite, checkSku } from './validation';
+import { issueSession, type Session } from './sessions';
+import { checkSameSite, checkSku, checkText } from './validation';
 
 export const BULK_MAX = 100_000;
 const CODE_LENGTH = 12;
@@ -71,6 +74,7 @@ export async function consumeAccessCode(db: Db, limits: RateLimits, siteId: stri
     await limits.consume('accessCodeFailures', limitKey);
     throw notFound('access code');
   }
+  if (code.type === 'login') throw badInput('this is a login code: sign in with it (POST /auth/v2/access-code, or signInWithAccessCode)', 'accessCode');
   await db.$transaction(async (tx) => {
     const spent = await tx.accessCode.updateMany({
       where: { id: code.id, consumedAt: null },
@@ -86,6 +90,37 @@ export async function consumeAccessCode(db: Db, limits: RateLimits, siteId: stri
     }
   });
   return { success: true, message: code.type === 'subscription' ? `access code redeemed: ${code.sku} granted` : 'access code redeemed' };
+}
+
+/**
+ * Signs the holder of a login code in as the code's guest account. The first use spends the code and grants
+ * its SKU to the guest, once (a conditional update of the code); every use signs into the same account, and
+ * the content check's device limit then decides on how many devices it plays. Wrong codes are counted per
+ * device, so a guesser is slowed without locking anyone else out.
+ */
+export async function signInWithAccessCode(db: Db, config: Config, limits: RateLimits, siteId: string, value: string, deviceId: string): Promise<Session> {
+  const device = checkText(deviceId, 'deviceId', 128);
+  const limitKey = `${siteId}:login:${device}`;
+  await limits.check('accessCodeFailures', limitKey);
+  const code = await db.accessCode.findUnique({ where: { siteId_accessCode: { siteId, accessCode: value.trim() } } });
+  if (!code || code.type !== 'login') {
+    await limits.consume('accessCodeFailures', limitKey);
+    throw unauthenticated('no such login code');
+  }
+  const { account } = await loginCodeGuest(db, siteId, code.id);
+  return db.$transaction(async (tx) => {
+    const now = new Date();
+    const spent = await tx.accessCode.updateMany({
+      where: { id: code.id, consumedAt: null },
+      data: { consumedAt: now, consumedByAccountId: account.id, updatedAt: now },
+    });
+    if (spent.count === 1) {
+      const { entitlements } = await grantsOfSku(tx, siteId, code.sku);
+      await grantEach(tx, entitlements, { siteId, accountId: account.id, grantedMethod: 'accessCode', grantedById: code.id });
+    }
+    const signedIn = await tx.account.update({ where: { id: account.id }, data: { lastLoginAt: now } });
+    return issueSession(tx, config, signedIn);
+  });
 }
 
 // ------------------------------------------------------------------ bulk

@@ -85,6 +85,29 @@ export async function createGuestAccount(tx: Tx, siteId: string, inviteId: strin
 }
 
 /**
+ * The guest account a login code signs its holder into (no password, its e-mail made from the code): made on
+ * the code's first use, found on every later one. Exactly once is the unique (site, e-mail) key: of two first
+ * uses at once, the second finds the first's account.
+ */
+export async function loginCodeGuest(db: Db, siteId: string, codeId: string): Promise<{ account: Account; created: boolean }> {
+  const email = `guest-${codeId}@access-code.invalid`;
+  const existing = await db.account.findUnique({ where: { siteId_email: { siteId, email } } });
+  if (existing) return { account: existing, created: false };
+  const now = new Date();
+  const name = 'Access code guest';
+  try {
+    const account = await db.account.create({
+      data: { id: newId(), siteId, email, name, normalizedName: normalizeName(name), roles: [], tags: ['access-code-guest'], createdAt: now, updatedAt: now },
+    });
+    return { account, created: true };
+  } catch (error) {
+    const raced = await db.account.findUnique({ where: { siteId_email: { siteId, email } } });
+    if (raced) return { account: raced, created: false };
+    throw error;
+  }
+}
+
+/**
  * Stores a new password hash for the account, and for its global account and every account linked
  * to it; then ends their sessions, since a password change is how a stolen session is cut off.
  */

@@ -5,7 +5,7 @@
 import jwt from 'jsonwebtoken';
 import type { Stack } from '../../stack';
 import { activeSkus, createSku, join, viewer } from '../helpers/community';
-import { rest } from '../helpers/http';
+import { graphql, rest } from '../helpers/http';
 import { createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 
 let stack: Stack;
@@ -110,14 +110,6 @@ describe('redeeming a code', () => {
       where: { siteId: site.siteId, grantedMethod: 'accessCode', accountId: { in: members.map((member) => member.accountId) } },
     });
     expect(granted).toBe(1);
-  });
-
-  it('redeems a login code without granting anything', async () => {
-    await createCode(site, { accessCode: 'DOOR-1', type: 'login' });
-    const member = await join(stack, site);
-    const reply = await rest(stack, 'GET', '/accesscode/v1/consume/DOOR-1', { headers: viewer(site, member.jwt) });
-    expect(reply.body).toEqual({ success: true, message: 'access code redeemed' });
-    expect(await activeSkus(stack, site, member.jwt)).toEqual([]);
   });
 
   it('answers 404 for an unknown code and another site’s code; redemption needs a signed-in account', async () => {
@@ -251,5 +243,67 @@ describe('TV codes', () => {
     expect(statuses.slice(0, 20)).toEqual(Array(20).fill(201));
     expect(statuses[20]).toBe(429);
     expect((await rest(stack, 'POST', '/accesscode/v1/tv', { headers: viewer(site), body: { deviceId: 'calm-tv' } })).status).toBe(201);
+  });
+});
+
+describe('login codes (type login)', () => {
+  const signInWith = (accessCode: string, device: string | null, who: TestSite = site) =>
+    rest(stack, 'POST', '/auth/v2/access-code', {
+      headers: { 'x-service-client-id': who.siteId, ...(device ? { 'x-service-device-id': device } : {}) },
+      body: { accessCode },
+    });
+  const checkOn = (pageId: string, jwtToken: string, device: string) =>
+    rest(stack, 'GET', `/pages/v2/content/id/${pageId}`, {
+      headers: { 'x-service-client-id': site.siteId, authorization: `Bearer ${jwtToken}`, 'x-service-device-id': device },
+    });
+
+  it('signs the holder in as the code’s guest account, made on first use with the code’s SKU; the device limit applies', async () => {
+    expect((await createCode(site, { accessCode: 'GUEST-1', type: 'login' })).status).toBe(200);
+    const first = await signInWith('GUEST-1', 'tv');
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ jwt: expect.any(String), refreshToken: expect.any(String), service: expect.any(String) });
+    const accountOf = (token: string) => (jwt.decode(token) as { sub: string }).sub;
+    expect(await activeSkus(stack, site, first.body.jwt)).toEqual(['finals']);
+
+    // Every later use is the same account, granted once.
+    const again = await signInWith('GUEST-1', 'phone');
+    expect(accountOf(again.body.jwt)).toBe(accountOf(first.body.jwt));
+    expect(await stack.database.prisma.subscription.count({ where: { accountId: accountOf(first.body.jwt) } })).toBe(1);
+    const code = await stack.database.prisma.accessCode.findFirstOrThrow({ where: { siteId: site.siteId, accessCode: 'GUEST-1' } });
+    expect(code.consumedByAccountId).toBe(accountOf(first.body.jwt));
+
+    // The site's device limit counts the guest's devices as any account's.
+    await graphql(stack, /* GraphQL */ `mutation { updateSite(input: { deviceLimit: 1 }) { deviceLimit } }`, {}, site.admin);
+    try {
+      const page = await rest(stack, 'POST', '/pages/v3', { headers: site.admin, body: { slug: 'door-show', type: 'channel', data: { name: 'Door show' } } });
+      expect((await checkOn(page.body._id, first.body.jwt, 'tv')).body.canIPlayResponse.contentCheck.access).toBe('full');
+      const second = await checkOn(page.body._id, again.body.jwt, 'phone');
+      expect(second.body.canIPlayResponse).toMatchObject({ contentCheck: { access: 'none' }, error: { type: 'device_limit' } });
+    } finally {
+      await graphql(stack, /* GraphQL */ `mutation { updateSite(input: { deviceLimit: 0 }) { deviceLimit } }`, {}, site.admin);
+    }
+  });
+
+  it('answers 401 for an unknown code, another site’s or a subscription code, 400 without a device, and is no code to redeem', async () => {
+    const guests = () => stack.database.prisma.account.count({ where: { siteId: site.siteId, email: { endsWith: '@access-code.invalid' } } });
+    const guestsBefore = await guests();
+    expect((await createCode(site, { accessCode: 'GUEST-2', type: 'login' })).status).toBe(200);
+    expect((await createCode(site, { accessCode: 'PAID-2' })).status).toBe(200);
+    for (const [code, who] of [
+      ['NOPE-9', site],
+      ['GUEST-2', other],
+      ['PAID-2', site],
+    ] as const) {
+      const reply = await signInWith(code, 'laptop', who);
+      expect(reply.status).toBe(401);
+      expect(reply.body).toEqual({ success: false, message: expect.any(String) });
+    }
+    expect((await signInWith('GUEST-2', null)).status).toBe(400);
+    const member = await join(stack, site);
+    const redeemed = await rest(stack, 'GET', '/accesscode/v1/consume/GUEST-2', { headers: viewer(site, member.jwt) });
+    expect(redeemed.status).toBe(400);
+    expect(redeemed.body.message).toContain('/auth/v2/access-code');
+    expect(await activeSkus(stack, site, member.jwt)).toEqual([]);
+    expect(await guests()).toBe(guestsBefore);
   });
 });

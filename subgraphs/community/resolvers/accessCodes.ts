@@ -9,6 +9,7 @@ import {
   createAccessCodes,
   deleteAccessCode,
   findAccessCode,
+  signInWithAccessCode,
 } from '../accessCodes';
 import { providerOf } from '../../../shared/db/providers';
 import { requireAccount } from '../runtime';
@@ -30,6 +31,8 @@ export function accessCodeResolvers(runtime: CommunityRuntime): Resolvers {
         const { siteId, accountId } = requireAccount(identity);
         return consumeAccessCode(db, runtime.limits, siteId, accountId, accessCode);
       },
+      signInWithAccessCode: (_root, { accessCode, deviceId }, { identity, db, config }) =>
+        signInWithAccessCode(db, config, runtime.limits, requireSite(identity), accessCode, deviceId),
       createAccessCodes: async (_root, { sku, qty }, { identity, db, config }) => {
         const siteId = requireAdmin(identity, Scope.accessCodes, { write: true });
         const batch = await createAccessCodes(db, providerOf(config.databaseUrl), siteId, sku, qty);
