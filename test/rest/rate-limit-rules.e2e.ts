@@ -86,6 +86,15 @@ const CASES: Record<string, LimitCase> = {
       return () => ({ params: { accessCode: `NOPE${(attempt += 1)}` }, headers: viewer(site, token) });
     },
   },
+  signInWithAccessCode: {
+    allowed: 20,
+    rule: 'access_code_failures',
+    async prepare() {
+      let attempt = 0;
+      // Counted per device: one guesser's device.
+      return () => ({ headers: { ...viewer(site), 'x-service-device-id': 'guessing-phone' }, body: { accessCode: `NOPE${(attempt += 1)}` } });
+    },
+  },
   answerPoll: {
     allowed: 30,
     rule: 'answers',
