@@ -1,5 +1,5 @@
 /**
- * The 50 ms rule measured (DESIGN.md "Reliability and security": no request blocks the event loop for more
+ * The 50 ms rule measured (docs/design.md "Reliability and security": no request blocks the event loop for more
  * than 50 ms): one instance, and per case the longest event-loop block of the server process while the
  * case ran, beside an idle baseline and an ordinary query. The cases are the hostile input the tests prove
  * refused (test/helpers/hostileInputs.ts): GraphQL bombs, data-provider schema patterns refused and

@@ -1,5 +1,5 @@
 /**
- * The show reaches viewers (DESIGN "The show"), driven by a fake provider's webhooks: the channel's
+ * The show reaches viewers (docs/design.md "The show"), driven by a fake provider's webhooks: the channel's
  * state machine (repeated and out-of-order webhooks change nothing), what the content check offers
  * (the live video, the recording after the show, nothing to a refused viewer), channelStatus over
  * GraphQL, graphql-ws and graphql-sse, a channel's videos, deleting a channel, and bad input.
