@@ -6,6 +6,8 @@ import { findConfiguredPage, pageConfiguration } from '../configuration';
 import { clonePage, createPage, deletePage, findPage, listPages, pagePart, updatePage } from '../pages';
 import { found } from '../checks';
 import { announceChannelChange, deleteChannelStream } from '../show/channelStream';
+import { showOf, streamIdOf } from '../show/channelShow';
+import { liveCheckOf } from '../../../shared/liveSwitches';
 import { readerOf, viewerRead, type ViewerReads } from '../viewerReads';
 import type { Resolvers } from '../resolvers.generated';
 import type { WebhookWaker } from '../webhookDispatcher';
@@ -75,6 +77,12 @@ export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads, access
     data: (page) => pagePart(page, 'data'),
     metadata: (page) => pagePart(page, 'metadata'),
     tags: (page) => stringList(page.tags),
+    liveCheck: async (page, _args, ctx) => {
+      requireAdmin(ctx.identity, Scopes.pages, { write: false, pageId: page.id });
+      const streamId = page.type === 'channel' ? streamIdOf(page.document) : null;
+      const show = streamId ? await showOf(readerOf(ctx, reads), page) : null;
+      return streamId && show ? { streamId, ...liveCheckOf(streamId, show.state, page.document) } : null;
+    },
     ...timestamps,
     lastModified: timestamps.modified,
   },
