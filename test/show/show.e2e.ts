@@ -185,7 +185,7 @@ describe('why a channel is not live (liveCheck)', () => {
     expect(await streamRead(show.stream._id)).toEqual(playerOff);
     expect((await channelRead(show.channelId)).body.data.page.liveCheck).toEqual({ streamId: show.stream._id, ...playerOff });
 
-    // The README's first channel: created with neither switch, so a LIVE stream says both.
+    // A channel with neither switch on: a LIVE stream says both.
     expect((await switchOff(show.channelId, { renderers: { livestream: { stream_id: show.stream._id } } })).status).toBe(200);
     const bothOff = await streamRead(show.stream._id);
     expect(bothOff).toMatchObject({ channelLive: false, switchesOff: ['active_renderers.livestream', 'renderers.livestream.livestream_published'] });
