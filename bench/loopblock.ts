@@ -73,7 +73,7 @@ async function measureCase(instance: Instance, name: string, send: Send): Promis
   return { case: name, maxBlockMs, statuses: [...statuses].map(([status, count]) => `${status === 0 ? 'refused' : status}×${count}`).join(' ') };
 }
 
-/** The hostile credentials of test/gateway/hostile.part.ts, and long ones, as header sets on a C + D route. */
+/** The hostile credentials of test/gateway/hostile.e2e.ts, and long ones, as header sets on a C + D route. */
 function hostileCredentials(instance: Instance, siteId: string): [string, Record<string, string>][] {
   const secret = instance.env.JWT_SECRET;
   const sub = randomBytes(12).toString('hex');

@@ -1,7 +1,8 @@
 /**
- * Federation, local queries, hostile input and trusted documents at the gateway: the capability's end-to-end parts (`*.part.ts` beside this file), each in a describe of its own and in
- * the order listed, run as one jest file so its packages load once for all of them. Each part keeps its own
- * servers and databases: its beforeAll and afterAll run inside its describe, before and after its own tests.
+ * Federation, local queries and trusted documents at the gateway (hostile input, the longest, is a file of its own):
+ * the capability's end-to-end parts (`*.part.ts` beside this file), each in a describe of its own and in the order
+ * listed, run as one jest file so its packages load once for all of them. Each part keeps its own servers and
+ * databases: its beforeAll and afterAll run inside its describe, before and after its own tests.
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- a part registers its tests where it is required: inside its describe */
 
@@ -13,7 +14,4 @@ describe('local-queries', () => {
 });
 describe('trusted-documents', () => {
   require('./trusted-documents.part');
-});
-describe('hostile', () => {
-  require('./hostile.part');
 });
