@@ -1,7 +1,7 @@
 /**
  * Bulk access codes, side by side in one run against one instance: one request for 100,000 codes (as
  * JSON and as CSV) next to 100 requests of 1,000 codes each, with every code checked to be unique.
- * Target (DESIGN.md): 100,000 codes in one request in ≤ 5 s.
+ * Target (docs/design.md): 100,000 codes in one request in ≤ 5 s.
  */
 import { createSite, type Instance } from './harness';
 

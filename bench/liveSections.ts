@@ -61,7 +61,7 @@ export async function fanoutSection(figures: Figures, viewers: number): Promise<
   );
   if (process.env.BENCH_FANOUT_SIGNED_IN === 'false') return;
   // The same with every viewer signed in, watch time counted for a quest (WATCH_TIME on, the default)
-  // and not (WATCH_TIME=false), side by side: what counting costs the fan-out (DESIGN.md: nothing
+  // and not (WATCH_TIME=false), side by side: what counting costs the fan-out (docs/design.md: nothing
   // measurable), with the watch-time rows and statements written while the viewers watched.
   const signedIn: Record<string, Awaited<ReturnType<typeof measureFanout>>[]> = { 'watch time off': [], 'watch time on': [] };
   for (let run = 0; run < Number(process.env.BENCH_FANOUT_RUNS ?? 3); run += 1) {

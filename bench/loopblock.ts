@@ -1,5 +1,5 @@
 /**
- * The 50 ms rule measured (DESIGN.md "Reliability and security": no request blocks the event loop for more
+ * The 50 ms rule measured (docs/design.md "Reliability and security": no request blocks the event loop for more
  * than 50 ms): one instance, and per case the longest event-loop block of the server process while the
  * case ran, beside an idle baseline and an ordinary query. The cases are the hostile input the tests prove
  * refused (test/helpers/hostileInputs.ts): GraphQL bombs, data-provider schema patterns refused and
@@ -73,7 +73,7 @@ async function measureCase(instance: Instance, name: string, send: Send): Promis
   return { case: name, maxBlockMs, statuses: [...statuses].map(([status, count]) => `${status === 0 ? 'refused' : status}×${count}`).join(' ') };
 }
 
-/** The hostile credentials of hostile.e2e.ts, and long ones, as header sets on a C + D route. */
+/** The hostile credentials of test/gateway/hostile.e2e.ts, and long ones, as header sets on a C + D route. */
 function hostileCredentials(instance: Instance, siteId: string): [string, Record<string, string>][] {
   const secret = instance.env.JWT_SECRET;
   const sub = randomBytes(12).toString('hex');

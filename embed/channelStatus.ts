@@ -1,5 +1,5 @@
 /**
- * The watch page's one contact with `channelStatus(channelId)` (DESIGN "The show"): the subscription's
+ * The watch page's one contact with `channelStatus(channelId)` (docs/design.md "The show"): the subscription's
  * document, the shape it answers, and the subscription on the embed's live client. Everything else in
  * the page reads {@link ChannelStatus} from here, so a change in the contract is a change in this file.
  */

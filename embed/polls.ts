@@ -1,5 +1,5 @@
 /**
- * A poll inside an overlay (DESIGN "Viewers in the browser"): an overlay whose `cta` is `{type: 'poll',
+ * A poll inside an overlay (docs/design.md "Viewers in the browser"): an overlay whose `cta` is `{type: 'poll',
  * data: <poll ID>}` (or whose `contents` name a `pollId`) shows the poll's live results, subscribed to
  * `pollResults(pollId)` on the embed's socket while the overlay is shown; a viewer with a token also gets
  * the answers as buttons and answers with `answerPoll` on the same connection (the socket, or SSE). What the

@@ -2,7 +2,7 @@
  * Builds the reference provider without listening: its state, its calls to the service, the broadcast
  * watcher and the HTTP app. `start()` (after the HTTP server listens, so nginx's callbacks reach it)
  * starts nginx and the watcher; `close()` stops them all. provider/index.ts listens; tests may run it in
- * process or, as the README does, as `npm run provider`.
+ * process or, as docs/show.md does, as `npm run provider`.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

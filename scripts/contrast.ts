@@ -2,7 +2,7 @@
  * WCAG 2 contrast of the text a page really draws: each visible element's computed colour against the
  * backgrounds under it (its own and its ancestors', translucent ones blended), over the two extremes of a
  * video behind the embed, white and black. Used by the poll's browser tests (which hold it to 4.5:1, AA)
- * and by scripts/screenshot-demo.ts (which prints the figures of the README's pictures).
+ * and by scripts/screenshot-demo.ts (which prints the figures of the documents' pictures).
  */
 import type { Frame, Page } from 'puppeteer-core';
 

@@ -2,7 +2,7 @@
  * A demo of the viewer side, as a new user meets it: a stagegraph of its own (temp SQLite, free port),
  * a site, a channel and a template overlay made through the public REST paths, and Chromium (Debian's
  * package, driven by puppeteer-core) on `/embed/v1/demo`. Used by scripts/screenshot-demo.ts (the
- * README's pictures) and bench/browser.ts (broadcast-to-DOM latency).
+ * documents' pictures) and bench/browser.ts (broadcast-to-DOM latency).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/screenshot-demo.ts [--dir docs] [--chromium /usr/bin/chromium]`: the README's pictures,
+ * `npx tsx scripts/screenshot-demo.ts [--dir docs] [--chromium /usr/bin/chromium]`: the documents' pictures,
  * taken from the real demo page (scripts/demo.ts) in Debian's Chromium:
  * - demo.png: the page after one real broadcast;
  * - poll-open.png, poll-answered.png, poll-right.png, poll-wrong.png: a trivia in an overlay as signed-in
@@ -8,7 +8,7 @@
  *   over REST, the two viewers in the page by clicking.
  * It prints the lowest text contrast of each poll picture (over a white and a black video, scripts/contrast.ts).
  *
- * `--url URL --out FILE` takes the picture of a demo page on a running server instead (the README's headless
+ * `--url URL --out FILE` takes the picture of a demo page on a running server instead (docs/live.md's headless
  * way to look at it): it waits until the embed shows an overlay, which a plain `chromium --headless
  * --screenshot` does not (it shoots at page load, before the live socket has delivered anything).
  */

@@ -1,5 +1,5 @@
 /**
- * Reactions (DESIGN.md "Chat that moderators can run"), what the content subgraph's resolver and the
+ * Reactions (docs/design.md "Chat that moderators can run"), what the content subgraph's resolver and the
  * live server's fast path (gateway/live/fastReactions.ts) share, so both count and limit alike: ONE
  * rate limit (its definition and its limiter) and ONE counter per instance.
  *

@@ -90,7 +90,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 export const databaseUnavailable = () => appError(ErrorCode.SERVICE_UNAVAILABLE, 'the database is unavailable, try again shortly');
 
-/** The REST error body of DESIGN.md. */
+/** The REST error body of docs/design.md. */
 export function restErrorBody(message: string, requestId?: string): { success: false; message: string; requestId?: string } {
   return requestId ? { success: false, message, requestId } : { success: false, message };
 }

@@ -7,7 +7,7 @@
  * parse is safe; the walk below is iterative too.
  */
 
-/** The deepest nesting of objects and arrays a client may send (DESIGN.md "Reliability and security"). */
+/** The deepest nesting of objects and arrays a client may send (docs/design.md "Reliability and security"). */
 export const MAX_JSON_DEPTH = 64;
 
 /** ES2024's String.prototype.isWellFormed (Node 20 has it; the ES2023 lib typings do not). */

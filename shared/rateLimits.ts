@@ -1,6 +1,6 @@
 /**
  * Every rate limiter of every service (rate-limiter-flexible), made in one place: counted in Redis when
- * REDIS_URL is set, so N instances allow what one does (DESIGN.md), all on ONE Redis connection per process
+ * REDIS_URL is set, so N instances allow what one does (docs/design.md), all on ONE Redis connection per process
  * and URL, however many services and limiters share it; while Redis is away each limiter counts in this
  * instance's memory (its insurance limiter) rather than refusing everyone or letting everyone through.
  */

@@ -1,5 +1,5 @@
 /**
- * Metrics of the show (DESIGN "The show"): how many channels are on air, and how long a stream webhook
+ * Metrics of the show (docs/design.md "The show"): how many channels are on air, and how long a stream webhook
  * takes to reach viewers. Beside shared/metrics.ts (same registry, same rules: no IDs in labels).
  */
 import { Gauge, Histogram } from 'prom-client';

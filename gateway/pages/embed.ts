@@ -1,5 +1,5 @@
 /**
- * The viewer side served by the gateway (DESIGN "Viewers in the browser"): the overlay embed page
+ * The viewer side served by the gateway (docs/design.md "Viewers in the browser"): the overlay embed page
  * `/embed/v1/overlays` (made to be framed by any site, over its player), the chat panel page
  * `/embed/v1/chat`, the watch page `/embed/v1/watch` (also served as the demo, `/embed/v1/demo`), and the
  * browser scripts `/sdk/v1/embed.js`, `/sdk/v1/chat.js`, `/sdk/v1/player.js` and `/sdk/v1/watch.js` bundled

@@ -1,5 +1,5 @@
 /**
- * Accounts and authentication (seed 001; DESIGN.md for the paths the seed leaves "not shown"); answered by the
+ * Accounts and authentication (seed 001; docs/design.md for the paths the seed leaves "not shown"); answered by the
  * community subgraph. What a viewer does before holding a token (sign-up, sign-in, refresh, password reset)
  * needs the site ID only.
  */

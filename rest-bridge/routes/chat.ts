@@ -1,5 +1,5 @@
 /**
- * Live chat of the chat panels (seed 001's chat and live-stream chat; the paths are ours: DESIGN.md "Live
+ * Live chat of the chat panels (seed 001's chat and live-stream chat; the paths are ours: docs/design.md "Live
  * chat"): viewers send with their JWT and read with the site ID alone; moderators (admins of Panels)
  * delete messages and ban or time out accounts. Answered by the content subgraph.
  */

@@ -1,5 +1,5 @@
 /**
- * Chat moderation (DESIGN.md "Chat that moderators can run"; the paths are ours): the held queue and its
+ * Chat moderation (docs/design.md "Chat that moderators can run"; the paths are ours): the held queue and its
  * decisions, reports and warnings, and what a signed-in viewer may do in a room. Answered by the content
  * subgraph. Moderators are admins of Panels (C + D, or C + J with write on Panels).
  */

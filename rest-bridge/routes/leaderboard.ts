@@ -1,5 +1,5 @@
 /**
- * REST routes of the site's leaderboard (DESIGN.md "Points and leaderboard"): the ranking with the site
+ * REST routes of the site's leaderboard (docs/design.md "Points and leaderboard"): the ranking with the site
  * ID alone, the caller's own place with a JWT. Names come from the community subgraph; never an e-mail.
  */
 import { arrayOf, ref, SIGNED_IN, SITE_ID } from '../table';

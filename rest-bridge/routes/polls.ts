@@ -156,7 +156,7 @@ export const pollRoutes: RouteSpec[] = [
   },
 ];
 
-// ------------------------------------------------------------------ viewers answer and read live results (ours: DESIGN.md "Viewers take part")
+// ------------------------------------------------------------------ viewers answer and read live results (ours: docs/design.md "Viewers take part")
 
 const RESULTS = /* GraphQL */ `pollId type question open total answers { id text count } correctAnswerId mine { answerId correct }`;
 

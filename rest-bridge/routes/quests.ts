@@ -195,7 +195,7 @@ export const questRoutes: RouteSpec[] = [
   },
 ];
 
-// ------------------------------------------------------------------ a viewer's progress and the raffle (ours: DESIGN.md "Viewers take part")
+// ------------------------------------------------------------------ a viewer's progress and the raffle (ours: docs/design.md "Viewers take part")
 
 const PROGRESS = /* GraphQL */ `questId completed completedAt claimedMessage actions { arrayId kind value valueRequired done }`;
 

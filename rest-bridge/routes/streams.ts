@@ -21,9 +21,24 @@ const streamState: JsonSchema = {
   },
 };
 
+const liveCheck: JsonSchema = {
+  type: 'object',
+  description: 'Whether the stream’s channel plays it, and which switch of the channel is off when the stream is on air and the channel is not live',
+  required: ['show', 'streamOnAir', 'channelLive', 'switchesOff', 'channelNamesStream', 'reason'],
+  properties: {
+    show: { type: 'string', enum: ['OFFLINE', 'STARTING', 'LIVE', 'RECONNECTING', 'ENDED'], description: 'the show as the provider’s webhooks moved it' },
+    streamOnAir: { type: 'boolean', description: 'LIVE or RECONNECTING' },
+    channelLive: { type: 'boolean', description: 'the channel plays the stream to its viewers now' },
+    switchesOff: arrayOf({ type: 'string', enum: ['active_renderers.livestream', 'renderers.livestream.livestream_published'] }),
+    channelNamesStream: { type: 'boolean', description: 'renderers.livestream.stream_id is this stream' },
+    reason: { type: ['string', 'null'], description: 'why the channel is not live while the stream is on air; null otherwise' },
+  },
+};
+
 /** Components of the OpenAPI document these routes refer to. */
 export const streamSchemas: Record<string, JsonSchema> = {
   StreamState: streamState,
+  StreamLiveCheck: liveCheck,
   Stream: {
     type: 'object',
     required: ['_id', 'siteId', 'pageId', 'contractId', 'title', 'ingestUrl', 'streamKey', 'playbackUrl', 'providerStreamId', 'state', 'created', 'modified'],
@@ -55,6 +70,7 @@ export const streamSchemas: Record<string, JsonSchema> = {
       }),
       created: epochMs,
       modified: epochMs,
+      liveCheck: ref('StreamLiveCheck'),
     },
   },
 };
@@ -163,11 +179,12 @@ export const streamRoutes: RouteSpec[] = [
     operationId: 'getStream',
     method: 'get',
     path: '/stream/v1/{id}',
-    summary: 'A stream with its current state',
+    summary: 'A stream with its current state, and whether its channel plays it (liveCheck: which switch is off when not)',
     tag: 'Streams',
     auth: ADMIN,
     params: [id('id', 'stream ID')],
-    document: /* GraphQL */ `query GetStream($id: ID!) { result: stream(id: $id) { ${STREAM} } }`,
+    document: /* GraphQL */ `query GetStream($id: ID!) {
+      result: stream(id: $id) { ${STREAM} liveCheck { show streamOnAir channelLive switchesOff channelNamesStream reason } } }`,
     variables: { id: 'path.id' },
     response: ref('Stream'),
   },

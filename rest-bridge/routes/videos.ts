@@ -1,5 +1,5 @@
 /**
- * Videos (ours, DESIGN "The show"): a channel's videos newest first, and what an admin changes in one —
+ * Videos (ours, docs/design.md "The show"): a channel's videos newest first, and what an admin changes in one —
  * its title, description and the entitlements (`subscriptions`) the content check asks of viewers.
  * Answered by the content subgraph. The provider's VOD delivery (POST /video/v3/vod) is in streams.ts.
  */

@@ -14,7 +14,7 @@ export function requireSite(identity: Identity): string {
 
 /**
  * A read the seeds do not give to the site ID alone. The site ID (what every viewer's browser holds)
- * reads exactly what a seed row gives to C alone (DESIGN.md "Authentication": pages and channels, a
+ * reads exactly what a seed row gives to C alone (docs/design.md "Authentication": pages and channels, a
  * poll, bundle or playlist by id, the availability listing, …: those use `requireSite`); anything else
  * needs a developer key or a signed-in account of the site. Returns the site ID.
  */

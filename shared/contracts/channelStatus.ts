@@ -1,5 +1,5 @@
 /**
- * The show of a channel as viewers see it (DESIGN "The show"): the shape of `channelStatus`, which the
+ * The show of a channel as viewers see it (docs/design.md "The show"): the shape of `channelStatus`, which the
  * content subgraph computes and the gateway's live server pushes, and the bus message that says a
  * channel's show changed. One module both import, so neither knows the other's internals.
  */

@@ -44,7 +44,7 @@ export async function requestPasswordReset(db: Db, config: Config, mailer: Maile
   await limits.consume('passwordResets', `${siteId}:${request.globalAccount ? 'global:' : ''}${email}`);
   let target: { accountId: string } | { globalAccountId: string } | null = null;
   let to = email;
-  // A global account's mail belongs to no single site (DESIGN.md): it is stored without one.
+  // A global account's mail belongs to no single site (docs/design.md): it is stored without one.
   let mailSite: string | null = siteId;
   if (request.globalAccount) {
     const global = await db.globalAccount.findUnique({ where: { email } });

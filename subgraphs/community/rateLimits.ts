@@ -2,7 +2,7 @@
  * Rate limits on what can be guessed or abused before holding a token: failed sign-ins per e-mail,
  * reset e-mails per address, TV codes per device, failed access-code redemptions per account; the
  * limits are per site and key (rate-limiter-flexible). With REDIS_URL they are counted in Redis, so N
- * instances allow what one does (DESIGN.md); while Redis is away each instance counts on its own.
+ * instances allow what one does (docs/design.md); while Redis is away each instance counts on its own.
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { openRateLimiters, type RateLimiters } from '../../shared/rateLimits';

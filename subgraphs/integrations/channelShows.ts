@@ -1,5 +1,5 @@
 /**
- * A channel's show from its stream's webhooks (DESIGN "The show"): OFFLINE → connected STARTING → active
+ * A channel's show from its stream's webhooks (docs/design.md "The show"): OFFLINE → connected STARTING → active
  * LIVE → disconnected RECONNECTING → active LIVE … → idle ENDED → the next show's connected STARTING.
  * Each move is one conditional update (the state it may come from, and no later webhook applied), so a
  * repeated, older or out-of-order webhook changes nothing on any instance, however often it is retried.

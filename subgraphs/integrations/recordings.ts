@@ -1,5 +1,5 @@
 /**
- * Recording state for the timecode of overlay broadcasts (DESIGN "Viewers in the browser"). The overlays
+ * Recording state for the timecode of overlay broadcasts (docs/design.md "Viewers in the browser"). The overlays
  * subgraph asks these two queries through the supergraph instead of reading streams itself: a subgraph
  * never reads another's tables, and asking at broadcast time is always current (a bus event recorded on
  * start/stop could be missed or arrive after the first broadcast). The site ID alone may ask: a

@@ -1,5 +1,5 @@
 /**
- * What a chat room gives its viewers beyond messages (DESIGN.md "Chat that moderators can run"): replies
+ * What a chat room gives its viewers beyond messages (docs/design.md "Chat that moderators can run"): replies
  * (replyTo with the answered message's author and first words; a reply to a deleted or another room's
  * message refused with nothing stored), pins and announcements (one per room, in system.pinned and
  * PINNED / UNPINNED events; moderators only; refusals), reactions (the room's emoji only, rate limited,

@@ -1,141 +1,20 @@
 /**
- * The seeds' Auth column is a contract. This suite reads every endpoint row of both seed documents
- * (../shared/seeds/, plain Markdown tables), finds the route of the table that serves its method and
- * path, and holds the route to the row: the credentials the row lists are accepted — for a write with
- * D or J added (DESIGN.md "Authentication") — and for a read they are enough, asked of a real stack.
- * A seed row that the table does not serve fails too, so the contract cannot drift silently.
+ * The seeds' Auth column is a contract. This suite reads every endpoint row of both seed documents from
+ * test/contract/seed-facts.json (read once from the seeds by scripts/seed-facts.ts), finds the route of the table
+ * that serves its method and path, and holds the route to the row: the credentials the row lists are accepted —
+ * for a write with D or J added (docs/design.md "Authentication") — and for a read they are enough, asked of a
+ * real stack. A seed row that the table does not serve fails too, so the contract cannot drift silently.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { routes } from '../../rest-bridge/server';
 import type { AuthCode, RouteSpec } from '../../rest-bridge/table';
+import { normalizeSeedPath as normalize, readSeedRows, SEED_FACTS_FILE, seedFactsText, type SeedRow } from '../../scripts/seed-facts';
 import { createChannel, createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 import { rest } from '../helpers/http';
 import type { Stack } from '../../stack';
 
-const sharedDir = join(__dirname, '..', '..', '..', 'shared');
-const seedsDir = join(sharedDir, 'seeds');
-
-/** What a seed row asks of a caller: alternatives of Auth codes, or a partner's own credential. */
-type SeedAuth = { codes: AuthCode[][] } | { partner: 'bearer' | 'signature' };
-
-interface SeedRow {
-  seed: string;
-  section: string;
-  method: string;
-  path: string;
-  auth: SeedAuth;
-}
-
-const splitRow = (line: string) =>
-  line
-    .trim()
-    .replace(/^\||\|$/g, '')
-    .split('|')
-    .map((cell) => cell.trim());
-
-/** Auth codes named in a phrase such as "C plus D, or J as in the sports workflow" or "C, D on all". */
-function codesOf(phrase: string): AuthCode[][] {
-  const text = phrase
-    .replace(/\(sample also sends [A-Z]\)/g, '')
-    .replace(/;.*$/, '')
-    .replace(/,?\s*except .*$/, '');
-  return text.split(/,\s*or\s+/).map((alternative) => [...new Set(alternative.match(/\b[CDJ]\b/g) ?? [])] as AuthCode[]);
-}
-
-/** The Auth cell of a row, read as the seeds write it. */
-function authOfCell(cell: string): SeedAuth {
-  if (/Bearer <AUTHORIZATION>/.test(cell)) return { partner: 'bearer' };
-  if (/X-DataProvider-Signature/i.test(cell)) return { partner: 'signature' };
-  if (/super-api-key/.test(cell)) return { codes: [['S']] };
-  if (/x-service-client-id/.test(cell)) return { codes: [['C']] };
-  // "see Authentication": registration of a partner, which DESIGN.md gives to C + D.
-  if (/see Authentication/.test(cell)) return { codes: [['C', 'D']] };
-  return { codes: codesOf(cell) };
-}
-
-/** DESIGN.md's table of paths the seeds leave "not shown": the methods we chose for a seed path. */
-function designMethods(): Map<string, string[]> {
-  const design = readFileSync(join(sharedDir, 'DESIGN.md'), 'utf8');
-  const methods = new Map<string, string[]>();
-  for (const match of design.matchAll(/\b(GET|POST|PUT|PATCH|DELETE) (\/[^\s·|]+)/g)) {
-    const key = normalize(match[2]);
-    methods.set(key, [...new Set([...(methods.get(key) ?? []), match[1]])]);
-  }
-  return methods;
-}
-
-const normalize = (path: string) =>
-  path
-    .replace(/^\{base_url\}/, '')
-    .replace(/\{[^}]+\}/g, '{}')
-    .replace(/\/$/, '')
-    .toLowerCase() || '/';
-
-/** Every endpoint row of both seed documents whose path is shown. */
-function readSeedRows(): SeedRow[] {
-  const chosen = designMethods();
-  const rows: SeedRow[] = [];
-  for (const file of readdirSync(seedsDir).filter((name) => /\.(txt|md)$/.test(name))) {
-    let section = '';
-    let columns: string[] = [];
-    for (const line of readFileSync(join(seedsDir, file), 'utf8').split('\n')) {
-      if (line.startsWith('#')) {
-        section = line.replace(/^#+\s*/, '');
-        columns = [];
-        continue;
-      }
-      if (!line.startsWith('|')) {
-        if (line.trim() === '') continue;
-        columns = [];
-        continue;
-      }
-      const cells = splitRow(line);
-      if (columns.length === 0) {
-        columns = cells.map((cell) => cell.toLowerCase());
-        continue;
-      }
-      if (cells.every((cell) => /^-+$/.test(cell))) continue;
-      const at = (name: string) => cells[columns.indexOf(name)] ?? '';
-      if (!columns.includes('method') || !columns.includes('path')) continue;
-      const rawPath = at('path');
-      // Ours where the seed shows no path: DESIGN.md's table names it, the route tests cover it.
-      if (/not shown/.test(rawPath) || /path: not shown|and path/.test(at('method'))) continue;
-      // A section heading such as "Panels (C, D)" gives the Auth of its rows; a row may narrow it.
-      const heading = /\(([^)]*\b[CDJ]\b[^)]*)\)/.exec(section)?.[1];
-      const input = at('input');
-      for (const path of rawPath.split(/\s+and\s+/).map((part) => part.replace(/^\{base_url\}/, ''))) {
-        let auth: SeedAuth;
-        if (columns.includes('auth')) auth = authOfCell(at('auth'));
-        // A row of a table without an Auth column may narrow its section's: "C", "C only; …", "…; D optional".
-        else if (input === 'C' || /^C only\b/.test(input) || /\bD optional\b/.test(input)) auth = { codes: [['C']] };
-        else if (heading && /except GET by id which needs only C/.test(heading) && at('method') === 'GET' && /^\/[^/]+\/[^/]+\/\{id\}$/.test(path))
-          auth = { codes: [['C']] };
-        else auth = { codes: codesOf(heading ?? '') };
-        // "permissions as noted in Resources": reading needs a permission too, which only D or a J's role carries.
-        if (heading && /permissions/.test(heading) && 'codes' in auth)
-          auth = {
-            codes: auth.codes.flatMap(
-              (codes) =>
-                [
-                  [...codes, 'D'],
-                  [...codes, 'J'],
-                ] as AuthCode[][],
-            ),
-          };
-        const method = at('method');
-        const methods = /not shown/.test(method) ? (chosen.get(normalize(path)) ?? ['(none chosen)']) : [method];
-        // "The reference lists the page read paths under both the page/v2 and pages/v2 forms."
-        const forms =
-          /^Pages and channels/.test(section) && method === 'GET' && path.startsWith('/page/v2/') ? [path, path.replace('/page/v2/', '/pages/v2/')] : [path];
-        for (const form of forms) for (const each of methods) rows.push({ seed: file.slice(0, 3), section, method: each, path: form, auth });
-      }
-    }
-  }
-  return rows;
-}
-
-const seedRows = readSeedRows();
+const seedRows: SeedRow[] = JSON.parse(readFileSync(SEED_FACTS_FILE, 'utf8'));
 const routeOf = (row: SeedRow): RouteSpec | undefined =>
   routes.find((route) => route.method.toUpperCase() === row.method && normalize(route.path) === normalize(row.path));
 const isRead = (row: SeedRow) => row.method === 'GET';
@@ -144,6 +23,15 @@ it('reads endpoint rows from both seed documents', () => {
   expect(new Set(seedRows.map((row) => row.seed))).toEqual(new Set(['000', '001']));
   expect(seedRows.length).toBeGreaterThan(100);
 });
+
+// The seed documents are not part of this repository; where a copy of them sits beside it (../shared/seeds), as
+// in the project's own workspace, the facts file must be what they say today (regenerate: scripts/seed-facts.ts).
+const seedsDir = join(__dirname, '..', '..', '..', 'shared', 'seeds');
+if (existsSync(seedsDir))
+  it('the facts file is what the seeds beside the repository say', () => {
+    const design = readFileSync(join(__dirname, '..', '..', 'docs', 'design.md'), 'utf8');
+    expect(readFileSync(SEED_FACTS_FILE, 'utf8')).toBe(seedFactsText(readSeedRows(seedsDir, design)));
+  });
 
 const label = (row: SeedRow) => `${row.seed} ${row.section}: ${row.method} ${row.path}`;
 
@@ -162,7 +50,7 @@ describe.each(seedRows.map((row) => [label(row), row] as const))('%s', (_name, r
       return;
     }
     for (const listed of row.auth.codes) {
-      // A read: what the row lists is enough. A write also needs D or J (DESIGN.md), unless the row's
+      // A read: what the row lists is enough. A write also needs D or J (docs/design.md), unless the row's
       // codes already suffice (what a viewer does before holding a token).
       const offers = isRead(row) ? [listed] : [listed, [...listed, 'D'], [...listed, 'J']];
       const accepted = route.auth.some((alternative) => offers.some((offer) => alternative.every((code) => offer.includes(code))));

@@ -2,7 +2,7 @@
  * What an external GraphQL auditor finds at /graphql: each check of the scanner graphql-cop, reproduced
  * as the HTTP requests it sends (its payloads and its own criterion of a finding), against the real
  * stack, for three callers: no credential, the site ID alone, and the site ID with the developer key.
- * The first two find nothing above LOW severity (DESIGN, "Reliability and security"); the developer key
+ * The first two find nothing above LOW severity (docs/design.md, "Reliability and security"); the developer key
  * keeps introspection and field suggestions, since admin front ends generate their clients from them.
  * Every answer is also checked for what the scanner does not look at: no 5xx, no stack trace, and a
  * refused document answered with a few errors at most. The same rules on the graphql-ws socket.

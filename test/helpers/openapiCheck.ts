@@ -3,7 +3,8 @@
  * the OpenAPI document the code builds (rest-bridge/openapi.ts from the route table). The route is
  * found by method and path template; the status must be one the operation documents and the JSON body
  * must match that response's schema (OpenAPI 3.0: `nullable`, `$ref` into components, checked by
- * ajv). A mismatch throws, so the test that made the call fails and names the drift.
+ * ajv). A mismatch throws an OpenApiMismatch, so the test that made the call fails and names the drift —
+ * at once, also inside a wait: it is a NotRetryable, which `until` and `eventually` never read as "not yet".
  *
  * Each checked answer is counted in a file per test process (one byte per answer) in the directory
  * jest's globalSetup names; globalTeardown prints the total for the run.
@@ -14,6 +15,12 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildOpenApiDocument } from '../../rest-bridge/openapi';
 import { routes } from '../../rest-bridge/routes';
+import { NotRetryable } from './wait';
+
+/** An answer that does not match the OpenAPI document: a verdict on the code, which no amount of waiting changes. */
+export class OpenApiMismatch extends NotRetryable {
+  override readonly name = 'OpenApiMismatch';
+}
 
 /** Where the per-process counts go; set by test/helpers/globalSetup.ts. */
 export const COUNT_DIR_VARIABLE = 'STAGEGRAPH_OPENAPI_COUNT_DIR';
@@ -103,7 +110,7 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
   const where = `${method.toUpperCase()} ${path} (${template.operation.operationId}, ${template.path})`;
   const response = template.operation.responses[String(status)];
   if (!response) {
-    throw new Error(
+    throw new OpenApiMismatch(
       `${where} answered ${status}, which the OpenAPI document does not list (it lists ${Object.keys(template.operation.responses).join(', ')}): ${text.slice(0, 300)}`,
     );
   }
@@ -111,18 +118,23 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
   const media = response.content?.[mediaType];
   if (!media) {
     if (!response.content && !text) return count();
-    throw new Error(
+    throw new OpenApiMismatch(
       `${where} answered ${status} as ${mediaType || 'no content type'}, which the document does not list for it (${Object.keys(response.content ?? {}).join(', ') || 'no body'})`,
     );
   }
   if (mediaType === 'application/json' && media.schema) {
     const validate = validatorFor(`${template.operation.operationId} ${status}`, media.schema);
-    const body: unknown = text ? JSON.parse(text) : null;
+    let body: unknown = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      throw new OpenApiMismatch(`${where} answered ${status} as application/json with a body that is not JSON: ${text.slice(0, 300)}`);
+    }
     if (!validate(body)) {
       const problems = (validate.errors ?? [])
         .slice(0, 5)
         .map((error) => `${error.instancePath || '(body)'} ${error.message}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`);
-      throw new Error(
+      throw new OpenApiMismatch(
         `${where} answered ${status} with a body that does not match the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${text.slice(0, 500)}`,
       );
     }

@@ -1,6 +1,6 @@
 /**
  * The walk of every REST route in the route table: credentials are required and errors keep the REST
- * shape. It takes a base URL, so the same walk runs against the one-process stack (routes.e2e.ts) and
+ * shape. It takes a base URL, so the same walk runs against the one-process stack (test/rest/routes.part.ts) and
  * against the REST bridge running as a process of its own (split-services.e2e.ts).
  */
 import { routes } from '../../rest-bridge/server';

@@ -1,5 +1,5 @@
 /**
- * A receiver's check of stagegraph's outgoing webhooks, written from the README's documented format alone
+ * A receiver's check of stagegraph's outgoing webhooks, written from docs/api.md's documented format alone
  * (`x-stagegraph-signature: t=<unix ms>,v1=<hex>`, HMAC-SHA256 with the endpoint's secret over `${t}.${body}`,
  * refused when `t` is more than 5 minutes from the receiver's clock) with node:crypto — never the server's
  * own code, so a change of the format on the server side fails the tests instead of moving with them.

@@ -43,12 +43,12 @@ it('promtool check config accepts deploy/prometheus.yml with the files a fleet w
   }
 });
 
-it('every alert has a summary, a runbook line into the README, a test that fires it and one that finds it quiet', () => {
+it('every alert has a summary, a runbook line into docs/operations.md, a test that fires it and one that finds it quiet', () => {
   expect(alertNames.length).toBeGreaterThanOrEqual(12);
   const blocks = rules.split(/^\s+- alert: /m).slice(1);
   for (const [index, name] of alertNames.entries()) {
     expect({ name, summary: /^\s+summary: \S/m.test(blocks[index]) }).toEqual({ name, summary: true });
-    expect({ name, runbook: /^\s+runbook: "README\.md, /m.test(blocks[index]) }).toEqual({ name, runbook: true });
+    expect({ name, runbook: /^\s+runbook: "docs\/operations\.md, /m.test(blocks[index]) }).toEqual({ name, runbook: true });
     const fires = new RegExp(`alertname: ${name}\\n\\s+exp_alerts:\\n\\s+- exp_labels:`).test(ruleTests);
     const quiet = new RegExp(`alertname: ${name}, exp_alerts: \\[\\] \\}`).test(ruleTests);
     expect({ name, fires, quiet }).toEqual({ name, fires: true, quiet: true });

@@ -1,13 +1,13 @@
 /**
- * The README's quick-start as a newcomer runs it: the shell lines between `<!-- quickstart:start -->` and
- * `<!-- quickstart:end -->`, then the live chat's (`<!-- chat:start -->` …), moderating a chat room
- * (`<!-- chat-moderation:start -->` …) and the subscriptions over HTTP (`<!-- subscriptions:start -->` …) in the same
- * terminal, in the README's order, run by bash against a real server — main.ts in a process of its own, or, with
- * STAGEGRAPH_TEST_SERVER=dist (CI, after its `npm start`), dist/main.js as `npm start` runs it — with only `BASE`
- * pointing at its port and the CLI at its
- * database (the environment a second terminal in the project folder has). Every answer the README shows
- * under a line (`# {…}`) is compared with the real one, and the run must end with the viewer on the
- * leaderboard. The start-up log must say where the server listens.
+ * The documents' walkthroughs as a newcomer runs them: the README's quick-start, the shell lines between
+ * `<!-- quickstart:start -->` and `<!-- quickstart:end -->`, then the live chat's (`<!-- chat:start -->` …), moderating
+ * a chat room (`<!-- chat-moderation:start -->` …) and the subscriptions over HTTP (`<!-- subscriptions:start -->` …)
+ * of docs/live.md, in the same terminal, in the order the README's map lists the documents, run by bash against a
+ * real server — main.ts in a process of its own, or, with STAGEGRAPH_TEST_SERVER=dist (CI, after its `npm start`),
+ * dist/main.js as `npm start` runs it — with only `BASE` pointing at its port and the CLI at its database (the
+ * environment a second terminal in the project folder has). Every answer a document shows under a line (`# {…}`)
+ * is compared with the real one, and the run must end with the viewer on the leaderboard. The start-up log must
+ * say where the server listens.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,14 +21,17 @@ import { TEST_SECRETS } from '../helpers/stack';
 import { entryArgs } from '../helpers/serverProcess';
 
 const root = join(__dirname, '..', '..');
-const README = readFileSync(join(root, 'README.md'), 'utf8');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+/** The documents in the order a newcomer reads them: the README, then docs/ in the order of the README's map. */
+const DOCUMENTS = ['README.md', ...new Set([...read('README.md').matchAll(/\]\((docs\/[\w-]+\.md)\)/g)].map((match) => match[1]))];
+const TEXT = DOCUMENTS.map(read).join('\n');
 
 /** The ```sh blocks between a section's markers (`<!-- NAME:start -->`, `<!-- NAME:end -->`), joined: exactly what a reader copies. */
-function sectionLines(readme: string, name: string): string[] {
-  const start = readme.indexOf(`<!-- ${name}:start -->`);
-  const end = readme.indexOf(`<!-- ${name}:end -->`);
-  if (start < 0 || end < start) throw new Error(`README.md has no <!-- ${name}:start --> … <!-- ${name}:end --> section`);
-  const blocks = [...readme.slice(start, end).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+function sectionLines(text: string, name: string): string[] {
+  const start = text.indexOf(`<!-- ${name}:start -->`);
+  const end = text.indexOf(`<!-- ${name}:end -->`);
+  if (start < 0 || end < start) throw new Error(`no document of ${DOCUMENTS.join(', ')} has a <!-- ${name}:start --> … <!-- ${name}:end --> section`);
+  const blocks = [...text.slice(start, end).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
   return blocks
     .join('')
     .split('\n')
@@ -106,13 +109,13 @@ it('logs the address it is bound to, who can reach it, and the URL to open', () 
 it('runs the README quick-start line by line: a signed-in viewer answers a trivia poll, completes a quest and is on the leaderboard; then its subscriptions over HTTP', async () => {
   const missing = ['bash', 'curl', 'npm'].filter((command) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status !== 0);
   if (missing.length) throw new Error(`the README's quick-start needs ${missing.join(', ')} on PATH (apt-get install ${missing.join(' ')})`);
-  const lines = sectionLines(README, 'quickstart');
+  const lines = sectionLines(TEXT, 'quickstart');
   // The chat section runs next in the same terminal, on the quick-start's site, admin and viewer.
-  const chat = sectionLines(README, 'chat');
+  const chat = sectionLines(TEXT, 'chat');
   // Then moderating a chat room, with the same admin and viewer.
-  const moderation = sectionLines(README, 'chat-moderation');
+  const moderation = sectionLines(TEXT, 'chat-moderation');
   // The subscriptions over HTTP run in the same terminal after those, on the quick-start's site, poll and viewer.
-  const subscriptions = sectionLines(README, 'subscriptions');
+  const subscriptions = sectionLines(TEXT, 'subscriptions');
   // BASE is the one thing a reader's machine and this test differ in, and the README itself defines it.
   expect(lines[0]).toBe('BASE=${BASE:-http://localhost:4000}');
   for (const line of [...lines, ...chat, ...moderation, ...subscriptions]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);

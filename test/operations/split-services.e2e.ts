@@ -1,6 +1,6 @@
 /**
  * The split deployment: each subgraph (`subgraphs/<name>/index.ts`), the gateway (`gateway/index.ts`) and the
- * REST bridge (`rest-bridge/index.ts`) as a process of its own, as DESIGN.md's "Public surface" promises, on
+ * REST bridge (`rest-bridge/index.ts`) as a process of its own, as docs/design.md's "Public surface" promises, on
  * one migrated throwaway database and one Redis (several processes share broadcasts only through it: the test
  * starts its own redis-server when REDIS_URL is unset). Subgraphs reach each other's data through the gateway
  * process (the inter-process supergraph client, identities signed with INTERNAL_SECRET). A process that exits

@@ -1,7 +1,7 @@
 /**
- * The demo page as a newcomer opens it (README "See an overlay in a browser"), in headless Chromium
+ * The demo page as a newcomer opens it (docs/live.md "See an overlay in a browser"), in headless Chromium
  * against the real stack: no console error and no failed request or error status on any resource (the
- * favicon included), the broadcast shows; and the README's own headless line, run with bash, writes the
+ * favicon included), the broadcast shows; and docs/live.md's own headless line, run with bash, writes the
  * picture.
  */
 import { execFile } from 'node:child_process';
@@ -39,7 +39,7 @@ afterAll(async () => {
 async function broadcastGoal(): Promise<string> {
   const overlay = await rest(stack, 'POST', '/overlay/v1', {
     headers: site.admin,
-    // Long enough to still show when the README's headless line has started its browser, however busy the machine.
+    // Long enough to still show when the document's headless line has started its browser, however busy the machine.
     body: { name: 'Goal', type: 'template', duration: 600, contents: { html: '<strong>GOAL!</strong> ${player}' } },
   });
   expect(overlay.status).toBe(200);
@@ -87,12 +87,12 @@ it('shows the demo with its icon, a broadcast, and nothing in the console', asyn
   await page.close();
 });
 
-it('takes the picture with the README’s headless line, once the overlay is shown', async () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+it('takes the picture with docs/live.md’s headless line, once the overlay is shown', async () => {
+  const readme = readFileSync(join(root, 'docs', 'live.md'), 'utf8');
   const line = readme.split('\n').find((text) => text.startsWith('npx tsx scripts/screenshot-demo.ts --url'));
   expect(line).toBe('npx tsx scripts/screenshot-demo.ts --url "$BASE/embed/v1/demo?siteId=$SITE&channelId=$CHANNEL" --out demo.png');
   await broadcastGoal();
-  // Run in the project folder, as the README's lines are; the picture goes to a temp folder, not the project.
+  // Run in the project folder, as the document's lines are; the picture goes to a temp folder, not the project.
   const out = join(temp, 'demo.png');
   const { stdout } = await run('bash', ['-c', line!.replace('--out demo.png', `--out ${out}`)], {
     cwd: root,

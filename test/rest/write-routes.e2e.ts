@@ -80,7 +80,7 @@ function validBody(route: RouteSpec): Record<string, unknown> {
 
 describe.each(writeRoutes.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))('%s', (_name, route) => {
   const properties = route.body?.schema.properties as Record<string, JsonSchema>;
-  // A route's own read-only fields are ignored whatever they hold (README, Errors); `_id`, `created`,
+  // A route's own read-only fields are ignored whatever they hold (docs/api.md, Errors); `_id`, `created`,
   // `modified` and the site fields are checked wherever they are sent.
   const checked = new Set<string>([...READ_ONLY, ...SITE_FIELDS]);
   const ignored = new Set((route.body?.readOnly ?? []).filter((field) => !checked.has(field)));

@@ -58,10 +58,24 @@ function setUp(initial: ChannelStatus = offline) {
   };
   const announce = (message: Partial<ChannelStatusMessage> = {}) =>
     bus.publish(Topics.channelStatus, { siteId: 's1', channelId: 'c1', acceptedAt: Date.now(), ...message });
+  /**
+   * Resolves once the bus has delivered a message of Topics.channelStatus for `channelId` to every handler: this
+   * one is subscribed after the feed's, and the bus hands a message to its handlers in order, in one turn. The
+   * turn after it lets a read that the feed started (a few promise steps) count.
+   */
+  const delivered = (channelId: string) =>
+    new Promise<void>((resolve) => {
+      const stop = bus.subscribe(Topics.channelStatus, (message) => {
+        if ((message as ChannelStatusMessage).channelId !== channelId) return;
+        stop();
+        setImmediate(resolve);
+      });
+    });
   return {
     feed,
     viewer,
     announce,
+    delivered,
     set: (status: ChannelStatus) => void (current = status),
     counts: () => ({ reads, renders }),
   };
@@ -96,7 +110,7 @@ it('reads once per change for all viewers, renders once per document, and skips 
 });
 
 it('ignores other channels’ messages, and refuses a channel that is not the site’s with NOT_FOUND', async () => {
-  const { feed, viewer, announce, counts } = setUp();
+  const { feed, viewer, announce, delivered, counts } = setUp();
   const watcher = viewer();
   feed.subscribe(watcher.subscription);
   await until(
@@ -104,8 +118,16 @@ it('ignores other channels’ messages, and refuses a channel that is not the si
     (length) => length === 1,
     'the first event',
   );
+  // Counted once the bus has handed the message to the feed, not before: another channel's change reads nothing…
+  const otherDelivered = delivered('c2');
   await announce({ channelId: 'c2' });
+  await otherDelivered;
   expect(counts().reads).toBe(1);
+  // …where the same wait after this channel's change sees its read, so the count above is not read too early.
+  const ownDelivered = delivered('c1');
+  await announce();
+  await ownDelivered;
+  expect(counts().reads).toBe(2);
 
   const stranger = viewer();
   feed.subscribe({ ...stranger.subscription, args: { channelId: 'stage' } });

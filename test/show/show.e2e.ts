@@ -1,5 +1,5 @@
 /**
- * The show reaches viewers (DESIGN "The show"), driven by a fake provider's webhooks: the channel's
+ * The show reaches viewers (docs/design.md "The show"), driven by a fake provider's webhooks: the channel's
  * state machine (repeated and out-of-order webhooks change nothing), what the content check offers
  * (the live video, the recording after the show, nothing to a refused viewer), channelStatus over
  * GraphQL, graphql-ws and graphql-sse, a channel's videos, deleting a channel, and bad input.
@@ -150,6 +150,74 @@ describe('the show state machine', () => {
     });
     expect(await status(elsewhere.body._id)).toMatchObject({ state: 'LIVE', live: true, liveBroadcastId: null, playbackUrl: null });
     expect((await check(elsewhere.body._id)).body.canIPlayResponse.contentCheck.live).toBe(true);
+  });
+});
+
+describe('why a channel is not live (liveCheck)', () => {
+  const LIVE_CHECK = /* GraphQL */ `liveCheck { streamId show streamOnAir channelLive switchesOff channelNamesStream reason }`;
+  const streamRead = async (streamId: string) => {
+    const reply = await rest(stack, 'GET', `/stream/v1/${streamId}`, { headers: site.admin });
+    expect(reply.status).toBe(200);
+    return reply.body.liveCheck;
+  };
+  const channelRead = async (channelId: string, headers: Record<string, string> = site.admin) =>
+    graphql(stack, `query ChannelLiveCheck($id: ID!) { page(id: $id) { ${LIVE_CHECK} } }`, { id: channelId }, headers);
+  const switchOff = (channelId: string, body: Record<string, unknown>) => rest(stack, 'PUT', `/pages/v3/${channelId}`, { headers: site.admin, body });
+
+  it('says, on the admin’s reads of the stream and of its channel, which switch is off while the stream is LIVE', async () => {
+    const show = await showChannel(stack, site, contract);
+    const offline = { show: 'OFFLINE', streamOnAir: false, channelLive: false, switchesOff: [], channelNamesStream: true, reason: null };
+    expect(await streamRead(show.stream._id)).toEqual(offline);
+    await show.hook('connected', 1);
+    await show.hook('active', 2);
+    const live = { show: 'LIVE', streamOnAir: true, channelLive: true, switchesOff: [], channelNamesStream: true, reason: null };
+    expect(await streamRead(show.stream._id)).toEqual(live);
+    expect((await channelRead(show.channelId)).body).toEqual({ data: { page: { liveCheck: { streamId: show.stream._id, ...live } } } });
+
+    expect((await switchOff(show.channelId, { active_renderers: { livestream: false } })).status).toBe(200);
+    expect(await status(show.channelId)).toMatchObject({ state: 'LIVE', live: false });
+    const playerOff = {
+      ...live,
+      channelLive: false,
+      switchesOff: ['active_renderers.livestream'],
+      reason: 'the stream is LIVE but its channel is not live: active_renderers.livestream is not true',
+    };
+    expect(await streamRead(show.stream._id)).toEqual(playerOff);
+    expect((await channelRead(show.channelId)).body.data.page.liveCheck).toEqual({ streamId: show.stream._id, ...playerOff });
+
+    // A channel with neither switch on: a LIVE stream says both.
+    expect((await switchOff(show.channelId, { renderers: { livestream: { stream_id: show.stream._id } } })).status).toBe(200);
+    const bothOff = await streamRead(show.stream._id);
+    expect(bothOff).toMatchObject({ channelLive: false, switchesOff: ['active_renderers.livestream', 'renderers.livestream.livestream_published'] });
+    expect(bothOff.reason).toMatch(/active_renderers\.livestream is not true; renderers\.livestream\.livestream_published is not true$/);
+
+    // Both on again: live, nothing to tell.
+    const on = { active_renderers: { livestream: true }, renderers: { livestream: { livestream_published: true, stream_id: show.stream._id } } };
+    expect((await switchOff(show.channelId, on)).status).toBe(200);
+    expect(await streamRead(show.stream._id)).toEqual(live);
+  });
+
+  it('says so when the channel plays another stream, and is an admin’s read only', async () => {
+    const show = await showChannel(stack, site, contract);
+    await show.hook('connected', 1);
+    await show.hook('active', 2);
+    const second = await rest(stack, 'POST', '/stream/v1/', { headers: site.admin, body: { pageId: show.channelId, contractId: contract.id } });
+    expect(second.status).toBe(201);
+    expect(await streamRead(second.body._id)).toMatchObject({ show: 'OFFLINE', channelNamesStream: false, reason: null });
+    const secondProvider = { Authorization: `Bearer ${contract.authorization}` };
+    for (const [type, time] of [
+      ['connected', 1],
+      ['active', 2],
+    ] as const)
+      await rest(stack, 'POST', '/stream/v1/webhook', { headers: secondProvider, body: { type, id: second.body.providerStreamId, time } });
+    const elsewhere = await streamRead(second.body._id);
+    expect(elsewhere).toMatchObject({ show: 'LIVE', channelLive: false, switchesOff: [], channelNamesStream: false });
+    expect(elsewhere.reason).toBe(
+      `the stream is LIVE but its channel is not live: the channel plays another stream (renderers.livestream.stream_id is "${show.stream._id}")`,
+    );
+
+    const asViewer = await channelRead(show.channelId, viewer());
+    expect(asViewer.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 });
 

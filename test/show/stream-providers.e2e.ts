@@ -147,7 +147,12 @@ describe('stream control', () => {
     expect(provider.calls[provider.calls.length - 1].body.fallbackImageUrl).toBe(FALLBACK);
     const got = await rest(stack, 'GET', `/stream/v1/${stream._id}`, { headers: site.admin });
     expect(got.status).toBe(200);
-    expect(got.body).toEqual(stream);
+    // The read adds whether the channel plays the stream: a channel created with neither switch does not.
+    const switchesOff = ['active_renderers.livestream', 'renderers.livestream.livestream_published'];
+    expect(got.body).toEqual({
+      ...stream,
+      liveCheck: { show: 'OFFLINE', streamOnAir: false, channelLive: false, switchesOff, channelNamesStream: true, reason: null },
+    });
   });
 
   it('answers 404 for an unknown or foreign channel or contract, 400 for a landing page', async () => {

@@ -1,7 +1,7 @@
 /**
  * The watch page through a show, in headless Chromium against the real stack: a fake provider's stream
  * plays live HLS from a CDN stand-in (ffmpeg's test pattern, a live playlist that moves on every second),
- * and its webhooks drive the channel's show (contract: `channelStatus`, DESIGN "The show"). The page says
+ * and its webhooks drive the channel's show (contract: `channelStatus`, docs/design.md "The show"). The page says
  * the show is starting, plays the live stream with hls.js and the live overlays over it, keeps the player
  * while reconnecting, says the show has ended and then plays its recording with the timeline's overlays at
  * their seconds. Before a show it counts down to the start. A gated channel shows the check's refusal while

@@ -1,5 +1,5 @@
 /**
- * The chat panel's moderation settings as the renderer holds them (DESIGN.md "Chat that moderators can
+ * The chat panel's moderation settings as the renderer holds them (docs/design.md "Chat that moderators can
  * run"), for the panel's JSON Schema (panels.ts) and the room's runtime (modes.ts). Imports nothing, so
  * the panel checks can use it without reaching into chat.
  */

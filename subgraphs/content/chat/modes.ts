@@ -1,5 +1,5 @@
 /**
- * Who may send in a room and which messages wait before they reach it (DESIGN.md "Chat that moderators
+ * Who may send in a room and which messages wait before they reach it (docs/design.md "Chat that moderators
  * can run"): the renderer's `chat_mode` (open | entitled | admins), `hold_words`,
  * `hold_new_accounts_seconds` and `delay_seconds`. Accounts belong to the community subgraph, so what a
  * mode or a hold needs of one (its age, its subscriptions) is asked through the supergraph, and only when

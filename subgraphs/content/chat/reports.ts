@@ -1,5 +1,5 @@
 /**
- * Reports (DESIGN.md "Chat that moderators can run"): a signed-in viewer reports a message of a room
+ * Reports (docs/design.md "Chat that moderators can run"): a signed-in viewer reports a message of a room
  * with a reason, once per account and message — the unique key decides, so a second report is CONFLICT
  * and stores nothing — and the report lands in the room's moderation queue (held.ts, chatModeration).
  */

@@ -1,5 +1,5 @@
 /**
- * Warnings (DESIGN.md "Chat that moderators can run"): a moderator warns an account with a reason; until
+ * Warnings (docs/design.md "Chat that moderators can run"): a moderator warns an account with a reason; until
  * the account acknowledges it (C + J), it cannot send in any of the site's chats, and the refusal names
  * the warning. Acknowledging is one conditional update of the account's open warnings.
  */

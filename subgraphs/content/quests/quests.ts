@@ -34,7 +34,7 @@ function checkActions(actions: QuestInput['actions']): QuestAction[] {
   return (actions ?? []).map((action, index) => {
     const field = `actions[${index}]`;
     // The seed lists the kinds it has seen, not all there are: another kind is kept and shown with the
-    // quest's progress, and never done by itself (DESIGN.md, "Quest progress").
+    // quest's progress, and never done by itself (docs/design.md, "Quest progress").
     const kind = checkText(action.kind, `${field}.kind`, 100);
     if (action.kind === 'answer:polls:specific' && !action.validationValue) {
       throw badInput(`${field}.validationValue must name the poll to answer`, `${field}.validationValue`);

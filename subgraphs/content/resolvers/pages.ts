@@ -7,6 +7,8 @@ import { clonePage, createPage, deletePage, findPage, listPages, pagePart, updat
 import { createPageFromTemplate } from '../templateUse';
 import { found } from '../checks';
 import { announceChannelChange, deleteChannelStream } from '../show/channelStream';
+import { showOf, streamIdOf } from '../show/channelShow';
+import { liveCheckOf } from '../../../shared/liveSwitches';
 import { readerOf, viewerRead, type ViewerReads } from '../viewerReads';
 import type { Resolvers } from '../resolvers.generated';
 import type { WebhookWaker } from '../webhookDispatcher';
@@ -77,6 +79,12 @@ export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads, access
     data: (page) => pagePart(page, 'data'),
     metadata: (page) => pagePart(page, 'metadata'),
     tags: (page) => stringList(page.tags),
+    liveCheck: async (page, _args, ctx) => {
+      requireAdmin(ctx.identity, Scopes.pages, { write: false, pageId: page.id });
+      const streamId = page.type === 'channel' ? streamIdOf(page.document) : null;
+      const show = streamId ? await showOf(readerOf(ctx, reads), page) : null;
+      return streamId && show ? { streamId, ...liveCheckOf(streamId, show.state, page.document) } : null;
+    },
     ...timestamps,
     lastModified: timestamps.modified,
   },

@@ -1,6 +1,6 @@
 /**
  * Schedule items expanded into occurrences: when each item plays, repeats included. The rules (also in
- * the README's "Schedules" section):
+ * docs/show.md's "Schedules" section):
  *
  * - `start_time` is the first occurrence's start; it sets the local time of day of every repeat (and, for
  *   `weekly`, the weekday). An item's length is `end_time − start_time` when `end_time` is given, else

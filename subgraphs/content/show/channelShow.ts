@@ -7,6 +7,7 @@
 import { serviceIdentity } from '../../../shared/auth/identity';
 import { ON_AIR, type ShowState } from '../../../shared/contracts/channelStatus';
 import type { Page, Video } from '../../../shared/db/generated/sqlite';
+import { switchesOff } from '../../../shared/liveSwitches';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { isRecord, type JsonRecord } from '../checks';
 import { viewerRead, type WithViewerReads } from '../viewerReads';
@@ -38,11 +39,8 @@ export function streamIdOf(document: unknown): string | null {
   return typeof streamId === 'string' && streamId !== '' ? streamId : null;
 }
 
-/** The admin's switch: `active_renderers.livestream` and `livestream_published`. */
-export function switchedOn(document: unknown): boolean {
-  const active = isRecord(document) && isRecord(document.active_renderers) ? document.active_renderers : {};
-  return active.livestream === true && livestreamOf(document).livestream_published === true;
-}
+/** The admin's switch: `active_renderers.livestream` and `livestream_published` (shared/liveSwitches.ts). */
+export const switchedOn = (document: unknown): boolean => switchesOff(document).length === 0;
 
 /** The show of the channel's stream; null for a channel with no stream of ours (or one integrations does not know). */
 export function showOf(ctx: Reader, page: Page): Promise<StreamShow | null> {

@@ -1,5 +1,5 @@
 /**
- * A channel's videos for its admins (ours, DESIGN "The show"): the list newest first, and what an admin
+ * A channel's videos for its admins (ours, docs/design.md "The show"): the list newest first, and what an admin
  * changes in one — title, description and the entitlements the content check then asks of viewers.
  */
 import { serviceIdentity } from '../../../shared/auth/identity';

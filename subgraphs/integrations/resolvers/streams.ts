@@ -1,5 +1,8 @@
 /** Resolvers of streaming provider contracts, streams, and the provider's own calls (webhooks, VOD). */
 import { requireAdmin, requireSite } from '../../../shared/auth/access';
+import { serviceIdentity } from '../../../shared/auth/identity';
+import type { ShowState } from '../../../shared/contracts/channelStatus';
+import { liveCheckOf } from '../../../shared/liveSwitches';
 import type { ProviderOperation } from '../providerCalls';
 import type { Resolvers } from '../resolvers.generated';
 import { deliverVod, receiveStreamWebhook } from '../providerCallbacks';
@@ -11,6 +14,9 @@ import { channelRecording, recordingOfVideo } from '../recordings';
 import { activateStream, createStream, deleteProviderStream, deleteProviderVod, findStream, startStream, stopStream, verifyAccount } from '../streams';
 
 const read = { write: false };
+
+/** The channel's page document, as the service reads it; a list, so a channel deleted since reads as none. */
+const CHANNEL_DOCUMENT = /* GraphQL */ `query StreamChannelDocument($ids: [ID!]) { pages(ids: $ids) { document } }`;
 const write = { write: true };
 
 export const streamResolvers: Resolvers = {
@@ -47,6 +53,14 @@ export const streamResolvers: Resolvers = {
   },
   Stream: {
     state: (stream) => stateOf(stream),
+    liveCheck: async (stream, _args, ctx) => {
+      const { pages } = await ctx.supergraph.execute<{ pages: { document: unknown }[] }>(
+        CHANNEL_DOCUMENT,
+        { ids: [stream.pageId] },
+        serviceIdentity(stream.siteId),
+      );
+      return liveCheckOf(stream.id, stream.showState as ShowState, pages[0]?.document ?? null);
+    },
     broadcasts: (stream, _args, { db }) => db.liveBroadcast.findMany({ where: { streamId: stream.id }, orderBy: { startedAt: 'desc' } }),
     created: (stream) => stream.createdAt.getTime(),
     modified: (stream) => stream.updatedAt.getTime(),

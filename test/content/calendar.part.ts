@@ -1,4 +1,4 @@
-/** Calendar events at DESIGN.md's paths: create, between timestamps (exactly the overlapping ones), filters, categories, labels, get, update, tenancy. */
+/** Calendar events at docs/design.md's paths: create, between timestamps (exactly the overlapping ones), filters, categories, labels, get, update, tenancy. */
 import { createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 import { rest } from '../helpers/http';
 import type { Stack } from '../../stack';

@@ -1,5 +1,5 @@
 /**
- * Recurring passes (DESIGN.md "Access that ends when it should"): a weekly, monthly or yearly pass ends
+ * Recurring passes (docs/design.md "Access that ends when it should"): a weekly, monthly or yearly pass ends
  * at its currentPeriodEnd unless renewed. After it the content check refuses and the community shows it
  * `expired`; scheduleCancel keeps it active until the period's end, then it reads `canceled`. Time is
  * the stack's clock, which the test moves: nothing sleeps and the machine's clock is left alone.

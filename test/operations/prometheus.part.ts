@@ -139,7 +139,7 @@ if (fleetHere) {
       expect(['pending', 'firing']).toContain(alerts[0].state);
       expect(alerts[0].labels).toMatchObject({ job: 'stagegraph', instance: `127.0.0.1:${killed.port}`, server: killed.name, severity: 'page' });
       expect(alerts[0].annotations.summary).toBe(`127.0.0.1:${killed.port} is down (its /metrics does not answer)`);
-      expect(alerts[0].annotations.runbook).toMatch(/^README\.md, /);
+      expect(alerts[0].annotations.runbook).toMatch(/^docs\/operations\.md, /);
       // The others are still scraped.
       const up = await query('up{job="stagegraph"} == 1');
       expect(up.map((sample) => sample.metric.server).sort()).toEqual([fleet.instances[0].name, fleet.instances[1].name]);

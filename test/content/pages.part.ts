@@ -141,7 +141,7 @@ describe('lists', () => {
       ids[name] = (await createPage(listSite, { ...channelBody(name), type }))._id;
     }
   });
-  // Lists need D or J (DESIGN.md): the site ID alone reads only what a viewer needs.
+  // Lists need D or J (docs/design.md): the site ID alone reads only what a viewer needs.
   const viewer = () => listSite.admin;
   const query = (params: Record<string, unknown>) =>
     '?' +

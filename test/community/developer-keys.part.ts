@@ -1,5 +1,5 @@
 /**
- * Developer keys (DESIGN.md "Access that ends when it should"): created with a name and shown once,
+ * Developer keys (docs/design.md "Access that ends when it should"): created with a name and shown once,
  * listed without the key, revoked over REST, GraphQL and the CLI. A revoked key is refused at once by
  * the instance that revoked it, within a second by another instance of the deployment (PostgreSQL +
  * Redis, or a shared in-process bus), and the live sockets opened with it end with 4401.

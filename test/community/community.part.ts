@@ -1,7 +1,7 @@
 /**
  * Entitlements and bundles, the payments ledger (purchases, refunds), receipt e-mail over a real SMTP
  * server (custom sender and its DNS records, Handlebars templates; sender domains verified in DNS are
- * test/community/sender-domains.e2e.ts), community management (listing, search, filters, detail, export, grant and
+ * test/community/sender-domains.part.ts), community management (listing, search, filters, detail, export, grant and
  * entitlement actions) and quest claim statuses.
  */
 import type { Stack } from '../../stack';
@@ -389,7 +389,7 @@ describe('custom receipt e-mail', () => {
     const { charge } = await purchase(member, {}, mailSite);
     const mail = await smtp.next(member.email);
     expect(mail.subject).toBe(`Tickets & more: ${charge.receiptNumber}`);
-    // Pending: never from the site's domain before its DNS is verified (test/community/sender-domains.e2e.ts verifies it).
+    // Pending: never from the site's domain before its DNS is verified (test/community/sender-domains.part.ts verifies it).
     expect(mail.parsed.from?.value).toEqual([{ name: 'Stagegraph', address: 'no-reply@stagegraph.test' }]);
     expect(mail.parsed.replyTo).toBeUndefined();
     expect(mail.html).toBe('<h1>Finals ticket</h1><p>&lt;script&gt;x&lt;/script&gt; paid $25.00 with Visa •••• 4242</p>');

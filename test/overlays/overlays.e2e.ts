@@ -1,0 +1,20 @@
+/**
+ * Overlays over GraphQL and REST, templates and automation rules: the capability's end-to-end parts (`*.part.ts`
+ * beside this file), each in a describe of its own and in the order listed, run as one jest file so its packages
+ * load once for all of them. Each part keeps its own servers and databases: its beforeAll and afterAll run inside
+ * its describe, before and after its own tests.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- a part registers its tests where it is required: inside its describe */
+
+describe('overlays-graphql', () => {
+  require('./overlays-graphql.part');
+});
+describe('overlays-rest', () => {
+  require('./overlays-rest.part');
+});
+describe('templates', () => {
+  require('./templates.part');
+});
+describe('automation-rules', () => {
+  require('./automation-rules.part');
+});
