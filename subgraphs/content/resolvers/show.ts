@@ -6,13 +6,14 @@ import { attachChannelStream } from '../show/channelStream';
 import { channelVideos, updateVideo } from '../show/channelVideos';
 import { readerOf, type ViewerReads } from '../viewerReads';
 import { Scopes } from '../scopes';
+import type { AccountAccessCache } from '../checkInputs';
 
-/** `reads`: the runtime's kept reads (pages, shows, recordings). */
-export const showResolvers = (reads: ViewerReads): Resolvers => ({
+/** `reads`: the runtime's kept reads (pages, shows, recordings); `access`: the accounts' entitlements kept (what a listing weighs). */
+export const showResolvers = (reads: ViewerReads, access: AccountAccessCache): Resolvers => ({
   Query: {
     channelStatus: (_root, { channelId }, ctx) => channelStatus(readerOf(ctx, reads), requireSite(ctx.identity), channelId),
-    channelVideos: (_root, { channelId, limit, offset }, ctx) =>
-      channelVideos(readerOf(ctx, reads), requireSite(ctx.identity), channelId, limit ?? 50, offset ?? 0),
+    channelVideos: (_root, { channelId, limit, offset, deviceId }, ctx) =>
+      channelVideos({ ...readerOf(ctx, reads), access }, requireSite(ctx.identity), channelId, limit ?? 50, offset ?? 0, deviceId ?? null),
   },
   Mutation: {
     updateVideo: (_root, { id, input }, ctx) => updateVideo(readerOf(ctx, reads), requireAdmin(ctx.identity, Scopes.videos, { write: true }), id, input),
