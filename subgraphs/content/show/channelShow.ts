@@ -46,7 +46,8 @@ export function switchedOn(document: unknown): boolean {
 
 /** The show of the channel's stream; null for a channel with no stream of ours (or one integrations does not know). */
 export function showOf(ctx: Reader, page: Page): Promise<StreamShow | null> {
-  const streamId = streamIdOf(page.document);
+  // The bound stream (the column streamBinding.ts keeps, one channel's alone), not merely one the document names.
+  const streamId = page.streamId;
   if (!streamId) return Promise.resolve(null);
   return viewerRead(ctx, page.siteId, `show:${streamId}`, async () => {
     const { channelShow } = await ctx.supergraph.execute<{ channelShow: StreamShow | null }>(CHANNEL_SHOW, { streamId }, serviceIdentity(page.siteId));

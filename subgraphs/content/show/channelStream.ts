@@ -1,6 +1,7 @@
 /**
  * Channel ↔ stream: a stream created for a channel becomes its stream (`renderers.livestream.stream_id`)
- * when it has none; a channel that names a stream keeps it. Deleting a channel asks the provider to
+ * when it has none; a channel that names a stream keeps it; one stream belongs to one channel
+ * (streamBinding.ts). Deleting a channel asks the provider to
  * block its stream's ingest (the integrations subgraph's deleteStream call, retried like every call).
  * A channel changed or deleted by its admin (the switch, the gate, the countdown) is announced to its
  * channelStatus viewers like a webhook.
@@ -12,24 +13,34 @@ import type { Logger } from '../../../shared/logger';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { isRecord } from '../checks';
 import { findPage } from '../pages';
-import { streamIdOf } from './channelShow';
+import { streamBinding } from './streamBinding';
 
 /** Tries this many times when another write changed the page between its read and the update. */
 const ATTEMPTS = 5;
 
+/**
+ * Makes `streamId` the channel's stream when it has none (a channel that names a stream keeps it).
+ * A stream another channel of the site holds is refused with CONFLICT, and nothing is written.
+ */
 export async function attachChannelStream(db: SubgraphContext['db'], siteId: string, channelId: string, streamId: string): Promise<Page> {
   for (let attempt = 1; ; attempt += 1) {
     const page = await findPage(db, siteId, channelId);
-    if (streamIdOf(page.document) !== null) return page;
+    if (page.streamId !== null) return page;
     const document = isRecord(page.document) ? page.document : {};
     const renderers = isRecord(document.renderers) ? document.renderers : {};
     const livestream = isRecord(renderers.livestream) ? renderers.livestream : {};
     const next = { ...document, renderers: { ...renderers, livestream: { ...livestream, stream_id: streamId } } };
     // Conditional on the page being as read: a concurrent write (or a second stream) is never overwritten.
-    const written = await db.page.updateMany({
-      where: { id: page.id, updatedAt: page.updatedAt },
-      data: { document: next, updatedAt: new Date(Math.max(Date.now(), page.updatedAt.getTime() + 1)) },
-    });
+    const written = await db.$transaction(async (tx) =>
+      tx.page.updateMany({
+        where: { id: page.id, updatedAt: page.updatedAt },
+        data: {
+          document: next,
+          streamId: await streamBinding(tx, siteId, next, page.id),
+          updatedAt: new Date(Math.max(Date.now(), page.updatedAt.getTime() + 1)),
+        },
+      }),
+    );
     if (written.count === 1 || attempt === ATTEMPTS) return findPage(db, siteId, channelId);
   }
 }
@@ -41,7 +52,8 @@ const DELETE_STREAM = /* GraphQL */ `mutation DeleteChannelStream($streamId: ID!
  * says: a failure (after the call's own retries) is logged for the operator, not thrown at the admin.
  */
 export async function deleteChannelStream(ctx: Pick<SubgraphContext, 'supergraph'> & { logger: Logger }, page: Page): Promise<void> {
-  const streamId = streamIdOf(page.document);
+  // Its own stream only (the page's streamId column, one channel's): never one a clone's document once named.
+  const streamId = page.streamId;
   if (!streamId || page.type !== 'channel') return;
   try {
     await ctx.supergraph.execute(DELETE_STREAM, { streamId }, serviceIdentity(page.siteId));
