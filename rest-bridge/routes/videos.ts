@@ -66,4 +66,18 @@ export const videoRoutes: RouteSpec[] = [
     variables: { id: 'path.id', input: 'body' },
     response: ref('Video'),
   },
+  {
+    operationId: 'deleteVideo',
+    callsOut: true,
+    method: 'delete',
+    path: '/video/v3/{id}',
+    summary: 'Delete a video: a delivered recording is deleted at its provider first (deleteVod), then never offered or listed again',
+    tag: 'Videos',
+    auth: SITE_ADMIN,
+    params: [id('id', 'video ID')],
+    document: /* GraphQL */ `mutation DeleteVideo($id: ID!) { result: deleteVideo(id: $id) { _id: id } }`,
+    variables: { id: 'path.id' },
+    envelope: 'success',
+    response: ref('Deleted'),
+  },
 ];

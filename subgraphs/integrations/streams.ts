@@ -159,12 +159,22 @@ export const activateStream = (ctx: SubgraphContext, siteId: string, id: string)
 /** Test trigger of deleteStream: the provider blocks the stream's ingest. */
 export const deleteProviderStream = (ctx: SubgraphContext, siteId: string, id: string) => switchIngest(ctx, siteId, id, false);
 
-/** Test trigger of deleteVod: the provider removes a delivered recording's assets. */
+const FORGET_RECORDING = /* GraphQL */ `mutation ForgetDeletedRecording($vodId: ID!) { forgetDeletedRecording(vodId: $vodId) { id } }`;
+
+/**
+ * deleteVod (the seed's test trigger, and what deleting a recording's Video asks): the provider removes a
+ * delivered recording's assets, then the Video it became is removed from the content subgraph, never
+ * offered or listed again. Asked again, the provider is not called a second time (its assets are gone)
+ * but the Video is removed all the same, so a removal that failed halfway is finished by a retry.
+ */
 export async function deleteProviderVod(ctx: SubgraphContext, siteId: string, vodId: string) {
   const broadcast = await ctx.db.liveBroadcast.findFirst({ where: { siteId, vodId }, include: { stream: { include: { contract: true } } } });
   if (!broadcast) throw notFound(`VOD ${vodId}`);
-  await expectDone(ctx, broadcast.stream.contract, 'deleteVod', { id: vodId });
-  await ctx.db.liveBroadcast.update({ where: { id: broadcast.id }, data: { vodDeletedAt: new Date() } });
+  if (broadcast.vodDeletedAt === null) {
+    await expectDone(ctx, broadcast.stream.contract, 'deleteVod', { id: vodId });
+    await ctx.db.liveBroadcast.update({ where: { id: broadcast.id }, data: { vodDeletedAt: new Date() } });
+  }
+  await ctx.supergraph.execute(FORGET_RECORDING, { vodId }, serviceIdentity(siteId));
   return { success: true, vodId };
 }
 

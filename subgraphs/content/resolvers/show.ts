@@ -1,9 +1,10 @@
-/** Resolvers of the show: channelStatus (C), a channel's videos (C) and their admin (D or a Videos role), channel ↔ stream. */
+/** Resolvers of the show: channelStatus (C), a channel's videos (C) and their admin (D or a Videos role: change, delete), channel ↔ stream. */
 import { requireAdmin, requireSite } from '../../../shared/auth/access';
 import type { Resolvers } from '../resolvers.generated';
 import { channelStatus } from '../show/channelStatus';
 import { attachChannelStream } from '../show/channelStream';
 import { channelVideos, updateVideo } from '../show/channelVideos';
+import { deleteVideo, forgetDeletedRecording } from '../show/videoDeletion';
 import { readerOf, type ViewerReads } from '../viewerReads';
 import { Scopes } from '../scopes';
 import type { AccountAccessCache } from '../checkInputs';
@@ -17,6 +18,8 @@ export const showResolvers = (reads: ViewerReads, access: AccountAccessCache): R
   },
   Mutation: {
     updateVideo: (_root, { id, input }, ctx) => updateVideo(readerOf(ctx, reads), requireAdmin(ctx.identity, Scopes.videos, { write: true }), id, input),
+    deleteVideo: (_root, { id }, ctx) => deleteVideo(ctx, requireAdmin(ctx.identity, Scopes.videos, { write: true }), id),
+    forgetDeletedRecording: (_root, { vodId }, ctx) => forgetDeletedRecording(ctx, requireAdmin(ctx.identity, Scopes.videos, { write: true }), vodId),
     attachChannelStream: (_root, { channelId, streamId }, ctx) =>
       attachChannelStream(ctx.db, requireAdmin(ctx.identity, Scopes.pages, { write: true, pageId: channelId }), channelId, streamId),
   },
