@@ -1,6 +1,7 @@
 /**
  * A channel's show from its stream's webhooks (DESIGN "The show"): OFFLINE → connected STARTING → active
- * LIVE → disconnected RECONNECTING → active LIVE … → idle ENDED → the next show's connected STARTING.
+ * LIVE → disconnected RECONNECTING → active or connected LIVE … → idle ENDED → the next show's connected
+ * STARTING.
  * Each move is one conditional update (the state it may come from, and no later webhook applied), so a
  * repeated, older or out-of-order webhook changes nothing on any instance, however often it is retried.
  */
@@ -30,6 +31,15 @@ export async function moveShow(db: Prisma.TransactionClient, streamId: string, t
   if (type === 'active') {
     if ((await move(['STARTING'], { showStartedAt: at })).count === 1) return true;
     return (await move(['RECONNECTING'], {})).count === 1;
+  }
+  if (type === 'connected') {
+    // The encoder is back before any idle: the show goes on (a provider that kept its HLS up on the
+    // fallback image sends no fresh active), keeping the time it first went live.
+    const back = await db.stream.updateMany({
+      where: { id: streamId, showState: 'RECONNECTING', ...notOlder },
+      data: { showState: 'LIVE', showChangedAt: at },
+    });
+    if (back.count === 1) return true;
   }
   return (await move(from, type === 'connected' ? { showStartedAt: null } : {})).count === 1;
 }

@@ -121,18 +121,24 @@ export async function startStream(ctx: SubgraphContext, siteId: string, id: stri
   return started;
 }
 
-/** Ends the recording; the provider then delivers its VOD. */
+/**
+ * Ends the recording; the provider then delivers its VOD (matched by the broadcast's own row, so the
+ * stream lets go of its liveBroadcastId at once: the next show starts without one).
+ */
 export async function stopStream(ctx: SubgraphContext, siteId: string, id: string): Promise<Stream> {
   const stream = await findStream(ctx, siteId, id);
   const claimed = await ctx.db.stream.updateMany({
     where: { id: stream.id, recording: true, liveBroadcastId: stream.liveBroadcastId },
-    data: { recording: false, updatedAt: new Date() },
+    data: { recording: false, liveBroadcastId: null, updatedAt: new Date() },
   });
   if (claimed.count === 0) throw conflict(`stream ${id} is not recording`);
   try {
     await expectDone(ctx, stream.contract, 'stopStream', { id: stream.providerStreamId });
   } catch (error) {
-    await ctx.db.stream.updateMany({ where: { id: stream.id, liveBroadcastId: stream.liveBroadcastId }, data: { recording: true } });
+    await ctx.db.stream.updateMany({
+      where: { id: stream.id, recording: false, liveBroadcastId: null },
+      data: { recording: true, liveBroadcastId: stream.liveBroadcastId },
+    });
     throw error;
   }
   const [, stopped] = await ctx.db.$transaction([
