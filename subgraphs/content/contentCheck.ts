@@ -17,6 +17,7 @@ import { announceAccountAccess } from '../../shared/accountAccess';
 import type { EventBus } from '../../shared/bus';
 import type { Db } from '../../shared/db/client';
 import type { Page, Site, Video } from '../../shared/db/generated/sqlite';
+import type { PlaybackKey } from '../../shared/playbackSigning';
 import { badInput } from '../../shared/errors';
 import type { SupergraphClient } from '../../shared/supergraph';
 import { heldSkus } from './viewerEntitlements';
@@ -25,7 +26,7 @@ import { DEVICE_FIELDS, DEVICE_WINDOW_MS, recentDevices, type AccountAccessCache
 import { readGate, type Gate } from './pages';
 import { playingNow, scheduleOf } from './schedule';
 import { liveVideoOf, newestRecording, offersRecording, onAir, showOf, type StreamShow } from './show/channelShow';
-import { viewFor, type VideoView } from './videoViews';
+import { playbackKeyOf, signedView, signsUrl, viewFor, type VideoView } from './videoViews';
 import { viewerRead, type WithViewerReads } from './viewerReads';
 
 export type ContentAccess = 'full' | 'preview' | 'none';
@@ -62,6 +63,8 @@ export interface ContentCheckContext extends WithViewerReads {
   supergraph: SupergraphClient;
   /** The accounts' entitlements and devices kept on this instance (checkInputs.ts). */
   access: AccountAccessCache;
+  /** PLAYBACK_TOKEN_TTL_SECONDS: how long a signed URL the check gives plays. */
+  playbackTokenTtlSeconds: number;
 }
 type Context = ContentCheckContext;
 
@@ -204,6 +207,8 @@ interface ChannelInputs {
   video: Video | null;
   videoSkus: string[];
   site: Site;
+  /** The key that signs the video's URL (its provider's, kept with its show); null when it is not signed. */
+  playbackKey: PlaybackKey | null;
 }
 
 /** The live video of a kept page and show, one object while both are kept (its fields are then built once). */
@@ -235,7 +240,9 @@ async function channelInputs(ctx: Context, siteId: string, request: ContentCheck
     viewerRead(ctx, siteId, 'site', () => ctx.db.site.findUniqueOrThrow({ where: { id: siteId } })),
     showVideo ?? (videoId ? viewerRead(ctx, siteId, `video:${videoId}`, () => ctx.db.video.findFirst({ where: { id: videoId, siteId } })) : null),
   ]);
-  return { page, gate, program, video, videoSkus: video ? stringList(video.requiredSkus) : [], site };
+  const videoSkus = video ? stringList(video.requiredSkus) : [];
+  const playbackKey = video && signsUrl(gate, videoSkus) ? await playbackKeyOf(ctx, video) : null;
+  return { page, gate, program, video, videoSkus, site, playbackKey };
 }
 
 /** Whether the held SKUs pass the channel's gate and the video's entitlements. */
@@ -249,14 +256,28 @@ function entitlementsOf(channel: ChannelInputs, held: ReadonlySet<string>) {
 
 const needsEntitlements = (channel: ChannelInputs, signedIn: boolean) => signedIn && (channel.gate.kind === 'subscription' || channel.videoSkus.length > 0);
 
+/**
+ * The video as this viewer gets it: without its URL when refused; signed (one HMAC) when the channel is
+ * gated or the video paid and its provider takes signed playback, until the TTL or a preview's end.
+ */
+function videoForViewer(ctx: Context, channel: ChannelInputs, verdict: Verdict, previewLeft: number, now: Date): VideoView | null {
+  const { video, playbackKey, gate, videoSkus } = channel;
+  if (!video || verdict.access === 'none') return video && viewFor(video, false);
+  if (!playbackKey || !signsUrl(gate, videoSkus)) return video;
+  const seconds = verdict.access === 'preview' ? Math.min(ctx.playbackTokenTtlSeconds, Math.floor(previewLeft)) : ctx.playbackTokenTtlSeconds;
+  return signedView(video, playbackKey, Math.floor(now.getTime() / 1000) + seconds);
+}
+
 function modelOf(
+  ctx: Context,
   channel: ChannelInputs,
   verdict: Verdict,
   previewLeft: number,
   entitlements: ReturnType<typeof entitlementsOf>,
   devices: AccountDevices,
+  now: Date,
 ): ContentCheckModel {
-  const { program, site, video } = channel;
+  const { program, site } = channel;
   return {
     canIPlayResponse: {
       contentCheck: {
@@ -266,7 +287,7 @@ function modelOf(
         previewTimeRemainingSeconds: previewLeft,
         userHasChannelGateEntitlement: entitlements.hasGateEntitlement,
         userHasVideoEntitlement: entitlements.hasVideoEntitlement,
-        video: { video: video && viewFor(video, verdict.access !== 'none') },
+        video: { video: videoForViewer(ctx, channel, verdict, previewLeft, now) },
       },
       deviceCheck: { accountDevices: devices.accountDevices, accountOverDeviceLimit: devices.over, siteDeviceLimit: site.deviceLimit },
       error: verdict.error,
@@ -301,7 +322,7 @@ export async function checkContent(ctx: Context, siteId: string, request: Conten
     else if (!entitlements.hasVideoEntitlement)
       verdict = refused('video_entitlement_required', `this video needs one of these entitlements: ${videoSkus.join(', ')}`);
   }
-  return modelOf(channel, verdict, previewLeft, entitlements, devices);
+  return modelOf(ctx, channel, verdict, previewLeft, entitlements, devices, now);
 }
 
 /**
@@ -331,5 +352,5 @@ export async function checkContentKept(ctx: Context, siteId: string, request: Co
   const rows = account ? ctx.access.devices.get(siteId, account.id) : undefined;
   const devices = account ? rows && seenDevice(rows, deviceId, now) : NO_DEVICES;
   if (!devices) return null;
-  return modelOf(channel, { access: 'full', error: null }, 0, entitlements, devices);
+  return modelOf(ctx, channel, { access: 'full', error: null }, 0, entitlements, devices, now);
 }

@@ -4,15 +4,18 @@
  * every other path (a channel's listing, one video by ID, a playlist's members, a reference from
  * another subgraph) asks `viewsForCaller`, which weighs the same rules for the caller it has. A viewer
  * who may not play a video gets what a paywall shows — its ID, title, thumbnail, duration, entitlements
- * and type — and never its URL.
+ * and type — and never its URL. A viewer who may play a gated channel's or a paid video's gets its URL
+ * signed (shared/playbackSigning.ts) when its provider takes signed playback.
  */
 import { hasAdminAccess } from '../../shared/auth/access';
 import type { Db } from '../../shared/db/client';
 import type { Page, Video } from '../../shared/db/generated/sqlite';
 import { stringList } from '../../shared/json';
+import { signPlaybackUrl, type PlaybackKey } from '../../shared/playbackSigning';
 import { readGate, type Gate } from './pages';
 import { DEVICE_WINDOW_MS, recentDevices } from './checkInputs';
 import { Scopes } from './scopes';
+import { showOfStream } from './show/channelShow';
 import { heldSkus, type EntitlementReader } from './viewerEntitlements';
 import { viewerRead, type WithViewerReads } from './viewerReads';
 
@@ -33,9 +36,39 @@ export function withheldView(video: VideoView): VideoView {
 /** The view of a video for a viewer the check (or the listing's rules) lets play it or not. */
 export const viewFor = (video: VideoView, mayPlay: boolean): VideoView => (mayPlay ? video : withheldView(video));
 
-/** What `viewsForCaller` reads with: the caller, its entitlements and the kept pages. */
-export interface ViewReader extends EntitlementReader, WithViewerReads {
+/** What signing a view reads with: the kept shows (their contracts' keys) and how long a signed URL plays. */
+export interface SigningReader extends WithViewerReads {
+  supergraph: EntitlementReader['supergraph'];
+  /** PLAYBACK_TOKEN_TTL_SECONDS. */
+  playbackTokenTtlSeconds: number;
+}
+
+/** What `viewsForCaller` reads with: the caller, its entitlements, the kept pages and shows. */
+export interface ViewReader extends EntitlementReader, SigningReader {
   db: Db;
+}
+
+/**
+ * Whether a video's URL is signed for a viewer: its channel has a gate, or it asks entitlements (open
+ * channels' free videos keep plain, cacheable URLs).
+ */
+export const signsUrl = (gate: Gate, skus: readonly string[]): boolean => gate.kind !== 'none' || skus.length > 0;
+
+/** The stream a video came from (a live video's, a recording's), whose contract's key signs its URL. */
+function streamOf(video: VideoView): string | null {
+  const source = video.source;
+  return source !== null && typeof source === 'object' && !Array.isArray(source) && typeof source.streamId === 'string' ? source.streamId : null;
+}
+
+/** The signing key of the provider that serves the video; null when it takes no signed playback (or none is known). */
+export async function playbackKeyOf(ctx: SigningReader, video: VideoView): Promise<PlaybackKey | null> {
+  const streamId = streamOf(video);
+  return streamId ? ((await showOfStream(ctx, video.siteId, streamId))?.playbackKey ?? null) : null;
+}
+
+/** The view with its URL signed until `expires` (Unix seconds): one HMAC, a new object for this viewer. */
+export function signedView(video: VideoView, key: PlaybackKey, expires: number): VideoView {
+  return video.url === null ? video : { ...video, url: signPlaybackUrl(video.url, key, expires) };
 }
 
 /** Whether a gate lets the caller in with no password and no preview (the listing has neither). */
@@ -82,5 +115,12 @@ export async function viewsForCaller(ctx: ViewReader, siteId: string, videos: re
   const needsSkus = signedIn && weighed.some(({ gate, skus }) => gate.kind === 'subscription' || skus.length > 0);
   const passes = (held: ReadonlySet<string>) => weighed.every(({ gate, skus }) => gateLetsIn(gate, signedIn, held) && videoLetsIn(skus, held));
   const held = needsSkus ? await heldSkus(ctx, siteId, passes) : new Set<string>();
-  return weighed.map(({ video, gate, skus }) => viewFor(video, gateLetsIn(gate, signedIn, held) && videoLetsIn(skus, held)));
+  const expires = Math.floor(Date.now() / 1000) + ctx.playbackTokenTtlSeconds;
+  return Promise.all(
+    weighed.map(async ({ video, gate, skus }) => {
+      if (!(gateLetsIn(gate, signedIn, held) && videoLetsIn(skus, held))) return withheldView(video);
+      const key = signsUrl(gate, skus) ? await playbackKeyOf(ctx, video) : null;
+      return key ? signedView(video, key, expires) : video;
+    }),
+  );
 }

@@ -8,6 +8,7 @@
 import { announceChannelStatus, ON_AIR, type ShowState } from '../../shared/contracts/channelStatus';
 import type { Prisma, Stream } from '../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../shared/subgraph';
+import { contractPlaybackKey } from './streamProviders';
 
 export type WebhookType = 'connected' | 'active' | 'disconnected' | 'idle';
 
@@ -61,9 +62,9 @@ export async function announceChannelShow(
   }
 }
 
-/** The show of one stream of the site, as the content subgraph reads it (never the stream key). */
-export async function channelShow(ctx: Pick<SubgraphContext, 'db'>, siteId: string, streamId: string) {
-  const stream = await ctx.db.stream.findFirst({ where: { id: streamId, siteId } });
+/** The show of one stream of the site, as the content subgraph reads it (never the stream key; the signing key to the service alone). */
+export async function channelShow(ctx: SubgraphContext, siteId: string, streamId: string) {
+  const stream = await ctx.db.stream.findFirst({ where: { id: streamId, siteId }, include: { contract: true } });
   if (!stream) return null;
   const onAir = ON_AIR.includes(stream.showState as ShowState);
   const broadcast =
@@ -77,6 +78,8 @@ export async function channelShow(ctx: Pick<SubgraphContext, 'db'>, siteId: stri
     playbackUrl: stream.playbackUrl,
     startedAt: onAir ? (stream.showStartedAt?.getTime() ?? null) : null,
     recordingStartedAt: broadcast?.startedAt.getTime() ?? null,
+    // The key signs viewers' URLs in the content check: the service's own calls (a developer key) alone read it.
+    playbackKey: ctx.identity.developerKey ? contractPlaybackKey(ctx, stream.contract) : null,
   };
 }
 

@@ -7,6 +7,7 @@
 import { serviceIdentity } from '../../../shared/auth/identity';
 import { ON_AIR, type ShowState } from '../../../shared/contracts/channelStatus';
 import type { Page, Video } from '../../../shared/db/generated/sqlite';
+import type { PlaybackKey } from '../../../shared/playbackSigning';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { isRecord, type JsonRecord } from '../checks';
 import { viewerRead, type WithViewerReads } from '../viewerReads';
@@ -19,10 +20,14 @@ export interface StreamShow {
   playbackUrl: string;
   startedAt: number | null;
   recordingStartedAt: number | null;
+  /** The stream's contract's signing key (the service's read); null when its provider takes no signed playback. */
+  playbackKey: PlaybackKey | null;
 }
 
 const CHANNEL_SHOW = /* GraphQL */ `
-  query ChannelShowOfStream($streamId: ID!) { channelShow(streamId: $streamId) { streamId state liveBroadcastId playbackUrl startedAt recordingStartedAt } }
+  query ChannelShowOfStream($streamId: ID!) {
+    channelShow(streamId: $streamId) { streamId state liveBroadcastId playbackUrl startedAt recordingStartedAt playbackKey { keyId key } }
+  }
 `;
 
 type Reader = Pick<SubgraphContext, 'bus' | 'db' | 'supergraph'> & WithViewerReads;
@@ -49,8 +54,13 @@ export function showOf(ctx: Reader, page: Page): Promise<StreamShow | null> {
   // The bound stream (the column streamBinding.ts keeps, one channel's alone), not merely one the document names.
   const streamId = page.streamId;
   if (!streamId) return Promise.resolve(null);
-  return viewerRead(ctx, page.siteId, `show:${streamId}`, async () => {
-    const { channelShow } = await ctx.supergraph.execute<{ channelShow: StreamShow | null }>(CHANNEL_SHOW, { streamId }, serviceIdentity(page.siteId));
+  return showOfStream(ctx, page.siteId, streamId);
+}
+
+/** The show of a stream of the site (kept like every viewer read); null when integrations does not know it. */
+export function showOfStream(ctx: Pick<SubgraphContext, 'supergraph'> & WithViewerReads, siteId: string, streamId: string): Promise<StreamShow | null> {
+  return viewerRead(ctx, siteId, `show:${streamId}`, async () => {
+    const { channelShow } = await ctx.supergraph.execute<{ channelShow: StreamShow | null }>(CHANNEL_SHOW, { streamId }, serviceIdentity(siteId));
     return channelShow;
   });
 }
