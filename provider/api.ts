@@ -89,7 +89,11 @@ export function providerApp(deps: ProviderApiDeps) {
 
   // Live HLS under the stream's playback name: nginx writes `<key>.m3u8` and `<key>-<n>.ts`, and its manifest
   // names the fragments by the key, so the manifest is rewritten on the way out and fragments mapped back.
-  app.get('/hls/:file', (request, response, next) => void serveLive(request, response).catch(next));
+  app.get('/hls/:file', (request, response, next) => {
+    const match = LIVE_FILE.exec(request.params.file);
+    if (match && state.streamByPlaybackName(match[1])?.signedOnly) throw fail(403, 'this stream plays only through a signed URL');
+    serveLive(request, response).catch(next);
+  });
   async function serveLive(request: Request, response: Response) {
     const match = LIVE_FILE.exec(request.params.file as string);
     const stream = match ? state.streamByPlaybackName(match[1]) : undefined;
@@ -102,6 +106,12 @@ export function providerApp(deps: ProviderApiDeps) {
     response.setHeader('cache-control', 'no-cache');
     return response.type('application/vnd.apple.mpegurl').send(manifest.split(stream.streamKey).join(stream.playbackName));
   }
+  // A signed-only stream's recordings play only through a signed URL (the route above).
+  app.use('/vod/:vodId', (request, _response, next) => {
+    const vod = state.data.vods[request.params.vodId];
+    if (vod && state.data.streams[vod.streamId]?.signedOnly) throw fail(403, 'this recording plays only through a signed URL');
+    next();
+  });
   // Recordings: files that never change once delivered.
   app.use(
     '/vod',
@@ -185,6 +195,8 @@ export function providerApp(deps: ProviderApiDeps) {
       publishes: 0,
       createdAt: Date.now(),
       recording: null,
+      // The service asks this for a gated channel's stream of a contract that signs: no plain URL plays it.
+      signedOnly: (request.body as { playbackPolicy?: unknown } | null)?.playbackPolicy === 'signed',
     };
     state.data.streams[stream.id] = stream;
     await state.save();

@@ -65,6 +65,8 @@ export interface ProviderStream {
   publishes: number;
   createdAt: number;
   recording: Recording | null;
+  /** Played only through signed URLs (createStream's `playbackPolicy: "signed"`): its plain live and recording URLs are 403. */
+  signedOnly?: boolean;
 }
 
 /** A delivered recording, served under /vod/<id>/ until deleteVod. */

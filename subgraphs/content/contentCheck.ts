@@ -241,7 +241,7 @@ async function channelInputs(ctx: Context, siteId: string, request: ContentCheck
     showVideo ?? (videoId ? viewerRead(ctx, siteId, `video:${videoId}`, () => ctx.db.video.findFirst({ where: { id: videoId, siteId } })) : null),
   ]);
   const videoSkus = video ? stringList(video.requiredSkus) : [];
-  const playbackKey = video && signsUrl(gate, videoSkus) ? await playbackKeyOf(ctx, video) : null;
+  const playbackKey = video ? await playbackKeyOf(ctx, video, signsUrl(gate, videoSkus)) : null;
   return { page, gate, program, video, videoSkus, site, playbackKey };
 }
 
@@ -261,9 +261,9 @@ const needsEntitlements = (channel: ChannelInputs, signedIn: boolean) => signedI
  * gated or the video paid and its provider takes signed playback, until the TTL or a preview's end.
  */
 function videoForViewer(ctx: Context, channel: ChannelInputs, verdict: Verdict, previewLeft: number, now: Date): VideoView | null {
-  const { video, playbackKey, gate, videoSkus } = channel;
+  const { video, playbackKey } = channel;
   if (!video || verdict.access === 'none') return video && viewFor(video, false);
-  if (!playbackKey || !signsUrl(gate, videoSkus)) return video;
+  if (!playbackKey) return video;
   const seconds = verdict.access === 'preview' ? Math.min(ctx.playbackTokenTtlSeconds, Math.floor(previewLeft)) : ctx.playbackTokenTtlSeconds;
   return signedView(video, playbackKey, Math.floor(now.getTime() / 1000) + seconds);
 }

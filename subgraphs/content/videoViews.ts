@@ -60,10 +60,14 @@ function streamOf(video: VideoView): string | null {
   return source !== null && typeof source === 'object' && !Array.isArray(source) && typeof source.streamId === 'string' ? source.streamId : null;
 }
 
-/** The signing key of the provider that serves the video; null when it takes no signed playback (or none is known). */
-export async function playbackKeyOf(ctx: SigningReader, video: VideoView): Promise<PlaybackKey | null> {
+/**
+ * The key that signs the video's URL for a viewer who may play it: its provider's, when `signs` (a gated
+ * channel, a paid video) or its stream plays signed only; null when it stays plain.
+ */
+export async function playbackKeyOf(ctx: SigningReader, video: VideoView, signs: boolean): Promise<PlaybackKey | null> {
   const streamId = streamOf(video);
-  return streamId ? ((await showOfStream(ctx, video.siteId, streamId))?.playbackKey ?? null) : null;
+  const show = streamId ? await showOfStream(ctx, video.siteId, streamId) : null;
+  return show && (signs || show.signedOnly) ? show.playbackKey : null;
 }
 
 /** The view with its URL signed until `expires` (Unix seconds): one HMAC, a new object for this viewer. */
@@ -119,7 +123,7 @@ export async function viewsForCaller(ctx: ViewReader, siteId: string, videos: re
   return Promise.all(
     weighed.map(async ({ video, gate, skus }) => {
       if (!(gateLetsIn(gate, signedIn, held) && videoLetsIn(skus, held))) return withheldView(video);
-      const key = signsUrl(gate, skus) ? await playbackKeyOf(ctx, video) : null;
+      const key = await playbackKeyOf(ctx, video, signsUrl(gate, skus));
       return key ? signedView(video, key, expires) : video;
     }),
   );

@@ -78,6 +78,7 @@ export async function channelShow(ctx: SubgraphContext, siteId: string, streamId
     playbackUrl: stream.playbackUrl,
     startedAt: onAir ? (stream.showStartedAt?.getTime() ?? null) : null,
     recordingStartedAt: broadcast?.startedAt.getTime() ?? null,
+    signedOnly: stream.signedOnly,
     // The key signs viewers' URLs in the content check: the service's own calls (a developer key) alone read it.
     playbackKey: ctx.identity.developerKey ? contractPlaybackKey(ctx, stream.contract) : null,
   };

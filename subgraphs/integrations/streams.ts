@@ -15,7 +15,13 @@ import { announceChannelShow } from './channelShows';
 import { announceStreamState } from './streamStates';
 import { callContract, checkAccountCredentials, findContract } from './streamProviders';
 
-const CHANNEL = /* GraphQL */ `query StreamChannel($id: ID!) { page(id: $id) { id type } }`;
+const CHANNEL = /* GraphQL */ `query StreamChannel($id: ID!) { page(id: $id) { id type data } }`;
+
+/** Whether the channel's data has an active gate (password, login or subscription): its stream then plays signed only. */
+function gated(data: unknown): boolean {
+  const gate = data !== null && typeof data === 'object' ? (data as { gate?: { active?: unknown; kind?: unknown } }).gate : undefined;
+  return gate?.active === true && (gate.kind === 'password' || gate.kind === 'login' || gate.kind === 'subscription');
+}
 const ATTACH = /* GraphQL */ `mutation AttachChannelStream($channelId: ID!, $streamId: ID!) { attachChannelStream(channelId: $channelId, streamId: $streamId) { id } }`;
 
 /** A stream of the site with its contract, or NOT_FOUND. */
@@ -56,7 +62,7 @@ export interface CreateStreamRequest {
 /** Creates a stream for a channel at the contract's provider and keeps what the provider answered. */
 export async function createStream(ctx: SubgraphContext, siteId: string, request: CreateStreamRequest): Promise<Stream> {
   const contract = await findContract(ctx, siteId, request.contractId);
-  const { page } = await ctx.supergraph.execute<{ page: { id: string; type: string } }>(CHANNEL, { id: request.pageId }, ctx.identity);
+  const { page } = await ctx.supergraph.execute<{ page: { id: string; type: string; data: unknown } }>(CHANNEL, { id: request.pageId }, ctx.identity);
   if (page.type !== 'channel') throw badInput('pageId must name a channel', 'pageId');
   const accountCredentials = checkAccountCredentials(contract, request.accountCredentials);
   const fallbackImageUrl = request.fallbackImageUrl ?? ctx.config.streamFallbackImageUrl;
@@ -65,7 +71,14 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
 
   const id = newId();
   const title = `stagegraph-${id}`;
-  const answer = await callContract(ctx, contract, 'createStream', { title, fallbackImageUrl, ...(accountCredentials ? { accountCredentials } : {}) });
+  // A gated channel's stream, at a provider that takes signed playback, plays through signed URLs only (ours).
+  const signedOnly = contract.playbackKeyId !== null && gated(page.data);
+  const answer = await callContract(ctx, contract, 'createStream', {
+    title,
+    fallbackImageUrl,
+    ...(accountCredentials ? { accountCredentials } : {}),
+    ...(signedOnly ? { playbackPolicy: 'signed' } : {}),
+  });
   if (answer.status === 401 && contract.useAccount) {
     throw badInput(`the streaming provider rejected accountCredentials (401${providerSays(answer)})`, 'accountCredentials');
   }
@@ -85,6 +98,7 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
       ingestUrl: created.ingestUrl,
       streamKey: created.streamKey,
       playbackUrl: created.playbackUrl,
+      signedOnly,
       createdAt: now,
       updatedAt: now,
     },

@@ -2,8 +2,8 @@
  * Signed playback on real parts: the reference provider registered with PROVIDER_SIGNED_PLAYBACK keeps the
  * key `register` answered; ffmpeg pushes a test pattern over RTMP (nginx with its RTMP module); the content
  * check gives the pass holder of a gated channel a signed URL, whose playlist and a segment it names play
- * (200), while a token altered, another stream's, expired or in another shape is 403 for both. A delivered
- * recording's signed URL plays the same way.
+ * (200), while without a token (the gated channel's stream plays signed only), or with one altered, another
+ * stream's, expired or in another shape, both are 403. A delivered recording's signed URL plays the same way.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,6 +106,9 @@ async function expectEnforced(signedUrl: string, otherStreamsUrl: string) {
     expired: playbackToken(key, playlistPath, Math.floor(Date.now() / 1000) - 1),
     'another shape': 'not-a-token',
   };
+  // Without a token: the stream plays signed only (a gated channel's, at a provider that signs).
+  const plain = (url: string) => `${new URL(url).origin}${unsignedPath(new URL(url).pathname)!.path}`;
+  expect([await status(plain(signedUrl)), await status(plain(segmentUrl))]).toEqual([403, 403]);
   for (const [why, badToken] of Object.entries(bad)) {
     for (const url of [signedUrl, segmentUrl]) {
       const answer = await fetch(withToken(url, badToken));

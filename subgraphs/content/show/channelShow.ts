@@ -22,11 +22,13 @@ export interface StreamShow {
   recordingStartedAt: number | null;
   /** The stream's contract's signing key (the service's read); null when its provider takes no signed playback. */
   playbackKey: PlaybackKey | null;
+  /** The stream plays through signed URLs only: every URL of it is signed, whatever the channel's gate now. */
+  signedOnly: boolean;
 }
 
 const CHANNEL_SHOW = /* GraphQL */ `
   query ChannelShowOfStream($streamId: ID!) {
-    channelShow(streamId: $streamId) { streamId state liveBroadcastId playbackUrl startedAt recordingStartedAt playbackKey { keyId key } }
+    channelShow(streamId: $streamId) { streamId state liveBroadcastId playbackUrl startedAt recordingStartedAt signedOnly playbackKey { keyId key } }
   }
 `;
 
