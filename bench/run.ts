@@ -23,7 +23,7 @@ import { measureFleet } from './fleet';
 import { gatewaySection, graphqlLimitsSection, loopBlockSection, observabilitySection, peerSection, type Figures } from './gatewaySections';
 import { root, startInstance, startPostgres, startRedis } from './harness';
 import { builds, chatSection, fanoutSection, joinSection, twoInstancesSection } from './liveSections';
-import { measureShow } from './show';
+import { measureShow, signingCostUs } from './show';
 import { measureSoak } from './soak';
 import { measureRuntimes } from './runtimes';
 
@@ -73,7 +73,6 @@ async function main(): Promise<void> {
 async function showSection(figures: Figures, viewers: number): Promise<void> {
   const runs = [await measureShow(viewers, false), await measureShow(viewers, true)];
   const floor = await measureFanoutFloor(viewers);
-  figures.show = { runs, floor };
   console.log(`\nthe show: the active webhook → ${viewers} viewers of one channel holding the live URL (one instance)`);
   console.log(
     'reads per change: SELECT statements the instance sent from the webhook until the last viewer held the URL, less the webhook’s own and the background jobs’ (below)',
@@ -104,6 +103,9 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
       'instance CPU µs per viewer': NaN,
     },
   ]);
+  const signing = signingCostUs();
+  figures.show = { runs, floor, signingPerViewerUs: signing };
+  console.log(`signing: the gated channel's URLs are signed (one HMAC-SHA256 per viewer, no database read): ${signing} µs per viewer`);
   for (const run of runs) {
     console.log(
       `${run.channel}: the webhook's own path (the same webhook to a twin channel no one watches) read ${run.webhookReads} times ` +

@@ -2,10 +2,12 @@
  * The show: N viewers of one channel on channelStatus (clients spread over worker processes), then the
  * stream's `active` webhook; the time from sending it to each viewer holding the live URL — at once from
  * the push on an open channel, from the content check (one per viewer, with its JWT) behind a login gate.
- * The provider is a minimal fake (createStream answers a stream, every other call 200) on loopback.
+ * The provider is a minimal fake (createStream answers a stream, every other call 200) on loopback; it
+ * takes signed playback, so the gated channel's URLs are signed per viewer.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { newPlaybackKey, PLAYBACK_SIGNING_SCHEME, signPlaybackUrl } from '../shared/playbackSigning';
 import { viewerAccounts } from './answers';
 import { callJson, cpuMsOf, createSite, percentile, request, startInstance, startWorker, type Instance } from './harness';
 
@@ -114,12 +116,28 @@ async function registerProvider(instance: Instance, site: BenchSite, providerUrl
   const urls = Object.fromEntries(
     ['createStream', 'deleteStream', 'deleteVod', 'startStream', 'stopStream'].map((operation) => [operation, `${providerUrl}/${operation}`]),
   );
+  // It takes signed playback: the gated channel's viewers get signed URLs (one HMAC each), the open one's plain.
   return (await callJson(instance, 'POST', '/streamprovider/v1/register', admin, {
     name: 'Bench provider',
     urls,
     accountCredentials: {},
     useAccount: false,
+    playbackSigning: { scheme: PLAYBACK_SIGNING_SCHEME },
   })) as Contract;
+}
+
+/**
+ * What signing one viewer's URL costs (µs): signPlaybackUrl, the check's whole signing step, timed over
+ * many calls in this process (the instance's own share is inside its CPU per viewer above).
+ */
+export function signingCostUs(calls = 200_000): number {
+  const key = newPlaybackKey();
+  const url = 'http://provider.bench.test:4200/hls/0123456789abcdef01234567.m3u8';
+  const expires = Math.floor(Date.now() / 1000) + 600;
+  for (let index = 0; index < 10_000; index += 1) signPlaybackUrl(url, key, expires);
+  const started = performance.now();
+  for (let index = 0; index < calls; index += 1) signPlaybackUrl(url, key, expires + (index & 1));
+  return Math.round(((performance.now() - started) * 1000 * 100) / calls) / 100;
 }
 
 /** A switched-on channel of `site` (behind a login gate when `gated`) with its stream, connected but not yet active. */

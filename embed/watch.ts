@@ -12,7 +12,7 @@ import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from
 import { attachTimecodeOverlays, type TimecodeOverlays } from './player';
 import { renderView } from './watchScreens';
 import { watchViewOf, type ContentCheckAnswer, type WatchView, type WatchViewKind } from './watchView';
-import { WatchPlayer, type PlayerSource, type PlayerState } from './watchPlayer';
+import { playbackExpiry, sameStream, WatchPlayer, type PlayerSource, type PlayerState } from './watchPlayer';
 
 /** What the page is doing, readable by the page around it (and by tests) as `window.stagegraphWatch`. */
 export interface WatchState extends ConnectionState {
@@ -144,6 +144,13 @@ async function runCheck(): Promise<void> {
   const { contentCheck } = check.canIPlayResponse;
   // A free preview ends by the clock: ask again when it runs out (the check then refuses).
   if (contentCheck.access === 'preview') askCheckIn(Math.max(1, contentCheck.previewTimeRemainingSeconds) * 1000);
+  // A signed URL is renewed before it expires by asking again: a third of its life early, and at least 5 s.
+  const signedUrl = contentCheck.access === 'full' ? contentCheck.video?.video?.url : null;
+  const expiry = signedUrl ? playbackExpiry(signedUrl) : null;
+  if (expiry !== null) {
+    const left = expiry - Date.now();
+    askCheckIn(Math.max(1000, left - Math.max(5000, left / 3)));
+  }
   render();
 }
 
@@ -184,6 +191,8 @@ function playRecording(source: PlayerSource): void {
   recordingWanted = source.url;
   const ready = overlaysFor(source.videoId);
   if (player.current?.url === source.url) return;
+  // The same recording under a renewed token plays on (the player takes the new token in place).
+  if (player.current && sameStream(player.current.url, source.url)) return player.play(source);
   player.stop();
   void ready.then(() => {
     if (recordingWanted === source.url) player.play(source);

@@ -23,10 +23,24 @@ export interface PlayerState {
   engine: 'hls.js' | 'native' | null;
   /** Times a source was loaded again after failing. */
   reloads: number;
+  /** Times a signed URL was renewed in place (the same stream under a new token), without reloading. */
+  renewals: number;
 }
 
+/** A signed playback URL's token segment (shared/playbackSigning.ts: `…/t/<expires>.<keyId>.<mac>/<file>`). */
+const TOKEN_SEGMENT = /\/t\/(\d{1,12})\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\//;
+
+/** When a signed URL stops playing (Unix ms); null for a plain URL. */
+export function playbackExpiry(url: string): number | null {
+  const match = TOKEN_SEGMENT.exec(url);
+  return match ? Number(match[1]) * 1000 : null;
+}
+
+/** Whether two URLs play the same stream or recording (they differ at most in their tokens). */
+export const sameStream = (a: string, b: string): boolean => a.replace(TOKEN_SEGMENT, '/') === b.replace(TOKEN_SEGMENT, '/');
+
 export class WatchPlayer {
-  readonly state: PlayerState = { engine: null, reloads: 0 };
+  readonly state: PlayerState = { engine: null, reloads: 0, renewals: 0 };
   private hls: Hls | null = null;
   private source: PlayerSource | null = null;
   private failures = 0;
@@ -49,6 +63,12 @@ export class WatchPlayer {
   /** Plays `source`; the same URL again keeps playing what is loaded (a live stream resumes, it does not restart). */
   play(source: PlayerSource): void {
     if (this.source?.url === source.url) return;
+    // A renewed signed URL of what plays: hls.js's next requests carry the new token (xhrSetup), no reload, no stall.
+    if (this.source && this.state.engine === 'hls.js' && sameStream(this.source.url, source.url)) {
+      this.source = source;
+      this.state.renewals += 1;
+      return;
+    }
     this.stop();
     this.source = source;
     this.video.dataset.source = source.kind;
@@ -81,7 +101,14 @@ export class WatchPlayer {
     const start = () => void this.video.play().catch(() => undefined);
     if (Hls.isSupported()) {
       this.state.engine = 'hls.js';
-      const hls = new Hls({ startPosition: source.offset > 0 ? source.offset : -1 });
+      const hls = new Hls({
+        startPosition: source.offset > 0 ? source.offset : -1,
+        // Every playlist and segment request carries the newest token of what plays (renewed by the check).
+        xhrSetup: (xhr, url) => {
+          const token = this.source ? TOKEN_SEGMENT.exec(this.source.url)?.[0] : undefined;
+          if (token && TOKEN_SEGMENT.test(url)) xhr.open('GET', url.replace(TOKEN_SEGMENT, token), true);
+        },
+      });
       this.hls = hls;
       hls.on(Events.MANIFEST_PARSED, start);
       hls.on(Events.ERROR, (_event, data: ErrorData) => {

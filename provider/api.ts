@@ -9,7 +9,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../shared/logger';
-import { vodsDir, type Broadcasts } from './broadcasts';
+import { verifyPlaybackToken } from '../shared/playbackSigning';
+import { VOD_PLAYLIST, vodsDir, type Broadcasts } from './broadcasts';
 import { FALLBACK_ARGUMENT } from './fallback';
 import type { ProviderConfig } from './config';
 import { hlsDir } from './nginx';
@@ -61,10 +62,40 @@ export function providerApp(deps: ProviderApiDeps) {
   const app = express();
   app.disable('x-powered-by');
 
+  // Signed playback (PROVIDER_SIGNED_PLAYBACK, shared/playbackSigning.ts): a token in the path, before the
+  // file, signed for the stream's playlist path; the playlist's relative segments keep it. A token that is
+  // not valid for that stream now (absent, altered, another stream's, expired, another shape) is 403.
+  const tokenLets = (token: string, playlistPath: string) => {
+    const key = deps.registration()?.playbackKey;
+    return key !== undefined && verifyPlaybackToken(token, playlistPath, [key], Date.now());
+  };
+  const LIVE_FILE = /^([0-9a-f]{24})(\.m3u8|-\d{1,12}\.ts)$/;
+  app.get('/hls/t/:token/:file', (request, response, next) => {
+    const match = LIVE_FILE.exec(request.params.file);
+    if (!match || !tokenLets(request.params.token, `/hls/${match[1]}.m3u8`)) throw fail(403, 'this playback URL is not valid for this stream now');
+    serveLive(request, response).catch(next);
+  });
+  app.get('/vod/:vodId/t/:token/:file', (request, response) => {
+    const { vodId, token, file } = request.params;
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(vodId) || !/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(file) || !tokenLets(token, `/vod/${vodId}/${VOD_PLAYLIST}`)) {
+      throw fail(403, 'this playback URL is not valid for this recording now');
+    }
+    response.setHeader('access-control-allow-origin', '*');
+    response.type(file.endsWith('.m3u8') ? 'application/vnd.apple.mpegurl' : 'video/mp2t');
+    response.sendFile(join(vodsDir(config.stateDir), vodId, file), { dotfiles: 'deny' }, (error) => {
+      if (error && !response.headersSent) response.status(404).json({ success: false, message: 'no such file' });
+    });
+  });
+
   // Live HLS under the stream's playback name: nginx writes `<key>.m3u8` and `<key>-<n>.ts`, and its manifest
   // names the fragments by the key, so the manifest is rewritten on the way out and fragments mapped back.
-  app.get('/hls/:file', async (request, response) => {
-    const match = /^([0-9a-f]{24})(\.m3u8|-\d{1,12}\.ts)$/.exec(request.params.file);
+  app.get('/hls/:file', (request, response, next) => {
+    const match = LIVE_FILE.exec(request.params.file);
+    if (match && state.streamByPlaybackName(match[1])?.signedOnly) throw fail(403, 'this stream plays only through a signed URL');
+    serveLive(request, response).catch(next);
+  });
+  async function serveLive(request: Request, response: Response) {
+    const match = LIVE_FILE.exec(request.params.file as string);
     const stream = match ? state.streamByPlaybackName(match[1]) : undefined;
     if (!match || !stream) throw fail(404, 'no such live stream');
     const file = join(hlsDir(config.stateDir), `${stream.streamKey}${match[2]}`);
@@ -74,6 +105,12 @@ export function providerApp(deps: ProviderApiDeps) {
     if (manifest === null) throw fail(404, 'the stream is not live');
     response.setHeader('cache-control', 'no-cache');
     return response.type('application/vnd.apple.mpegurl').send(manifest.split(stream.streamKey).join(stream.playbackName));
+  }
+  // A signed-only stream's recordings play only through a signed URL (the route above).
+  app.use('/vod/:vodId', (request, _response, next) => {
+    const vod = state.data.vods[request.params.vodId];
+    if (vod && state.data.streams[vod.streamId]?.signedOnly) throw fail(403, 'this recording plays only through a signed URL');
+    next();
   });
   // Recordings: files that never change once delivered.
   app.use(
@@ -158,6 +195,8 @@ export function providerApp(deps: ProviderApiDeps) {
       publishes: 0,
       createdAt: Date.now(),
       recording: null,
+      // The service asks this for a gated channel's stream of a contract that signs: no plain URL plays it.
+      signedOnly: (request.body as { playbackPolicy?: unknown } | null)?.playbackPolicy === 'signed',
     };
     state.data.streams[stream.id] = stream;
     await state.save();

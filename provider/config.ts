@@ -47,6 +47,12 @@ export interface ProviderConfig {
   callTimeoutMs: number;
   /** pino level (`LOG_LEVEL`, default info; `silent` turns logs off). */
   logLevel: string;
+  /**
+   * Whether `register` asks the service for signed playback (`PROVIDER_SIGNED_PLAYBACK`, true or false,
+   * default false): the key comes back once and is kept with the registration; playback URLs carrying a
+   * token (`…/t/<token>/<file>`) then play only while it is valid for that stream or recording.
+   */
+  signedPlayback: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -57,6 +63,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   return value;
+}
+
+function flag(env: Env, name: string): boolean {
+  const value = env[name] ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new Error(`${name} must be true or false, got "${value}"`);
 }
 
 function hostName(env: Env, name: string, fallback: string): string {
@@ -84,5 +97,6 @@ export function loadProviderConfig(env: Env = process.env): ProviderConfig {
     retryMaxMs: integer(env, 'PROVIDER_RETRY_MAX_MS', 60_000, 10, 86_400_000),
     callTimeoutMs: integer(env, 'PROVIDER_CALL_TIMEOUT_MS', 10_000, 100, 120_000),
     logLevel: env.LOG_LEVEL || 'info',
+    signedPlayback: flag(env, 'PROVIDER_SIGNED_PLAYBACK'),
   };
 }

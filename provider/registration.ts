@@ -5,6 +5,7 @@
  * the service URL, and only the contract ID is printed. A second registration is refused: the seed
  * makes it a one-time event, and the token must not be replaced under running streams.
  */
+import { PLAYBACK_SIGNING_SCHEME } from '../shared/playbackSigning';
 import type { ProviderConfig } from './config';
 import { operationUrl, PROVIDER_OPERATIONS } from './api';
 import { publicBase } from './server';
@@ -39,13 +40,19 @@ export async function registerProvider(config: ProviderConfig, options: Register
   const response = await fetch(new URL('/streamprovider/v1/register', service), {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-service-client-id': options.siteId, 'x-service-developer-key': options.developerKey },
-    body: JSON.stringify({ name: options.name ?? `Reference provider ${config.publicHost}:${config.port}`, urls, accountCredentials: {}, useAccount: false }),
+    body: JSON.stringify({
+      name: options.name ?? `Reference provider ${config.publicHost}:${config.port}`,
+      urls,
+      accountCredentials: {},
+      useAccount: false,
+      ...(config.signedPlayback ? { playbackSigning: { scheme: PLAYBACK_SIGNING_SCHEME } } : {}),
+    }),
     signal: AbortSignal.timeout(config.callTimeoutMs),
   }).catch((error: Error & { cause?: Error }) => {
     throw new Error(`could not reach the service at ${service.origin}: ${error.cause?.message ?? error.message}`);
   });
   const text = await response.text();
-  let answer: { id?: string; authorization?: string; message?: string } = {};
+  let answer: { id?: string; authorization?: string; message?: string; playbackSigning?: { keyId: string; key: string } | null } = {};
   try {
     answer = JSON.parse(text) as typeof answer;
   } catch {
@@ -54,6 +61,14 @@ export async function registerProvider(config: ProviderConfig, options: Register
   if (response.status !== 201 && response.status !== 200)
     throw new Error(`the service refused the registration (${response.status}): ${answer.message ?? text.slice(0, 300)}`);
   if (!answer.id || !answer.authorization) throw new Error("the service's answer has no id or authorization");
-  await writeRegistration(config.stateDir, { serviceUrl: service.origin, siteId: options.siteId, contractId: answer.id, authorization: answer.authorization });
+  if (config.signedPlayback && !answer.playbackSigning) throw new Error("the service's answer has no playbackSigning key");
+  const playbackKey = answer.playbackSigning ? { keyId: answer.playbackSigning.keyId, key: answer.playbackSigning.key } : undefined;
+  await writeRegistration(config.stateDir, {
+    serviceUrl: service.origin,
+    siteId: options.siteId,
+    contractId: answer.id,
+    authorization: answer.authorization,
+    ...(playbackKey ? { playbackKey } : {}),
+  });
   return answer.id;
 }

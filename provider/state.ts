@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { PlaybackKey } from '../shared/playbackSigning';
 
 /** What `register` kept: where the service is and the token both sides present. */
 export interface Registration {
@@ -16,6 +17,8 @@ export interface Registration {
   contractId: string;
   /** The service's `authorization` GUID: Bearer of the provider's calls and of the service's calls to it. */
   authorization: string;
+  /** The signed-playback key the registration's answer carried (PROVIDER_SIGNED_PLAYBACK); absent: none. */
+  playbackKey?: PlaybackKey;
 }
 
 /**
@@ -62,6 +65,8 @@ export interface ProviderStream {
   publishes: number;
   createdAt: number;
   recording: Recording | null;
+  /** Played only through signed URLs (createStream's `playbackPolicy: "signed"`): its plain live and recording URLs are 403. */
+  signedOnly?: boolean;
 }
 
 /** A delivered recording, served under /vod/<id>/ until deleteVod. */

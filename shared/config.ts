@@ -147,6 +147,12 @@ export interface Config {
   providerRetries: number;
   /** Image a stream's transcoder shows while the encoder reconnects, when the create call names none (`STREAM_FALLBACK_IMAGE_URL`, http(s); unset = the call must name one). */
   streamFallbackImageUrl: string | null;
+  /**
+   * Seconds a signed playback URL plays after the content check gave it (`PLAYBACK_TOKEN_TTL_SECONDS`,
+   * 30–86,400, default 600): a gated channel's or a paid video's URL, when its provider takes signed
+   * playback. A viewer whose pass lapses, or who is banned, loses playback within this time.
+   */
+  playbackTokenTtlSeconds: number;
   /** Data events one provider may send per window before getting 429 (`DATA_EVENT_RATE_LIMIT`, default 1000). */
   dataEventRateLimit: number;
   /** Length of that window in seconds (`DATA_EVENT_RATE_WINDOW_SECONDS`, default 1). */
@@ -379,6 +385,7 @@ export function loadConfig(env: Env = process.env): Config {
     providerTimeoutMs: integer(env, 'PROVIDER_TIMEOUT_MS', 5000, 100, 120_000),
     providerRetries: integer(env, 'PROVIDER_RETRIES', 2, 0, 10),
     streamFallbackImageUrl,
+    playbackTokenTtlSeconds: integer(env, 'PLAYBACK_TOKEN_TTL_SECONDS', 600, 30, 86_400),
     dataEventRateLimit: integer(env, 'DATA_EVENT_RATE_LIMIT', 1000, 1, 10_000_000),
     dataEventRateWindowSeconds: integer(env, 'DATA_EVENT_RATE_WINDOW_SECONDS', 1, 1, 86_400),
     metricsToken: env.METRICS_TOKEN || null,

@@ -124,7 +124,7 @@ export const sharedSchemas: Record<string, JsonSchema> = {
     title: str,
     description: str,
     type: str,
-    url: str,
+    url: { type: ['string', 'null'], description: 'where it plays; null when the caller may not play it (a paywall shows the rest)' },
     durationSeconds: nullableNum,
     player: str,
     thumbnail: nullableStr,

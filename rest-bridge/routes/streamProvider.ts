@@ -8,13 +8,30 @@ import type { JsonSchema, RouteSpec } from '../table';
 import { STREAM, bearer, httpUrl, stringMap } from './shared';
 
 const URLS = /* GraphQL */ `urls { createStream deleteStream deleteVod startStream stopStream verifyAccount activateStream }`;
-const CONTRACT = /* GraphQL */ `_id: id siteId name ${URLS} accountCredentials useAccount created modified`;
+const SIGNING = /* GraphQL */ `playbackSigning { scheme keyId key }`;
+const CONTRACT = /* GraphQL */ `_id: id siteId name ${URLS} accountCredentials useAccount signedPlayback ${SIGNING} created modified`;
+
+/** The signed-playback key as shown once (registration, rotation); null when none was made. */
+const playbackSigning: JsonSchema = {
+  type: ['object', 'null'],
+  required: ['scheme', 'keyId', 'key'],
+  properties: { scheme: { type: 'string' }, keyId: { type: 'string' }, key: { type: 'string' } },
+  description: 'the signed-playback key, shown once (path-hmac-sha256: shared/playbackSigning.ts)',
+};
+
+/** What a provider asks: signed playback in a scheme it checks. */
+const playbackSigningRequest: JsonSchema = {
+  type: 'object',
+  required: ['scheme'],
+  additionalProperties: false,
+  properties: { scheme: { type: 'string', minLength: 1, maxLength: 64, description: 'path-hmac-sha256' } },
+};
 
 /** Components of the OpenAPI document these routes refer to. */
 export const streamProviderSchemas: Record<string, JsonSchema> = {
   StreamProviderContract: {
     type: 'object',
-    required: ['_id', 'siteId', 'name', 'urls', 'accountCredentials', 'useAccount', 'created', 'modified'],
+    required: ['_id', 'siteId', 'name', 'urls', 'accountCredentials', 'useAccount', 'signedPlayback', 'created', 'modified'],
     properties: {
       _id: { type: 'string' },
       siteId: { type: 'string' },
@@ -22,6 +39,8 @@ export const streamProviderSchemas: Record<string, JsonSchema> = {
       urls: { type: 'object', additionalProperties: { type: ['string', 'null'] } },
       accountCredentials: stringMap,
       useAccount: { type: 'boolean' },
+      signedPlayback: { type: 'boolean', description: 'whether the provider takes signed playback (false: plain URLs)' },
+      playbackSigning,
       created: epochMs,
       modified: epochMs,
     },
@@ -44,6 +63,7 @@ const registerStreamProviderBody: JsonSchema = {
     },
     accountCredentials: { ...stringMap, description: 'credential key -> input label (required with useAccount)' },
     useAccount: { type: 'boolean' },
+    playbackSigning: { ...playbackSigningRequest, description: 'signed playback the provider takes (ours); absent: plain URLs' },
   },
 };
 
@@ -60,6 +80,7 @@ const updateStreamProviderBody: JsonSchema = {
     },
     accountCredentials: stringMap,
     useAccount: { type: 'boolean' },
+    playbackSigning: playbackSigningRequest,
   },
 };
 
@@ -72,13 +93,13 @@ export const streamProviderRoutes: RouteSpec[] = [
     tag: 'Streaming providers',
     auth: SITE_ADMIN,
     body: { schema: registerStreamProviderBody, required: true },
-    document: /* GraphQL */ `mutation RegisterStreamProvider($input: RegisterStreamProviderInput!) { result: registerStreamProvider(input: $input) { id authorization } }`,
+    document: /* GraphQL */ `mutation RegisterStreamProvider($input: RegisterStreamProviderInput!) { result: registerStreamProvider(input: $input) { id authorization ${SIGNING} } }`,
     variables: { input: 'body' },
     status: 201,
     response: {
       type: 'object',
       required: ['id', 'authorization'],
-      properties: { id: { type: 'string' }, authorization: { type: 'string', description: 'GUID' } },
+      properties: { id: { type: 'string' }, authorization: { type: 'string', description: 'GUID' }, playbackSigning },
     },
   },
   {

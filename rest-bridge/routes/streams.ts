@@ -155,6 +155,8 @@ export const streamRoutes: RouteSpec[] = [
   },
   {
     operationId: 'receiveStreamWebhook',
+    // An idle that ends a recording show calls the provider's stopStream (502 when it fails; the provider retries).
+    callsOut: true,
     method: 'post',
     path: '/stream/v1/webhook',
     summary: 'The provider reports a stream state change (Bearer of the contract); repeats and older deliveries change nothing',

@@ -30,13 +30,23 @@ export const videoRoutes: RouteSpec[] = [
     operationId: 'listChannelVideos',
     method: 'get',
     path: '/video/v3/',
-    summary: 'A channel’s videos (its recordings and others), newest first',
+    summary: 'A channel’s videos (its recordings and others), newest first; each url only when the caller may play it (with D, always)',
     tag: 'Videos',
     auth: SITE_ID,
-    params: [query('channelId', { type: 'string', minLength: 1 }, true, 'the channel'), limit, offset],
-    document: /* GraphQL */ `query ListChannelVideos($channelId: ID!, $limit: Int, $offset: Int) {
-      result: channelVideos(channelId: $channelId, limit: $limit, offset: $offset) { results { ${VIDEO} } pagination { limit offset totalCount } } }`,
-    variables: { channelId: 'query.channelId', limit: 'query.limit', offset: 'query.offset' },
+    params: [
+      query('channelId', { type: 'string', minLength: 1 }, true, 'the channel'),
+      limit,
+      offset,
+      {
+        name: 'x-service-device-id',
+        in: 'header',
+        schema: { type: 'string', minLength: 1, maxLength: 128 },
+        description: 'the viewer’s device, weighed against the site’s device limit (none: a new device)',
+      },
+    ],
+    document: /* GraphQL */ `query ListChannelVideos($channelId: ID!, $limit: Int, $offset: Int, $deviceId: String) {
+      result: channelVideos(channelId: $channelId, limit: $limit, offset: $offset, deviceId: $deviceId) { results { ${VIDEO} } pagination { limit offset totalCount } } }`,
+    variables: { channelId: 'query.channelId', limit: 'query.limit', offset: 'query.offset', deviceId: 'header.x-service-device-id' },
     response: ref('VideoList'),
   },
   {
@@ -55,5 +65,19 @@ export const videoRoutes: RouteSpec[] = [
     document: /* GraphQL */ `mutation UpdateVideo($id: ID!, $input: UpdateVideoInput!) { result: updateVideo(id: $id, input: $input) { ${VIDEO} } }`,
     variables: { id: 'path.id', input: 'body' },
     response: ref('Video'),
+  },
+  {
+    operationId: 'deleteVideo',
+    callsOut: true,
+    method: 'delete',
+    path: '/video/v3/{id}',
+    summary: 'Delete a video: a delivered recording is deleted at its provider first (deleteVod), then never offered or listed again',
+    tag: 'Videos',
+    auth: SITE_ADMIN,
+    params: [id('id', 'video ID')],
+    document: /* GraphQL */ `mutation DeleteVideo($id: ID!) { result: deleteVideo(id: $id) { _id: id } }`,
+    variables: { id: 'path.id' },
+    envelope: 'success',
+    response: ref('Deleted'),
   },
 ];

@@ -11,6 +11,7 @@
  */
 import { onAccountAccessChanged, type AccountAccessMessage } from '../../shared/accountAccess';
 import type { EventBus } from '../../shared/bus';
+import type { Db } from '../../shared/db/client';
 import { newId } from '../../shared/ids';
 import { loadOnce } from '../../shared/viewerReads';
 
@@ -22,6 +23,19 @@ export interface HeldSkus {
 
 /** An account's devices seen within the device window when read, oldest first (the check's order). */
 export type DeviceRows = { deviceId: string; firstSeenAt: Date; lastSeenAt: Date }[];
+
+/** Devices not seen for this long no longer count against the limit. */
+export const DEVICE_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+export const DEVICE_FIELDS = { deviceId: true, firstSeenAt: true, lastSeenAt: true } as const;
+
+/** The account's devices seen within the window, oldest first: kept, or read once and kept. */
+export function recentDevices(ctx: { db: Db; access: AccountAccessCache }, siteId: string, accountId: string, now: Date): Promise<DeviceRows> {
+  const recent = { siteId, accountId, lastSeenAt: { gte: new Date(now.getTime() - DEVICE_WINDOW_MS) } };
+  return ctx.access.devices.through(siteId, accountId, () =>
+    ctx.db.accountDevice.findMany({ where: recent, orderBy: { firstSeenAt: 'asc' }, select: DEVICE_FIELDS }),
+  );
+}
 
 /** How long a copy is used at most (a lost announcement); long enough to span a show's lobby. */
 const TTL_MS = 15 * 60_000;

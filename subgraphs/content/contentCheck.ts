@@ -4,7 +4,8 @@
  * subscription with a free preview), and the entitlements the current video needs. The viewer's
  * entitlements come from the community subgraph (`me { subscriptions }`), asked only when a gate or
  * video needs them. A channel with a stream of ours is live only while its show is on air, and then
- * offers the live video; offline it may offer its newest recording (subgraphs/content/show/).
+ * offers the live video; offline it may offer its newest recording (subgraphs/content/show/). A viewer
+ * it refuses gets the video as a paywall shows it, without its URL (videoViews.ts).
  *
  * The channel's part is read through the viewer-read cache, the account's (entitlements, devices)
  * through checkInputs.ts; `checkContentKept` answers the plain happy case from those alone, which is
@@ -16,17 +17,17 @@ import { announceAccountAccess } from '../../shared/accountAccess';
 import type { EventBus } from '../../shared/bus';
 import type { Db } from '../../shared/db/client';
 import type { Page, Site, Video } from '../../shared/db/generated/sqlite';
+import type { PlaybackKey } from '../../shared/playbackSigning';
 import { badInput } from '../../shared/errors';
 import type { SupergraphClient } from '../../shared/supergraph';
+import { heldSkus } from './viewerEntitlements';
 import { found, isRecord, stringList } from './checks';
-import type { AccountAccessCache, DeviceRows } from './checkInputs';
+import { DEVICE_FIELDS, DEVICE_WINDOW_MS, recentDevices, type AccountAccessCache, type DeviceRows } from './checkInputs';
 import { readGate, type Gate } from './pages';
 import { playingNow, scheduleOf } from './schedule';
 import { liveVideoOf, newestRecording, offersRecording, onAir, showOf, type StreamShow } from './show/channelShow';
+import { playbackKeyOf, signedView, signsUrl, viewFor, type VideoView } from './videoViews';
 import { viewerRead, type WithViewerReads } from './viewerReads';
-
-/** Devices not seen for this long no longer count against the limit. */
-export const DEVICE_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
 export type ContentAccess = 'full' | 'preview' | 'none';
 
@@ -39,7 +40,8 @@ export interface ContentCheckModel {
       previewTimeRemainingSeconds: number;
       userHasChannelGateEntitlement: boolean;
       userHasVideoEntitlement: boolean;
-      video: { video: Video | null };
+      /** The video the channel plays now; to a refused viewer without its URL (videoViews.ts). */
+      video: { video: VideoView | null };
     };
     deviceCheck: { accountDevices: Record<string, string>; accountOverDeviceLimit: boolean; siteDeviceLimit: number };
     error: { type: string; message: string } | null;
@@ -61,32 +63,10 @@ export interface ContentCheckContext extends WithViewerReads {
   supergraph: SupergraphClient;
   /** The accounts' entitlements and devices kept on this instance (checkInputs.ts). */
   access: AccountAccessCache;
+  /** PLAYBACK_TOKEN_TTL_SECONDS: how long a signed URL the check gives plays. */
+  playbackTokenTtlSeconds: number;
 }
 type Context = ContentCheckContext;
-
-const ENTITLEMENTS = /* GraphQL */ `query ContentCheckEntitlements { me { id subscriptions { status activeUntil entitlement { sku } } } }`;
-
-type Held = { status: string; activeUntil: number | null; entitlement: { sku: string } };
-
-/**
- * SKUs the signed-in account holds with an active subscription, kept until one lapses or the bus says
- * they changed. Kept SKUs are trusted only when they let the viewer in (`passes`): a refusal reads them
- * afresh, so a grant counts at once even where no announcement reached this instance.
- */
-async function heldSkus(ctx: Context, siteId: string, passes: (held: ReadonlySet<string>) => boolean): Promise<Set<string>> {
-  const { account } = ctx.identity;
-  if (!account) return new Set();
-  const kept = ctx.access.heldSkus(siteId, account.id);
-  if (kept && passes(new Set(kept))) return new Set(kept);
-  ctx.access.skus.drop(siteId, account.id);
-  const skus = await ctx.access.heldSkusThrough(siteId, account.id, async () => {
-    const { me } = await ctx.supergraph.execute<{ me: { subscriptions: Held[] } | null }>(ENTITLEMENTS, {}, ctx.identity);
-    const active = (me?.subscriptions ?? []).filter((subscription) => subscription.status === 'active');
-    const ends = active.flatMap((subscription) => (subscription.activeUntil === null ? [] : [subscription.activeUntil]));
-    return { skus: active.map((subscription) => subscription.entitlement.sku), until: ends.length ? Math.min(...ends) : null };
-  });
-  return new Set(skus);
-}
 
 function checkDeviceId(deviceId: string): string {
   const trimmed = deviceId.trim();
@@ -117,8 +97,6 @@ export function seenDevice(devices: DeviceRows, deviceId: string, now: Date): Ac
   return { accountDevices: listed([...seen.filter((device) => device !== known), known]), over: false };
 }
 
-const DEVICE_FIELDS = { deviceId: true, firstSeenAt: true, lastSeenAt: true } as const;
-
 /**
  * Counts the device against the account's devices: a known device is seen again; a new one is added
  * unless the account already plays on as many devices as the site allows (then it is over the limit).
@@ -128,8 +106,7 @@ const DEVICE_FIELDS = { deviceId: true, firstSeenAt: true, lastSeenAt: true } as
 async function checkDevices(ctx: Context, siteId: string, accountId: string, deviceId: string, limit: number, now: Date): Promise<AccountDevices> {
   const { db, access } = ctx;
   const recent = { siteId, accountId, lastSeenAt: { gte: new Date(now.getTime() - DEVICE_WINDOW_MS) } };
-  const read = () => db.accountDevice.findMany({ where: recent, orderBy: { firstSeenAt: 'asc' }, select: DEVICE_FIELDS });
-  const answered = seenDevice(await access.devices.through(siteId, accountId, read), deviceId, now);
+  const answered = seenDevice(await recentDevices(ctx, siteId, accountId, now), deviceId, now);
   if (answered) return answered;
   const mark = access.devices.mark();
   const written = await db.$transaction(async (tx) => {
@@ -227,11 +204,11 @@ interface ChannelInputs {
   page: Page;
   gate: Gate;
   program: { live: boolean; videoId: string | null; offset: number };
-  /** The show's own video (live, or the recording after it): only for a viewer the check lets play. */
-  showVideo: Video | null;
   video: Video | null;
   videoSkus: string[];
   site: Site;
+  /** The key that signs the video's URL (its provider's, kept with its show); null when it is not signed. */
+  playbackKey: PlaybackKey | null;
 }
 
 /** The live video of a kept page and show, one object while both are kept (its fields are then built once). */
@@ -263,7 +240,9 @@ async function channelInputs(ctx: Context, siteId: string, request: ContentCheck
     viewerRead(ctx, siteId, 'site', () => ctx.db.site.findUniqueOrThrow({ where: { id: siteId } })),
     showVideo ?? (videoId ? viewerRead(ctx, siteId, `video:${videoId}`, () => ctx.db.video.findFirst({ where: { id: videoId, siteId } })) : null),
   ]);
-  return { page, gate, program, showVideo, video, videoSkus: video ? stringList(video.requiredSkus) : [], site };
+  const videoSkus = video ? stringList(video.requiredSkus) : [];
+  const playbackKey = video ? await playbackKeyOf(ctx, video, signsUrl(gate, videoSkus)) : null;
+  return { page, gate, program, video, videoSkus, site, playbackKey };
 }
 
 /** Whether the held SKUs pass the channel's gate and the video's entitlements. */
@@ -277,14 +256,28 @@ function entitlementsOf(channel: ChannelInputs, held: ReadonlySet<string>) {
 
 const needsEntitlements = (channel: ChannelInputs, signedIn: boolean) => signedIn && (channel.gate.kind === 'subscription' || channel.videoSkus.length > 0);
 
+/**
+ * The video as this viewer gets it: without its URL when refused; signed (one HMAC) when the channel is
+ * gated or the video paid and its provider takes signed playback, until the TTL or a preview's end.
+ */
+function videoForViewer(ctx: Context, channel: ChannelInputs, verdict: Verdict, previewLeft: number, now: Date): VideoView | null {
+  const { video, playbackKey } = channel;
+  if (!video || verdict.access === 'none') return video && viewFor(video, false);
+  if (!playbackKey) return video;
+  const seconds = verdict.access === 'preview' ? Math.min(ctx.playbackTokenTtlSeconds, Math.floor(previewLeft)) : ctx.playbackTokenTtlSeconds;
+  return signedView(video, playbackKey, Math.floor(now.getTime() / 1000) + seconds);
+}
+
 function modelOf(
+  ctx: Context,
   channel: ChannelInputs,
   verdict: Verdict,
   previewLeft: number,
   entitlements: ReturnType<typeof entitlementsOf>,
   devices: AccountDevices,
+  now: Date,
 ): ContentCheckModel {
-  const { program, site, showVideo, video } = channel;
+  const { program, site } = channel;
   return {
     canIPlayResponse: {
       contentCheck: {
@@ -294,7 +287,7 @@ function modelOf(
         previewTimeRemainingSeconds: previewLeft,
         userHasChannelGateEntitlement: entitlements.hasGateEntitlement,
         userHasVideoEntitlement: entitlements.hasVideoEntitlement,
-        video: { video: showVideo && verdict.access === 'none' ? null : video },
+        video: { video: videoForViewer(ctx, channel, verdict, previewLeft, now) },
       },
       deviceCheck: { accountDevices: devices.accountDevices, accountOverDeviceLimit: devices.over, siteDeviceLimit: site.deviceLimit },
       error: verdict.error,
@@ -329,7 +322,7 @@ export async function checkContent(ctx: Context, siteId: string, request: Conten
     else if (!entitlements.hasVideoEntitlement)
       verdict = refused('video_entitlement_required', `this video needs one of these entitlements: ${videoSkus.join(', ')}`);
   }
-  return modelOf(channel, verdict, previewLeft, entitlements, devices);
+  return modelOf(ctx, channel, verdict, previewLeft, entitlements, devices, now);
 }
 
 /**
@@ -359,5 +352,5 @@ export async function checkContentKept(ctx: Context, siteId: string, request: Co
   const rows = account ? ctx.access.devices.get(siteId, account.id) : undefined;
   const devices = account ? rows && seenDevice(rows, deviceId, now) : NO_DEVICES;
   if (!devices) return null;
-  return modelOf(channel, { access: 'full', error: null }, 0, entitlements, devices);
+  return modelOf(ctx, channel, { access: 'full', error: null }, 0, entitlements, devices, now);
 }

@@ -6,12 +6,13 @@
  * both paths byte for byte. A page or video's fields are built once per kept object, and marked
  * unchanging so the bridge keeps their text too.
  */
-import type { Page, Video } from '../../shared/db/generated/sqlite';
+import type { Page } from '../../shared/db/generated/sqlite';
 import { stringList } from '../../shared/json';
 import { unchanging } from '../../shared/quickAnswers';
 import type { ContentCheckModel } from './contentCheck';
 import { pagePart } from './pages';
 import { timestamps } from './scopes';
+import type { VideoView } from './videoViews';
 
 export type Fields = Record<string, unknown>;
 
@@ -47,7 +48,7 @@ function pageFields(page: Page): Fields {
   };
 }
 
-function videoFields(video: Video): Fields {
+function videoFields(video: VideoView): Fields {
   const skus = stringList(video.requiredSkus);
   return {
     id: video.id,

@@ -16,6 +16,7 @@ import { searchFilter, searchKey } from './listing';
 import { newPanelRow, writePanelReferences } from './panels';
 import { referencesOfPage, replaceReferences } from './references';
 import { checkScheduleData } from './schedule';
+import { streamBinding, withoutStream } from './show/streamBinding';
 import { enqueueChannelUpdated, type ChannelChange } from './webhooks';
 
 /** GraphQL input names of the document's parts and their stored (legacy) keys. */
@@ -249,9 +250,10 @@ export interface PageCreate extends PageParts {
 type Writer = Prisma.TransactionClient;
 
 /** Stores a page and its derived rows, and reports a new channel, in the caller's transaction. */
-async function insertPage(tx: Writer, row: Omit<Prisma.PageUncheckedCreateInput, 'name' | 'searchName'>, change: ChannelChange): Promise<Page> {
+async function insertPage(tx: Writer, row: Omit<Prisma.PageUncheckedCreateInput, 'name' | 'searchName' | 'streamId'>, change: ChannelChange): Promise<Page> {
   const name = nameOf(row.document as JsonRecord);
-  const page = await tx.page.create({ data: { ...row, name, searchName: searchKey(name) } });
+  const streamId = await streamBinding(tx, row.siteId, row.document, null);
+  const page = await tx.page.create({ data: { ...row, name, searchName: searchKey(name), streamId } });
   await writeDerivedRows(tx, page);
   await enqueueChannelUpdated(tx, page, change);
   return page;
@@ -306,6 +308,7 @@ export async function updatePage(db: Db, siteId: string, id: string, input: Page
         name,
         searchName: searchKey(name),
         gatePasswordHash: hash,
+        streamId: await streamBinding(tx, siteId, document, current.id),
         updatedAt: new Date(),
       },
     });
@@ -349,7 +352,8 @@ export async function clonePage(db: Db, siteId: string, id: string, localizedTit
   } else {
     slug = await freeSlug(db, siteId, `${base.slug}-copy`.slice(0, 120));
   }
-  const document = structuredClone(base.document) as JsonRecord;
+  // One stream, one channel: the copy has no stream of its original.
+  const document = withoutStream(structuredClone(base.document) as JsonRecord);
   delete document.metadata;
   if (title !== null) document.data = { ...(isRecord(document.data) ? document.data : {}), name: title };
   // A page stored before the schedule was checked is checked now rather than copied as it is.

@@ -21,7 +21,7 @@ export function offerQuickContentCheck(deps: ServiceDeps, reads: ViewerReads, ac
   const answer: QuickAnswer = async (variables, identity: Identity) => {
     const [pageId, slug, deviceId, password] = ['pageId', 'slug', 'deviceId', 'password'].map((name) => text(variables[name]));
     if (!identity.siteId || typeof deviceId !== 'string' || pageId === undefined || slug === undefined || password === undefined) return null;
-    const ctx = { db: database.prisma, bus, supergraph, identity, reads, access };
+    const ctx = { db: database.prisma, bus, supergraph, identity, reads, access, playbackTokenTtlSeconds: deps.config.playbackTokenTtlSeconds };
     const model = await checkContentKept(ctx, identity.siteId, { pageId, slug, deviceId, password });
     if (!model) return null;
     return contentCheckFields(model);

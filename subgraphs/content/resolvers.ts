@@ -20,19 +20,19 @@ import type { ContentRuntime } from './runtime';
 /** Every area's resolvers merged into one map, bound to the server's runtime. */
 export function createResolvers(runtime: ContentRuntime): Resolvers {
   return mergeResolvers<Resolvers>(
-    siteResolvers,
+    siteResolvers(runtime.reads, runtime.access),
     pageResolvers(runtime.webhooks, runtime.reads, runtime.access),
     templateResolvers,
     panelResolvers,
     scheduleResolvers,
-    playlistResolvers,
+    playlistResolvers(runtime.reads, runtime.access),
     pollResolvers(runtime.webhooks),
     pollAnswerResolvers(runtime.answers),
     questResolvers(runtime.quests),
     calendarResolvers,
     webhookResolvers,
     chatResolvers(runtime.chat),
-    showResolvers(runtime.reads, runtime.webhooks),
+    showResolvers(runtime.reads, runtime.access, runtime.webhooks),
     trustedDocumentResolvers,
   );
 }

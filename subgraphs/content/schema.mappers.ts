@@ -8,7 +8,6 @@ import type {
   Poll,
   Quest,
   Site,
-  Video,
   WebhookDelivery,
   WebhookEndpoint,
 } from '../../shared/db/generated/sqlite';
@@ -18,10 +17,12 @@ import type { PollResultsModel } from '../../shared/contracts/viewerActivity';
 import type { PageConfigurationModel } from './configuration';
 import type { PlaylistMemberModel } from './playlists';
 import type { ThemeModel } from './theme';
+import type { VideoView } from './videoViews';
 
 export type SiteModel = Site;
 export type PageModel = Page;
-export type VideoModel = Video;
+/** A video as its caller may see it: `url` null when that caller may not play it (videoViews.ts). */
+export type VideoModel = VideoView;
 export type PanelModel = Panel;
 export type ChannelTemplateModel = ChannelTemplate;
 export type PlaylistModel = Playlist;

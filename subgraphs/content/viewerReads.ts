@@ -27,7 +27,14 @@ export function viewerRead<T>(ctx: WithViewerReads, siteId: string, key: string,
 
 /** A resolver's context with the runtime's kept reads: what the show and the content check read with. */
 export function readerOf(ctx: SubgraphContext, reads: ViewerReads) {
-  return { db: ctx.db, bus: ctx.bus, supergraph: ctx.supergraph, identity: ctx.identity, reads };
+  return {
+    db: ctx.db,
+    bus: ctx.bus,
+    supergraph: ctx.supergraph,
+    identity: ctx.identity,
+    reads,
+    playbackTokenTtlSeconds: ctx.config.playbackTokenTtlSeconds,
+  };
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
  * A channel's show from its stream's webhooks (docs/design.md "The show"): OFFLINE → connected STARTING → active
- * LIVE → disconnected RECONNECTING → active LIVE … → idle ENDED → the next show's connected STARTING.
+ * LIVE → disconnected RECONNECTING → active or connected LIVE … → idle ENDED → the next show's connected
+ * STARTING.
  * Each move is one conditional update (the state it may come from, and no later webhook applied), so a
  * repeated, older or out-of-order webhook changes nothing on any instance, however often it is retried.
  */
 import { announceChannelStatus, ON_AIR, type ShowState } from '../../shared/contracts/channelStatus';
 import type { Prisma, Stream } from '../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../shared/subgraph';
+import { contractPlaybackKey } from './streamProviders';
 
 export type WebhookType = 'connected' | 'active' | 'disconnected' | 'idle';
 
@@ -31,6 +33,15 @@ export async function moveShow(db: Prisma.TransactionClient, streamId: string, t
     if ((await move(['STARTING'], { showStartedAt: at })).count === 1) return true;
     return (await move(['RECONNECTING'], {})).count === 1;
   }
+  if (type === 'connected') {
+    // The encoder is back before any idle: the show goes on (a provider that kept its HLS up on the
+    // fallback image sends no fresh active), keeping the time it first went live.
+    const back = await db.stream.updateMany({
+      where: { id: streamId, showState: 'RECONNECTING', ...notOlder },
+      data: { showState: 'LIVE', showChangedAt: at },
+    });
+    if (back.count === 1) return true;
+  }
   return (await move(from, type === 'connected' ? { showStartedAt: null } : {})).count === 1;
 }
 
@@ -51,9 +62,9 @@ export async function announceChannelShow(
   }
 }
 
-/** The show of one stream of the site, as the content subgraph reads it (never the stream key). */
-export async function channelShow(ctx: Pick<SubgraphContext, 'db'>, siteId: string, streamId: string) {
-  const stream = await ctx.db.stream.findFirst({ where: { id: streamId, siteId } });
+/** The show of one stream of the site, as the content subgraph reads it (never the stream key; the signing key to the service alone). */
+export async function channelShow(ctx: SubgraphContext, siteId: string, streamId: string) {
+  const stream = await ctx.db.stream.findFirst({ where: { id: streamId, siteId }, include: { contract: true } });
   if (!stream) return null;
   const onAir = ON_AIR.includes(stream.showState as ShowState);
   const broadcast =
@@ -67,6 +78,9 @@ export async function channelShow(ctx: Pick<SubgraphContext, 'db'>, siteId: stri
     playbackUrl: stream.playbackUrl,
     startedAt: onAir ? (stream.showStartedAt?.getTime() ?? null) : null,
     recordingStartedAt: broadcast?.startedAt.getTime() ?? null,
+    signedOnly: stream.signedOnly,
+    // The key signs viewers' URLs in the content check: the service's own calls (a developer key) alone read it.
+    playbackKey: ctx.identity.developerKey ? contractPlaybackKey(ctx, stream.contract) : null,
   };
 }
 

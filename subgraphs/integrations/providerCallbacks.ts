@@ -5,12 +5,13 @@
  */
 import { serviceIdentity } from '../../shared/auth/identity';
 import type { Stream, StreamProviderContract } from '../../shared/db/generated/sqlite';
-import { badInput, conflict, notFound } from '../../shared/errors';
+import { badInput, conflict, ErrorCode, notFound } from '../../shared/errors';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { isHttpUrl } from './providerCalls';
 import { announceChannelShow, moveShow, type WebhookType } from './channelShows';
 import { announceStreamState, stateOf } from './streamStates';
 import { contractOfAuthorization } from './streamProviders';
+import { stopStream } from './streams';
 
 async function streamOfContract(ctx: SubgraphContext, contract: StreamProviderContract, providerStreamId: string): Promise<Stream> {
   const stream = await ctx.db.stream.findUnique({ where: { contractId_providerStreamId: { contractId: contract.id, providerStreamId } } });
@@ -54,7 +55,24 @@ export async function receiveStreamWebhook(
   const after = ingest ? current.ingestConnected : current.playbackLive;
   if (applied.count === 1 && before !== after) announceStreamState(ctx, current, input.type, input.time);
   if (showMoved) await announceChannelShow(ctx, current, acceptedAt);
-  return { success: true, changed, state: stateOf(current) };
+  const stopped = input.type === 'idle' ? await stopEndedRecording(ctx, current) : null;
+  return { success: true, changed: changed || stopped !== null, state: stateOf(stopped ?? current) };
+}
+
+/**
+ * A show that ended while recording stops its recording, so the VOD arrives without an admin. Checked
+ * on every idle, not only the one that ended the show: when the provider's stopStream fails, the webhook
+ * answers the error and the provider's retry of it stops the recording then. An admin who stopped it
+ * meanwhile (CONFLICT) leaves nothing to do.
+ */
+async function stopEndedRecording(ctx: SubgraphContext, stream: Stream): Promise<Stream | null> {
+  if (stream.showState !== 'ENDED' || !stream.recording) return null;
+  try {
+    return await stopStream(ctx, stream.siteId, stream.id);
+  } catch (error) {
+    if ((error as { extensions?: { code?: unknown } }).extensions?.code === ErrorCode.CONFLICT) return null;
+    throw error;
+  }
 }
 
 export interface VodDelivery {

@@ -10,6 +10,8 @@ import { badInput, conflict, notFound, unauthenticated } from '../../shared/erro
 import { newId } from '../../shared/ids';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { checkOutboundUrl, outboundPolicy, type OutboundPolicy } from '../../shared/outbound';
+import { newPlaybackKey, PLAYBACK_SIGNING_SCHEME, type PlaybackKey } from '../../shared/playbackSigning';
+import { announceViewerReadsChanged } from '../../shared/viewerReads';
 import { callProvider, isHttpUrl, type ProviderAnswer, type ProviderOperation } from './providerCalls';
 import { bearerToken, decryptSecret, encryptSecret } from './secrets';
 
@@ -80,13 +82,37 @@ async function assertNameFree(ctx: SubgraphContext, siteId: string, name: string
   if (taken) throw conflict(`a streaming provider named "${name}" is already registered on this site`);
 }
 
-/** Registers a contract of the site; the answer's authorization is never shown again. */
+type PlaybackSigningRequest = { scheme: string } | null | undefined;
+
+/** A new signing key for a provider that asks for signed playback in a scheme we sign; null when it does not ask. */
+function playbackKeyFor(ctx: SubgraphContext, requested: PlaybackSigningRequest) {
+  if (requested === null || requested === undefined) return null;
+  if (requested.scheme !== PLAYBACK_SIGNING_SCHEME) throw badInput(`playbackSigning.scheme must be ${PLAYBACK_SIGNING_SCHEME}`, 'playbackSigning.scheme');
+  const key = newPlaybackKey();
+  return {
+    shown: { scheme: PLAYBACK_SIGNING_SCHEME, ...key },
+    stored: { playbackKeyId: key.keyId, playbackKeyEncrypted: encryptSecret(key.key, ctx.config.encryptionKey) },
+  };
+}
+
+/** The contract's signing key in clear, for signing viewers' URLs; null when its provider takes no signing. */
+export function contractPlaybackKey(
+  ctx: SubgraphContext,
+  contract: Pick<StreamProviderContract, 'playbackKeyId' | 'playbackKeyEncrypted'>,
+): PlaybackKey | null {
+  if (!contract.playbackKeyId || !contract.playbackKeyEncrypted) return null;
+  return { keyId: contract.playbackKeyId, key: decryptSecret(contract.playbackKeyEncrypted, ctx.config.encryptionKey) };
+}
+
+/** Registers a contract of the site; the answer's authorization (and signing key) are never shown again. */
 export async function registerStreamProvider(
   ctx: SubgraphContext,
   siteId: string,
-  input: { name: string; urls: Record<string, unknown>; accountCredentials?: unknown; useAccount: boolean },
+  input: { name: string; urls: Record<string, unknown>; accountCredentials?: unknown; useAccount: boolean; playbackSigning?: PlaybackSigningRequest },
 ) {
-  const fields = checkContract({ ...input, accountCredentials: input.accountCredentials }, outboundPolicy(ctx.config));
+  const { playbackSigning, ...contractInput } = input;
+  const fields = checkContract({ ...contractInput, accountCredentials: input.accountCredentials }, outboundPolicy(ctx.config));
+  const signing = playbackKeyFor(ctx, playbackSigning);
   await assertNameFree(ctx, siteId, fields.name);
   const authorization = randomUUID();
   const now = new Date();
@@ -95,6 +121,7 @@ export async function registerStreamProvider(
       id: newId(),
       siteId,
       ...fields,
+      ...signing?.stored,
       authorizationHash: hashToken(authorization),
       authorizationEncrypted: encryptSecret(authorization, ctx.config.encryptionKey),
       createdAt: now,
@@ -102,7 +129,7 @@ export async function registerStreamProvider(
     },
     select: { id: true },
   });
-  return { id: contract.id, authorization };
+  return { id: contract.id, authorization, playbackSigning: signing?.shown ?? null };
 }
 
 /** The contract whose Bearer token the call carries; a missing or unknown token is UNAUTHENTICATED. */
@@ -117,7 +144,13 @@ export async function updateStreamProvider(
   ctx: SubgraphContext,
   id: string,
   header: string | null | undefined,
-  input: { name?: string | null; urls?: Record<string, unknown> | null; accountCredentials?: unknown; useAccount?: boolean | null },
+  input: {
+    name?: string | null;
+    urls?: Record<string, unknown> | null;
+    accountCredentials?: unknown;
+    useAccount?: boolean | null;
+    playbackSigning?: PlaybackSigningRequest;
+  },
 ) {
   const contract = await contractOfAuthorization(ctx, header);
   if (contract.id !== id) throw notFound(`streaming provider contract ${id}`);
@@ -130,8 +163,15 @@ export async function updateStreamProvider(
     },
     outboundPolicy(ctx.config),
   );
+  // A new key replaces the old at once: URLs signed with the old one stop playing (rotation after a leak).
+  const signing = playbackKeyFor(ctx, input.playbackSigning);
   if (fields.name !== contract.name) await assertNameFree(ctx, contract.siteId, fields.name, contract.id);
-  return ctx.db.streamProviderContract.update({ where: { id: contract.id }, data: { ...fields, updatedAt: new Date() } });
+  const updated = await ctx.db.streamProviderContract.update({ where: { id: contract.id }, data: { ...fields, ...signing?.stored, updatedAt: new Date() } });
+  if (signing) {
+    // Every instance signs with the new key from now on (the content subgraph keeps shows per site).
+    await announceViewerReadsChanged(ctx.bus, contract.siteId);
+  }
+  return { ...updated, playbackSigning: signing?.shown ?? null };
 }
 
 /** A contract of the site, or NOT_FOUND. */

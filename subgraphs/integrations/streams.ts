@@ -15,7 +15,13 @@ import { announceChannelShow } from './channelShows';
 import { announceStreamState } from './streamStates';
 import { callContract, checkAccountCredentials, findContract } from './streamProviders';
 
-const CHANNEL = /* GraphQL */ `query StreamChannel($id: ID!) { page(id: $id) { id type } }`;
+const CHANNEL = /* GraphQL */ `query StreamChannel($id: ID!) { page(id: $id) { id type data } }`;
+
+/** Whether the channel's data has an active gate (password, login or subscription): its stream then plays signed only. */
+function gated(data: unknown): boolean {
+  const gate = data !== null && typeof data === 'object' ? (data as { gate?: { active?: unknown; kind?: unknown } }).gate : undefined;
+  return gate?.active === true && (gate.kind === 'password' || gate.kind === 'login' || gate.kind === 'subscription');
+}
 const ATTACH = /* GraphQL */ `mutation AttachChannelStream($channelId: ID!, $streamId: ID!) { attachChannelStream(channelId: $channelId, streamId: $streamId) { id } }`;
 
 /** A stream of the site with its contract, or NOT_FOUND. */
@@ -56,7 +62,7 @@ export interface CreateStreamRequest {
 /** Creates a stream for a channel at the contract's provider and keeps what the provider answered. */
 export async function createStream(ctx: SubgraphContext, siteId: string, request: CreateStreamRequest): Promise<Stream> {
   const contract = await findContract(ctx, siteId, request.contractId);
-  const { page } = await ctx.supergraph.execute<{ page: { id: string; type: string } }>(CHANNEL, { id: request.pageId }, ctx.identity);
+  const { page } = await ctx.supergraph.execute<{ page: { id: string; type: string; data: unknown } }>(CHANNEL, { id: request.pageId }, ctx.identity);
   if (page.type !== 'channel') throw badInput('pageId must name a channel', 'pageId');
   const accountCredentials = checkAccountCredentials(contract, request.accountCredentials);
   const fallbackImageUrl = request.fallbackImageUrl ?? ctx.config.streamFallbackImageUrl;
@@ -65,7 +71,14 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
 
   const id = newId();
   const title = `stagegraph-${id}`;
-  const answer = await callContract(ctx, contract, 'createStream', { title, fallbackImageUrl, ...(accountCredentials ? { accountCredentials } : {}) });
+  // A gated channel's stream, at a provider that takes signed playback, plays through signed URLs only (ours).
+  const signedOnly = contract.playbackKeyId !== null && gated(page.data);
+  const answer = await callContract(ctx, contract, 'createStream', {
+    title,
+    fallbackImageUrl,
+    ...(accountCredentials ? { accountCredentials } : {}),
+    ...(signedOnly ? { playbackPolicy: 'signed' } : {}),
+  });
   if (answer.status === 401 && contract.useAccount) {
     throw badInput(`the streaming provider rejected accountCredentials (401${providerSays(answer)})`, 'accountCredentials');
   }
@@ -85,6 +98,7 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
       ingestUrl: created.ingestUrl,
       streamKey: created.streamKey,
       playbackUrl: created.playbackUrl,
+      signedOnly,
       createdAt: now,
       updatedAt: now,
     },
@@ -121,18 +135,24 @@ export async function startStream(ctx: SubgraphContext, siteId: string, id: stri
   return started;
 }
 
-/** Ends the recording; the provider then delivers its VOD. */
+/**
+ * Ends the recording; the provider then delivers its VOD (matched by the broadcast's own row, so the
+ * stream lets go of its liveBroadcastId at once: the next show starts without one).
+ */
 export async function stopStream(ctx: SubgraphContext, siteId: string, id: string): Promise<Stream> {
   const stream = await findStream(ctx, siteId, id);
   const claimed = await ctx.db.stream.updateMany({
     where: { id: stream.id, recording: true, liveBroadcastId: stream.liveBroadcastId },
-    data: { recording: false, updatedAt: new Date() },
+    data: { recording: false, liveBroadcastId: null, updatedAt: new Date() },
   });
   if (claimed.count === 0) throw conflict(`stream ${id} is not recording`);
   try {
     await expectDone(ctx, stream.contract, 'stopStream', { id: stream.providerStreamId });
   } catch (error) {
-    await ctx.db.stream.updateMany({ where: { id: stream.id, liveBroadcastId: stream.liveBroadcastId }, data: { recording: true } });
+    await ctx.db.stream.updateMany({
+      where: { id: stream.id, recording: false, liveBroadcastId: null },
+      data: { recording: true, liveBroadcastId: stream.liveBroadcastId },
+    });
     throw error;
   }
   const [, stopped] = await ctx.db.$transaction([
@@ -159,12 +179,22 @@ export const activateStream = (ctx: SubgraphContext, siteId: string, id: string)
 /** Test trigger of deleteStream: the provider blocks the stream's ingest. */
 export const deleteProviderStream = (ctx: SubgraphContext, siteId: string, id: string) => switchIngest(ctx, siteId, id, false);
 
-/** Test trigger of deleteVod: the provider removes a delivered recording's assets. */
+const FORGET_RECORDING = /* GraphQL */ `mutation ForgetDeletedRecording($vodId: ID!) { forgetDeletedRecording(vodId: $vodId) { id } }`;
+
+/**
+ * deleteVod (the seed's test trigger, and what deleting a recording's Video asks): the provider removes a
+ * delivered recording's assets, then the Video it became is removed from the content subgraph, never
+ * offered or listed again. Asked again, the provider is not called a second time (its assets are gone)
+ * but the Video is removed all the same, so a removal that failed halfway is finished by a retry.
+ */
 export async function deleteProviderVod(ctx: SubgraphContext, siteId: string, vodId: string) {
   const broadcast = await ctx.db.liveBroadcast.findFirst({ where: { siteId, vodId }, include: { stream: { include: { contract: true } } } });
   if (!broadcast) throw notFound(`VOD ${vodId}`);
-  await expectDone(ctx, broadcast.stream.contract, 'deleteVod', { id: vodId });
-  await ctx.db.liveBroadcast.update({ where: { id: broadcast.id }, data: { vodDeletedAt: new Date() } });
+  if (broadcast.vodDeletedAt === null) {
+    await expectDone(ctx, broadcast.stream.contract, 'deleteVod', { id: vodId });
+    await ctx.db.liveBroadcast.update({ where: { id: broadcast.id }, data: { vodDeletedAt: new Date() } });
+  }
+  await ctx.supergraph.execute(FORGET_RECORDING, { vodId }, serviceIdentity(siteId));
   return { success: true, vodId };
 }
 

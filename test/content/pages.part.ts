@@ -20,7 +20,8 @@ const channelBody = (name: string, extra: Record<string, unknown> = {}) => ({
   type: 'channel',
   base_language: 'en-US',
   active_renderers: { livestream: false, sidebar: true },
-  renderers: { livestream: { livestream_published: false, stream_id: 'stream-1' }, sidebar: { items: [] } },
+  // One stream, one channel of a site: each channel names its own.
+  renderers: { livestream: { livestream_published: false, stream_id: `stream-${slugs}` }, sidebar: { items: [] } },
   seo: { title: `${name} live`, description: 'the stage' },
   style: { channel_background_color: '#000000' },
   data: { name, gate: { active: false, kind: 'none' } },
@@ -286,7 +287,8 @@ describe('clone', () => {
     expect(clone.body.metadata).toBeNull();
     const copiedPanelId = clone.body.renderers.sidebar.items[0].id;
     expect(copiedPanelId).not.toBe(panel.body._id);
-    expect(clone.body.renderers.livestream).toEqual(base.renderers.livestream);
+    // The copy has no stream of its original (one stream, one channel).
+    expect(clone.body.renderers.livestream).toEqual({ livestream_published: true });
 
     const copiedPanel = await rest(stack, 'GET', `/panel/v3/${copiedPanelId}`, { headers: site.admin });
     expect(copiedPanel.body.renderer).toEqual(renderer);

@@ -91,7 +91,8 @@ async function createChannel(owner: TestSite, extra: Record<string, unknown> = {
     body: {
       slug: `hooked-${++slugs}`,
       type: 'channel',
-      renderers: { livestream: { livestream_published: false, stream_id: 'stream-9' } },
+      // One stream, one channel of a site: each channel names its own.
+      renderers: { livestream: { livestream_published: false, stream_id: `stream-${slugs}` } },
       seo: { title: 'Finals', description: 'the final match', keywords: 'final,live' },
       data: { name: 'Finals night' },
       ...extra,
@@ -189,7 +190,7 @@ it('delivers admin.channelUpdated, signed, with the seed’s eventData', async (
       event: 'admin.channelUpdated',
       seo: { title: 'Finals', description: 'the final match', keywords: 'final,live' },
       siteId: site.siteId,
-      streamId: 'stream-9',
+      streamId: `stream-${page.slug.replace('hooked-', '')}`,
     },
   });
 

@@ -266,12 +266,12 @@ describe('what a viewer gets', () => {
 
     const anonymous = await check(show.channelId);
     expect(anonymous.body.canIPlayResponse).toMatchObject({
-      contentCheck: { access: 'none', live: true, video: { video: null } },
+      contentCheck: { access: 'none', live: true, video: { video: { type: 'live', url: null } } },
       error: { type: 'entitlement_required' },
     });
     const without = await site.signIn([]);
     const refused = await check(show.channelId, { ...viewer(), authorization: `Bearer ${without.token}` });
-    expect(refused.body.canIPlayResponse.contentCheck).toMatchObject({ access: 'none', live: true, video: { video: null } });
+    expect(refused.body.canIPlayResponse.contentCheck).toMatchObject({ access: 'none', live: true, video: { video: { type: 'live', url: null } } });
     const configuration = await rest(stack, 'GET', `/pages/v2/configuration/${show.channelId}`, { headers: viewer() });
     for (const answer of [anonymous, refused, configuration]) expect(JSON.stringify(answer.body)).not.toContain(show.stream.playbackUrl);
 

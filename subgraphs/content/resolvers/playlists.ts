@@ -11,6 +11,9 @@ import { referencesTo } from '../references';
 import type { Resolvers } from '../resolvers.generated';
 import { Scopes, timestamps } from '../scopes';
 import { outboundPolicy } from '../../../shared/outbound';
+import type { AccountAccessCache } from '../checkInputs';
+import { viewsForCaller } from '../videoViews';
+import { readerOf, type ViewerReads } from '../viewerReads';
 
 const PLAYLIST_LIST: ListSpec<string> = {
   sort: { created: 'createdAt', modified: 'updatedAt', title: 'title' },
@@ -21,7 +24,8 @@ const PLAYLIST_LIST: ListSpec<string> = {
 
 const members = (list: ReturnType<typeof checkMembers>) => list as unknown as Prisma.InputJsonValue;
 
-export const playlistResolvers: Resolvers = {
+/** `reads` and `access`: what a member's video view weighs (videoViews.ts). */
+export const playlistResolvers = (reads: ViewerReads, access: AccountAccessCache): Resolvers => ({
   Query: {
     playlists: async (_root, { ids, ...args }, { identity, db }) => {
       if (ids && ids.length > 500) throw badInput('ids must name at most 500 playlists', 'ids');
@@ -84,6 +88,11 @@ export const playlistResolvers: Resolvers = {
     ...timestamps,
   },
   PlaylistMember: {
-    video: (member, _args, ctx) => (member.schema === 'video' ? videoLoader(ctx, ctx.db, requireSite(ctx.identity)).load(member.id) : null),
+    video: async (member, _args, ctx) => {
+      if (member.schema !== 'video') return null;
+      const siteId = requireSite(ctx.identity);
+      const video = await videoLoader(ctx, ctx.db, siteId).load(member.id);
+      return video && (await viewsForCaller({ ...readerOf(ctx, reads), access }, siteId, [video]))[0];
+    },
   },
-};
+});

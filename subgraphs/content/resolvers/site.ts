@@ -8,11 +8,19 @@ import type { Resolvers } from '../resolvers.generated';
 import { checkTheme, siteTheme } from '../theme';
 import { recordVod } from '../videos';
 import { Scopes, timestamps } from '../scopes';
+import type { AccountAccessCache } from '../checkInputs';
+import { viewsForCaller } from '../videoViews';
+import { readerOf, type ViewerReads } from '../viewerReads';
 
-export const siteResolvers: Resolvers = {
+/** `reads` and `access`: what a video's view weighs for a caller who is not its admin (videoViews.ts). */
+export const siteResolvers = (reads: ViewerReads, access: AccountAccessCache): Resolvers => ({
   Query: {
     site: (_root, _args, { identity, db }) => db.site.findUnique({ where: { id: requireReader(identity) } }),
-    video: async (_root, { id }, { identity, db }) => found(await db.video.findFirst({ where: { id, siteId: requireReader(identity) } }), `video ${id}`),
+    video: async (_root, { id }, ctx) => {
+      const siteId = requireReader(ctx.identity);
+      const video = found(await ctx.db.video.findFirst({ where: { id, siteId } }), `video ${id}`);
+      return (await viewsForCaller({ ...readerOf(ctx, reads), access }, siteId, [video]))[0];
+    },
   },
   Mutation: {
     updateSite: (_root, { input }, { identity, db }) => {
@@ -40,11 +48,14 @@ export const siteResolvers: Resolvers = {
     ...timestamps,
   },
   Video: {
-    __resolveReference: (reference, { identity, db }) =>
-      identity.siteId ? db.video.findFirst({ where: { id: reference.id, siteId: identity.siteId } }) : null,
+    __resolveReference: async (reference, ctx) => {
+      const siteId = ctx.identity.siteId;
+      const video = siteId ? await ctx.db.video.findFirst({ where: { id: reference.id, siteId } }) : null;
+      return video && siteId ? (await viewsForCaller({ ...readerOf(ctx, reads), access }, siteId, [video]))[0] : null;
+    },
     requiredSkus: (video) => stringList(video.requiredSkus),
     requiredEntitlements: (video) => stringList(video.requiredSkus).map((sku) => ({ sku })),
     tags: (video) => stringList(video.tags),
     ...timestamps,
   },
-};
+});

@@ -8,6 +8,7 @@ import { serviceIdentity } from '../../../shared/auth/identity';
 import { ON_AIR, type ShowState } from '../../../shared/contracts/channelStatus';
 import type { Page, Video } from '../../../shared/db/generated/sqlite';
 import { switchesOff } from '../../../shared/liveSwitches';
+import type { PlaybackKey } from '../../../shared/playbackSigning';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { isRecord, type JsonRecord } from '../checks';
 import { viewerRead, type WithViewerReads } from '../viewerReads';
@@ -20,10 +21,16 @@ export interface StreamShow {
   playbackUrl: string;
   startedAt: number | null;
   recordingStartedAt: number | null;
+  /** The stream's contract's signing key (the service's read); null when its provider takes no signed playback. */
+  playbackKey: PlaybackKey | null;
+  /** The stream plays through signed URLs only: every URL of it is signed, whatever the channel's gate now. */
+  signedOnly: boolean;
 }
 
 const CHANNEL_SHOW = /* GraphQL */ `
-  query ChannelShowOfStream($streamId: ID!) { channelShow(streamId: $streamId) { streamId state liveBroadcastId playbackUrl startedAt recordingStartedAt } }
+  query ChannelShowOfStream($streamId: ID!) {
+    channelShow(streamId: $streamId) { streamId state liveBroadcastId playbackUrl startedAt recordingStartedAt signedOnly playbackKey { keyId key } }
+  }
 `;
 
 type Reader = Pick<SubgraphContext, 'bus' | 'db' | 'supergraph'> & WithViewerReads;
@@ -44,10 +51,16 @@ export const switchedOn = (document: unknown): boolean => switchesOff(document).
 
 /** The show of the channel's stream; null for a channel with no stream of ours (or one integrations does not know). */
 export function showOf(ctx: Reader, page: Page): Promise<StreamShow | null> {
-  const streamId = streamIdOf(page.document);
+  // The bound stream (the column streamBinding.ts keeps, one channel's alone), not merely one the document names.
+  const streamId = page.streamId;
   if (!streamId) return Promise.resolve(null);
-  return viewerRead(ctx, page.siteId, `show:${streamId}`, async () => {
-    const { channelShow } = await ctx.supergraph.execute<{ channelShow: StreamShow | null }>(CHANNEL_SHOW, { streamId }, serviceIdentity(page.siteId));
+  return showOfStream(ctx, page.siteId, streamId);
+}
+
+/** The show of a stream of the site (kept like every viewer read); null when integrations does not know it. */
+export function showOfStream(ctx: Pick<SubgraphContext, 'supergraph'> & WithViewerReads, siteId: string, streamId: string): Promise<StreamShow | null> {
+  return viewerRead(ctx, siteId, `show:${streamId}`, async () => {
+    const { channelShow } = await ctx.supergraph.execute<{ channelShow: StreamShow | null }>(CHANNEL_SHOW, { streamId }, serviceIdentity(siteId));
     return channelShow;
   });
 }

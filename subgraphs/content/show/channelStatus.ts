@@ -36,7 +36,8 @@ export async function channelStatus(ctx: Reader, siteId: string, channelId: stri
     startedAt: live ? (show?.startedAt ?? null) : null,
     streamSecond: recordingSince === null ? null : Math.max(0, Math.floor((now - recordingSince) / 1000)),
     recordingVideoId: recording?.id ?? null,
-    playbackUrl: live && show && readGate(page.document).kind === 'none' ? show.playbackUrl : null,
+    // A signed-only stream's plain URL plays nowhere: its viewers ask the check, which signs it.
+    playbackUrl: live && show && !show.signedOnly && readGate(page.document).kind === 'none' ? show.playbackUrl : null,
     countdown: countdownOf(page, now),
   };
 }

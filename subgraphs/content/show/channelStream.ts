@@ -1,6 +1,7 @@
 /**
  * Channel ↔ stream: a stream created for a channel becomes its stream (`renderers.livestream.stream_id`)
- * when it has none; a channel that names a stream keeps it. Deleting a channel asks the provider to
+ * when it has none; a channel that names a stream keeps it; one stream belongs to one channel
+ * (streamBinding.ts). Deleting a channel asks the provider to
  * block its stream's ingest (the integrations subgraph's deleteStream call, retried like every call).
  * A channel changed or deleted by its admin (the switch, the gate, the countdown) is announced to its
  * channelStatus viewers like a webhook.
@@ -13,14 +14,16 @@ import type { SubgraphContext } from '../../../shared/subgraph';
 import { isRecord } from '../checks';
 import { findPage } from '../pages';
 import { enqueueChannelUpdated } from '../webhooks';
-import { streamIdOf } from './channelShow';
+import { streamBinding } from './streamBinding';
 
 /** Tries this many times when another write changed the page between its read and the update. */
 const ATTEMPTS = 5;
 
 /**
- * Makes `streamId` the channel's stream unless it names one; `changed` when it did, in which case the
- * site's admin.channelUpdated webhook (seed 001, Events 1: its `streamId`) was written with the change.
+ * Makes `streamId` the channel's stream when it has none (a channel that names a stream keeps it); `changed`
+ * when it did, in which case the site's admin.channelUpdated webhook (seed 001, Events 1: its `streamId`) was
+ * written with the change. A stream another channel of the site holds is refused with CONFLICT, and nothing is
+ * written.
  */
 export async function attachChannelStream(
   db: SubgraphContext['db'],
@@ -30,7 +33,7 @@ export async function attachChannelStream(
 ): Promise<{ page: Page; changed: boolean }> {
   for (let attempt = 1; ; attempt += 1) {
     const page = await findPage(db, siteId, channelId);
-    if (streamIdOf(page.document) !== null) return { page, changed: false };
+    if (page.streamId !== null) return { page, changed: false };
     const document = isRecord(page.document) ? page.document : {};
     const renderers = isRecord(document.renderers) ? document.renderers : {};
     const livestream = isRecord(renderers.livestream) ? renderers.livestream : {};
@@ -39,7 +42,11 @@ export async function attachChannelStream(
     const attached = await db.$transaction(async (tx) => {
       const written = await tx.page.updateMany({
         where: { id: page.id, updatedAt: page.updatedAt },
-        data: { document: next, updatedAt: new Date(Math.max(Date.now(), page.updatedAt.getTime() + 1)) },
+        data: {
+          document: next,
+          streamId: await streamBinding(tx, siteId, next, page.id),
+          updatedAt: new Date(Math.max(Date.now(), page.updatedAt.getTime() + 1)),
+        },
       });
       if (written.count === 0) return null;
       const changed = await tx.page.findUniqueOrThrow({ where: { id: page.id } });
@@ -58,7 +65,8 @@ const DELETE_STREAM = /* GraphQL */ `mutation DeleteChannelStream($streamId: ID!
  * says: a failure (after the call's own retries) is logged for the operator, not thrown at the admin.
  */
 export async function deleteChannelStream(ctx: Pick<SubgraphContext, 'supergraph'> & { logger: Logger }, page: Page): Promise<void> {
-  const streamId = streamIdOf(page.document);
+  // Its own stream only (the page's streamId column, one channel's): never one a clone's document once named.
+  const streamId = page.streamId;
   if (!streamId || page.type !== 'channel') return;
   try {
     await ctx.supergraph.execute(DELETE_STREAM, { streamId }, serviceIdentity(page.siteId));

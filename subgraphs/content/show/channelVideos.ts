@@ -9,14 +9,15 @@ import type { SubgraphContext } from '../../../shared/subgraph';
 import type { WithViewerReads } from '../viewerReads';
 import { checkText } from '../checks';
 import type { UpdateVideoInput } from '../resolvers.generated';
+import { viewsForCaller, type ViewReader } from '../videoViews';
 import { findChannel } from './channelStatus';
 
 type Ctx = Pick<SubgraphContext, 'bus' | 'db' | 'supergraph'> & WithViewerReads;
 
 const SITE_SKUS = /* GraphQL */ `query VideoEntitlementSkus { entitlements { sku } }`;
 
-/** The channel's videos, newest first. */
-export async function channelVideos(ctx: Ctx, siteId: string, channelId: string, limit: number, offset: number) {
+/** The channel's videos, newest first, each as the caller may see it (a URL only where the caller may play it: videoViews.ts). */
+export async function channelVideos(ctx: Ctx & ViewReader, siteId: string, channelId: string, limit: number, offset: number, deviceId: string | null = null) {
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw badInput('limit must be from 1 to 500', 'limit');
   if (!Number.isInteger(offset) || offset < 0) throw badInput('offset must not be negative', 'offset');
   const channel = await findChannel(ctx, siteId, channelId);
@@ -25,7 +26,7 @@ export async function channelVideos(ctx: Ctx, siteId: string, channelId: string,
     ctx.db.video.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit, skip: offset }),
     ctx.db.video.count({ where }),
   ]);
-  return { results, pagination: { limit, offset, totalCount } };
+  return { results: await viewsForCaller(ctx, siteId, results, deviceId), pagination: { limit, offset, totalCount } };
 }
 
 /** Each SKU must be an entitlement of the site: an unknown one is refused by name, and nothing is written. */

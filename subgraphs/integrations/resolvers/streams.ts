@@ -48,6 +48,8 @@ export const streamResolvers: Resolvers = {
   StreamProviderContract: {
     urls: (contract) => contract.urls as Record<ProviderOperation, string>,
     accountCredentials: (contract) => contract.accountCredentials,
+    signedPlayback: (contract) => contract.playbackKeyId !== null,
+    playbackSigning: (contract) => contract.playbackSigning ?? null,
     created: (contract) => contract.createdAt.getTime(),
     modified: (contract) => contract.updatedAt.getTime(),
   },

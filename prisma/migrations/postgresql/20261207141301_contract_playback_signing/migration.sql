@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "StreamProviderContract" ADD COLUMN     "playbackKeyEncrypted" TEXT,
+ADD COLUMN     "playbackKeyId" TEXT;
+

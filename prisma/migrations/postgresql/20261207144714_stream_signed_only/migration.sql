@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Stream" ADD COLUMN     "signedOnly" BOOLEAN NOT NULL DEFAULT false;
+

@@ -1,0 +1,141 @@
+/**
+ * Signed playback on real parts: the reference provider registered with PROVIDER_SIGNED_PLAYBACK keeps the
+ * key `register` answered; ffmpeg pushes a test pattern over RTMP (nginx with its RTMP module); the content
+ * check gives the pass holder of a gated channel a signed URL, whose playlist and a segment it names play
+ * (200), while without a token (the gated channel's stream plays signed only), or with one altered, another
+ * stream's, expired or in another shape, both are 403. A delivered recording's signed URL plays the same way.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Stack } from '../../stack';
+import { playbackToken, unsignedPath, type PlaybackKey } from '../../shared/playbackSigning';
+import { rest } from '../helpers/http';
+import {
+  pushTestPattern,
+  referenceProviderPorts,
+  registerReferenceProvider,
+  serveReferenceProvider,
+  stopChild,
+  stopReferenceProviders,
+  type ReferenceProviderPorts,
+} from '../helpers/referenceProvider';
+import { createTestSite, grantEntitlement, startTestStack, stopAll, type TestSite } from '../helpers/stack';
+import { until } from '../helpers/wait';
+
+let stack: Stack;
+let site: TestSite;
+let ports: ReferenceProviderPorts;
+let contractId: string;
+let key: PlaybackKey;
+let holder: { accountId: string; token: string };
+
+beforeAll(async () => {
+  ports = await referenceProviderPorts({ PROVIDER_SIGNED_PLAYBACK: 'true', PROVIDER_IDLE_AFTER_MS: '3000' });
+  stack = await startTestStack({
+    env: { OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${ports.httpPort}`, STREAM_FALLBACK_IMAGE_URL: 'https://images.example.test/back.png' },
+  });
+  site = await createTestSite(stack, 'Signed real parts');
+  const registered = await registerReferenceProvider(ports, { service: stack.url, siteId: site.siteId, developerKey: site.developerKey });
+  if (registered.code !== 0) throw new Error(`register failed: ${registered.stderr}`);
+  contractId = JSON.parse(registered.stdout.trim()).contractId;
+  key = JSON.parse(readFileSync(join(ports.stateDir, 'registration.json'), 'utf8')).playbackKey;
+  expect(key).toEqual({ keyId: expect.any(String), key: expect.any(String) });
+  await serveReferenceProvider(ports);
+  holder = await site.signIn([]);
+  await grantEntitlement(stack, site.siteId, holder.accountId, 'pass');
+}, 180_000);
+afterAll(async () => {
+  await stopReferenceProviders();
+  await stopAll();
+}, 60_000);
+
+const holderHeaders = () => ({ 'x-service-client-id': site.siteId, authorization: `Bearer ${holder.token}`, 'x-service-device-id': 'tv' });
+
+async function gatedChannel(slug: string) {
+  const page = await rest(stack, 'POST', '/pages/v3', {
+    headers: site.admin,
+    body: {
+      slug,
+      type: 'channel',
+      data: { name: slug, gate: { active: true, kind: 'subscription', gate: { subscriptions: ['pass'] } }, content: { offline: { kind: 'recording' } } },
+      active_renderers: { livestream: true },
+      renderers: { livestream: { livestream_published: true } },
+    },
+  });
+  const stream = await rest(stack, 'POST', '/stream/v1/', { headers: site.admin, body: { pageId: page.body._id, contractId } });
+  expect(stream.status).toBe(201);
+  return { channelId: page.body._id as string, stream: stream.body as { _id: string; ingestUrl: string; streamKey: string; playbackUrl: string } };
+}
+
+/** The video URL the holder's check gives once it offers one of `type`. */
+const checkedUrl = (channelId: string, type: 'live' | 'vod') =>
+  until(
+    async () => (await rest(stack, 'GET', `/pages/v2/content/id/${channelId}`, { headers: holderHeaders() })).body.canIPlayResponse.contentCheck.video.video,
+    (video) => video?.type === type && typeof video.url === 'string',
+    `the check offers the ${type} video`,
+  ).then((video) => video.url as string);
+
+const status = async (url: string) => (await fetch(url)).status;
+
+/** The URL with its token replaced. */
+const withToken = (url: string, token: string) => {
+  const parsed = new URL(url);
+  const taken = unsignedPath(parsed.pathname)!;
+  const slash = taken.path.lastIndexOf('/');
+  parsed.pathname = `${taken.path.slice(0, slash)}/t/${token}${taken.path.slice(slash)}`;
+  return parsed.toString();
+};
+
+/** The playlist and its first segment play with the token, and neither does with a bad one. */
+async function expectEnforced(signedUrl: string, otherStreamsUrl: string) {
+  const playlist = await fetch(signedUrl);
+  expect(playlist.status).toBe(200);
+  const segmentName = (await playlist.text()).split('\n').find((line) => line && !line.startsWith('#'));
+  expect(segmentName).toBeTruthy();
+  const segmentUrl = new URL(segmentName!, signedUrl).toString();
+  expect(await status(segmentUrl)).toBe(200);
+
+  const token = unsignedPath(new URL(signedUrl).pathname)!.token;
+  const [expires, keyId, mac] = token.split('.');
+  const otherToken = unsignedPath(new URL(otherStreamsUrl).pathname)!.token;
+  const playlistPath = unsignedPath(new URL(signedUrl).pathname)!.path;
+  const bad = {
+    altered: `${expires}.${keyId}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}`,
+    'later expiry': `${Number(expires) + 3600}.${keyId}.${mac}`,
+    "another stream's": otherToken,
+    expired: playbackToken(key, playlistPath, Math.floor(Date.now() / 1000) - 1),
+    'another shape': 'not-a-token',
+  };
+  // Without a token: the stream plays signed only (a gated channel's, at a provider that signs).
+  const plain = (url: string) => `${new URL(url).origin}${unsignedPath(new URL(url).pathname)!.path}`;
+  expect([await status(plain(signedUrl)), await status(plain(segmentUrl))]).toEqual([403, 403]);
+  for (const [why, badToken] of Object.entries(bad)) {
+    for (const url of [signedUrl, segmentUrl]) {
+      const answer = await fetch(withToken(url, badToken));
+      expect({ why, url: url === signedUrl ? 'playlist' : 'segment', status: answer.status }).toEqual({
+        why,
+        url: url === signedUrl ? 'playlist' : 'segment',
+        status: 403,
+      });
+    }
+  }
+}
+
+it('plays a gated live stream and its recording only with a valid token', async () => {
+  const show = await gatedChannel('signed-show');
+  const other = await gatedChannel('other-show');
+  const encoder = pushTestPattern(show.stream.ingestUrl, show.stream.streamKey);
+  const otherEncoder = pushTestPattern(other.stream.ingestUrl, other.stream.streamKey);
+  expect((await rest(stack, 'POST', `/stream/v1/${show.stream._id}/start`, { headers: site.admin })).status).toBe(200);
+  const liveUrl = await checkedUrl(show.channelId, 'live');
+  const otherUrl = await checkedUrl(other.channelId, 'live');
+  expect(unsignedPath(new URL(liveUrl).pathname)?.path).toBe(new URL(show.stream.playbackUrl).pathname);
+  await expectEnforced(liveUrl, otherUrl);
+
+  // The show ends (the encoder leaves, the provider's idle stops the recording): its recording, signed, plays the same way.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await stopChild(encoder);
+  const vodUrl = await checkedUrl(show.channelId, 'vod');
+  await expectEnforced(vodUrl, otherUrl);
+  await stopChild(otherEncoder);
+});
