@@ -1,5 +1,5 @@
 /**
- * Signed playback (DESIGN "Paid video stays paid", after Mux's signed playback IDs and Cloudflare Stream's
+ * Signed playback (docs/design.md "Paid video stays paid", after Mux's signed playback IDs and Cloudflare Stream's
  * signed URLs): a playback URL carries a token bound to one stream or recording and to an expiry. The
  * token is a path segment (`…/t/<token>/<file>`), not a query parameter, so the segments a playlist names
  * relatively carry it too. It signs the playback URL's own path, so a provider verifies it for any file

@@ -1,6 +1,6 @@
 /**
  * What a viewer is shown of a video: the one place a video is made into a view for someone who is not
- * its admin (DESIGN "Paid video stays paid"). The content check makes the view from its own verdict;
+ * its admin (docs/design.md "Paid video stays paid"). The content check makes the view from its own verdict;
  * every other path (a channel's listing, one video by ID, a playlist's members, a reference from
  * another subgraph) asks `viewsForCaller`, which weighs the same rules for the caller it has. A viewer
  * who may not play a video gets what a paywall shows — its ID, title, thumbnail, duration, entitlements

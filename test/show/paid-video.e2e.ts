@@ -1,5 +1,5 @@
 /**
- * Paid video stays paid (DESIGN "Paid video stays paid", rule 1): every kind of video a channel plays —
+ * Paid video stays paid (docs/design.md "Paid video stays paid", rule 1): every kind of video a channel plays —
  * live, its recording, the configured offline video, a scheduled one — against every reason the content
  * check refuses — a subscription gate, a login gate, a password gate, the video's own entitlement, the
  * site's device limit, a lapsed pass — through REST and GraphQL. A refused viewer gets what a paywall

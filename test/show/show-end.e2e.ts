@@ -1,5 +1,5 @@
 /**
- * The seed's reconnect and the end of a show (DESIGN "Paid video stays paid"): from RECONNECTING, the
+ * The seed's reconnect and the end of a show (docs/design.md "Paid video stays paid"): from RECONNECTING, the
  * encoder's `connected` with no `idle` between is LIVE again (a provider that keeps its HLS up on the
  * fallback image sends no fresh `active`); a show that ends (`idle`) while recording stops its recording
  * (the service calls stopStream), so the VOD arrives without an admin; the liveBroadcastId is cleared once

@@ -1,5 +1,5 @@
 /**
- * Signed playback, the service's side (DESIGN "Paid video stays paid"): the contract's key comes with
+ * Signed playback, the service's side (docs/design.md "Paid video stays paid"): the contract's key comes with
  * `register`'s answer when the provider asks for it (shown once, rotatable with PUT), and the content
  * check and the listings then give a gated channel's or a paid video's URL signed for that stream or
  * recording, until PLAYBACK_TOKEN_TTL_SECONDS or a preview's end; open channels, free videos, a developer

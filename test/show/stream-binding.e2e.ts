@@ -1,5 +1,5 @@
 /**
- * One stream, one channel (DESIGN "Paid video stays paid"): a clone carries no stream of its original and
+ * One stream, one channel (docs/design.md "Paid video stays paid"): a clone carries no stream of its original and
  * does not go live with it; naming a stream another channel of the site holds is refused with 409 (REST)
  * and CONFLICT (GraphQL), nothing written; deleting a channel asks the provider's deleteStream only for its
  * own stream.

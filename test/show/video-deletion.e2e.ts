@@ -1,5 +1,5 @@
 /**
- * Deleting a recording (DESIGN "Paid video stays paid"): `DELETE /video/v3/{id}` (C + D) asks the
+ * Deleting a recording (docs/design.md "Paid video stays paid"): `DELETE /video/v3/{id}` (C + D) asks the
  * provider's deleteVod for a delivered VOD and removes the video from the check, the listings, one video
  * by ID and channelStatus; the seed's test trigger does the same. A provider that refuses leaves the
  * video as it was; another site's video is 404 and a viewer's key is refused; GraphQL answers alike.

@@ -1,5 +1,5 @@
 /**
- * The watch page keeps a signed stream playing (DESIGN "Paid video stays paid"): with a TTL of 30 s, the
+ * The watch page keeps a signed stream playing (docs/design.md "Paid video stays paid"): with a TTL of 30 s, the
  * page asks the check again before each token expires and hands hls.js the new token in place, so the
  * video time keeps advancing across at least two renewals, past the first token's expiry, without a
  * reload. Real parts: ffmpeg over RTMP to the reference provider (signed playback), headless Chromium.

@@ -1,5 +1,5 @@
 /**
- * One stream, one channel (DESIGN "Paid video stays paid"): the stream a channel's document names
+ * One stream, one channel (docs/design.md "Paid video stays paid"): the stream a channel's document names
  * (`renderers.livestream.stream_id`) is kept in the page's `streamId` column, unique among the site's pages, so a
  * second channel of the site can never go live on another's stream nor have it deleted with itself. A write that
  * names a stream another channel holds is refused with CONFLICT (the unique index is the backstop for

@@ -1,5 +1,5 @@
 /**
- * Deleting a video (DESIGN "Paid video stays paid"): a delivered recording's assets are deleted at its
+ * Deleting a video (docs/design.md "Paid video stays paid"): a delivered recording's assets are deleted at its
  * provider first (the integrations subgraph's deleteVod call, which then has the video forgotten here),
  * and only then is the video removed, so a provider that refuses leaves everything as it was. A removed
  * video is never offered by the content check nor listed again; its channel's viewers hear the change.
