@@ -5,7 +5,7 @@
  * `STAGEGRAPH_TEST_PASS=storage` in .ci/run) leaves these out, and its first pass (SQLite, in-process bus)
  * runs them with everything else. In-process tests of cores against their seams, the browser pages (the
  * storage under them is what the other suites test on both), the partner and CLI-free contracts (OpenAPI,
- * GraphQL lint, alert rules, auditors, document limits), the reference provider's own tests, and the documents'
+ * GraphQL lint, alert rules, auditors, document limits), the reference provider's own tests, and the README's
  * quick-start (the embedded defaults by definition). Everything that touches storage or the bus runs twice.
  */
 const RUNS_ONCE = [
@@ -37,6 +37,7 @@ const RUNS_ONCE = [
 
 module.exports = {
   testEnvironment: 'node',
+  runtime: '<rootDir>/test/helpers/nodeModulesOnce.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts', '**/*.e2e.ts'],
   testPathIgnorePatterns: ['/node_modules/', ...(process.env.STAGEGRAPH_TEST_PASS === 'storage' ? RUNS_ONCE.map((file) => `/test/${file}$`) : [])],
