@@ -35,6 +35,11 @@ export interface Config {
   internalSecret: string;
   /** Key that encrypts partner secrets at rest (`ENCRYPTION_KEY`, 32+ characters); like jwtSecret. */
   encryptionKey: string;
+  /**
+   * Where viewers reach this service, as links in e-mails name it (`PUBLIC_URL`, an http(s) origin with an
+   * optional path, default http://localhost:PORT): a receipt's "link to event" is the channel's watch page there.
+   */
+  publicUrl: string;
   /** Port of the REST bridge when it runs as its own process (`REST_BRIDGE_PORT`, default 4080). */
   restBridgePort: number;
   /** Where a separately running REST bridge sends its operations (`GATEWAY_URL`, default http://127.0.0.1:PORT/graphql). */
@@ -294,6 +299,21 @@ function hostPorts(env: Env, name: string): string[] {
   });
 }
 
+/** PUBLIC_URL without its trailing slash; an http(s) URL with no query, fragment or credentials. */
+function publicUrlOf(raw: string | undefined, port: number): string {
+  const value = raw || `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`PUBLIC_URL must be an http(s) URL such as https://watch.example.com, got "${value}"`);
+  }
+  if (!/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new Error(`PUBLIC_URL must be an http(s) URL without query, fragment or credentials, got "${value}"`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
 /** Secrets not given in the environment are generated once and kept in `<dataDir>/secrets.json`. */
 function loadGeneratedSecrets(dataDir: string): Record<string, string> {
   const file = resolve(dataDir, 'secrets.json');
@@ -342,6 +362,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 4000);
   return {
     port,
+    publicUrl: publicUrlOf(env.PUBLIC_URL, port),
     restBridgePort: integer(env, 'REST_BRIDGE_PORT', 4080),
     gatewayUrl: env.GATEWAY_URL || `http://127.0.0.1:${port}/graphql`,
     host: env.HOST || '0.0.0.0',

@@ -3,7 +3,7 @@ import { ADMIN, arrayOf, epochMs, pathId as id, ref } from '../table';
 import type { JsonSchema, RouteSpec } from '../table';
 import { object, query, string } from './shared';
 
-const CLAIM = /* GraphQL */ `_id: id questId productId accountId status siteId created modified`;
+const CLAIM = /* GraphQL */ `_id: id questId productId accountId status claimedMessage siteId created modified`;
 
 /** Components of the OpenAPI document these routes refer to. */
 export const claimStatusSchemas: Record<string, JsonSchema> = {
@@ -13,6 +13,7 @@ export const claimStatusSchemas: Record<string, JsonSchema> = {
     productId: string,
     accountId: string,
     status: { type: 'string', description: 'PENDING, APPROVED (drawn in a raffle), FULFILLED, REJECTED' },
+    claimedMessage: { type: 'string', nullable: true, description: 'The quest’s claimedMessage (what the player is shown for the reward); null once REJECTED' },
     siteId: string,
     created: epochMs,
     modified: epochMs,

@@ -23,8 +23,13 @@ function readerScope(identity: Identity): Prisma.ClaimStatusWhereInput {
 }
 
 /** A claim the caller may read (its own, or any as an admin), or NOT_FOUND. */
+/** The claim, when the caller may read it (its own, or any with read access to ClaimStatuses); else null. */
+export function readableClaimStatus(db: Db, identity: Identity, siteId: string, id: string): Promise<ClaimStatus | null> {
+  return db.claimStatus.findFirst({ where: { id, siteId, ...readerScope(identity) } });
+}
+
 export async function findClaimStatus(db: Db, identity: Identity, siteId: string, id: string): Promise<ClaimStatus> {
-  const claim = await db.claimStatus.findFirst({ where: { id, siteId, ...readerScope(identity) } });
+  const claim = await readableClaimStatus(db, identity, siteId, id);
   if (!claim) throw notFound(`claim status ${id}`);
   return claim;
 }

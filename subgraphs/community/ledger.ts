@@ -32,8 +32,8 @@ export interface PurchaseInput {
 export interface Purchase {
   subscription: Subscription & { entitlement: Entitlement };
   charge: Charge;
-  /** What was sold, as the receipt names it: the bundle, or the entitlement. */
-  sold: { name: string; sku: string };
+  /** What was sold, as the receipt names it (the bundle, or the entitlement), and the SKUs it opens. */
+  sold: { name: string; sku: string; opens: string[] };
 }
 
 /** Receipt numbers read like SG-7KQ2-XM4P. */
@@ -88,7 +88,9 @@ export async function recordPurchase(db: Db, siteId: string, input: PurchaseInpu
         paymentMethod,
       },
     });
-    const sold = grants.bundle ? { name: grants.bundle.name || sku, sku } : { name: subscription.entitlement.name, sku };
+    // What the purchase opens: its own SKU and, for a bundle, each entitlement's (a channel's gate may ask for any).
+    const opens = [...new Set([sku, ...grants.entitlements.map((entitlement) => entitlement.sku)])];
+    const sold = grants.bundle ? { name: grants.bundle.name || sku, sku, opens } : { name: subscription.entitlement.name, sku, opens };
     return { subscription, charge, sold };
   });
 }

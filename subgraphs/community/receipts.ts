@@ -133,32 +133,53 @@ export class TemplateCache {
 
 // ------------------------------------------------------------------ sending
 
-const SITE_PROFILE = /* GraphQL */ `query ReceiptSiteProfile { site { name settings } }`;
+// The channels only when the purchase names no event: a receipt's "link to event" is then the channel its SKU opens.
+const SITE_PROFILE = /* GraphQL */ `query ReceiptSiteProfile($channels: Boolean!) {
+  site { name settings }
+  pages(type: channel, sortBy: created, sortDirection: 1) @include(if: $channels) { id gateSkus }
+}`;
 
 interface SiteProfile {
   name: string;
   accessInstructions: string | null;
   logoUrl: string | null;
   senderName: string | null;
+  /** The oldest channel whose gate asks for one of the SKUs asked about (null: none, or not asked). */
+  channelId: string | null;
 }
 
-/** The site's name and receipt profile (access instructions, logo, sender name) from the content subgraph. */
-async function siteProfile(supergraph: SupergraphClient, identity: Identity, logger: Logger): Promise<SiteProfile> {
+interface ProfileAnswer {
+  site: { name: string; settings: Record<string, unknown> | null } | null;
+  pages?: { id: string; gateSkus: string[] }[];
+}
+
+/**
+ * The site's name and receipt profile (access instructions, logo, sender name) from the content subgraph, and,
+ * when `opens` is given, the channel a purchase of those SKUs lets its buyer watch.
+ */
+async function siteProfile(supergraph: SupergraphClient, identity: Identity, logger: Logger, opens: readonly string[] | null): Promise<SiteProfile> {
   try {
-    const { site } = await supergraph.execute<{ site: { name: string; settings: Record<string, unknown> | null } | null }>(SITE_PROFILE, {}, identity);
+    const { site, pages } = await supergraph.execute<ProfileAnswer>(SITE_PROFILE, { channels: opens !== null }, identity);
     const settings = site?.settings ?? {};
     const profile = (typeof settings.profile === 'object' && settings.profile ? settings.profile : settings) as Record<string, unknown>;
     const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
+    const channel = opens ? pages?.find((page) => page.gateSkus.some((sku) => opens.includes(sku))) : undefined;
     return {
       name: site?.name ?? '',
       accessInstructions: text(profile.accessInstructions),
       logoUrl: text(profile.logoUrl) ?? text(profile.logo),
       senderName: text(profile.senderName),
+      channelId: channel?.id ?? null,
     };
   } catch (error) {
     logger.warn({ err: (error as Error).message }, 'site profile unavailable; receipt uses defaults');
-    return { name: '', accessInstructions: null, logoUrl: null, senderName: null };
+    return { name: '', accessInstructions: null, logoUrl: null, senderName: null, channelId: null };
   }
+}
+
+/** A channel's watch page where viewers reach this service (PUBLIC_URL). */
+export function watchPageUrl(publicUrl: string, siteId: string, channelId: string): string {
+  return `${publicUrl}/embed/v1/watch?${new URLSearchParams({ siteId, channelId }).toString()}`;
 }
 
 /**
@@ -187,12 +208,15 @@ export interface ReceiptContext {
 export async function sendReceipt(
   context: ReceiptContext,
   siteId: string,
-  purchase: { account: Account; sold: { name: string; sku: string }; charge: Charge; eventUrl?: string | null },
+  purchase: { account: Account; sold: { name: string; sku: string; opens: readonly string[] }; charge: Charge; eventUrl?: string | null },
   requestId: string,
 ): Promise<string> {
   const { db, config, mailer, templates } = context;
   const identity: Identity = { siteId, developerKey: true, account: null, requestId };
-  const [settings, profile] = await Promise.all([db.receiptEmail.findUnique({ where: { siteId } }), siteProfile(context.supergraph, identity, context.logger)]);
+  const [settings, profile] = await Promise.all([
+    db.receiptEmail.findUnique({ where: { siteId } }),
+    siteProfile(context.supergraph, identity, context.logger, purchase.eventUrl ? null : purchase.sold.opens),
+  ]);
   const { charge, account, sold } = purchase;
   const sender = verifiedSenderOf(settings, config);
   const senderName = sender?.fromName ?? profile.senderName ?? (profile.name || 'stagegraph');
@@ -206,7 +230,7 @@ export async function sendReceipt(
     purchaseTime: `${charge.createdAt.toISOString().slice(11, 16)} UTC`,
     quantity: charge.quantity,
     accessInstructions: profile.accessInstructions,
-    eventUrl: purchase.eventUrl ?? null,
+    eventUrl: purchase.eventUrl || (profile.channelId ? watchPageUrl(config.publicUrl, siteId, profile.channelId) : null),
     paymentMethod: charge.paymentMethod,
     ticketPrice: money(charge.priceMinor),
     serviceCharge: money(charge.serviceMinor),

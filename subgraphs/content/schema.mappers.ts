@@ -28,6 +28,12 @@ export type ChannelTemplateModel = ChannelTemplate;
 export type PlaylistModel = Playlist;
 export type PollModel = Poll;
 export type QuestModel = Quest;
+/** A claim of the community subgraph as the gateway hands it over: its key and the fields claimedMessage requires. */
+export interface ClaimStatusModel {
+  id: string;
+  questId: string;
+  status: string;
+}
 export type CalendarEventModel = CalendarEvent;
 /** An endpoint; right after it is made (or its secret replaced) it carries the secret in clear, once. */
 export type WebhookEndpointModel = WebhookEndpoint & { secret?: string };

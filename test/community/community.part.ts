@@ -18,7 +18,12 @@ let smtp: FakeSmtp;
 beforeAll(async () => {
   smtp = await startFakeSmtp();
   stack = await startTestStack({
-    env: { SMTP_URL: smtp.url, MAIL_FROM: 'Stagegraph <no-reply@stagegraph.test>', MAIL_SPF_INCLUDE: '_spf.mail.stagegraph.test' },
+    env: {
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Stagegraph <no-reply@stagegraph.test>',
+      MAIL_SPF_INCLUDE: '_spf.mail.stagegraph.test',
+      PUBLIC_URL: 'https://watch.stagegraph.test/',
+    },
   });
   site = await createTestSite(stack, 'Site A');
   other = await createTestSite(stack, 'Site B');
@@ -232,6 +237,44 @@ describe('purchases, receipts and refunds', () => {
     }
     expect(mail.html).toContain('Ana &lt;b&gt;López&lt;/b&gt;');
     expect(mail.text).toContain('Total: $29.50');
+  });
+
+  it('links a receipt that names no event to the watch page of the channel its SKU opens, for a bundle too', async () => {
+    const channel = await rest(stack, 'POST', '/pages/v3', {
+      headers: site.admin,
+      body: {
+        slug: 'finals-stage',
+        type: 'channel',
+        data: { name: 'Finals', gate: { active: true, kind: 'subscription', gate: { subscriptions: ['finals'] } } },
+      },
+    });
+    expect(channel.status).toBe(200);
+    const link = `https://watch.stagegraph.test/embed/v1/watch?siteId=${site.siteId}&channelId=${channel.body._id}`;
+    const finals = (await rest(stack, 'GET', '/entitlement/v1/', { headers: site.admin })).body.find(
+      (entitlement: { sku: string }) => entitlement.sku === 'finals',
+    );
+    const pack = await rest(stack, 'POST', '/bundle/v1/', {
+      headers: site.admin,
+      body: { name: 'Finals pack', sku: 'finals-pack', price: 30, items: [{ id: finals._id, type: 'entitlement' }] },
+    });
+    expect(pack.status).toBe(200);
+
+    for (const sku of ['finals', 'finals-pack']) {
+      const member = await join(stack, site);
+      await purchase(member, { sku });
+      const mail = await smtp.next(member.email);
+      expect(mail.text).toContain(`Event: ${link}`);
+      // The href as a browser reads it (Handlebars escapes & and = in the attribute).
+      const href = /<a href="([^"]*)">Go to the event<\/a>/.exec(mail.html)?.[1] ?? '';
+      expect(href.replace(/&#x3D;/g, '=').replace(/&amp;/g, '&')).toBe(link);
+    }
+    // A SKU that opens no channel gives no link; a purchase that names its event keeps it.
+    const plain = await join(stack, site);
+    await purchase(plain, { sku: 'backstage' });
+    expect((await smtp.next(plain.email)).text).not.toContain('Event:');
+    const named = await join(stack, site);
+    await purchase(named, { eventUrl: 'https://fans.example.test/finals' });
+    expect((await smtp.next(named.email)).text).toContain('Event: https://fans.example.test/finals');
   });
 
   it('refunds part, then the rest, never more than what is left; failures answer {success: false, errorMessage}', async () => {
@@ -730,6 +773,8 @@ describe('claim statuses', () => {
       productId: 'hoodie-m',
       accountId: ana.accountId,
       status: 'PENDING',
+      // quest-1 is no quest of the content subgraph: it has no claimedMessage to give.
+      claimedMessage: null,
       siteId: site.siteId,
       created: expect.any(Number),
       modified: expect.any(Number),

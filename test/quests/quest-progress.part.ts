@@ -178,7 +178,8 @@ describe('progress from answers', () => {
       (reply) => reply.body.length > 0,
       'the claim recorded',
     );
-    expect(mine.body).toEqual([expect.objectContaining({ questId, accountId, productId: 'hoodie-m', status: 'PENDING' })]);
+    // The claim's answer carries what the viewer is shown for the reward (the quest's, from the content subgraph).
+    expect(mine.body).toEqual([expect.objectContaining({ questId, accountId, productId: 'hoodie-m', status: 'PENDING', claimedMessage: 'Yours!' })]);
     const claimId = mine.body[0]._id;
     const all = await rest(stack, 'GET', `/claimstatus/v3/?questId=${questId}`, { headers: site.admin });
     expect(all.body.map((claim: { _id: string }) => claim._id)).toEqual([claimId]);
@@ -453,12 +454,16 @@ describe('raffle', () => {
           _id: string;
           accountId: string;
           status: string;
+          claimedMessage: string | null;
         }[],
       (list) => list.every((claim) => claim.status !== 'PENDING'),
     );
     const winners = new Set(drawn.body.winners.map((winner: { claimId: string }) => winner.claimId));
     expect(claims).toHaveLength(3);
     for (const claim of claims) expect(claim.status).toBe(winners.has(claim._id) ? 'APPROVED' : 'REJECTED');
+    // Winners are shown the reward's message; the others are not told they won.
+    const { claimedMessage } = expectStatus(await rest(stack, 'GET', `/quest/v2/${questId}`, { headers: site.admin }), 200).body;
+    for (const claim of claims) expect(claim.claimedMessage).toBe(winners.has(claim._id) ? claimedMessage : null);
     // A viewer sees only its own claims (this raffle's, and the prize quest its answer completed too).
     const own = await rest(stack, 'GET', '/claimstatus/v3/', { headers: viewer(site, players[0].token) });
     expect(own.body.length).toBeGreaterThan(0);

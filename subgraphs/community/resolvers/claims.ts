@@ -4,7 +4,7 @@ import { requireAdmin, requireSite } from '../../../shared/auth/access';
 import type { Identity } from '../../../shared/auth/identity';
 import type { Db } from '../../../shared/db/client';
 import type { ClaimStatus } from '../../../shared/db/generated/sqlite';
-import { findClaimStatus, listClaimStatuses, recordQuestClaim, setClaimStatus, settleQuestRaffle } from '../claims';
+import { findClaimStatus, listClaimStatuses, readableClaimStatus, recordQuestClaim, setClaimStatus, settleQuestRaffle } from '../claims';
 import { Scope } from '../scopes';
 import type { Resolvers } from '../resolvers.generated';
 
@@ -47,6 +47,7 @@ export function claimResolvers(): Resolvers {
         settleQuestRaffle(db, requireAdmin(identity, Scope.claimStatuses, { write: true }), questId, winnerClaimIds),
     },
     ClaimStatus: {
+      __resolveReference: (reference, { identity, db }) => (identity.siteId ? readableClaimStatus(db, identity, identity.siteId, reference.id) : null),
       quest: (claim) => ({ id: claim.questId }),
       created: (claim) => claim.createdAt.getTime(),
       modified: (claim) => claim.updatedAt.getTime(),

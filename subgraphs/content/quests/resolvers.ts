@@ -1,5 +1,7 @@
 /** Resolvers of quests: reads (C), writes (D or a Quests role). */
 import { requireAdmin, requireReader } from '../../../shared/auth/access';
+import DataLoader from 'dataloader';
+import type { Identity } from '../../../shared/auth/identity';
 import type { Db } from '../../../shared/db/client';
 import type { Quest } from '../../../shared/db/generated/sqlite';
 import { newId } from '../../../shared/ids';
@@ -7,6 +9,7 @@ import { stringList } from '../../../shared/json';
 import { listQuery, searchFilter, type ListSpec } from '../listing';
 import { findQuest, QUEST_PROPERTIES, questActions, questFields } from './quests';
 import type { QuestDeps } from './deps';
+import type { ClaimStatusModel } from '../schema.mappers';
 import { questProgressOf } from './progress';
 import { drawQuestRaffle } from './raffle';
 import { referencesOfQuest, replaceReferences } from '../references';
@@ -31,6 +34,22 @@ async function saveQuest(db: Db, siteId: string, input: QuestInput, id: string |
     await replaceReferences(tx, { siteId, collection: 'quests', id: quest.id, name: quest.title }, referencesOfQuest(quest.actions));
     return quest;
   });
+}
+
+const claimedMessageLoaders = new WeakMap<Identity, DataLoader<string, string | null>>();
+
+/** The claimedMessage of the quests one request's claims name, read in one query. */
+function claimedMessageLoader(identity: Identity, db: Db, siteId: string): DataLoader<string, string | null> {
+  let loader = claimedMessageLoaders.get(identity);
+  if (!loader) {
+    loader = new DataLoader(async (questIds: readonly string[]) => {
+      const quests = await db.quest.findMany({ where: { siteId, id: { in: [...questIds] } }, select: { id: true, claimedMessage: true } });
+      const byId = new Map(quests.map((quest) => [quest.id, quest.claimedMessage]));
+      return questIds.map((id) => byId.get(id) ?? null);
+    });
+    claimedMessageLoaders.set(identity, loader);
+  }
+  return loader;
 }
 
 /** `quests`: the runtime's quest progress (completions wake its webhook dispatcher). */
@@ -61,6 +80,16 @@ export const questResolvers = (quests: QuestDeps): Resolvers => ({
       ]);
       return quest;
     },
+  },
+  // A claim (community) carries its quest's claimedMessage: the reward's message is the quest's, never copied.
+  ClaimStatus: {
+    // The gateway sends the fields claimedMessage @requires with the key.
+    __resolveReference: (reference: { id: string; questId?: unknown; status?: unknown }): ClaimStatusModel | null =>
+      typeof reference.questId === 'string' && typeof reference.status === 'string'
+        ? { id: reference.id, questId: reference.questId, status: reference.status }
+        : null,
+    claimedMessage: (claim, _args, { identity, db }) =>
+      claim.status === 'REJECTED' || !identity.siteId ? null : claimedMessageLoader(identity, db, identity.siteId).load(claim.questId),
   },
   Quest: {
     __resolveReference: (reference, { identity, db }) =>

@@ -3,7 +3,7 @@ import { requireAdmin, requireSite } from '../../../shared/auth/access';
 import { stringList } from '../../../shared/json';
 import { checkContent } from '../contentCheck';
 import { findConfiguredPage, pageConfiguration } from '../configuration';
-import { clonePage, createPage, deletePage, findPage, listPages, pagePart, updatePage } from '../pages';
+import { clonePage, createPage, deletePage, findPage, listPages, pagePart, readGate, updatePage } from '../pages';
 import { createPageFromTemplate } from '../templateUse';
 import { found } from '../checks';
 import { announceChannelChange, deleteChannelStream } from '../show/channelStream';
@@ -79,6 +79,10 @@ export const pageResolvers = (webhooks: WebhookWaker, reads: ViewerReads, access
     data: (page) => pagePart(page, 'data'),
     metadata: (page) => pagePart(page, 'metadata'),
     tags: (page) => stringList(page.tags),
+    gateSkus: (page) => {
+      const gate = readGate(page.document);
+      return gate.kind === 'none' ? [] : gate.requiredSkus;
+    },
     liveCheck: async (page, _args, ctx) => {
       requireAdmin(ctx.identity, Scopes.pages, { write: false, pageId: page.id });
       const streamId = page.type === 'channel' ? streamIdOf(page.document) : null;
