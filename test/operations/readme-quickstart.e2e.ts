@@ -2,7 +2,7 @@
  * The documents' walkthroughs as a newcomer runs them: the README's quick-start, the shell lines between
  * `<!-- quickstart:start -->` and `<!-- quickstart:end -->`, then the live chat's (`<!-- chat:start -->` …), moderating
  * a chat room (`<!-- chat-moderation:start -->` …) and the subscriptions over HTTP (`<!-- subscriptions:start -->` …)
- * of docs/live.md, in the same terminal, in the order the README's map lists the documents, run by bash against a
+ * of docs/live.md, and a channel made from a template (`<!-- templates:start -->` …, docs/api.md), in the same terminal, in the order the README's map lists the documents, run by bash against a
  * real server — main.ts in a process of its own, or, with STAGEGRAPH_TEST_SERVER=dist (CI, after its `npm start`),
  * dist/main.js as `npm start` runs it — with only `BASE` pointing at its port and the CLI at its database (the
  * environment a second terminal in the project folder has). Every answer a document shows under a line (`# {…}`)
@@ -116,10 +116,12 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
   const moderation = sectionLines(TEXT, 'chat-moderation');
   // The subscriptions over HTTP run in the same terminal after those, on the quick-start's site, poll and viewer.
   const subscriptions = sectionLines(TEXT, 'subscriptions');
+  // Then a channel made from a template (docs/api.md), with the same admin.
+  const templates = sectionLines(TEXT, 'templates');
   // BASE is the one thing a reader's machine and this test differ in, and the README itself defines it.
   expect(lines[0]).toBe('BASE=${BASE:-http://localhost:4000}');
-  for (const line of [...lines, ...chat, ...moderation, ...subscriptions]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);
-  const shown = [...lines, ...chat, ...moderation, ...subscriptions].filter((line) => line.startsWith('# ')).map(shownAnswer);
+  for (const line of [...lines, ...chat, ...moderation, ...subscriptions, ...templates]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);
+  const shown = [...lines, ...chat, ...moderation, ...subscriptions, ...templates].filter((line) => line.startsWith('# ')).map(shownAnswer);
   // A live stream (curl -N) stays open until the reader stops it: here it is stopped once its first event is in
   // (waited for, up to 30 s); other curl lines run as written.
   const endStreams = [
@@ -130,7 +132,16 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
     '  kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; cat "$out"; echo; rm -f "$out"',
     '}',
   ].join('\n');
-  const script = ['set -euo pipefail', ...lines, 'echo "::vars:: $SITE $POLL $ACCOUNT"', endStreams, ...chat, ...moderation, ...subscriptions].join('\n');
+  const script = [
+    'set -euo pipefail',
+    ...lines,
+    'echo "::vars:: $SITE $POLL $ACCOUNT"',
+    endStreams,
+    ...chat,
+    ...moderation,
+    ...subscriptions,
+    ...templates,
+  ].join('\n');
 
   const bash = spawn('bash', ['-c', script], { cwd: root, env: { ...serverEnv, BASE: listening.url }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
