@@ -19,6 +19,7 @@
  * alias) is computed again by @apollo/gateway's own code, on the same untouched input, so its data and
  * errors are exactly the gateway's.
  */
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Kind, type DefinitionNode, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 
@@ -333,16 +334,44 @@ export function gatewayModules() {
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
-let installed = false;
+/**
+ * The versions the replaced steps were proven on: the federation audit (`npm run audit:federation`) and the
+ * byte-for-byte comparison with the stock path (test/gateway/stock-path.e2e.ts) ran against exactly these.
+ * An upgrade runs the stock path until both are run again and these are moved.
+ */
+export const PROVEN_ON = { '@apollo/gateway': '2.14.4', '@apollo/federation-internals': '2.14.4' } as const;
+
+/** The versions of @apollo/gateway and of its own @apollo/federation-internals that this process loads. */
+export function loadedVersions(): Record<keyof typeof PROVEN_ON, string> {
+  const gatewayIndex = require.resolve('@apollo/gateway');
+  const internalsIndex = require.resolve('@apollo/federation-internals', { paths: [dirname(gatewayIndex)] });
+  const versionBeside = (index: string) => (JSON.parse(readFileSync(join(dirname(index), '..', 'package.json'), 'utf8')) as { version: string }).version;
+  return { '@apollo/gateway': versionBeside(gatewayIndex), '@apollo/federation-internals': versionBeside(internalsIndex) };
+}
+
+/** Whether the replaced steps run, and why not when they do not (for the start-up log). */
+export type ShapingVerdict = { replaced: true } | { replaced: false; reason: string };
+
+let verdict: ShapingVerdict | null = null;
 
 /**
- * Puts the cheaper answer shaping into the @apollo/gateway this process runs (its own copy of
- * @apollo/federation-internals, whatever version that is). Safe to call more than once.
+ * Puts the cheaper answer shaping and the kept operations into the @apollo/gateway this process runs (its own
+ * copy of @apollo/federation-internals), only when both are the versions they were proven on and `stock` is not
+ * asked for; otherwise the stock path runs. Decided once per process: later calls get the same verdict.
  */
-export function shapeResponsesFaster(): void {
-  if (installed) return;
-  installed = true;
-  const { internals, shaping, operations } = gatewayModules();
-  shaping.computeResponse = responseShaper(internals, shaping.computeResponse);
-  operations.operationFromDocument = keptOperations(operations.operationFromDocument);
+export function shapeResponsesFaster(options: { stock?: boolean } = {}): ShapingVerdict {
+  if (verdict) return verdict;
+  const loaded = loadedVersions();
+  const unproven = (Object.keys(PROVEN_ON) as (keyof typeof PROVEN_ON)[]).filter((name) => loaded[name] !== PROVEN_ON[name]);
+  if (options.stock) verdict = { replaced: false, reason: 'the stock path was asked for (GATEWAY_STOCK=true or --stock)' };
+  else if (unproven.length) {
+    const names = unproven.map((name) => `${name} ${loaded[name]} (proven on ${PROVEN_ON[name]})`).join(', ');
+    verdict = { replaced: false, reason: `not proven on ${names}` };
+  } else {
+    const { internals, shaping, operations } = gatewayModules();
+    shaping.computeResponse = responseShaper(internals, shaping.computeResponse);
+    operations.operationFromDocument = keptOperations(operations.operationFromDocument);
+    verdict = { replaced: true };
+  }
+  return verdict;
 }

@@ -10,14 +10,14 @@ import { ApolloServer, type ApolloServerPlugin, type GraphQLRequest } from '@apo
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { graphqlMiddleware } from '../shared/graphqlMiddleware';
 import { nextTurn } from '../shared/turns';
-import { GraphQLError, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { Authenticator } from '../shared/auth/authenticate';
 import { IDENTITY_HEADER, signIdentity, type Identity } from '../shared/auth/identity';
 import type { EventBus } from '../shared/bus';
 import type { Config, SubgraphName } from '../shared/config';
-import { ErrorCode, withHttpStatus } from '../shared/errors';
+import { withHttpStatus } from '../shared/errors';
 import { newId } from '../shared/ids';
 import type { Logger } from '../shared/logger';
 import { graphqlMetricsPlugin, measuredDataSource, measuredSubgraphOperation, registerOperationNames } from '../shared/metrics';
@@ -46,7 +46,7 @@ import { FastReactions } from './live/fastReactions';
 import { holdChatReactions } from '../shared/chatReactions';
 import { authenticatedIdentity, trustedDocuments, type TrustedDocumentStore } from './trustedDocuments';
 import { distinctEntities } from './distinctEntities';
-import { subgraphHttpSource } from './subgraphHttp';
+import { formatGatewayError, httpSubgraph } from './federation';
 import { withLocalQueries } from './localQueries';
 import { shapeResponsesFaster } from './responseShaping';
 
@@ -96,18 +96,6 @@ export interface Gateway {
   /** Signed-in viewers' watch time being counted (null when not counted). */
   watchTime: WatchTimeTracker | null;
   stop(): Promise<void>;
-}
-
-/** Keeps client-facing errors to message, path and code; unexpected ones are logged and hidden. */
-function formatGatewayError(logger: Logger) {
-  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const { stacktrace: _stack, http: _http, serviceName: _service, response: _response, ...extensions } = formatted.extensions ?? {};
-    if (!extensions.code || extensions.code === ErrorCode.INTERNAL_SERVER_ERROR) {
-      logger.error({ err: error, message: formatted.message }, 'gateway error');
-      return { message: 'internal server error', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
-    }
-    return { ...formatted, extensions };
-  };
 }
 
 /**
@@ -176,8 +164,10 @@ process.env.APOLLO_TELEMETRY_DISABLED = 'true';
 
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger, authenticator } = options;
-  // Every planned operation's answer is shaped from a kept operation, into plain objects (gateway/responseShaping.ts).
-  shapeResponsesFaster();
+  // Every planned operation's answer is shaped from a kept operation, into plain objects (gateway/responseShaping.ts),
+  // on the dependency versions that was proven on; the stock path otherwise, and the log says why.
+  const shaping = shapeResponsesFaster({ stock: config.gatewayStock });
+  if (!shaping.replaced) logger.warn({ reason: shaping.reason }, "the gateway runs @apollo/gateway's stock response shaping");
   const supergraphSdl = composeSupergraphSdl(options.subgraphUrl);
   const singleSubgraph = new SingleSubgraphPlanner(supergraphSdl);
   const gateway = new ApolloGateway({
@@ -191,19 +181,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const local = options.localSubgraph;
       if (local && local(name as SubgraphName))
         return measuredDataSource(name, 'in_process', distinctEntities(new InProcessDataSource(() => local(name as SubgraphName) as RunningService)));
-      const remote = subgraphHttpSource<GatewayContext>({
-        name,
-        url: url as string,
-        logger,
-        headers: (context) => {
-          const headers: Record<string, string> = {};
-          if (context?.identity) headers[IDENTITY_HEADER] = signedOnce(context, config.internalSecret);
-          // The subgraph's spans and log lines join this request's trace.
-          injectTraceHeaders((header, value) => (headers[header] = value));
-          return headers;
-        },
+      return httpSubgraph<GatewayContext>(name, url as string, logger, (context) => {
+        const headers: Record<string, string> = {};
+        if (context?.identity) headers[IDENTITY_HEADER] = signedOnce(context, config.internalSecret);
+        // The subgraph's spans and log lines join this request's trace.
+        injectTraceHeaders((header, value) => (headers[header] = value));
+        return headers;
       });
-      return measuredDataSource(name, 'http', distinctEntities(remote));
     },
   });
 

@@ -192,6 +192,12 @@ export interface Config {
    * Null = off.
    */
   graphqlLimits: GraphQLLimits | null;
+  /**
+   * Whether the gateway runs @apollo/gateway's own response shaping and operation building instead of ours
+   * (`GATEWAY_STOCK`, true or false, default false; gateway/responseShaping.ts): for comparing answers. Ours runs
+   * only on the dependency versions it was proven on, whatever this says.
+   */
+  gatewayStock: boolean;
   /** Live subscriptions one graphql-ws socket may hold at once (`LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET`, default 10). */
   liveMaxSubscriptionsPerSocket: number;
   /** Milliseconds between the comment lines that keep an idle Server-Sent Events stream open (`SSE_HEARTBEAT_MS`, default 12000, graphql-sse's). */
@@ -235,7 +241,7 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
-function graphqlLimits(env: Env): GraphQLLimits | null {
+export function graphqlLimits(env: Env): GraphQLLimits | null {
   const switched = env.GRAPHQL_LIMITS || 'on';
   if (switched !== 'on' && switched !== 'off') throw new Error(`GRAPHQL_LIMITS must be on or off, got "${switched}"`);
   if (switched === 'off') return null;
@@ -414,6 +420,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphiql: graphiql === 'on',
     otlpEndpoint: otlpEndpoint?.replace(/\/+$/, '') ?? null,
     graphqlLimits: graphqlLimits(env),
+    gatewayStock: flag(env, 'GATEWAY_STOCK', false),
     liveMaxSubscriptionsPerSocket: integer(env, 'LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET', 10, 1, 10_000),
     sseHeartbeatMs: integer(env, 'SSE_HEARTBEAT_MS', 12_000, 10, 600_000),
     multipartHeartbeatMs: integer(env, 'MULTIPART_HEARTBEAT_MS', 5_000, 10, 600_000),
