@@ -15,8 +15,8 @@ const MPEGURL_TYPES = new Set(['audio/x-mpegurl', 'audio/mpegurl', 'application/
 
 const looksLikeHtml = (start: string) => /^(<!--[\s\S]*?-->\s*)*<!doctype html|^<html[\s>]/i.test(start.slice(0, 2048));
 
-function readXml(text: string, url: string): ImportedPlaylist {
-  const { root, node } = parseXml(text);
+async function readXml(text: string, url: string): Promise<ImportedPlaylist> {
+  const { root, node } = await parseXml(text);
   if (root === 'feed') {
     if (!isYoutubeFeed(node)) throw notAPlaylist('an Atom feed whose entries are not YouTube videos (no yt:videoId)');
     return readYoutubeFeed(node);
@@ -40,7 +40,7 @@ function describeJson(text: string): string {
 }
 
 /** The playlist a document holds; 422 saying what it is when it holds none. */
-export function readPlaylistDocument(document: FetchedDocument): ImportedPlaylist {
+export async function readPlaylistDocument(document: FetchedDocument): Promise<ImportedPlaylist> {
   const text = document.text.replace(/^\uFEFF/, '');
   const start = text.trimStart();
   if (!start) throw notAPlaylist('an empty document');
