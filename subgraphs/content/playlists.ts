@@ -51,11 +51,16 @@ const loaders = new WeakMap<object, DataLoader<string, Video | null>>();
 export function videoLoader(request: object, db: Db, siteId: string): DataLoader<string, Video | null> {
   let loader = loaders.get(request);
   if (!loader) {
-    loader = new DataLoader(async (ids: readonly string[]) => {
-      const videos = await db.video.findMany({ where: { siteId, id: { in: [...ids] } } });
-      const byId = new Map(videos.map((video) => [video.id, video]));
-      return ids.map((id) => byId.get(id) ?? null);
-    });
+    loader = new DataLoader(
+      async (ids: readonly string[]) => {
+        const videos = await db.video.findMany({ where: { siteId, id: { in: [...ids] } } });
+        const byId = new Map(videos.map((video) => [video.id, video]));
+        return ids.map((id) => byId.get(id) ?? null);
+        // One query per LOOKUP_BATCH ids: a playlist of thousands of members would pass the database's bound on a
+        // statement's variables.
+      },
+      { maxBatchSize: LOOKUP_BATCH },
+    );
     loaders.set(request, loader);
   }
   return loader;

@@ -31,6 +31,17 @@ function peertubeElements(count: number) {
   }));
 }
 
+/** A media RSS feed of `count` videos with long descriptions: close to the 5 MiB a document may have. */
+function largeRssFeed(count: number): string {
+  const description = 'A full match, from the kick-off to the last whistle. '.repeat(16);
+  const items = Array.from(
+    { length: count },
+    (_, index) =>
+      `<item><title>Match ${index + 1}</title><description>${description}</description><enclosure url="https://media.example/archive/${index + 1}.mp4" type="video/mp4" length="1"/></item>`,
+  );
+  return `<?xml version="1.0"?><rss version="2.0"><channel><title>Archive</title><description>Every match</description>${items.join('')}</channel></rss>`;
+}
+
 /** Answers what a platform would: its feed, its API's pages, documents, and failures. */
 function answer(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://local');
@@ -62,6 +73,7 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
     '/plain-atom.xml': ['application/atom+xml', () => fixture('plain-atom.xml')],
     '/empty': ['text/plain', () => ''],
     '/lists/huge.m3u8': ['application/vnd.apple.mpegurl', () => `#EXTM3U\n${'#'.repeat(5 * 1024 * 1024)}\nhttps://media.example/a.mp4\n`],
+    '/club/archive.xml': ['application/rss+xml', () => largeRssFeed(5000)],
     '/lists/many.m3u8': [
       'application/vnd.apple.mpegurl',
       () => `#EXTM3U\n${Array.from({ length: 5001 }, (_, index) => `#EXTINF:10,Clip ${index}\nclips/${index}.mp4`).join('\n')}\n`,
@@ -237,6 +249,18 @@ it('imports a media RSS feed: media:content or enclosure, thumbnails, durations;
     },
   ]);
   expect(playlist.members[1].video.description).toBe('Behind the scenes <b>before the derby</b>');
+});
+
+it('takes a feed of 5,000 videos, the most an import takes, and imported again writes no new video', async () => {
+  expect(largeRssFeed(5000).length).toBeGreaterThan(4.5 * 1024 * 1024);
+  const before = await rowCounts();
+  const playlist = await imported(`${base}/club/archive.xml`);
+  expect(playlist.members).toHaveLength(5000);
+  expect(playlist.members[4999].video).toMatchObject({ title: 'Match 5000', url: 'https://media.example/archive/5000.mp4', player: 'rss' });
+  expect((await rowCounts()).videos).toBe(before.videos + 5000);
+  const again = await imported(`${base}/club/archive.xml`);
+  expect(again.members.map((member) => member.id)).toEqual(playlist.members.map((member) => member.id));
+  expect((await rowCounts()).videos).toBe(before.videos + 5000);
 });
 
 it('keeps one video per platform video however often it is imported', async () => {
