@@ -72,6 +72,8 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
     '/unknown.json': ['application/json', () => fixture('unknown.json')],
     '/plain-atom.xml': ['application/atom+xml', () => fixture('plain-atom.xml')],
     '/empty': ['text/plain', () => ''],
+    '/notes.txt': ['text/plain', () => 'Season highlights: see the club page'],
+    '/commented': ['application/octet-stream', () => `<!-- built ${'-'.repeat(50)} -->\n<!-- by hand -->\n${fixture('page.html')}`],
     '/lists/huge.m3u8': ['application/vnd.apple.mpegurl', () => `#EXTM3U\n${'#'.repeat(5 * 1024 * 1024)}\nhttps://media.example/a.mp4\n`],
     '/club/archive.xml': ['application/rss+xml', () => largeRssFeed(5000)],
     '/lists/many.m3u8': [
@@ -288,6 +290,8 @@ it('refuses what is not a playlist of videos with 422 saying what it found, stor
     [`${base}/page.html`, /^found an HTML page, not a playlist/],
     [`${base}/unknown.json`, /^found a JSON document of no playlist format/],
     [`${base}/empty`, /^found an empty document/],
+    [`${base}/notes.txt`, /^found a document of another kind \(text\/plain, opening with neither #EXTM3U, < nor \{\)/],
+    [`${base}/commented`, /^found an HTML page, not a playlist/],
     [`${base}/plain-atom.xml`, /^found an Atom feed whose entries are not YouTube videos/],
     [`${base}/lists/stream.m3u8`, /^found an HLS stream playlist \(#EXT-X-TARGETDURATION\)/],
     [`${base}/lists/many.m3u8`, /more than 5000 videos/],

@@ -13,7 +13,19 @@ import { isYoutubeFeed, readYoutubeFeed } from './youtube';
 
 const MPEGURL_TYPES = new Set(['audio/x-mpegurl', 'audio/mpegurl', 'application/x-mpegurl', 'application/vnd.apple.mpegurl']);
 
-const looksLikeHtml = (start: string) => /^(<!--[\s\S]*?-->\s*)*<!doctype html|^<html[\s>]/i.test(start.slice(0, 2048));
+/** Whether a document opens as an HTML page: `<!DOCTYPE html` or `<html`, after any comments (read in one pass). */
+function looksLikeHtml(text: string): boolean {
+  let index = 0;
+  for (;;) {
+    while (index < text.length && text.charCodeAt(index) <= 32) index++;
+    if (!text.startsWith('<!--', index)) break;
+    const end = text.indexOf('-->', index + 4);
+    if (end < 0) return false;
+    index = end + 3;
+  }
+  const head = text.slice(index, index + 15).toLowerCase();
+  return head.startsWith('<!doctype html') || head.startsWith('<html>') || /^<html\s/.test(head);
+}
 
 async function readXml(text: string, url: string): Promise<ImportedPlaylist> {
   const { root, node } = await parseXml(text);
@@ -52,5 +64,5 @@ export async function readPlaylistDocument(document: FetchedDocument): Promise<I
   if (start.startsWith('{') || start.startsWith('[')) throw notAPlaylist(describeJson(start));
   if (MPEGURL_TYPES.has(document.contentType) || /\.m3u8?$/i.test(new URL(document.url).pathname)) return readM3u(text, document.url);
   if (document.contentType === 'text/html') throw notAPlaylist('an HTML page');
-  throw notAPlaylist(`a document of another kind (${document.contentType || 'no Content-Type'}, starting "${start.slice(0, 20).replace(/\s+/g, ' ')}")`);
+  throw notAPlaylist(`a document of another kind (${document.contentType || 'no Content-Type'}, opening with neither #EXTM3U, < nor {)`);
 }

@@ -49,7 +49,7 @@ export async function fetchDocument(url: string, accept: string, context: FetchC
     throw badGateway('the video platform could not be reached at that URL');
   }
   if (text === null) throw tooLarge();
-  const contentType = (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  const contentType = (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase().slice(0, 100);
   return { text, contentType, url: response.url || url };
 }
 
