@@ -66,6 +66,9 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
   const documents: Record<string, [string, () => string]> = {
     '/lists/season.m3u8': ['application/vnd.apple.mpegurl', () => fixture('season.m3u8')],
     '/lists/stream.m3u8': ['application/vnd.apple.mpegurl', () => fixture('stream-media.m3u8')],
+    '/lists/master.m3u8': ['application/vnd.apple.mpegurl', () => fixture('stream-master.m3u8')],
+    '/club/bomb.xml': ['application/rss+xml', () => fixture('entity-bomb.xml')],
+    '/club/broken.xml': ['application/rss+xml', () => fixture('media-rss.xml').replace('</channel>', '')],
     '/lists/simple.m3u': ['text/plain', () => 'one.mp4\r\nhttps://media.example/two.mp4\r\n'],
     '/club/tv.xml': ['application/rss+xml', () => fixture('media-rss.xml')],
     '/page.html': ['text/html; charset=utf-8', () => fixture('page.html')],
@@ -294,6 +297,9 @@ it('refuses what is not a playlist of videos with 422 saying what it found, stor
     [`${base}/commented`, /^found an HTML page, not a playlist/],
     [`${base}/plain-atom.xml`, /^found an Atom feed whose entries are not YouTube videos/],
     [`${base}/lists/stream.m3u8`, /^found an HLS stream playlist \(#EXT-X-TARGETDURATION\)/],
+    [`${base}/lists/master.m3u8`, /^found an HLS stream playlist \(#EXT-X-STREAM-INF\)/],
+    [`${base}/club/bomb.xml`, /^found an XML document that declares its own entities/],
+    [`${base}/club/broken.xml`, /^found a document that starts like XML but is not well-formed/],
     [`${base}/lists/many.m3u8`, /more than 5000 videos/],
     [`${base}/video-playlists/huge`, /more than 5000 videos/],
   ];
