@@ -20,6 +20,8 @@ let base: string;
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', 'playlists', name), 'utf8');
 const PEERTUBE_ID = 'cC3R8rKXgTNAxMvxpMbZ7m';
+/** How often /lists/renamed.m3u8 was read: each read names its one video anew. */
+let renamed = 0;
 
 /** A PeerTube playlist of `count` generated elements, answered page by page as the API does. */
 function peertubeElements(count: number) {
@@ -66,6 +68,7 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
   const documents: Record<string, [string, () => string]> = {
     '/lists/season.m3u8': ['application/vnd.apple.mpegurl', () => fixture('season.m3u8')],
     '/lists/stream.m3u8': ['application/vnd.apple.mpegurl', () => fixture('stream-media.m3u8')],
+    '/lists/renamed.m3u8': ['audio/x-mpegurl', () => `#EXTM3U\n#EXTINF:${(renamed += 1) * 10},Final, take ${renamed}\nhttps://media.example/final.mp4\n`],
     '/lists/master.m3u8': ['application/vnd.apple.mpegurl', () => fixture('stream-master.m3u8')],
     '/club/bomb.xml': ['application/rss+xml', () => fixture('entity-bomb.xml')],
     '/club/broken.xml': ['application/rss+xml', () => fixture('media-rss.xml').replace('</channel>', '')],
@@ -285,6 +288,12 @@ it('keeps one video per platform video however often it is imported', async () =
   }
   const after = await rowCounts();
   expect(after).toEqual({ videos: before.videos, playlists: before.playlists + urls.length });
+  // What the platform says now replaces what it said: the same video, its new title and duration.
+  const earlier = await imported(`${base}/lists/renamed.m3u8`);
+  const second = await imported(`${base}/lists/renamed.m3u8`);
+  expect(second.members[0].id).toBe(earlier.members[0].id);
+  expect(fieldsOf(second.members)[0]).toMatchObject({ title: `Final, take ${renamed}`, durationSeconds: renamed * 10 });
+  expect(fieldsOf(earlier.members)[0].title).not.toBe(fieldsOf(second.members)[0].title);
 });
 
 it('refuses what is not a playlist of videos with 422 saying what it found, storing nothing', async () => {
