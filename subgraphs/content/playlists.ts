@@ -56,9 +56,9 @@ export function videoLoader(request: object, db: Db, siteId: string): DataLoader
         const videos = await db.video.findMany({ where: { siteId, id: { in: [...ids] } } });
         const byId = new Map(videos.map((video) => [video.id, video]));
         return ids.map((id) => byId.get(id) ?? null);
-        // One query per LOOKUP_BATCH ids: a playlist of thousands of members would pass the database's bound on a
-        // statement's variables.
       },
+      // One query per LOOKUP_BATCH ids: a playlist of thousands of members would pass the database's bound on a
+      // statement's variables.
       { maxBatchSize: LOOKUP_BATCH },
     );
     loaders.set(request, loader);
@@ -66,24 +66,26 @@ export function videoLoader(request: object, db: Db, siteId: string): DataLoader
   return loader;
 }
 
-/** The site's videos of an import's members, keyed `player:id`: found, or created, in bulk. */
-async function importVideos(tx: Prisma.TransactionClient, siteId: string, url: string, videos: readonly ImportedVideo[], now: Date) {
+/** The ids of the site's videos of an import's members, in order, keyed `player:id`: found, or created, in bulk. */
+async function importVideos(tx: Prisma.TransactionClient, siteId: string, url: string, videos: readonly ImportedVideo[], now: Date): Promise<string[]> {
   const keyOf = (video: ImportedVideo) => `${video.player}:${video.id}`;
-  const byKey = new Map<string, ImportedVideo>();
-  for (const video of videos) byKey.set(keyOf(video), video);
+  const byKey = new Map(videos.map((video) => [keyOf(video), video]));
   const keys = [...byKey.keys()];
   const existing = new Map<string, Video>();
   for (let index = 0; index < keys.length; index += LOOKUP_BATCH) {
     const rows = await tx.video.findMany({ where: { siteId, externalId: { in: keys.slice(index, index + LOOKUP_BATCH) } } });
-    for (const row of rows) existing.set(row.externalId ?? '', row);
+    for (const row of rows) if (row.externalId) existing.set(row.externalId, row);
   }
+  const idByKey = new Map<string, string>();
   const created: Prisma.VideoCreateManyInput[] = [];
   for (const [externalId, item] of byKey) {
     const video = existing.get(externalId);
     const fields = { title: item.title, url: item.url, description: item.description, thumbnail: item.thumbnail, durationSeconds: item.durationSeconds };
     if (!video) {
-      const row = {
-        id: newId(),
+      const id = newId();
+      idByKey.set(externalId, id);
+      created.push({
+        id,
         siteId,
         ...fields,
         type: 'vod',
@@ -95,16 +97,17 @@ async function importVideos(tx: Prisma.TransactionClient, siteId: string, url: s
         tags: [],
         createdAt: now,
         updatedAt: now,
-      };
-      created.push(row);
-      existing.set(externalId, row as unknown as Video);
-    } else if (Object.entries(fields).some(([field, value]) => video[field as keyof typeof fields] !== value)) {
-      // Imported again: what the platform says now replaces what it said before; an unchanged video is not written.
+      });
+      continue;
+    }
+    idByKey.set(externalId, video.id);
+    // Imported again: what the platform says now replaces what it said before; an unchanged video is not written.
+    if (Object.entries(fields).some(([field, value]) => video[field as keyof typeof fields] !== value)) {
       await tx.video.update({ where: { id: video.id }, data: { ...fields, updatedAt: now } });
     }
   }
   for (let index = 0; index < created.length; index += LOOKUP_BATCH) await tx.video.createMany({ data: created.slice(index, index + LOOKUP_BATCH) });
-  return videos.map((video) => existing.get(keyOf(video))!.id);
+  return videos.map((video) => idByKey.get(keyOf(video)) ?? '');
 }
 
 /**
