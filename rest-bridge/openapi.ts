@@ -16,6 +16,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'conflicts with what exists (a duplicate, a state that forbids the change)',
   413: 'the body is larger than the route reads',
   415: 'the body is not sent as application/json',
+  422: 'the document the request names is not one the operation reads, or holds more than it takes',
   429: 'rate limited: retry after the seconds in Retry-After',
   500: 'server error, with a request id to quote',
   502: 'the streaming provider or video platform failed, answered nonsense or did not answer in time',
@@ -28,7 +29,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
  * that reads what the site may not have yet: notFoundWhen); credentials can be missing (401) or not
  * enough (403); a body can be too large (413) or not JSON (415); a mutation can conflict with what
  * exists (409: a duplicate, a code already used); rate-limited operations answer 429 and those that
- * call out 502; every route can fail (500) or find the database away (503).
+ * call out 502; one that reads a document from elsewhere can find it too large (413) or not what it reads
+ * (422); every route can fail (500) or find the database away (503).
  */
 export function errorStatusesOf(route: RouteSpec): number[] {
   const statuses = new Set<number>([500, 503]);
@@ -43,7 +45,16 @@ export function errorStatusesOf(route: RouteSpec): number[] {
   if (mutation) statuses.add(409);
   if (route.rateLimited) statuses.add(429);
   if (route.callsOut) statuses.add(502);
+  if (route.readsDocument) [413, 422].forEach((status) => statuses.add(status));
   return [...statuses].sort((a, b) => a - b);
+}
+
+/** What an error status of a route means, with what the route's spec says of it (notFoundWhen, readsDocument). */
+function errorDescription(route: RouteSpec, status: number): string {
+  if (status === 404 && route.notFoundWhen) return `${ERROR_DESCRIPTIONS[status]}; ${route.notFoundWhen}`;
+  if (status === 413 && route.readsDocument) return `the body is larger than the route reads, or ${route.readsDocument} is larger than the operation reads`;
+  if (status === 422 && route.readsDocument) return `${route.readsDocument} is not one the operation reads, or holds more than it takes`;
+  return ERROR_DESCRIPTIONS[status];
 }
 
 /**
@@ -159,7 +170,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
     }
     for (const status of errorStatusesOf(route)) {
       responses[String(status)] = {
-        description: status === 404 && route.notFoundWhen ? `${ERROR_DESCRIPTIONS[status]}; ${route.notFoundWhen}` : ERROR_DESCRIPTIONS[status],
+        description: errorDescription(route, status),
         ...(status === 429 && { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } }),
         content: { 'application/json': { schema: ref('ErrorBody') } },
       };

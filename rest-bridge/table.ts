@@ -143,6 +143,12 @@ export interface RouteSpec {
   notFoundWhen?: string;
   /** The operation calls a streaming provider or the video platform and answers 502 when that call fails or times out. */
   callsOut?: boolean;
+  /**
+   * The operation reads a document from elsewhere (a playlist at a video platform) that it may refuse for what
+   * it is: 422 when it is not what the operation reads or holds more than it takes, 413 when it is larger than
+   * it reads. Says which document, for the OpenAPI document's 413 and 422.
+   */
+  readsDocument?: string;
 }
 
 // ---------------------------------------------------------------- helpers for writing route tables

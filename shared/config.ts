@@ -114,6 +114,17 @@ export interface Config {
   /** How long a playlist import may wait for the external video platform (`VIDEO_PLATFORM_TIMEOUT_MS`, default 10000). */
   videoPlatformTimeoutMs: number;
   /**
+   * Where a YouTube playlist's Atom feed is read (`YOUTUBE_FEED_URL`, default
+   * `https://www.youtube.com/feeds/videos.xml`; `?playlist_id=` is added). Another value only points the import
+   * at a stand-in of the same shape: a test's local server, or a caching proxy.
+   */
+  youtubeFeedUrl: string;
+  /**
+   * The Dailymotion API a Dailymotion playlist is read through (`DAILYMOTION_API_URL`, default
+   * `https://api.dailymotion.com`). Another value only points the import at a stand-in of the same shape.
+   */
+  dailymotionApiUrl: string;
+  /**
    * Where e-mail is sent (`SMTP_URL`, e.g. smtps://user:pass@smtp.example.com:465); unset = e-mail stays
    * in the outbox the site admin reads, so a local `npm start` needs no mail server.
    */
@@ -263,6 +274,22 @@ function integer(env: Env, name: string, fallback: number, min = 0, max = 65535 
   return value;
 }
 
+/** An absolute http(s) URL without query or fragment (the caller adds its own query). */
+function httpUrl(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    throw new Error(`${name} must be an http(s) URL without query or fragment, got "${raw}"`);
+  }
+  return raw;
+}
+
 function powerOfTwo(env: Env, name: string, fallback: number, min: number, max: number): number {
   const value = integer(env, name, fallback, min, max);
   if ((value & (value - 1)) !== 0) throw new Error(`${name} must be a power of two, got "${env[name]}"`);
@@ -400,6 +427,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryMaxMs: integer(env, 'WEBHOOK_RETRY_MAX_MS', 3_600_000, 10, 86_400_000),
     webhookMaxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
     videoPlatformTimeoutMs: integer(env, 'VIDEO_PLATFORM_TIMEOUT_MS', 10_000, 100, 120_000),
+    youtubeFeedUrl: httpUrl(env, 'YOUTUBE_FEED_URL', 'https://www.youtube.com/feeds/videos.xml'),
+    dailymotionApiUrl: httpUrl(env, 'DAILYMOTION_API_URL', 'https://api.dailymotion.com').replace(/\/+$/, ''),
     smtpUrl,
     mailFrom: env.MAIL_FROM || 'stagegraph <no-reply@localhost>',
     mailSpfInclude: env.MAIL_SPF_INCLUDE || `_spf.${smtpUrl ? new URL(smtpUrl).hostname : 'localhost'}`,

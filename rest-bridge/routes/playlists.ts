@@ -51,7 +51,7 @@ const playlistFields: Record<string, JsonSchema> = {
   _id: str,
   title: { type: 'string', minLength: 1, maxLength: 200 },
   description: { type: 'string', maxLength: 5000 },
-  members: { type: 'array', maxItems: 1000, items: memberSchema },
+  members: { type: 'array', maxItems: 5000, items: memberSchema },
   tags: strings(100),
   siteId: str,
 };
@@ -136,9 +136,11 @@ export const playlistRoutes: RouteSpec[] = [
   {
     operationId: 'importPlaylist',
     callsOut: true,
+    readsDocument: 'the playlist document at the URL',
     method: 'post',
     path: '/playlist/v1/external/import/videoplatform',
-    summary: 'Import a playlist from an external video platform URL (400: a URL it cannot use; 502: the platform failed)',
+    summary:
+      'Import a playlist from a YouTube, PeerTube or Dailymotion playlist URL, an M3U/M3U8 media playlist or a media RSS feed (400: a URL it cannot use; 413: a document over 5 MiB; 422: not a playlist of videos, an HLS stream playlist, or over 5,000 videos; 502: the platform failed)',
     tag: 'Playlists',
     auth: ADMIN,
     body: {

@@ -1,20 +1,22 @@
 /**
- * Playlists: ordered members (videos, …) of a site, and their import from an external video platform.
+ * Playlists: ordered members (videos, …) of a site, and their import from a real video platform.
  *
- * The import reads the platform's public playlist document: GET <url> with Accept: application/json,
- * answered with { title, description?, videos: [{ id, title, url, description?, thumbnail?,
- * durationSeconds? }] }. Each video becomes (or, imported again, stays) one of the site's videos, keyed
- * by the platform and its id, and the playlist lists them in order.
+ * The import (playlistImport/) reads the document at the URL by what it is: a YouTube playlist through its
+ * public Atom feed, a PeerTube playlist through its instance's `/api/v1/video-playlists/{id}/videos`, a
+ * Dailymotion playlist through Dailymotion's API, an M3U/M3U8 media playlist, or a media RSS feed. Each of its
+ * videos becomes (or, imported again, stays) one of the site's videos, keyed by the platform and its id
+ * (`youtube:dQw4w9WgXcQ`; for M3U and RSS the media URL), with `player` naming the platform, and the new
+ * playlist lists them in order. Anything else is refused (422) before anything is stored.
  */
-import { readTextLimited } from '../../shared/outbound';
 import DataLoader from 'dataloader';
 import type { Db } from '../../shared/db/client';
 import type { Playlist, Prisma, Video } from '../../shared/db/generated/sqlite';
-import { appError, badInput, ErrorCode } from '../../shared/errors';
 import { newId } from '../../shared/ids';
-import { checkOutboundUrl, outboundFetch, type OutboundPolicy } from '../../shared/outbound';
-import { checkListSize, checkText, checkUrl, found, isRecord } from './checks';
+import { checkOutboundUrl } from '../../shared/outbound';
+import { checkListSize, checkText, checkUrl, found } from './checks';
 import { searchKey } from './listing';
+import { readPlaylist, type ImportContext, type ImportedVideo } from './playlistImport';
+import { MAX_IMPORT_VIDEOS } from './playlistImport/types';
 import type { PlaylistMemberInput } from './resolvers.generated';
 
 export interface PlaylistMemberModel {
@@ -22,8 +24,10 @@ export interface PlaylistMemberModel {
   schema: string;
 }
 
-const MAX_MEMBERS = 1000;
-const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+/** A playlist holds as many members as an import may bring, so an imported one can be edited and saved back. */
+const MAX_MEMBERS = MAX_IMPORT_VIDEOS;
+/** Videos looked up or created in one statement (well under SQLite's bound on a statement's variables). */
+const LOOKUP_BATCH = 500;
 
 export function checkMembers(members: readonly PlaylistMemberInput[]): PlaylistMemberModel[] {
   checkListSize(members, 'members', MAX_MEMBERS);
@@ -47,145 +51,84 @@ const loaders = new WeakMap<object, DataLoader<string, Video | null>>();
 export function videoLoader(request: object, db: Db, siteId: string): DataLoader<string, Video | null> {
   let loader = loaders.get(request);
   if (!loader) {
-    loader = new DataLoader(async (ids: readonly string[]) => {
-      const videos = await db.video.findMany({ where: { siteId, id: { in: [...ids] } } });
-      const byId = new Map(videos.map((video) => [video.id, video]));
-      return ids.map((id) => byId.get(id) ?? null);
-    });
+    loader = new DataLoader(
+      async (ids: readonly string[]) => {
+        const videos = await db.video.findMany({ where: { siteId, id: { in: [...ids] } } });
+        const byId = new Map(videos.map((video) => [video.id, video]));
+        return ids.map((id) => byId.get(id) ?? null);
+      },
+      // One query per LOOKUP_BATCH ids: a playlist of thousands of members would pass the database's bound on a
+      // statement's variables.
+      { maxBatchSize: LOOKUP_BATCH },
+    );
     loaders.set(request, loader);
   }
   return loader;
 }
 
-interface PlatformVideo {
-  id: string;
-  title: string;
-  url: string;
-  description: string;
-  thumbnail: string | null;
-  durationSeconds: number | null;
-}
-
-const badGateway = (message: string) => appError(ErrorCode.BAD_GATEWAY, message);
-
-/** The response body, read up to a size limit (a platform answering without end cannot exhaust memory). */
-async function readLimited(response: Response): Promise<string> {
-  const text = await readTextLimited(response, MAX_IMPORT_BYTES);
-  if (text === null) throw badGateway('the video platform playlist is larger than 5 MiB');
-  return text;
-}
-
-function readPlatformPlaylist(text: string): { title: string; description: string; videos: PlatformVideo[] } {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    throw badGateway('the video platform did not answer with a JSON playlist');
+/** The ids of the site's videos of an import's members, in order, keyed `player:id`: found, or created, in bulk. */
+async function importVideos(tx: Prisma.TransactionClient, siteId: string, url: string, videos: readonly ImportedVideo[], now: Date): Promise<string[]> {
+  const keyOf = (video: ImportedVideo) => `${video.player}:${video.id}`;
+  const byKey = new Map(videos.map((video) => [keyOf(video), video]));
+  const keys = [...byKey.keys()];
+  const existing = new Map<string, Video>();
+  for (let index = 0; index < keys.length; index += LOOKUP_BATCH) {
+    const rows = await tx.video.findMany({ where: { siteId, externalId: { in: keys.slice(index, index + LOOKUP_BATCH) } } });
+    for (const row of rows) if (row.externalId) existing.set(row.externalId, row);
   }
-  if (!isRecord(document) || typeof document.title !== 'string' || !Array.isArray(document.videos)) {
-    throw badGateway('the video platform answered without a playlist title and videos');
-  }
-  const videos = document.videos.map((video, index): PlatformVideo => {
-    if (
-      !isRecord(video) ||
-      typeof video.id !== 'string' ||
-      typeof video.title !== 'string' ||
-      typeof video.url !== 'string' ||
-      !/^https?:\/\//.test(video.url)
-    ) {
-      throw badGateway(`the video platform's video ${index} has no id, title or http(s) url`);
+  const idByKey = new Map<string, string>();
+  const created: Prisma.VideoCreateManyInput[] = [];
+  for (const [externalId, item] of byKey) {
+    const video = existing.get(externalId);
+    const fields = { title: item.title, url: item.url, description: item.description, thumbnail: item.thumbnail, durationSeconds: item.durationSeconds };
+    if (!video) {
+      const id = newId();
+      idByKey.set(externalId, id);
+      created.push({
+        id,
+        siteId,
+        ...fields,
+        type: 'vod',
+        player: item.player,
+        uploadStatus: 'ready',
+        requiredSkus: [],
+        source: { platform: item.player, platformVideoId: item.id, playlistUrl: url },
+        externalId,
+        tags: [],
+        createdAt: now,
+        updatedAt: now,
+      });
+      continue;
     }
-    return {
-      id: video.id,
-      title: video.title.slice(0, 500),
-      url: video.url,
-      description: typeof video.description === 'string' ? video.description : '',
-      thumbnail: typeof video.thumbnail === 'string' ? video.thumbnail : null,
-      durationSeconds: typeof video.durationSeconds === 'number' && video.durationSeconds >= 0 ? video.durationSeconds : null,
-    };
-  });
-  if (videos.length > MAX_MEMBERS) throw badGateway(`the video platform playlist has more than ${MAX_MEMBERS} videos`);
-  return {
-    title: document.title.trim().slice(0, 200) || 'Imported playlist',
-    description: typeof document.description === 'string' ? document.description : '',
-    videos,
-  };
+    idByKey.set(externalId, video.id);
+    // Imported again: what the platform says now replaces what it said before; an unchanged video is not written.
+    if (Object.entries(fields).some(([field, value]) => video[field as keyof typeof fields] !== value)) {
+      await tx.video.update({ where: { id: video.id }, data: { ...fields, updatedAt: now } });
+    }
+  }
+  for (let index = 0; index < created.length; index += LOOKUP_BATCH) await tx.video.createMany({ data: created.slice(index, index + LOOKUP_BATCH) });
+  return videos.map((video) => idByKey.get(keyOf(video)) ?? '');
 }
 
 /**
- * Fetches the platform's playlist: 400 for a URL it cannot use, 502 when the platform fails. Every
- * failure to reach the URL (refused, reset, timed out, not a public address) is one message, so the
- * import cannot be used to tell open ports from closed ones.
+ * Imports the playlist at `url` as a new playlist of the site. The document is read whole, and checked, before
+ * anything is stored: a refusal (400, 413, 422, 502) leaves no video and no playlist behind.
  */
-async function fetchPlatformPlaylist(url: string, timeoutMs: number, policy: OutboundPolicy) {
-  let response: Response;
-  try {
-    response = await outboundFetch(
-      url,
-      { headers: { accept: 'application/json', 'user-agent': 'stagegraph-import/1' }, signal: AbortSignal.timeout(timeoutMs) },
-      policy,
-    );
-  } catch {
-    throw badGateway('the video platform could not be reached at that URL');
-  }
-  if (response.status >= 400 && response.status < 500) {
-    await response.body?.cancel();
-    throw badInput(`url: the video platform has no public playlist there (it answered ${response.status})`, 'url');
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw badGateway(`the video platform failed (it answered ${response.status})`);
-  }
-  return readPlatformPlaylist(await readLimited(response));
-}
-
-export async function importPlaylist(db: Db, siteId: string, url: string, timeoutMs: number, policy: OutboundPolicy): Promise<Playlist> {
+export async function importPlaylist(db: Db, siteId: string, url: string, context: ImportContext): Promise<Playlist> {
   checkUrl(url, 'url');
-  checkOutboundUrl(url, 'url', policy);
-  const platform = new URL(url);
-  const remote = await fetchPlatformPlaylist(url, timeoutMs, policy);
+  checkOutboundUrl(url, 'url', context.policy);
+  const remote = await readPlaylist(url, context);
+  const title = remote.title || 'Imported playlist';
   const now = new Date();
   return db.$transaction(async (tx) => {
-    const members: PlaylistMemberModel[] = [];
-    for (const item of remote.videos) {
-      const externalId = `${platform.host}:${item.id}`;
-      const video = await tx.video.upsert({
-        where: { siteId_externalId: { siteId, externalId } },
-        update: {
-          title: item.title,
-          url: item.url,
-          description: item.description,
-          thumbnail: item.thumbnail,
-          durationSeconds: item.durationSeconds,
-          updatedAt: now,
-        },
-        create: {
-          id: newId(),
-          siteId,
-          title: item.title,
-          description: item.description,
-          type: 'vod',
-          url: item.url,
-          durationSeconds: item.durationSeconds,
-          player: platform.host,
-          thumbnail: item.thumbnail,
-          uploadStatus: 'ready',
-          requiredSkus: [],
-          source: { platform: platform.host, platformVideoId: item.id, playlistUrl: url },
-          externalId,
-          tags: [],
-          createdAt: now,
-          updatedAt: now,
-        },
-      });
-      members.push({ id: video.id, schema: 'video' });
-    }
+    const ids = await importVideos(tx, siteId, url, remote.videos, now);
+    const members: PlaylistMemberModel[] = ids.map((id) => ({ id, schema: 'video' }));
     return tx.playlist.create({
       data: {
         id: newId(),
         siteId,
-        title: remote.title,
-        searchTitle: searchKey(remote.title),
+        title,
+        searchTitle: searchKey(title),
         description: remote.description,
         members: members as unknown as Prisma.InputJsonValue,
         tags: [],

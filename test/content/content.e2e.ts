@@ -18,6 +18,9 @@ describe('panels', () => {
 describe('playlists', () => {
   require('./playlists.part');
 });
+describe('playlist-import', () => {
+  require('./playlist-import.part');
+});
 describe('calendar', () => {
   require('./calendar.part');
 });

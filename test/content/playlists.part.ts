@@ -1,9 +1,7 @@
 /**
  * Playlists over their REST paths: create, get, update, delete, lists with projection and members'
- * videos, by ids, references, tenancy, and the import from a video platform (a real local server).
+ * videos, by ids, references and tenancy (the import from video platforms: playlist-import.part.ts).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 import { graphql, rest } from '../helpers/http';
 import type { Stack } from '../../stack';
@@ -11,40 +9,13 @@ import type { Stack } from '../../stack';
 let stack: Stack;
 let site: TestSite;
 let other: TestSite;
-let platform: Server;
-let platformUrl: string;
-
-const PLATFORM_PLAYLIST = {
-  title: 'Season highlights',
-  description: 'The best of the season',
-  videos: [
-    { id: 'v-1', title: 'Opening goal', url: 'https://videos.example/v-1.m3u8', thumbnail: 'https://videos.example/v-1.jpg', durationSeconds: 95 },
-    { id: 'v-2', title: 'The save', url: 'https://videos.example/v-2.m3u8', description: 'in the 90th minute' },
-  ],
-};
 
 beforeAll(async () => {
-  platform = createServer((req, res) => {
-    if (req.url === '/playlists/highlights') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(PLATFORM_PLAYLIST));
-    else if (req.url === '/playlists/broken') res.writeHead(500).end('oops');
-    else if (req.url === '/playlists/not-json') res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
-    else if (req.url === '/playlists/slow')
-      return; // never answers
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
-  platformUrl = `http://127.0.0.1:${(platform.address() as AddressInfo).port}`;
-  // A partner here runs in the test's own event loop: a timeout of seconds, so a stall of the loaded machine is
-  // never taken for a partner that did not answer (which the tests show with partners that never answer).
-  stack = await startTestStack({ env: { VIDEO_PLATFORM_TIMEOUT_MS: '2000' } });
+  stack = await startTestStack();
   site = await createTestSite(stack, 'Playlists');
   other = await createTestSite(stack, 'Other');
 });
-afterAll(async () => {
-  platform.closeAllConnections();
-  await new Promise((resolve) => platform.close(resolve));
-  await stopAll();
-});
+afterAll(stopAll);
 
 async function createPlaylist(owner: TestSite, body: Record<string, unknown>) {
   const reply = await rest(stack, 'POST', '/playlist/v1', { headers: owner.admin, body });
@@ -194,53 +165,4 @@ it('keeps playlists to their site', async () => {
   expect((await rest(stack, 'GET', `/playlist/v1/validate-references/${theirs._id}`, { headers: site.admin })).status).toBe(404);
   const list = await rest(stack, 'GET', `/playlist/v1/list?ids=${theirs._id}`, { headers: site.admin });
   expect(list.body).toEqual({ pagination: expect.objectContaining({ totalCount: 0 }) });
-});
-
-describe('import from a video platform', () => {
-  const importFrom = (url: string) => rest(stack, 'POST', '/playlist/v1/external/import/videoplatform', { headers: site.admin, body: { url } });
-
-  it('fetches the playlist and makes its videos the site’s, once per platform video', async () => {
-    const reply = await importFrom(`${platformUrl}/playlists/highlights`);
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ title: 'Season highlights', description: 'The best of the season', siteId: site.siteId });
-    expect(reply.body.members.map((member: { schema: string; video: { title: string } }) => [member.schema, member.video.title])).toEqual([
-      ['video', 'Opening goal'],
-      ['video', 'The save'],
-    ]);
-    expect(reply.body.members[0].video).toMatchObject({
-      url: 'https://videos.example/v-1.m3u8',
-      thumbnail: 'https://videos.example/v-1.jpg',
-      durationSeconds: 95,
-      player: expect.stringContaining('127.0.0.1'),
-    });
-    const again = await importFrom(`${platformUrl}/playlists/highlights`);
-    expect(again.body._id).not.toBe(reply.body._id);
-    expect(again.body.members.map((member: { id: string }) => member.id)).toEqual(reply.body.members.map((member: { id: string }) => member.id));
-  });
-
-  it('answers 400 for a URL it cannot use', async () => {
-    for (const url of ['ftp://videos.example/list', 'not a url', `${platformUrl}/playlists/missing`]) {
-      const reply = await importFrom(url);
-      expect(reply.status).toBe(400);
-      expect(reply.body.message).toMatch(/url/);
-    }
-  });
-
-  it('answers 502 when the platform fails, answers nonsense, or does not answer in time', async () => {
-    for (const path of ['broken', 'not-json', 'slow']) {
-      const reply = await importFrom(`${platformUrl}/playlists/${path}`);
-      expect(reply.status).toBe(502);
-      expect(reply.body.success).toBe(false);
-    }
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
-    const closedPort = await importFrom(`http://127.0.0.1:${port}/playlists/x`);
-    expect(closedPort.status).toBe(502);
-    // A closed port and a silent one read alike: the import cannot be used to map open ports.
-    const silent = await importFrom(`${platformUrl}/playlists/slow`);
-    expect(closedPort.body.message).toBe('the video platform could not be reached at that URL');
-    expect(silent.body.message).toBe(closedPort.body.message);
-  });
 });

@@ -80,7 +80,11 @@ export const playlistResolvers = (reads: ViewerReads, access: AccountAccessCache
       return { id: playlist.id, success: true };
     },
     importPlaylist: (_root, { url }, { identity, db, config }) =>
-      importPlaylist(db, requireAdmin(identity, Scopes.playlists, { write: true }), url, config.videoPlatformTimeoutMs, outboundPolicy(config)),
+      importPlaylist(db, requireAdmin(identity, Scopes.playlists, { write: true }), url, {
+        policy: outboundPolicy(config),
+        timeoutMs: config.videoPlatformTimeoutMs,
+        bases: { youtubeFeedUrl: config.youtubeFeedUrl, dailymotionApiUrl: config.dailymotionApiUrl },
+      }),
   },
   Playlist: {
     members: (playlist) => playlistMembers(playlist),
