@@ -2,7 +2,7 @@
  * The documents' walkthroughs as a newcomer runs them: the README's quick-start, the shell lines between
  * `<!-- quickstart:start -->` and `<!-- quickstart:end -->`, then the live chat's (`<!-- chat:start -->` …), moderating
  * a chat room (`<!-- chat-moderation:start -->` …) and the subscriptions over HTTP (`<!-- subscriptions:start -->` …)
- * of docs/live.md, and a channel made from a template (`<!-- templates:start -->` …, docs/api.md), in the same terminal, in the order the README's map lists the documents, run by bash against a
+ * of docs/live.md, and a channel made from a template and a playlist imported (`<!-- templates:start -->`, `<!-- playlist-import:start -->`, docs/api.md), in the same terminal, in the order the README's map lists the documents, run by bash against a
  * real server — main.ts in a process of its own, or, with STAGEGRAPH_TEST_SERVER=dist (CI, after its `npm start`),
  * dist/main.js as `npm start` runs it — with only `BASE` pointing at its port and the CLI at its database (the
  * environment a second terminal in the project folder has). Every answer a document shows under a line (`# {…}`)
@@ -13,6 +13,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describeListenAddress } from '../../shared/listenAddress';
@@ -53,8 +55,17 @@ let dataDir: string;
 let server: ChildProcess;
 let serverEnv: Record<string, string>;
 let listening: { msg: string; url: string; port: number; host: string };
+/** YouTube as the import reads it, here: a playlist feed of YouTube's shape (the tests' fixture) at /feeds/videos.xml. */
+let youtube: HttpServer;
 
 beforeAll(async () => {
+  youtube = createHttpServer((req, res) => {
+    const known = new URL(req.url ?? '/', 'http://youtube').pathname === '/feeds/videos.xml';
+    res.writeHead(known ? 200 : 404, { 'content-type': 'application/atom+xml' });
+    res.end(known ? read('test/content/fixtures/playlists/youtube-feed.xml') : '');
+  });
+  await new Promise<void>((resolve) => youtube.listen(0, '127.0.0.1', resolve));
+  const youtubeHost = `127.0.0.1:${(youtube.address() as AddressInfo).port}`;
   database = await createTestDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'stagegraph-quickstart-'));
   serverEnv = {
@@ -63,6 +74,9 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `sgtest-${randomBytes(4).toString('hex')}` } : {}),
     ...TEST_SECRETS,
+    // The server's one difference from a reader's: YouTube's feeds are read from the local stand-in.
+    YOUTUBE_FEED_URL: `http://${youtubeHost}/feeds/videos.xml`,
+    OUTBOUND_ALLOW_HOSTS: youtubeHost,
   };
   // CI builds with `npm start` first (.ci/run) and runs this against what it built: exactly what `npm start`
   // serves. Elsewhere main.ts through tsx, which needs no build.
@@ -87,6 +101,8 @@ afterAll(async () => {
     server.kill('SIGINT');
     await exited;
   }
+  youtube?.closeAllConnections();
+  await new Promise((resolve) => (youtube ? youtube.close(resolve) : resolve(undefined)));
   await database?.drop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
@@ -116,12 +132,14 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
   const moderation = sectionLines(TEXT, 'chat-moderation');
   // The subscriptions over HTTP run in the same terminal after those, on the quick-start's site, poll and viewer.
   const subscriptions = sectionLines(TEXT, 'subscriptions');
-  // Then a channel made from a template (docs/api.md), with the same admin.
+  // Then a channel made from a template and a playlist imported from YouTube (docs/api.md), with the same admin.
   const templates = sectionLines(TEXT, 'templates');
+  const playlistImport = sectionLines(TEXT, 'playlist-import');
+  const walkthroughs = [...chat, ...moderation, ...subscriptions, ...templates, ...playlistImport];
   // BASE is the one thing a reader's machine and this test differ in, and the README itself defines it.
   expect(lines[0]).toBe('BASE=${BASE:-http://localhost:4000}');
-  for (const line of [...lines, ...chat, ...moderation, ...subscriptions, ...templates]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);
-  const shown = [...lines, ...chat, ...moderation, ...subscriptions, ...templates].filter((line) => line.startsWith('# ')).map(shownAnswer);
+  for (const line of [...lines, ...walkthroughs]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);
+  const shown = [...lines, ...walkthroughs].filter((line) => line.startsWith('# ')).map(shownAnswer);
   // A live stream (curl -N) stays open until the reader stops it: here it is stopped once its first event is in
   // (waited for, up to 30 s); other curl lines run as written.
   const endStreams = [
@@ -132,16 +150,7 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
     '  kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; cat "$out"; echo; rm -f "$out"',
     '}',
   ].join('\n');
-  const script = [
-    'set -euo pipefail',
-    ...lines,
-    'echo "::vars:: $SITE $POLL $ACCOUNT"',
-    endStreams,
-    ...chat,
-    ...moderation,
-    ...subscriptions,
-    ...templates,
-  ].join('\n');
+  const script = ['set -euo pipefail', ...lines, 'echo "::vars:: $SITE $POLL $ACCOUNT"', endStreams, ...walkthroughs].join('\n');
 
   const bash = spawn('bash', ['-c', script], { cwd: root, env: { ...serverEnv, BASE: listening.url }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
