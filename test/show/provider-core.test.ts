@@ -19,6 +19,7 @@ describe('configuration', () => {
   it('has the documented defaults and refuses bad values, naming the variable', () => {
     expect(loadProviderConfig({})).toMatchObject({
       port: 4200,
+      playbackPort: 4201,
       rtmpPort: 1935,
       publicHost: '127.0.0.1',
       hlsFragmentSeconds: 1,
@@ -26,6 +27,9 @@ describe('configuration', () => {
     });
     expect(() => loadProviderConfig({ RTMP_PORT: '0' })).toThrow(/RTMP_PORT/);
     expect(() => loadProviderConfig({ PROVIDER_PORT: 'x' })).toThrow(/PROVIDER_PORT/);
+    // nginx cannot be handed port 0: the playback URLs must carry the port it serves on.
+    expect(() => loadProviderConfig({ PROVIDER_PLAYBACK_PORT: '0' })).toThrow(/PROVIDER_PLAYBACK_PORT/);
+    expect(() => loadProviderConfig({ PROVIDER_PLAYBACK_PORT: '70000' })).toThrow(/PROVIDER_PLAYBACK_PORT/);
     expect(() => loadProviderConfig({ PROVIDER_PUBLIC_HOST: 'a/b' })).toThrow(/PROVIDER_PUBLIC_HOST/);
     expect(loadProviderConfig({ PROVIDER_PUBLIC_HOST: '[::1]' }).publicHost).toBe('[::1]');
   });
