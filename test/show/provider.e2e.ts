@@ -189,6 +189,8 @@ describe('a show through the reference provider', () => {
     expect(manifest.headers.get('content-type')).toMatch(/^application\/vnd\.apple\.mpegurl/);
     expect(await manifest.text()).not.toContain(stream.streamKey);
     expect(manifest.headers.get('access-control-allow-origin')).toBe('*');
+    // Served by nginx: the live manifest is asked again by players, never cached.
+    expect(manifest.headers.get('cache-control')).toBe('no-cache');
     const fragments = await fragmentsOf(stream.playbackUrl);
     expect(fragments.length).toBeGreaterThan(0);
     const fragment = await fetch(new URL(fragments[0], stream.playbackUrl));
