@@ -1,8 +1,8 @@
 /**
  * The provider's HTTP surface. The service's calls (seed 000, "Hosted by the provider"): POST JSON to
  * /v1/<operation>, each with `Authorization: Bearer <the registration's token>`. nginx's callbacks
- * (/rtmp/…, from loopback only), and its check of each playback request (provider/playbackCheck.ts): nginx
- * serves the files viewers play on its own port (provider/nginx.ts).
+ * (/rtmp/…, from loopback only). nginx serves the files viewers play on its own port (provider/nginx.ts),
+ * asking provider/playbackCheck.ts, which server.ts answers ahead of this app, before each one.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -10,7 +10,7 @@ import type { Logger } from '../shared/logger';
 import type { Broadcasts } from './broadcasts';
 import { FALLBACK_ARGUMENT } from './fallback';
 import type { ProviderConfig } from './config';
-import { playbackCheckRouter } from './playbackCheck';
+import { fromThisMachine } from './playbackCheck';
 import type { ProviderState, ProviderStream, Registration } from './state';
 
 /** The operations the service calls, as registered under the seed's `urls` keys. */
@@ -41,8 +41,6 @@ function field(body: unknown, name: string, check: (value: string) => boolean = 
 
 const isHttpUrl = (value: string) => /^https?:\/\/\S+$/.test(value) && value.length <= 2000;
 
-const isLoopback = (address: string | undefined) => address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
-
 export interface ProviderApiDeps {
   config: ProviderConfig;
   state: ProviderState;
@@ -59,16 +57,13 @@ export function providerApp(deps: ProviderApiDeps) {
   const app = express();
   app.disable('x-powered-by');
 
-  // nginx serves what viewers play (provider/nginx.ts) and asks this before each file.
-  const fromThisMachine = (request: Request) => isLoopback(request.socket.remoteAddress) || request.socket.remoteAddress === request.socket.localAddress;
-  app.use(playbackCheckRouter({ state, registration: deps.registration }, fromThisMachine));
   app.get('/health', (_request, response) => {
     response.json({ success: true, registered: deps.registration() !== null });
   });
 
   // nginx's callbacks: form-encoded, `name` is the stream key. Anything but 2xx makes nginx drop the encoder.
   const rtmp = express.Router();
-  // Only nginx, which runs on this machine: loopback, or this server's own address when it listens on one.
+  // Only nginx, which runs on this machine.
   rtmp.use((request, response, next) => (fromThisMachine(request) ? next() : response.status(403).end()));
   rtmp.use(express.urlencoded({ extended: false, limit: '16kb' }));
   const callback = (request: Request) => {

@@ -8,7 +8,7 @@
  * failure (500), so nothing here answers anything else: a path that names no file gets 200 and a file
  * name that does not exist, which nginx answers 404.
  */
-import express, { type Request, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { unsignedPath, verifyPlaybackToken } from '../shared/playbackSigning';
 import { VOD_PLAYLIST } from './files';
 import type { ProviderState, Registration } from './state';
@@ -75,20 +75,39 @@ export function playbackVerdict(deps: PlaybackCheckDeps, rawPath: string, now: n
   return signed || rawPath.includes('/t/') ? { refusal: INVALID } : { file: NO_FILE };
 }
 
-/** The check's route; only nginx, on this machine, may ask it. */
-export function playbackCheckRouter(deps: PlaybackCheckDeps, fromThisMachine: (request: Request) => boolean) {
-  const router = express.Router();
-  router.get(PLAYBACK_CHECK_PATH, (request: Request, response: Response) => {
-    if (!fromThisMachine(request)) return response.status(403).end();
-    const original = request.headers[ORIGINAL_URI_HEADER];
-    const rawPath = typeof original === 'string' ? original.split('?')[0] : '';
-    const verdict = playbackVerdict(deps, rawPath, Date.now());
-    if ('refusal' in verdict) return response.setHeader(CHECK_HEADERS.refusal, verdict.refusal).status(403).end();
-    response.setHeader(CHECK_HEADERS.file, verdict.file);
-    // nginx's sub_filter needs a string to look for even in a recording's location: one no file holds.
-    response.setHeader(CHECK_HEADERS.streamKey, verdict.streamKey ?? NO_FILE);
-    response.setHeader(CHECK_HEADERS.playbackName, verdict.playbackName ?? NO_FILE);
-    return response.status(200).end();
-  });
-  return router;
+/** Whether a request comes from this machine: loopback, or this server's own address when it listens on one. */
+export function fromThisMachine(request: IncomingMessage): boolean {
+  const address = request.socket.remoteAddress;
+  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1' || address === request.socket.localAddress;
+}
+
+/**
+ * Answers nginx's check; only nginx, on this machine, may ask it. A plain Node handler ahead of the
+ * Express app (provider/server.ts): it runs for every playback request, and Express's routing would be
+ * most of its cost (docs/benchmarks.md, "Signed playback at the reference provider").
+ */
+export function answerPlaybackCheck(deps: PlaybackCheckDeps, request: IncomingMessage, response: ServerResponse): void {
+  // An empty body of a stated length: nginx reads only the headers of an auth_request answer, and keeps the
+  // connection for the next check only when it knows no body follows (chunked, it closes it every time).
+  const empty = { 'content-length': 0 };
+  if (request.method !== 'GET' || !fromThisMachine(request)) {
+    response.writeHead(403, empty).end();
+    return;
+  }
+  const original = request.headers[ORIGINAL_URI_HEADER];
+  const rawPath = typeof original === 'string' ? original.split('?')[0] : '';
+  const verdict = playbackVerdict(deps, rawPath, Date.now());
+  if ('refusal' in verdict) {
+    response.writeHead(403, { ...empty, [CHECK_HEADERS.refusal]: verdict.refusal }).end();
+    return;
+  }
+  response
+    .writeHead(200, {
+      ...empty,
+      [CHECK_HEADERS.file]: verdict.file,
+      // nginx's sub_filter needs a string to look for even when the answer names no live file: one no file holds.
+      [CHECK_HEADERS.streamKey]: verdict.streamKey ?? NO_FILE,
+      [CHECK_HEADERS.playbackName]: verdict.playbackName ?? NO_FILE,
+    })
+    .end();
 }

@@ -13,6 +13,7 @@ import type { ProviderConfig } from './config';
 import { ServiceDeliveries } from './deliveries';
 import { FallbackFeeds } from './fallback';
 import { startNginx, type Nginx } from './nginx';
+import { answerPlaybackCheck, PLAYBACK_CHECK_PATH } from './playbackCheck';
 import { ProviderState, readRegistration, type Registration } from './state';
 
 export interface Provider {
@@ -44,7 +45,13 @@ export async function buildProvider(config: ProviderConfig, logger: Logger = cre
   const boundPort = () => (server.address() as AddressInfo | null)?.port ?? config.port;
   const viewersBase = () => playbackBase(config);
   const broadcasts = new Broadcasts(state, deliveries, config, viewersBase, new FallbackFeeds(config, logger), logger);
-  server.on('request', providerApp({ config, state, broadcasts, registration: registered, playbackBase: viewersBase, logger }));
+  const app = providerApp({ config, state, broadcasts, registration: registered, playbackBase: viewersBase, logger });
+  const checkDeps = { state, registration: registered };
+  // nginx's check of each playback request is answered ahead of the app: it is the provider's hottest path.
+  server.on('request', (request, response) => {
+    if (request.url === PLAYBACK_CHECK_PATH) answerPlaybackCheck(checkDeps, request, response);
+    else app(request, response);
+  });
   let nginx: Nginx | null = null;
   return {
     server,
