@@ -147,7 +147,10 @@ it('plays a gated live stream and its recording only with a valid token', async 
   await expectEnforced(liveUrl, otherUrl);
 
   // The show ends (the encoder leaves, the provider's idle stops the recording): its recording, signed, plays the same way.
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  // A few fragments recorded first: the live playlist's media sequence moves on by three.
+  const sequence = async () => Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(await (await fetch(liveUrl)).text())?.[1] ?? -1);
+  const first = await sequence();
+  await until(sequence, (now) => now >= first + 3, 'three more fragments of the show');
   await stopChild(encoder);
   const vodUrl = await checkedUrl(show.channelId, 'vod');
   await expectEnforced(vodUrl, otherUrl);

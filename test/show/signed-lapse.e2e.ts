@@ -63,8 +63,8 @@ const liveUrlOf = (channelId: string, viewer: Viewer) =>
     'the check offers the signed live video',
   ).then((video) => video.url as string);
 
-/** The playlist's status and, when it plays, the status of the newest segment it names. */
-async function plays(url: string): Promise<{ playlist: number; segment: number | null }> {
+/** The playlist's status and, when it plays, the status of the newest segment it names (and that segment's URL). */
+async function plays(url: string): Promise<{ playlist: number; segment: number | null; segmentUrl?: string }> {
   const playlist = await fetch(url);
   if (playlist.status !== 200) return { playlist: playlist.status, segment: null };
   const segment = (await playlist.text())
@@ -72,7 +72,8 @@ async function plays(url: string): Promise<{ playlist: number; segment: number |
     .filter((line) => line && !line.startsWith('#'))
     .at(-1);
   if (!segment) return { playlist: 200, segment: null };
-  return { playlist: 200, segment: (await fetch(new URL(segment, url))).status };
+  const segmentUrl = new URL(segment, url).toString();
+  return { playlist: 200, segment: (await fetch(segmentUrl)).status, segmentUrl };
 }
 
 const expiryOf = (url: string) => Number(/\/t\/(\d+)\./.exec(url)![1]) * 1000;
@@ -98,7 +99,7 @@ it('refuses the renewal of a viewer whose pass was taken away, and its URL stops
   const encoder = pushTestPattern(stream.body.ingestUrl as string, stream.body.streamKey as string);
 
   const held = await liveUrlOf(channelId, lapsing);
-  await until(
+  const playing = await until(
     () => plays(held),
     (got) => got.playlist === 200 && got.segment === 200,
     'the signed URL plays, playlist and segment',
@@ -138,13 +139,13 @@ it('refuses the renewal of a viewer whose pass was taken away, and its URL stops
   );
   expect(refused.at).toBeGreaterThanOrEqual(expiresAt);
   expect(refused.at).toBeLessThanOrEqual(lapsedAt + (TTL_SECONDS + 5) * 1000);
-  // Its segments too: a segment name of the stream, with the held token.
-  const segmentUrl = new URL(`${playbackName}-1.ts`, held).toString();
-  expect((await fetch(segmentUrl)).status).toBe(403);
+  // Its segments too: the newest one it played, and the newest one the stream has now, with the held token.
+  const fresh = await liveUrlOf(channelId, keeping);
+  const newest = (await plays(fresh)).segmentUrl!.split('/').at(-1)!;
+  for (const segmentUrl of [playing.segmentUrl!, new URL(newest, held).toString()]) expect((await fetch(segmentUrl)).status).toBe(403);
 
   // The viewer who kept the pass renews and plays on, past the first token's expiry.
-  const fresh = await liveUrlOf(channelId, keeping);
   expect(expiryOf(fresh)).toBeGreaterThan(Date.now());
-  expect(await plays(fresh)).toEqual({ playlist: 200, segment: 200 });
+  expect(await plays(fresh)).toMatchObject({ playlist: 200, segment: 200 });
   await stopChild(encoder);
 }, 180_000);
