@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { hlsDir } from '../provider/files';
@@ -148,4 +148,18 @@ export async function measurePlayback(sequentialRequests = 3000, connections = 3
     await exited;
     rmSync(stateDir, { recursive: true, force: true });
   }
+}
+
+/** `npm run bench -- playback`: the figures, printed and kept under `figures.playback`. */
+export async function playbackSection(figures: Record<string, unknown>): Promise<void> {
+  const playback = await measurePlayback();
+  figures.playback = playback;
+  console.log('\nplayback at the reference provider: nginx with its token check (auth_request) beside nginx with none, 150 KB fragments');
+  console.table(playback.sequentialMs);
+  console.table(playback.load);
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  );
 }

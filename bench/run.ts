@@ -23,7 +23,7 @@ import { measureFleet } from './fleet';
 import { gatewaySection, graphqlLimitsSection, loopBlockSection, observabilitySection, peerSection, type Figures } from './gatewaySections';
 import { root, startInstance, startPostgres, startRedis } from './harness';
 import { builds, chatSection, fanoutSection, joinSection, twoInstancesSection } from './liveSections';
-import { measurePlayback } from './playback';
+import { playbackSection } from './playback';
 import { measureShow, signingCostUs } from './show';
 import { measureSoak } from './soak';
 import { measureRuntimes } from './runtimes';
@@ -58,18 +58,7 @@ async function main(): Promise<void> {
   if (section('runtimes')) await runtimesSection(figures, viewers);
   if (section('httpsubs')) await httpSubscriptionsSection(figures, viewers);
   if (section('show')) await showSection(figures, Number(process.env.BENCH_SHOW_VIEWERS ?? 15000));
-  if (section('playback')) {
-    const playback = await measurePlayback();
-    figures.playback = playback;
-    console.log('\nplayback at the reference provider: nginx with its token check (auth_request) beside nginx with none, 150 KB fragments');
-    console.table(playback.sequentialMs);
-    console.table(playback.load);
-    console.log(
-      `load average at the end: ${loadavg()
-        .map((value) => value.toFixed(2))
-        .join(' ')}`,
-    );
-  }
+  if (section('playback')) await playbackSection(figures);
   if (section('loopblock')) await loopBlockSection(figures);
 
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });

@@ -34,7 +34,7 @@ const answered = (header: string) => `$upstream_http_${header.replaceAll('-', '_
  * after nginx's configuration is written; and a live file's name on disk (the stream key) is the
  * provider's to map from the playback name, which the same answer gives (the file, and the key the
  * manifest's `sub_filter` replaces with the playback name). The check is a loopback request on a kept-alive
- * connection: one HMAC and a map look-up, no disk (docs/show.md has its cost per request).
+ * connection: one HMAC and a map look-up, no disk (docs/benchmarks.md has its cost per request).
  */
 function playbackServer(settings: NginxSettings, callbackBase: string): string {
   const state = settings.stateDir;
