@@ -1,19 +1,16 @@
 /**
  * The provider's HTTP surface. The service's calls (seed 000, "Hosted by the provider"): POST JSON to
  * /v1/<operation>, each with `Authorization: Bearer <the registration's token>`. nginx's callbacks
- * (/rtmp/…, from loopback only). And the files viewers play: live HLS under /hls/ and recordings under
- * /vod/<vodId>/, readable from any origin (a site's watch page plays them with hls.js).
+ * (/rtmp/…, from loopback only). nginx serves the files viewers play on its own port (provider/nginx.ts),
+ * asking provider/playbackCheck.ts, which server.ts answers ahead of this app, before each one.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../shared/logger';
-import { verifyPlaybackToken } from '../shared/playbackSigning';
-import { VOD_PLAYLIST, vodsDir, type Broadcasts } from './broadcasts';
+import type { Broadcasts } from './broadcasts';
 import { FALLBACK_ARGUMENT } from './fallback';
 import type { ProviderConfig } from './config';
-import { hlsDir } from './nginx';
+import { fromThisMachine } from './playbackCheck';
 import type { ProviderState, ProviderStream, Registration } from './state';
 
 /** The operations the service calls, as registered under the seed's `urls` keys. */
@@ -44,15 +41,13 @@ function field(body: unknown, name: string, check: (value: string) => boolean = 
 
 const isHttpUrl = (value: string) => /^https?:\/\/\S+$/.test(value) && value.length <= 2000;
 
-const isLoopback = (address: string | undefined) => address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
-
 export interface ProviderApiDeps {
   config: ProviderConfig;
   state: ProviderState;
   broadcasts: Broadcasts;
   registration: () => Registration | null;
-  /** The provider's HTTP base as encoders' and viewers' URLs name it. */
-  publicBase: () => string;
+  /** nginx's playback base as viewers' URLs name it. */
+  playbackBase: () => string;
   logger: Logger;
 }
 
@@ -62,79 +57,14 @@ export function providerApp(deps: ProviderApiDeps) {
   const app = express();
   app.disable('x-powered-by');
 
-  // Signed playback (PROVIDER_SIGNED_PLAYBACK, shared/playbackSigning.ts): a token in the path, before the
-  // file, signed for the stream's playlist path; the playlist's relative segments keep it. A token that is
-  // not valid for that stream now (absent, altered, another stream's, expired, another shape) is 403.
-  const tokenLets = (token: string, playlistPath: string) => {
-    const key = deps.registration()?.playbackKey;
-    return key !== undefined && verifyPlaybackToken(token, playlistPath, [key], Date.now());
-  };
-  const LIVE_FILE = /^([0-9a-f]{24})(\.m3u8|-\d{1,12}\.ts)$/;
-  app.get('/hls/t/:token/:file', (request, response, next) => {
-    const match = LIVE_FILE.exec(request.params.file);
-    if (!match || !tokenLets(request.params.token, `/hls/${match[1]}.m3u8`)) throw fail(403, 'this playback URL is not valid for this stream now');
-    serveLive(request, response).catch(next);
-  });
-  app.get('/vod/:vodId/t/:token/:file', (request, response) => {
-    const { vodId, token, file } = request.params;
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(vodId) || !/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(file) || !tokenLets(token, `/vod/${vodId}/${VOD_PLAYLIST}`)) {
-      throw fail(403, 'this playback URL is not valid for this recording now');
-    }
-    response.setHeader('access-control-allow-origin', '*');
-    response.type(file.endsWith('.m3u8') ? 'application/vnd.apple.mpegurl' : 'video/mp2t');
-    response.sendFile(join(vodsDir(config.stateDir), vodId, file), { dotfiles: 'deny' }, (error) => {
-      if (error && !response.headersSent) response.status(404).json({ success: false, message: 'no such file' });
-    });
-  });
-
-  // Live HLS under the stream's playback name: nginx writes `<key>.m3u8` and `<key>-<n>.ts`, and its manifest
-  // names the fragments by the key, so the manifest is rewritten on the way out and fragments mapped back.
-  app.get('/hls/:file', (request, response, next) => {
-    const match = LIVE_FILE.exec(request.params.file);
-    if (match && state.streamByPlaybackName(match[1])?.signedOnly) throw fail(403, 'this stream plays only through a signed URL');
-    serveLive(request, response).catch(next);
-  });
-  async function serveLive(request: Request, response: Response) {
-    const match = LIVE_FILE.exec(request.params.file as string);
-    const stream = match ? state.streamByPlaybackName(match[1]) : undefined;
-    if (!match || !stream) throw fail(404, 'no such live stream');
-    const file = join(hlsDir(config.stateDir), `${stream.streamKey}${match[2]}`);
-    response.setHeader('access-control-allow-origin', '*');
-    if (match[2] !== '.m3u8') return response.type('video/mp2t').sendFile(file);
-    const manifest = await readFile(file, 'utf8').catch(() => null);
-    if (manifest === null) throw fail(404, 'the stream is not live');
-    response.setHeader('cache-control', 'no-cache');
-    return response.type('application/vnd.apple.mpegurl').send(manifest.split(stream.streamKey).join(stream.playbackName));
-  }
-  // A signed-only stream's recordings play only through a signed URL (the route above).
-  app.use('/vod/:vodId', (request, _response, next) => {
-    const vod = state.data.vods[request.params.vodId];
-    if (vod && state.data.streams[vod.streamId]?.signedOnly) throw fail(403, 'this recording plays only through a signed URL');
-    next();
-  });
-  // Recordings: files that never change once delivered.
-  app.use(
-    '/vod',
-    express.static(vodsDir(config.stateDir), {
-      fallthrough: false,
-      dotfiles: 'deny',
-      setHeaders(response, path) {
-        response.setHeader('access-control-allow-origin', '*');
-        if (path.endsWith('.m3u8')) response.setHeader('content-type', 'application/vnd.apple.mpegurl');
-        else if (path.endsWith('.ts')) response.setHeader('content-type', 'video/mp2t');
-      },
-    }),
-  );
   app.get('/health', (_request, response) => {
     response.json({ success: true, registered: deps.registration() !== null });
   });
 
   // nginx's callbacks: form-encoded, `name` is the stream key. Anything but 2xx makes nginx drop the encoder.
   const rtmp = express.Router();
-  // Only nginx, which runs on this machine: loopback, or this server's own address when it listens on one.
-  rtmp.use((request, response, next) =>
-    isLoopback(request.socket.remoteAddress) || request.socket.remoteAddress === request.socket.localAddress ? next() : response.status(403).end(),
-  );
+  // Only nginx, which runs on this machine.
+  rtmp.use((request, response, next) => (fromThisMachine(request) ? next() : response.status(403).end()));
   rtmp.use(express.urlencoded({ extended: false, limit: '16kb' }));
   const callback = (request: Request) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
@@ -203,7 +133,7 @@ export function providerApp(deps: ProviderApiDeps) {
     response.json({
       ingestUrl: `rtmp://${config.publicHost}:${config.rtmpPort}/live`,
       streamKey: stream.streamKey,
-      playbackUrl: `${deps.publicBase()}/hls/${stream.playbackName}.m3u8`,
+      playbackUrl: `${deps.playbackBase()}/hls/${stream.playbackName}.m3u8`,
       providerStreamId: stream.id,
     });
   });

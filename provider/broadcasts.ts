@@ -14,7 +14,7 @@ import type { Logger } from '../shared/logger';
 import type { ProviderConfig } from './config';
 import type { ServiceDeliveries } from './deliveries';
 import type { FallbackFeeds } from './fallback';
-import { hlsDir } from './nginx';
+import { hlsDir, recordingsDir, VOD_PLAYLIST, vodsDir } from './files';
 import type { ProviderState, ProviderStream, Recording } from './state';
 
 /** A fragment of a live manifest. */
@@ -42,12 +42,6 @@ export function parseFragments(playlist: string): LiveFragment[] {
   }
   return fragments;
 }
-
-export const recordingsDir = (stateDir: string) => join(stateDir, 'recordings');
-export const vodsDir = (stateDir: string) => join(stateDir, 'vod');
-
-/** The name of a VOD's playlist inside its folder. */
-export const VOD_PLAYLIST = 'index.m3u8';
 
 /** The playlist of a finished recording: every fragment, a discontinuity where the encoder reconnected, and the end. */
 function vodPlaylist(recording: Recording): string {

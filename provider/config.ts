@@ -5,9 +5,15 @@
 import { resolve } from 'node:path';
 
 export interface ProviderConfig {
-  /** Port of the provider's HTTP server: the service's calls, nginx's callbacks, HLS and VOD files (`PROVIDER_PORT`, default 4200; 0 = any free port). */
+  /** Port of the provider's HTTP server: the service's calls, nginx's callbacks and token checks (`PROVIDER_PORT`, default 4200; 0 = any free port). */
   port: number;
-  /** Interface the HTTP server binds to (`PROVIDER_LISTEN_HOST`, default 0.0.0.0, so viewers on other machines can play). */
+  /**
+   * Port nginx serves playback on: live HLS under /hls/ and recordings under /vod/, each request of a stream
+   * that plays signed checked by the provider (`PROVIDER_PLAYBACK_PORT`, default 4201). Playback and VOD URLs
+   * name it; nginx cannot be given port 0, so it is always a real port.
+   */
+  playbackPort: number;
+  /** Interface the HTTP server and nginx's playback bind to (`PROVIDER_LISTEN_HOST`, default 0.0.0.0, so viewers on other machines can play). */
   listenHost: string;
   /** Port nginx takes RTMP ingest on (`RTMP_PORT`, default 1935). */
   rtmpPort: number;
@@ -82,6 +88,7 @@ function hostName(env: Env, name: string, fallback: string): string {
 export function loadProviderConfig(env: Env = process.env): ProviderConfig {
   return {
     port: integer(env, 'PROVIDER_PORT', 4200, 0, 65535),
+    playbackPort: integer(env, 'PROVIDER_PLAYBACK_PORT', 4201, 1, 65535),
     listenHost: hostName(env, 'PROVIDER_LISTEN_HOST', '0.0.0.0'),
     rtmpPort: integer(env, 'RTMP_PORT', 1935, 1, 65535),
     rtmpListenHost: hostName(env, 'RTMP_LISTEN_HOST', '0.0.0.0'),

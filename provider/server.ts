@@ -1,7 +1,7 @@
 /**
  * Builds the reference provider without listening: its state, its calls to the service, the broadcast
- * watcher and the HTTP app. `start()` (after the HTTP server listens, so nginx's callbacks reach it)
- * starts nginx and the watcher; `close()` stops them all. provider/index.ts listens; tests may run it in
+ * watcher and the HTTP app. `start()` (after the HTTP server listens, so nginx's callbacks and playback
+ * checks reach it) starts nginx, which serves playback, and the watcher; `close()` stops them all. provider/index.ts listens; tests may run it in
  * process or, as docs/show.md does, as `npm run provider`.
  */
 import { createServer, type Server } from 'node:http';
@@ -13,6 +13,7 @@ import type { ProviderConfig } from './config';
 import { ServiceDeliveries } from './deliveries';
 import { FallbackFeeds } from './fallback';
 import { startNginx, type Nginx } from './nginx';
+import { answerPlaybackCheck, PLAYBACK_CHECK_PATH } from './playbackCheck';
 import { ProviderState, readRegistration, type Registration } from './state';
 
 export interface Provider {
@@ -24,9 +25,14 @@ export interface Provider {
   close(): Promise<void>;
 }
 
-/** The provider's HTTP base as URLs given to encoders, viewers and the service name it. */
+/** The provider's HTTP base as the contract's operation URLs name it. */
 export function publicBase(config: Pick<ProviderConfig, 'publicHost' | 'port'>, port = config.port): string {
   return `http://${config.publicHost}:${port}`;
+}
+
+/** nginx's playback base as the playback and VOD URLs given to viewers name it. */
+export function playbackBase(config: Pick<ProviderConfig, 'publicHost' | 'playbackPort'>): string {
+  return `http://${config.publicHost}:${config.playbackPort}`;
 }
 
 export async function buildProvider(config: ProviderConfig, logger: Logger = createLogger('info', 'provider')): Promise<Provider> {
@@ -37,9 +43,15 @@ export async function buildProvider(config: ProviderConfig, logger: Logger = cre
   const deliveries = new ServiceDeliveries(state, registered, config, logger);
   const server = createServer();
   const boundPort = () => (server.address() as AddressInfo | null)?.port ?? config.port;
-  const base = () => publicBase(config, boundPort());
-  const broadcasts = new Broadcasts(state, deliveries, config, base, new FallbackFeeds(config, logger), logger);
-  server.on('request', providerApp({ config, state, broadcasts, registration: registered, publicBase: base, logger }));
+  const viewersBase = () => playbackBase(config);
+  const broadcasts = new Broadcasts(state, deliveries, config, viewersBase, new FallbackFeeds(config, logger), logger);
+  const app = providerApp({ config, state, broadcasts, registration: registered, playbackBase: viewersBase, logger });
+  const checkDeps = { state, registration: registered };
+  // nginx's check of each playback request is answered ahead of the app: it is the provider's hottest path.
+  server.on('request', (request, response) => {
+    if (request.url === PLAYBACK_CHECK_PATH) answerPlaybackCheck(checkDeps, request, response);
+    else app(request, response);
+  });
   let nginx: Nginx | null = null;
   return {
     server,

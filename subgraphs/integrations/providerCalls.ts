@@ -20,6 +20,8 @@ export interface ProviderCallSettings {
   logger: Logger;
   /** Which non-public addresses the URL may reach (outboundPolicy(config)). */
   policy: OutboundPolicy;
+  /** The contract's name, so an admin reading a failure knows which provider failed. */
+  providerName?: string;
 }
 
 /** A 2xx or 4xx answer: the body parsed as JSON when it is JSON, else its text (or null when empty). */
@@ -39,8 +41,8 @@ export const isHttpUrl = (value: string): boolean => {
   }
 };
 
-const badGateway = (operation: ProviderOperation, reason: string) =>
-  appError(ErrorCode.BAD_GATEWAY, `the streaming provider's ${operation} call failed: ${reason}`);
+const badGateway = (operation: ProviderOperation, reason: string, providerName?: string) =>
+  appError(ErrorCode.BAD_GATEWAY, `the streaming provider${providerName ? ` "${providerName}"` : ''}'s ${operation} call failed: ${reason}`);
 
 /** Reads at most MAX_ANSWER_BYTES of the answer; a provider cannot make the service buffer without bound. */
 async function readAnswer(response: Response): Promise<unknown> {
@@ -68,7 +70,7 @@ export async function callProvider(
   payload: object,
   settings: ProviderCallSettings,
 ): Promise<ProviderAnswer> {
-  if (!isHttpUrl(url)) throw badGateway(operation, 'its URL is not http(s)');
+  if (!isHttpUrl(url)) throw badGateway(operation, 'its URL is not http(s)', settings.providerName);
   const body = JSON.stringify(payload);
   const attempts = settings.retries + 1;
   const backoffMs = settings.backoffMs ?? 200;
@@ -88,20 +90,20 @@ export async function callProvider(
       );
       const answer = await readAnswer(response);
       if (response.status >= 300 && response.status < 400)
-        throw badGateway(operation, `it answered with a redirect (${response.status}), which is not followed`);
+        throw badGateway(operation, `it answered with a redirect (${response.status}), which is not followed`, settings.providerName);
       if (response.status < 500) return { status: response.status, body: answer };
       failure = `${response.status}${messageOf(answer) ? ` (${messageOf(answer)})` : ''}`;
     } catch (error) {
       if (error instanceof Error && 'extensions' in error) throw error;
       // Not retried: the address will not become public by asking again.
-      if (isNonPublicRefusal(error)) throw badGateway(operation, 'its URL does not reach a public address');
+      if (isNonPublicRefusal(error)) throw badGateway(operation, 'its URL does not reach a public address', settings.providerName);
       const name = (error as Error).name;
       failure = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${settings.timeoutMs} ms` : `${(error as Error).message}${causeOf(error)}`;
     }
     settings.logger.warn({ operation, attempt, attempts, failure }, 'streaming provider call failed');
     if (attempt < attempts) await pause(backoffMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5));
   }
-  throw badGateway(operation, `${failure} after ${attempts} attempt(s)`);
+  throw badGateway(operation, `${failure} after ${attempts} attempt(s)`, settings.providerName);
 }
 
 const causeOf = (error: unknown): string => {
@@ -121,7 +123,7 @@ export function messageOf(body: unknown): string | null {
 }
 
 /** A 4xx the operation gives no meaning to is the provider's failure, reported as BAD_GATEWAY. */
-export function unexpectedAnswer(operation: ProviderOperation, answer: ProviderAnswer) {
+export function unexpectedAnswer(operation: ProviderOperation, answer: ProviderAnswer, providerName?: string) {
   const message = messageOf(answer.body);
-  return badGateway(operation, `it answered ${answer.status}${message ? ` (${message})` : ''}`);
+  return badGateway(operation, `it answered ${answer.status}${message ? ` (${message})` : ''}`, providerName);
 }

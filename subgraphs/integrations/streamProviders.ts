@@ -195,6 +195,7 @@ export function callContract(ctx: SubgraphContext, contract: StreamProviderContr
     retries: ctx.config.providerRetries,
     logger: ctx.logger,
     policy: outboundPolicy(ctx.config),
+    providerName: contract.name,
   });
 }
 

@@ -34,7 +34,7 @@ export async function findStream(ctx: SubgraphContext, siteId: string, id: strin
 /** Calls the contract and accepts only 2xx; any 4xx left is the provider's failure. */
 async function expectDone(ctx: SubgraphContext, contract: StreamProviderContract, operation: ProviderOperation, payload: object): Promise<ProviderAnswer> {
   const answer = await callContract(ctx, contract, operation, payload);
-  if (answer.status >= 300) throw unexpectedAnswer(operation, answer);
+  if (answer.status >= 300) throw unexpectedAnswer(operation, answer, contract.name);
   return answer;
 }
 
@@ -83,7 +83,7 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
     throw badInput(`the streaming provider rejected accountCredentials (401${providerSays(answer)})`, 'accountCredentials');
   }
   if (answer.status === 403) throw forbidden(`the streaming provider cannot create a stream for this account (403${providerSays(answer)})`);
-  if (answer.status >= 300) throw unexpectedAnswer('createStream', answer);
+  if (answer.status >= 300) throw unexpectedAnswer('createStream', answer, contract.name);
   const created = createdStream(answer);
   const now = new Date();
   const stream = await ctx.db.stream.create({
@@ -205,6 +205,6 @@ export async function verifyAccount(ctx: SubgraphContext, siteId: string, contra
   const accountCredentials = checkAccountCredentials(contract, given);
   const answer = await callContract(ctx, contract, 'verifyAccount', { accountCredentials });
   if (answer.status === 401) return { valid: false, message: `the provider rejected the account${providerSays(answer)}` };
-  if (answer.status >= 300) throw unexpectedAnswer('verifyAccount', answer);
+  if (answer.status >= 300) throw unexpectedAnswer('verifyAccount', answer, contract.name);
   return { valid: true, message: 'the provider accepted the account' };
 }

@@ -27,6 +27,8 @@ export { freePort };
 export interface ReferenceProviderPorts {
   httpPort: number;
   rtmpPort: number;
+  /** nginx's playback port: the live HLS and recordings viewers play. */
+  playbackPort: number;
   stateDir: string;
   /** The provider's environment: what the lead's other tests pass to start one the same way. */
   env: Record<string, string>;
@@ -36,11 +38,13 @@ export interface ReferenceProviderPorts {
 export async function referenceProviderPorts(extra: Record<string, string> = {}): Promise<ReferenceProviderPorts> {
   const httpPort = await freePort();
   const rtmpPort = await freePort();
+  const playbackPort = await freePort();
   const stateDir = mkdtempSync(join(tmpdir(), 'stagegraph-provider-'));
   stateDirs.add(stateDir);
   const env = {
     PROVIDER_PORT: String(httpPort),
     RTMP_PORT: String(rtmpPort),
+    PROVIDER_PLAYBACK_PORT: String(playbackPort),
     PROVIDER_STATE_DIR: stateDir,
     PROVIDER_PUBLIC_HOST: '127.0.0.1',
     PROVIDER_LISTEN_HOST: '127.0.0.1',
@@ -50,7 +54,7 @@ export async function referenceProviderPorts(extra: Record<string, string> = {})
     PROVIDER_RECONNECT_WINDOW_MS: '0',
     ...extra,
   };
-  return { httpPort, rtmpPort, stateDir, env };
+  return { httpPort, rtmpPort, playbackPort, stateDir, env };
 }
 
 const providerArgs = (args: string[]) => ['--import', 'tsx', join(root, 'provider', 'index.ts'), ...args];
@@ -94,11 +98,13 @@ export interface RunningReferenceProvider {
   process: ChildProcess;
   /** http://127.0.0.1:<httpPort> */
   url: string;
+  /** http://127.0.0.1:<playbackPort>: nginx, serving what viewers play. */
+  playbackUrl: string;
   /** What it logged on stderr (warnings and errors). */
   output(): string;
 }
 
-/** `npm run provider` as a process; resolves once it answers /health (nginx takes RTMP by then). */
+/** `npm run provider` as a process; resolves once it answers /health and nginx answers on the playback port. */
 export async function serveReferenceProvider(ports: ReferenceProviderPorts): Promise<RunningReferenceProvider> {
   const child = track(spawn(process.execPath, providerArgs([]), { cwd: root, env: { ...process.env, ...ports.env }, stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
@@ -109,7 +115,13 @@ export async function serveReferenceProvider(ports: ReferenceProviderPorts): Pro
     if (child.exitCode !== null) throw new Error(`the provider exited: ${output}`);
     return (await fetch(`${url}/health`)).ok;
   }, 'the reference provider answers /health');
-  return { process: child, url, output: () => output };
+  const playbackUrl = `http://127.0.0.1:${ports.playbackPort}`;
+  // nginx starts after the provider's server listens: its playback answers (404 at the root) once it runs.
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new Error(`the provider exited: ${output}`);
+    return (await fetch(playbackUrl).catch(() => null))?.status === 404;
+  }, "the reference provider's nginx serves playback");
+  return { process: child, url, playbackUrl, output: () => output };
 }
 
 /** ffmpeg pushing a 320x240 test pattern with a tone, in real time, to `<ingestUrl>/<streamKey>`. */

@@ -25,7 +25,7 @@ export async function registerShowProvider(stack: Stack, site: TestSite, provide
   const body = { name: `Show provider ${Date.now()}-${(channels += 1)}`, urls: provider.urls(), accountCredentials: {}, useAccount: false };
   const reply = await rest(stack, 'POST', '/streamprovider/v1/register', { headers: site.admin, body });
   if (reply.status !== 201) throw new Error(`registration failed: ${JSON.stringify(reply.body)}`);
-  return reply.body as { id: string; authorization: string };
+  return { ...(reply.body as { id: string; authorization: string }), name: body.name };
 }
 
 /** A switched-on channel of `site` (with `data` merged into its data) and its stream at the contract. */

@@ -1,6 +1,6 @@
 /**
- * The reference provider's cores in process, fast: its configuration, the live manifest parser, and its
- * calls to the service against a real local server — strict order per stream, streams independent of
+ * The reference provider's cores in process, fast: its configuration, the live manifest parser, the token
+ * check nginx asks before each playback file (what it answers for each shape of path), and its calls to the service against a real local server — strict order per stream, streams independent of
  * each other, and undelivered calls kept in the state folder across a restart.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,13 +12,16 @@ import { createLogger } from '../../shared/logger';
 import { parseFragments } from '../../provider/broadcasts';
 import { loadProviderConfig } from '../../provider/config';
 import { ServiceDeliveries } from '../../provider/deliveries';
-import { ProviderState, type Registration } from '../../provider/state';
+import { playbackVerdict } from '../../provider/playbackCheck';
+import { ProviderState, type ProviderStream, type Registration } from '../../provider/state';
+import { newPlaybackKey, signPlaybackUrl } from '../../shared/playbackSigning';
 import { eventually } from '../helpers/wait';
 
 describe('configuration', () => {
   it('has the documented defaults and refuses bad values, naming the variable', () => {
     expect(loadProviderConfig({})).toMatchObject({
       port: 4200,
+      playbackPort: 4201,
       rtmpPort: 1935,
       publicHost: '127.0.0.1',
       hlsFragmentSeconds: 1,
@@ -26,9 +29,55 @@ describe('configuration', () => {
     });
     expect(() => loadProviderConfig({ RTMP_PORT: '0' })).toThrow(/RTMP_PORT/);
     expect(() => loadProviderConfig({ PROVIDER_PORT: 'x' })).toThrow(/PROVIDER_PORT/);
+    // nginx cannot be handed port 0: the playback URLs must carry the port it serves on.
+    expect(() => loadProviderConfig({ PROVIDER_PLAYBACK_PORT: '0' })).toThrow(/PROVIDER_PLAYBACK_PORT/);
+    expect(() => loadProviderConfig({ PROVIDER_PLAYBACK_PORT: '70000' })).toThrow(/PROVIDER_PLAYBACK_PORT/);
     expect(() => loadProviderConfig({ PROVIDER_PUBLIC_HOST: 'a/b' })).toThrow(/PROVIDER_PUBLIC_HOST/);
     expect(loadProviderConfig({ PROVIDER_PUBLIC_HOST: '[::1]' }).publicHost).toBe('[::1]');
   });
+});
+
+it('tells nginx which file a playback path plays, or why not', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'provider-check-'));
+  try {
+    const state = await ProviderState.open(dir);
+    const stream = (id: string, playbackName: string, signedOnly: boolean) => ({ id, streamKey: `key-of-${id}`, playbackName, signedOnly }) as ProviderStream;
+    state.data.streams = { paid: stream('paid', 'a'.repeat(24), true), open: stream('open', 'b'.repeat(24), false) };
+    state.data.vods = { v1: { id: 'v1', streamId: 'paid', liveBroadcastId: 'l', durationSeconds: 1, createdAt: 0 } };
+    const playbackKey = newPlaybackKey();
+    const deps = { state, registration: () => ({ playbackKey }) as Registration };
+    const now = Date.now();
+    const inAMinute = Math.floor(now / 1000) + 60;
+    const signed = (path: string) => new URL(signPlaybackUrl(`http://p.test${path}`, playbackKey, inAMinute)).pathname;
+    const segmentOf = (playlist: string, file: string) => playlist.replace(/[^/]+$/, file);
+    const paidPlaylist = signed(`/hls/${'a'.repeat(24)}.m3u8`);
+    const verdict = (path: string) => playbackVerdict(deps, path, now);
+
+    expect(verdict(paidPlaylist)).toEqual({ file: 'key-of-paid.m3u8', streamKey: 'key-of-paid', playbackName: 'a'.repeat(24) });
+    expect(verdict(segmentOf(paidPlaylist, `${'a'.repeat(24)}-17.ts`))).toMatchObject({ file: 'key-of-paid-17.ts' });
+    expect(verdict(`/hls/${'b'.repeat(24)}-3.ts`)).toMatchObject({ file: 'key-of-open-3.ts' });
+    expect(verdict(signed('/vod/v1/index.m3u8'))).toEqual({ file: 'v1/index.m3u8' });
+    expect(verdict(segmentOf(signed('/vod/v1/index.m3u8'), 'seg-2.ts'))).toEqual({ file: 'v1/seg-2.ts' });
+    // Names of nothing: a file nginx answers 404 for.
+    expect(verdict(`/hls/${'c'.repeat(24)}.m3u8`)).toEqual({ file: '-' });
+    expect(verdict('/hls/../registration.json')).toEqual({ file: '-' });
+    // Refused (403): plain for a signed-only stream; a token expired, altered, of another stream, of the
+    // playlist's path for another file kind, in another shape, or on a path that names no file.
+    const refused = { refusal: expect.any(String) };
+    expect(verdict(`/hls/${'a'.repeat(24)}.m3u8`)).toEqual(refused);
+    expect(verdict('/vod/v1/index.m3u8')).toEqual(refused);
+    expect(playbackVerdict(deps, paidPlaylist, (inAMinute + 1) * 1000)).toEqual(refused);
+    expect(verdict(paidPlaylist.replace(/\.(.)([^./]*)\//, (_all, first: string, rest: string) => `.${first === 'A' ? 'B' : 'A'}${rest}/`))).toEqual(refused);
+    expect(verdict(segmentOf(paidPlaylist, `${'b'.repeat(24)}.m3u8`))).toEqual(refused);
+    expect(verdict(signed('/vod/v2/index.m3u8').replace('/v2/', '/v1/'))).toEqual(refused);
+    for (const shape of ['/hls/t/x/a.m3u8', `/hls/t/${'x'.repeat(200)}/${'a'.repeat(24)}.m3u8`, '/hls/t/', '/vod/v1/t/%2F/index.m3u8', '/anything/t/x/y']) {
+      expect({ shape, verdict: verdict(shape) }).toEqual({ shape, verdict: refused });
+    }
+    // No key kept (a registration without signed playback): no token is valid.
+    expect(playbackVerdict({ state, registration: () => null }, paidPlaylist, now)).toEqual(refused);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 it('reads the fragments of a live manifest with their durations', () => {

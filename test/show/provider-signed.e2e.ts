@@ -88,12 +88,21 @@ const withToken = (url: string, token: string) => {
 
 /** The playlist and its first segment play with the token, and neither does with a bad one. */
 async function expectEnforced(signedUrl: string, otherStreamsUrl: string) {
+  // nginx serves it, on its playback port; the provider's own HTTP server serves no media.
+  expect(new URL(signedUrl).port).toBe(String(ports.playbackPort));
   const playlist = await fetch(signedUrl);
   expect(playlist.status).toBe(200);
-  const segmentName = (await playlist.text()).split('\n').find((line) => line && !line.startsWith('#'));
+  expect(playlist.headers.get('access-control-allow-origin')).toBe('*');
+  const playlistText = await playlist.text();
+  const segmentName = playlistText.split('\n').find((line) => line && !line.startsWith('#'));
   expect(segmentName).toBeTruthy();
   const segmentUrl = new URL(segmentName!, signedUrl).toString();
-  expect(await status(segmentUrl)).toBe(200);
+  const segment = await fetch(segmentUrl);
+  expect([segment.status, segment.headers.get('content-type')]).toEqual([200, 'video/mp2t']);
+  expect(Buffer.from(await segment.arrayBuffer())[0]).toBe(0x47); // MPEG-TS sync byte
+  const onProviderPort = new URL(signedUrl);
+  onProviderPort.port = String(ports.httpPort);
+  expect(await status(onProviderPort.toString())).toBe(404);
 
   const token = unsignedPath(new URL(signedUrl).pathname)!.token;
   const [expires, keyId, mac] = token.split('.');
@@ -105,10 +114,15 @@ async function expectEnforced(signedUrl: string, otherStreamsUrl: string) {
     "another stream's": otherToken,
     expired: playbackToken(key, playlistPath, Math.floor(Date.now() / 1000) - 1),
     'another shape': 'not-a-token',
+    'another shape, encoded': encodeURIComponent(`${expires}.${keyId}/${mac}`),
+    'too long': 'x'.repeat(300),
   };
   // Without a token: the stream plays signed only (a gated channel's, at a provider that signs).
   const plain = (url: string) => `${new URL(url).origin}${unsignedPath(new URL(url).pathname)!.path}`;
   expect([await status(plain(signedUrl)), await status(plain(segmentUrl))]).toEqual([403, 403]);
+  const refused = await fetch(withToken(signedUrl, bad.altered));
+  expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+  expect(await refused.json()).toEqual({ success: false, message: 'this playback URL is not valid for this stream now' });
   for (const [why, badToken] of Object.entries(bad)) {
     for (const url of [signedUrl, segmentUrl]) {
       const answer = await fetch(withToken(url, badToken));
@@ -133,7 +147,10 @@ it('plays a gated live stream and its recording only with a valid token', async 
   await expectEnforced(liveUrl, otherUrl);
 
   // The show ends (the encoder leaves, the provider's idle stops the recording): its recording, signed, plays the same way.
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  // A few fragments recorded first: the live playlist's media sequence moves on by three.
+  const sequence = async () => Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(await (await fetch(liveUrl)).text())?.[1] ?? -1);
+  const first = await sequence();
+  await until(sequence, (now) => now >= first + 3, 'three more fragments of the show');
   await stopChild(encoder);
   const vodUrl = await checkedUrl(show.channelId, 'vod');
   await expectEnforced(vodUrl, otherUrl);

@@ -162,7 +162,7 @@ describe('a show through the reference provider', () => {
     expect(stream).toMatchObject({
       ingestUrl: `rtmp://127.0.0.1:${ports.rtmpPort}/live`,
       streamKey: expect.stringMatching(/^[0-9a-f]{32}$/),
-      playbackUrl: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:${ports.httpPort}/hls/[0-9a-f]{24}\\.m3u8$`)),
+      playbackUrl: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:${ports.playbackPort}/hls/[0-9a-f]{24}\\.m3u8$`)),
       providerStreamId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
     });
     // The playback URL is public: it must not carry the key that lets one publish.
@@ -189,6 +189,8 @@ describe('a show through the reference provider', () => {
     expect(manifest.headers.get('content-type')).toMatch(/^application\/vnd\.apple\.mpegurl/);
     expect(await manifest.text()).not.toContain(stream.streamKey);
     expect(manifest.headers.get('access-control-allow-origin')).toBe('*');
+    // Served by nginx: the live manifest is asked again by players, never cached.
+    expect(manifest.headers.get('cache-control')).toBe('no-cache');
     const fragments = await fragmentsOf(stream.playbackUrl);
     expect(fragments.length).toBeGreaterThan(0);
     const fragment = await fetch(new URL(fragments[0], stream.playbackUrl));
@@ -228,7 +230,7 @@ describe('a show through the reference provider', () => {
       { id: broadcast.videoId },
       site.admin,
     );
-    expect(video.body.data.video).toMatchObject({ pageId: channelId, type: 'vod', url: `http://127.0.0.1:${ports.httpPort}/vod/${vodId}/index.m3u8` });
+    expect(video.body.data.video).toMatchObject({ pageId: channelId, type: 'vod', url: `http://127.0.0.1:${ports.playbackPort}/vod/${vodId}/index.m3u8` });
     vodUrl = video.body.data.video.url;
     expect(video.body.data.video.durationSeconds).toBeGreaterThanOrEqual(2);
     const playlist = await (await fetch(vodUrl)).text();

@@ -1,8 +1,8 @@
 /**
  * Deleting a recording (docs/design.md "Paid video stays paid"): `DELETE /video/v3/{id}` (C + D) asks the
  * provider's deleteVod for a delivered VOD and removes the video from the check, the listings, one video
- * by ID and channelStatus; the seed's test trigger does the same. A provider that refuses leaves the
- * video as it was; another site's video is 404 and a viewer's key is refused; GraphQL answers alike.
+ * by ID and channelStatus; the seed's test trigger does the same. A provider that refuses, fails (5xx, a
+ * dropped connection) or is down gives 502 naming it and leaves the video as it was; another site's video is 404 and a viewer's key is refused; GraphQL answers alike.
  */
 import type { Stack } from '../../stack';
 import { graphql, rest } from '../helpers/http';
@@ -14,7 +14,7 @@ let stack: Stack;
 let site: TestSite;
 let other: TestSite;
 let provider: FakeStreamProvider;
-let contract: { id: string; authorization: string };
+let contract: { id: string; authorization: string; name: string };
 
 beforeAll(async () => {
   stack = await startTestStack({ env: { STREAM_FALLBACK_IMAGE_URL: 'https://images.fake.test/fallback.png', PROVIDER_RETRIES: '0' } });
@@ -31,8 +31,8 @@ afterAll(async () => {
 let vods = 0;
 
 /** A channel that offers its recording, after one show whose VOD was delivered. */
-async function recordedShow(): Promise<{ show: ShowChannel; videoId: string; vodId: string; url: string }> {
-  const show = await showChannel(stack, site, contract, { content: { offline: { kind: 'recording' } } });
+async function recordedShow(at: { id: string; authorization: string } = contract): Promise<{ show: ShowChannel; videoId: string; vodId: string; url: string }> {
+  const show = await showChannel(stack, site, at, { content: { offline: { kind: 'recording' } } });
   const started = await rest(stack, 'POST', `/stream/v1/${show.stream._id}/start`, { headers: site.admin });
   await show.hook('connected', 10);
   await show.hook('active', 20);
@@ -40,7 +40,7 @@ async function recordedShow(): Promise<{ show: ShowChannel; videoId: string; vod
   const vodId = `deleted-vod-${(vods += 1)}-${Date.now()}`;
   const url = `https://cdn.fake.test/${vodId}.m3u8`;
   const body = { durationSeconds: 30, liveBroadcastId: started.body.liveBroadcastId, vodId, streamId: show.stream.providerStreamId, url };
-  const delivered = await rest(stack, 'POST', '/video/v3/vod', { headers: { Authorization: `Bearer ${contract.authorization}` }, body });
+  const delivered = await rest(stack, 'POST', '/video/v3/vod', { headers: { Authorization: `Bearer ${at.authorization}` }, body });
   expect(delivered.status).toBe(200);
   await show.hook('disconnected', 30);
   await show.hook('idle', 40);
@@ -103,6 +103,41 @@ it('keeps the video when the provider refuses, and deletes it over GraphQL once 
   expect(viaGraphql.body).toEqual({ data: { deleteVideo: { id: videoId, success: true } } });
   expect(deleteVodCalls().filter((id) => id === vodId)).toHaveLength(2);
   await expectGone(show.channelId, videoId, url);
+});
+
+/** The video is still everywhere it was: listed, offered by the check, and readable by ID. */
+async function expectKept(channelId: string, videoId: string, url: string) {
+  expect((await listing(channelId)).body.results).toEqual([expect.objectContaining({ _id: videoId, url })]);
+  expect((await check(channelId)).body.canIPlayResponse.contentCheck.video.video).toMatchObject({ _id: videoId, url });
+  expect((await readStatus(stack, site.siteId, channelId)).recordingVideoId).toBe(videoId);
+}
+
+it('answers 502 naming the provider when its deleteVod fails (5xx, or a dropped connection), and removes nothing', async () => {
+  const { show, videoId, vodId, url } = await recordedShow();
+  for (const failure of [{ status: 500, body: { message: 'disk on fire' } }, { status: 503 }, 'drop' as const]) {
+    provider.answer('deleteVod', failure);
+    const failed = await rest(stack, 'DELETE', `/video/v3/${videoId}`, { headers: site.admin });
+    expect({ failure, status: failed.status, body: failed.body }).toEqual({
+      failure,
+      status: 502,
+      body: { success: false, message: expect.stringContaining(`the streaming provider "${contract.name}"'s deleteVod call failed`) },
+    });
+    await expectKept(show.channelId, videoId, url);
+  }
+  expect(deleteVodCalls().filter((id) => id === vodId)).toHaveLength(3);
+});
+
+it('answers 502 naming the provider when the provider is down, and removes nothing', async () => {
+  const gone = await startFakeStreamProvider();
+  const goneContract = await registerShowProvider(stack, site, gone);
+  const { show, videoId, url } = await recordedShow(goneContract);
+  await gone.close();
+  const failed = await rest(stack, 'DELETE', `/video/v3/${videoId}`, { headers: site.admin });
+  expect(failed.status).toBe(502);
+  expect(failed.body).toEqual({ success: false, message: expect.stringContaining(`the streaming provider "${goneContract.name}"'s deleteVod call failed`) });
+  // The provider was not reached at all: nothing says why better than the connection's own error.
+  expect(failed.body.message).toMatch(/ECONNREFUSED|fetch failed/);
+  await expectKept(show.channelId, videoId, url);
 });
 
 it('answers 404 for another site’s video and refuses a viewer, deleting nothing', async () => {
