@@ -77,9 +77,13 @@ export async function gatewaySection(figures: Figures, builds: [string, string |
         'stagegraph, in-process subgraphs': row.stagegraphInProcess,
         'stagegraph gateway, HTTP to subgraphs': row.stagegraphOverHttp,
         'Hive Gateway, HTTP to subgraphs': row.hiveGatewayOverHttp,
+        'Hive Gateway on the Rust planner, HTTP to subgraphs': row.hiveRustOverHttp,
       });
       console.log(
         `req/s over Hive: in one process ${row.inProcessOverHiveRps}×, over HTTP ${row.overHttpOverHiveRps}×; p95 over Hive: ${row.inProcessOverHiveP95}×, ${row.overHttpOverHiveP95}×`,
+      );
+      console.log(
+        `req/s over Hive on the Rust planner: in one process ${row.inProcessOverHiveRustRps}×, over HTTP ${row.overHttpOverHiveRustRps}× (target over HTTP ≥ 1.0×); p99/p50 of stagegraph: in one process ${round((row.stagegraphInProcess.p99Ms ?? NaN) / row.stagegraphInProcess.p50Ms)}×, over HTTP ${round((row.stagegraphOverHttp.p99Ms ?? NaN) / row.stagegraphOverHttp.p50Ms)}× (target ≤ 2×)`,
       );
       if (row.roundsRps.hiveGatewayOverHttp.length > 1) console.log(`req/s of each round (the median round is shown): ${JSON.stringify(row.roundsRps)}`);
       console.log(`CPU ms per request of each round (the serving processes, subgraphs included): ${JSON.stringify(row.roundsCpuMs)}`);

@@ -48,9 +48,12 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
 /** Hive Gateway and a stagegraph gateway process, both over `instance`'s subgraphs. */
 export interface Peers {
   hiveUrl: string;
+  /** Hive Gateway on the Rust query planner (@graphql-hive/router-runtime, HIVE_ROUTER_RUNTIME=true). */
+  hiveRustUrl: string;
   gatewayUrl: string;
-  /** The processes of Hive Gateway and of the separate stagegraph gateway (their CPU time is read). */
+  /** The processes of both Hive Gateways and of the separate stagegraph gateway (their CPU time is read). */
   hivePid: number;
+  hiveRustPid: number;
   gatewayPid: number;
   subgraphUrl(name: (typeof SUBGRAPH_NAMES)[number]): string;
   /** Headers Hive Gateway forwards: the identity of `siteId`'s developer key, signed now (it lives 60 s). */
@@ -78,15 +81,17 @@ function hiveGatewayBin(): string {
 export async function startPeers(instance: Instance): Promise<Peers> {
   const base = Number(instance.env.SUBGRAPH_PORT_BASE);
   const subgraphUrl = (name: (typeof SUBGRAPH_NAMES)[number]) => `http://127.0.0.1:${base + SUBGRAPH_NAMES.indexOf(name) + 1}/graphql`;
-  // Hive Gateway on the same supergraph, composed with the instance's subgraph URLs.
-  const work = mkdtempSync(join(tmpdir(), 'stagegraph-hive-'));
-  const hivePort = await freePort();
-  writeFileSync(join(work, 'supergraph.graphql'), composeSupergraphSdl(subgraphUrl));
-  writeFileSync(
-    join(work, 'gateway.config.mjs'),
-    `export const gatewayConfig = {
+  // Hive Gateway on the same supergraph, composed with the instance's subgraph URLs: on its JavaScript planner,
+  // and on the Rust query planner of Hive Router (@graphql-hive/router-runtime), each in a folder of its own.
+  const startHive = async (rust: boolean) => {
+    const work = mkdtempSync(join(tmpdir(), 'stagegraph-hive-'));
+    const port = await freePort();
+    writeFileSync(join(work, 'supergraph.graphql'), composeSupergraphSdl(subgraphUrl));
+    writeFileSync(
+      join(work, 'gateway.config.mjs'),
+      `export const gatewayConfig = {
   supergraph: ${JSON.stringify(join(work, 'supergraph.graphql'))},
-  port: ${hivePort},
+  port: ${port},
   host: '127.0.0.1',
   logging: 'error',
   propagateHeaders: { fromClientToSubgraphs: ({ request }) => ({ 'x-stagegraph-identity': request.headers.get('x-stagegraph-identity') }) },
@@ -94,15 +99,22 @@ export async function startPeers(instance: Instance): Promise<Peers> {
   // gateway does not, so the baseline sends every request upstream too.
   transportEntries: { '*.http': { options: { deduplicateInflightRequests: false } } },
 };\n`,
-  );
-  const hive = run(process.execPath, [hiveGatewayBin(), 'supergraph'], { cwd: work });
+    );
+    const env = { ...process.env, HIVE_ROUTER_RUNTIME: rust ? 'true' : '' };
+    return { port, process: run(process.execPath, [hiveGatewayBin(), 'supergraph'], { cwd: work, env }) };
+  };
+  const [javascript, rust] = [await startHive(false), await startHive(true)];
+  const hive = javascript.process;
+  const hivePort = javascript.port;
   // stagegraph's gateway as its own process, reaching the same subgraphs over HTTP.
   const gatewayPort = await freePort();
   const gateway = run(process.execPath, [join(instance.dist, 'gateway', 'index.js')], { env: { ...instance.env, PORT: String(gatewayPort) } });
   const peers: Peers = {
     hiveUrl: `http://127.0.0.1:${hivePort}/graphql`,
+    hiveRustUrl: `http://127.0.0.1:${rust.port}/graphql`,
     gatewayUrl: `http://127.0.0.1:${gatewayPort}/graphql`,
     hivePid: hive.pid,
+    hiveRustPid: rust.process.pid,
     gatewayPid: gateway.pid,
     subgraphUrl,
     hiveHeaders: (siteId) => ({
@@ -110,10 +122,11 @@ export async function startPeers(instance: Instance): Promise<Peers> {
       'x-stagegraph-identity': signIdentity({ siteId, developerKey: true, account: null, requestId: 'bench' }, instance.env.INTERNAL_SECRET),
     }),
     stop: async () => {
-      await Promise.all([hive.stop(), gateway.stop()]);
+      await Promise.all([hive.stop(), rust.process.stop(), gateway.stop()]);
     },
   };
   await waitFor(`http://127.0.0.1:${hivePort}/healthcheck`);
+  await waitFor(`http://127.0.0.1:${rust.port}/healthcheck`);
   await waitFor(`http://127.0.0.1:${gatewayPort}/health`);
   return peers;
 }
@@ -131,23 +144,30 @@ export interface PeerRequest {
   amount?: number;
 }
 
+const GATEWAYS = ['stagegraphInProcess', 'stagegraphOverHttp', 'hiveGatewayOverHttp', 'hiveRustOverHttp'] as const;
+type Gateway = (typeof GATEWAYS)[number];
+
 export interface PeerRow {
   query: string;
   answerBytes: number;
-  /** Whether the three answered the same JSON (stagegraph's two answers byte for byte). */
+  /** Whether the four answered the same JSON (stagegraph's two answers byte for byte). */
   sameAnswers: boolean;
   stagegraphInProcess: LoadFigures;
   stagegraphOverHttp: LoadFigures;
   hiveGatewayOverHttp: LoadFigures;
+  hiveRustOverHttp: LoadFigures;
   /** stagegraph requests/s over Hive Gateway's: in one process, and over HTTP. */
   inProcessOverHiveRps: number;
   overHttpOverHiveRps: number;
   inProcessOverHiveP95: number;
   overHttpOverHiveP95: number;
+  /** stagegraph requests/s over Hive Gateway's on the Rust planner: in one process, and over HTTP. */
+  inProcessOverHiveRustRps: number;
+  overHttpOverHiveRustRps: number;
   /** Requests/s of every round, per gateway (the figures above are each gateway's median round). */
-  roundsRps: Record<'stagegraphInProcess' | 'stagegraphOverHttp' | 'hiveGatewayOverHttp', number[]>;
+  roundsRps: Record<Gateway, number[]>;
   /** CPU ms per request of every round, per gateway (its processes and the subgraphs' process). */
-  roundsCpuMs: Record<'stagegraphInProcess' | 'stagegraphOverHttp' | 'hiveGatewayOverHttp', number[]>;
+  roundsCpuMs: Record<Gateway, number[]>;
 }
 
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
@@ -159,9 +179,9 @@ function medianRound(rounds: LoadFigures[]): LoadFigures {
 }
 
 /**
- * Each request through the three gateways in turn, `connections` concurrent clients each, `rounds` times
+ * Each request through the four gateways in turn, `connections` concurrent clients each, `rounds` times
  * (BENCH_PEER_ROUNDS, default 1): on a shared machine the load moves between runs, and rounds that take the
- * three in turn again and again, each gateway's median round reported, are less at its mercy than one pass.
+ * four in turn again and again, each gateway's median round reported, are less at its mercy than one pass.
  */
 export async function comparePeers(
   instance: Instance,
@@ -178,6 +198,7 @@ export async function comparePeers(
       { url: `${instance.url}/graphql`, headers: () => request.headers, pids: [instance.pid] },
       { url: peers.gatewayUrl, headers: () => request.headers, pids: [peers.gatewayPid, instance.pid] },
       { url: peers.hiveUrl, headers: () => peers.hiveHeaders(request.siteId), pids: [peers.hivePid, instance.pid] },
+      { url: peers.hiveRustUrl, headers: () => peers.hiveHeaders(request.siteId), pids: [peers.hiveRustPid, instance.pid] },
     ];
     const answers = await Promise.all(
       targets.map(async (target) => (await fetch(target.url, { method: 'POST', headers: target.headers(), body: request.body })).text()),
@@ -200,28 +221,26 @@ export async function comparePeers(
       }
     }
     const figures = measured.map(medianRound);
-    const [inProcess, overHttp, hive] = figures;
+    const [inProcess, overHttp, hive, hiveRust] = figures;
+    const same = (answer: string) => JSON.stringify(JSON.parse(answers[0])) === JSON.stringify(JSON.parse(answer));
+    const perGateway = (read: (round: LoadFigures) => number) =>
+      Object.fromEntries(GATEWAYS.map((name, index) => [name, measured[index].map(read)])) as Record<Gateway, number[]>;
     rows.push({
       query: request.name,
       answerBytes: Buffer.byteLength(answers[0]),
-      sameAnswers: answers[0] === answers[1] && JSON.stringify(JSON.parse(answers[0])) === JSON.stringify(JSON.parse(answers[2])),
+      sameAnswers: answers[0] === answers[1] && same(answers[2]) && same(answers[3]),
       stagegraphInProcess: inProcess,
       stagegraphOverHttp: overHttp,
       hiveGatewayOverHttp: hive,
+      hiveRustOverHttp: hiveRust,
       inProcessOverHiveRps: ratio(inProcess.requestsPerSecond, hive.requestsPerSecond),
       overHttpOverHiveRps: ratio(overHttp.requestsPerSecond, hive.requestsPerSecond),
       inProcessOverHiveP95: ratio(inProcess.p95Ms ?? NaN, hive.p95Ms ?? NaN),
       overHttpOverHiveP95: ratio(overHttp.p95Ms ?? NaN, hive.p95Ms ?? NaN),
-      roundsRps: {
-        stagegraphInProcess: measured[0].map((round) => round.requestsPerSecond),
-        stagegraphOverHttp: measured[1].map((round) => round.requestsPerSecond),
-        hiveGatewayOverHttp: measured[2].map((round) => round.requestsPerSecond),
-      },
-      roundsCpuMs: {
-        stagegraphInProcess: measured[0].map((round) => round.cpuMsPerRequest ?? NaN),
-        stagegraphOverHttp: measured[1].map((round) => round.cpuMsPerRequest ?? NaN),
-        hiveGatewayOverHttp: measured[2].map((round) => round.cpuMsPerRequest ?? NaN),
-      },
+      inProcessOverHiveRustRps: ratio(inProcess.requestsPerSecond, hiveRust.requestsPerSecond),
+      overHttpOverHiveRustRps: ratio(overHttp.requestsPerSecond, hiveRust.requestsPerSecond),
+      roundsRps: perGateway((round) => round.requestsPerSecond),
+      roundsCpuMs: perGateway((round) => round.cpuMsPerRequest ?? NaN),
     });
   }
   return rows;
