@@ -11,7 +11,9 @@ import { SDK_MESSAGE_SOURCE, SdkAction, isSetTokenMessage } from '../shared/cont
 import { subscribeChannelStatus, type ChannelStatus } from './channelStatus';
 import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from './liveClient';
 import { attachTimecodeOverlays, type TimecodeOverlays } from './player';
+import { deviceId } from './watchDevice';
 import { ChannelParts, type CheckedChannel } from './watchChannel';
+import { forgetTokenInAddress } from './watchSignIn';
 import { renderView } from './watchScreens';
 import { watchViewOf, type ContentCheckAnswer, type WatchView, type WatchViewKind } from './watchView';
 import { playbackExpiry, sameStream, WatchPlayer, type PlayerSource, type PlayerState } from './watchPlayer';
@@ -40,7 +42,6 @@ export interface WatchState extends ConnectionState {
 const RETRY_UNAVAILABLE_MS = 30_000;
 /** Checks asked again while live without a URL to play. */
 const LIVE_URL_TRIES = 5;
-const DEVICE_KEY = 'stagegraph:device-id';
 
 const params = new URLSearchParams(location.search);
 const siteId = params.get('siteId') ?? '';
@@ -78,20 +79,6 @@ let unavailable: string | null = null;
 
 // ------------------------------------------------------------------ the device and the viewer
 
-/** A random ID for this browser, kept across visits (the site's device limit counts it). */
-function deviceId(): string {
-  const made = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
-  try {
-    const kept = localStorage.getItem(DEVICE_KEY);
-    if (kept) return kept;
-    const id = made();
-    localStorage.setItem(DEVICE_KEY, id);
-    return id;
-  } catch {
-    // Storage refused (a private window, a sandboxed frame): one ID for this page's life.
-    return made();
-  }
-}
 const device = deviceId();
 
 const viewerHeaders = (): Record<string, string> => ({ 'x-service-client-id': siteId, ...(token ? { authorization: `Bearer ${token}` } : {}) });
@@ -327,18 +314,10 @@ function playVideo(videoId: string): void {
     parts.toast('This video cannot be played here');
     return;
   }
-  void fetch(`/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...viewerHeaders() },
-    body: JSON.stringify({ query: /* GraphQL */ `query WatchVideo($id: ID!) { video(id: $id) { id url } }`, variables: { id: videoId } }),
-  })
-    .then((response) => (response.ok ? (response.json() as Promise<{ data?: { video: { id: string; url: string | null } | null } }>) : null))
-    .then((answer) => {
-      const url = answer?.data?.video?.url;
-      if (!url) return parts.toast('This video cannot be played here');
-      playRecording({ url, kind: 'vod', videoId, offset: 0 });
-    })
-    .catch(() => parts.toast('This video cannot be played here'));
+  void parts.videoUrl(videoId).then((url) => {
+    if (url) playRecording({ url, kind: 'vod', videoId, offset: 0 });
+    else parts.toast('This video cannot be played here');
+  });
 }
 
 const parts = new ChannelParts({
@@ -350,14 +329,6 @@ const parts = new ChannelParts({
   switchChannel,
   playVideo,
 });
-
-/** Keeps the page's address free of a token the viewer no longer holds (a reload would sign them back in). */
-function forgetTokenInAddress(): void {
-  const url = new URL(location.href);
-  if (!url.searchParams.has('token')) return;
-  url.searchParams.delete('token');
-  history.replaceState(null, '', url);
-}
 
 /** A new viewer token (or none): everything the viewer sees is asked again as them, in every frame of ours. */
 function setToken(next: string | null): void {
@@ -411,13 +382,8 @@ async function start(): Promise<void> {
   state.signedIn = token !== null;
   parts.signIn.showSignedIn(token !== null);
   if (inviteToken) {
-    const url = new URL(location.href);
-    url.searchParams.delete('inviteToken');
-    // The link works once: a reload must not spend it again.
-    history.replaceState(null, '', url);
     const before = token;
-    const opened = await parts.signIn.consumeInvite(inviteToken, token);
-    if (!opened) parts.toast('This invite link was already used or is no longer valid');
+    await parts.openInvite(inviteToken);
     // Signed in by the invite: setToken has asked everything as the viewer already.
     if (token !== before) return;
   }

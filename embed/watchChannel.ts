@@ -56,6 +56,8 @@ export class ChannelParts {
   readonly sidebar: Sidebar;
   readonly signIn: SignIn;
   private configuration: PageConfiguration | null = null;
+  /** The checked channel until its sidebar is compared with the configuration. */
+  private channel: CheckedChannel | null = null;
   private looked = '';
   private toastTimer: number | undefined;
 
@@ -91,6 +93,7 @@ export class ChannelParts {
     byId<HTMLElement>('sg-watch-title').textContent = configuration.page.name;
     applyAccents(configuration.theme?.colors);
     this.sidebar.show(configuration.panels);
+    this.warnMissing();
   }
 
   /** The channel as the content check answers it: its artwork and welcome screen, and the sidebar's missing panels said. */
@@ -101,11 +104,18 @@ export class ChannelParts {
     this.looked = key;
     applyArtwork(channel.data, this.configuration?.page.name ?? '');
     showWelcome(channel.data);
-    const known = new Set(this.configuration?.panels.map((panel) => panel._id));
-    if (!this.configuration) return;
-    for (const item of channel.renderers?.sidebar?.items ?? []) {
+    this.channel = channel;
+    this.warnMissing();
+  }
+
+  /** Says which of the sidebar's items name no panel (deleted, or never made), once both reads are in. */
+  private warnMissing(): void {
+    if (!this.configuration || !this.channel) return;
+    const known = new Set(this.configuration.panels.map((panel) => panel._id));
+    for (const item of this.channel.renderers?.sidebar?.items ?? []) {
       if (typeof item.id === 'string' && !known.has(item.id)) console.warn(`stagegraph watch: sidebar panel ${item.id} does not exist; skipped`);
     }
+    this.channel = null;
   }
 
   /** Acts on a CTA the overlay layer sent (true when `message` was one). */
@@ -135,6 +145,27 @@ export class ChannelParts {
       () => false,
     );
     this.toast(copied ? 'Link copied' : `Share this link: ${link}`);
+  }
+
+  /** Opens a magic link (the page's `?inviteToken=`): the invite consumed, the viewer signed in by it. */
+  async openInvite(inviteToken: string): Promise<void> {
+    const url = new URL(location.href);
+    url.searchParams.delete('inviteToken');
+    // The link works once: a reload must not spend it again.
+    history.replaceState(null, '', url);
+    if (!(await this.signIn.consumeInvite(inviteToken, this.page.token()))) this.toast('This invite link was already used or is no longer valid');
+  }
+
+  /** A video's URL as this viewer may play it (the Video read with the site ID and token), null when refused. */
+  async videoUrl(videoId: string): Promise<string | null> {
+    const token = this.page.token();
+    const response = await fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-client-id': this.page.siteId, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query: /* GraphQL */ `query WatchVideo($id: ID!) { video(id: $id) { id url } }`, variables: { id: videoId } }),
+    }).catch(() => null);
+    const answer = response?.ok ? ((await response.json()) as { data?: { video: { url: string | null } | null } }) : null;
+    return answer?.data?.video?.url ?? null;
   }
 
   toast(text: string): void {

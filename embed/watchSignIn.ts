@@ -13,6 +13,14 @@ export interface Session {
   refreshToken: string | null;
 }
 
+/** Keeps the page's address free of a token the viewer no longer holds (a reload would sign them back in). */
+export function forgetTokenInAddress(): void {
+  const url = new URL(location.href);
+  if (!url.searchParams.has('token')) return;
+  url.searchParams.delete('token');
+  history.replaceState(null, '', url);
+}
+
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 export class SignIn {
