@@ -59,7 +59,7 @@ export const panelSelector = (panelId: string) => `section.sg-panel[data-panel-i
 export async function frameOf(page: Page, selector: string, path: string): Promise<Frame> {
   await waitInPage(page, (wanted: string, at: string) => document.querySelector(wanted)?.contentWindow?.location?.pathname === at, {}, selector, path);
   const handle = await page.$(selector);
-  return (await handle!.contentFrame())!;
+  return (await handle!.contentFrame());
 }
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
