@@ -102,7 +102,7 @@ export class ChannelParts {
     const key = `${this.page.channelId()}|${JSON.stringify(channel.data ?? null)}`;
     if (key === this.looked) return;
     this.looked = key;
-    applyArtwork(channel.data, this.configuration?.page.name ?? '');
+    applyArtwork(channel.data);
     showWelcome(channel.data);
     this.channel = channel;
     this.warnMissing();

@@ -29,7 +29,7 @@ function luminance(hex: string): number {
 
 /** The theme's accents on the page's buttons and tabs. */
 export function applyAccents(colors: Record<string, unknown> | null | undefined): void {
-  const root = byId<HTMLElement>('sg-watch');
+  const root = byId<HTMLElement>('sg-watch-page');
   const primary = colors?.accentPrimary;
   if (typeof primary === 'string' && HEX.test(primary)) {
     root.style.setProperty('--sg-accent', primary);
@@ -41,13 +41,14 @@ export function applyAccents(colors: Record<string, unknown> | null | undefined)
 }
 
 /** The channel's artwork: the header's logo and the page's background. */
-export function applyArtwork(data: unknown, channelName: string): void {
+export function applyArtwork(data: unknown): void {
   const artwork = record(record(data).artwork);
+  const channelName = record(data).name;
   const logo = webUrl(record(artwork.header).logo);
   const image = byId<HTMLImageElement>('sg-watch-logo');
   if (logo) {
     image.src = logo;
-    image.alt = channelName || 'Channel logo';
+    image.alt = typeof channelName === 'string' && channelName ? channelName : 'Channel logo';
   } else {
     image.removeAttribute('src');
   }

@@ -25,8 +25,8 @@ html, body { margin: 0; min-height: 100%; background: #0b0d14; color: #d8dbe6; f
 #sg-watch-status { position: absolute; top: 14px; left: 14px; z-index: 1; pointer-events: none; color: #fff; font-weight: 700; font-size: 12px;
   padding: 3px 8px; border-radius: 4px; letter-spacing: 0.06em; text-transform: uppercase; background: #3a4160; }
 #sg-watch-status:empty { display: none; }
-#sg-watch[data-state="live"] #sg-watch-status { background: #e5263f; }
-#sg-watch[data-state="reconnecting"] #sg-watch-status, #sg-watch[data-state="starting"] #sg-watch-status { background: #b7791f; }
+#sg-watch[data-state="live"] #sg-watch-status { background: #c8102e; }
+#sg-watch[data-state="reconnecting"] #sg-watch-status, #sg-watch[data-state="starting"] #sg-watch-status { background: #7c5210; }
 .sg-watch-bar { display: flex; gap: 12px; align-items: center; margin-top: 10px; color: #8d93a8; font-size: 13px; }
 #sg-watch-title { flex: 1; margin: 0; font-size: 16px; font-weight: 600; color: #d8dbe6; }
 #sg-watch-note { margin: 0; color: #ffd466; }
@@ -36,8 +36,8 @@ button:focus-visible, input:focus-visible { outline: 3px solid #fff; outline-off
 #sg-watch-password[hidden], #sg-watch-login[hidden], #sg-watch-sound[hidden] { display: none; }
 #sg-watch-password input { font: inherit; color: inherit; background: #1a1f2e; border: 1px solid #2f3650; border-radius: 6px; padding: 6px 8px; }
 a { color: #9fc2ff; }
-#sg-watch { --sg-accent: #ffb400; --sg-on-accent: #111; --sg-accent-2: #9fb4ff; }
-#sg-watch button { color: var(--sg-on-accent); background: var(--sg-accent); }
+#sg-watch-page { --sg-accent: #ffb400; --sg-on-accent: #111; --sg-accent-2: #9fb4ff; }
+#sg-watch-page button:not(.sg-poll-choice):not([role="tab"]) { color: var(--sg-on-accent); background: var(--sg-accent); }
 #sg-watch-page { background-size: cover; background-position: center; min-height: 100vh; }
 #sg-watch-header { box-sizing: border-box; width: min(1280px, 100%); margin: 0 auto; padding: 12px 16px 0; display: flex; gap: 12px; align-items: center; }
 #sg-watch-header[hidden] { display: none; }
@@ -49,7 +49,7 @@ a { color: #9fc2ff; }
 #sg-watch-sidebar[hidden] { display: none; }
 #sg-watch-tabs { display: none; gap: 4px; overflow-x: auto; }
 #sg-watch-tabs button { color: #d8dbe6; background: #1a1f2e; border-radius: 6px 6px 0 0; white-space: nowrap; }
-#sg-watch-tabs button[aria-selected="true"] { color: var(--sg-on-accent); background: var(--sg-accent); }
+#sg-watch-tabs button[aria-selected="true"] { color: var(--sg-on-accent); background: var(--sg-accent); box-shadow: inset 0 -3px 0 var(--sg-accent-2); }
 .sg-panel { border-radius: 12px; overflow: hidden; color: #1a1d29; background: #f4f5f9; }
 .sg-panel[data-dark] { color: #d8dbe6; background: #141826; }
 .sg-panel[hidden] { display: none; }

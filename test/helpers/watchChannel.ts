@@ -27,6 +27,27 @@ export async function createChannelPage(stack: Stack, site: TestSite, data: Reco
   return reply.body._id;
 }
 
+/** A poll of the site answered yes or no; its ID. */
+export async function createYesNoPoll(stack: Stack, site: TestSite, question: string): Promise<string> {
+  const reply = await rest(stack, 'POST', '/poll/v3/', {
+    headers: site.admin,
+    body: {
+      type: 'poll',
+      name: question,
+      question,
+      answers: [
+        { id: 'yes', text: 'Yes' },
+        { id: 'no', text: 'No' },
+      ],
+    },
+  });
+  if (reply.status !== 200) throw new Error(`poll not created: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body._id;
+}
+
+/** The text of the first element `selector` matches. */
+export const textIn = (target: Page | Frame, selector: string): Promise<string> => target.$eval(selector, (node: any) => node.textContent as string);
+
 /** A panel of the site with `renderer`; its ID. */
 export async function createPanel(stack: Stack, site: TestSite, renderer: Record<string, unknown>): Promise<string> {
   const reply = await rest(stack, 'POST', '/panel/v3/', { headers: site.admin, body: { siteId: site.siteId, renderer } });
@@ -59,7 +80,7 @@ export const panelSelector = (panelId: string) => `section.sg-panel[data-panel-i
 export async function frameOf(page: Page, selector: string, path: string): Promise<Frame> {
   await waitInPage(page, (wanted: string, at: string) => document.querySelector(wanted)?.contentWindow?.location?.pathname === at, {}, selector, path);
   const handle = await page.$(selector);
-  return (await handle!.contentFrame());
+  return await handle!.contentFrame();
 }
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -84,7 +105,7 @@ export async function axeViolations(page: Page): Promise<AxeFinding[]> {
     const url = frame.url();
     if (!url.startsWith(origin)) continue;
     await frame.evaluate(AXE_SOURCE);
-    const violations: { id: string; impact: string; nodes: { target: string[] }[] }[] = await frame.evaluate(async () => {
+    const violations: { id: string; impact: string; nodes: string[] }[] = await frame.evaluate(async () => {
       const result = await window.axe.run(document, { iframes: false, resultTypes: ['violations'] });
       return result.violations.map((violation: any) => ({
         id: violation.id,

@@ -2,16 +2,26 @@
  * The whole channel in the watch page (docs/design.md "The whole channel in the watch page"), in headless
  * Chromium against the real stack: the sidebar's panels in order, each by its kind (an unknown kind and a
  * missing panel skipped with a warning, the page never blank), quests and the leaderboard live for a
- * signed-in viewer, overlay CTAs acted on in the page, signing in (password, magic link) and out with the
- * token reaching every frame of ours, the timecode reaching panel frames, the channel's look, tabs on a
- * narrow screen, and axe-core's audit of each state.
+ * signed-in viewer, overlay CTAs acted on in the page, and signing in (password, magic link) and out with
+ * the token reaching every frame of ours. The page through a show (the timecode in panel frames, the
+ * channel's look, tabs on a narrow screen, axe-core's audit of each state) is watch-channel-show.e2e.ts.
  */
 import { join as joinSite } from '../helpers/community';
 import { rest } from '../helpers/http';
 import { waitInPage, waitShown } from '../helpers/browser';
-import { broadcastTo, createOverlay, createShowStream, deliverRecording, startRecording, stopRecording } from '../helpers/watchShow';
+import { broadcastTo } from '../helpers/watchShow';
 import { createChatPanel } from '../helpers/chat';
-import { axeViolations, consoleWarnings, createChannelPage, createPanel, frameOf, panelSelector, sidebarOf, untilPanels } from '../helpers/watchChannel';
+import {
+  consoleWarnings,
+  createYesNoPoll,
+  textIn,
+  createChannelPage,
+  createPanel,
+  frameOf,
+  panelSelector,
+  sidebarOf,
+  untilPanels,
+} from '../helpers/watchChannel';
 import { until } from '../helpers/wait';
 import { untilView, watchTestbed } from '../helpers/watchPage';
 
@@ -25,25 +35,7 @@ const bed = watchTestbed('Channel watch site', { vodSeconds: 10 });
 const stack = () => bed.stack;
 const site = () => bed.site;
 
-const poll = async (question: string) => {
-  const reply = await rest(stack(), 'POST', '/poll/v3/', {
-    headers: site().admin,
-    body: {
-      type: 'poll',
-      name: question,
-      question,
-      answers: [
-        { id: 'yes', text: 'Yes' },
-        { id: 'no', text: 'No' },
-      ],
-    },
-  });
-  expect(reply.status).toBe(200);
-  return reply.body._id as string;
-};
-
-/** Text of the first element `selector` matches in the page. */
-const textOf = (page: Parameters<typeof waitShown>[0], selector: string) => page.$eval(selector, (node: any) => node.textContent as string);
+const poll = (question: string) => createYesNoPoll(stack(), site(), question);
 
 describe('the sidebar', () => {
   it('shows each panel by its kind in the sidebar’s order, skips an unknown kind and a missing panel with a warning, and switches channels in place', async () => {
@@ -143,9 +135,9 @@ describe('the sidebar', () => {
       alt: 'Poster',
       src: `${bed.stack.url}/favicon.ico`,
     });
-    expect(await textOf(page, `${panelSelector(ids.people)} .sg-person`)).toContain('AnaMCHosts the night');
+    expect(await textIn(page, `${panelSelector(ids.people)} .sg-person`)).toContain('AnaMCHosts the night');
     expect(await page.$eval(`${panelSelector(ids.people)} a`, (node: any) => node.href)).toBe('https://ana.example.test/');
-    expect(await textOf(page, `${panelSelector(ids.groups)} h3`)).toBe('The Band');
+    expect(await textIn(page, `${panelSelector(ids.groups)} h3`)).toBe('The Band');
     expect(
       await page.$eval(`${panelSelector(ids.iframe)} iframe`, (node: any) => [
         node.src,
@@ -155,15 +147,15 @@ describe('the sidebar', () => {
       ]),
     ).toEqual(['https://stats.example.test/embed', 'Live stats', 'allow-scripts allow-popups allow-forms allow-presentation allow-same-origin', true]);
     await waitShown(page, `${panelSelector(ids.polls)} [data-poll-id] .sg-poll-question`);
-    expect(await textOf(page, `${panelSelector(ids.polls)} .sg-poll-question`)).toBe('Encore?');
+    expect(await textIn(page, `${panelSelector(ids.polls)} .sg-poll-question`)).toBe('Encore?');
     await waitInPage(page, (selector: string) => document.querySelector(selector)?.textContent === 'No points yet', {}, `${panelSelector(ids.board)} li`);
 
     // The schedule in the viewer's time zone, its next item counting down.
     await waitShown(page, `${panelSelector(ids.schedule)} li[data-next] time`);
     const tokyo = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Tokyo' }).format(new Date(starts));
-    expect(await textOf(page, `${panelSelector(ids.schedule)} li[data-next] time`)).toBe(tokyo);
-    expect(await textOf(page, `${panelSelector(ids.schedule)} .sg-panel-note`)).toBe('Times in your time zone (Asia/Tokyo)');
-    expect(await textOf(page, `${panelSelector(ids.schedule)} .sg-countdown`)).toMatch(/^Starts in (02:00:00|01:59:\d\d)$/);
+    expect(await textIn(page, `${panelSelector(ids.schedule)} li[data-next] time`)).toBe(tokyo);
+    expect(await textIn(page, `${panelSelector(ids.schedule)} .sg-panel-note`)).toBe('Times in your time zone (Asia/Tokyo)');
+    expect(await textIn(page, `${panelSelector(ids.schedule)} .sg-countdown`)).toMatch(/^Starts in (02:00:00|01:59:\d\d)$/);
 
     expect(warnings).toEqual(
       expect.arrayContaining([
@@ -218,13 +210,13 @@ describe('a signed-in viewer', () => {
     await untilPanels(anonymous.page, 3);
     await anonymous.page.click(`${panelSelector(ids.quests)} button`);
     await waitShown(anonymous.page, '#sg-watch-signin');
-    expect(await textOf(anonymous.page, '#sg-watch-signin-reason')).toBe('Sign in to take part in quests');
+    expect(await textIn(anonymous.page, '#sg-watch-signin-reason')).toBe('Sign in to take part in quests');
 
     const { page } = await bed.open(channelId, { token: await site().token([]) });
     await untilPanels(page, 3);
     const quests = panelSelector(ids.quests);
     await waitInPage(page, (selector: string) => document.querySelector(selector)?.textContent === 'Answer 1 polls0 / 1', {}, `${quests} .sg-quest-action`);
-    expect(await textOf(page, `${quests} h3`)).toBe('First vote');
+    expect(await textIn(page, `${quests} h3`)).toBe('First vote');
     expect(await page.$eval(`${quests} .sg-quest-claimed`, (node: any) => node.hidden)).toBe(true);
 
     await (await page.waitForSelector(`${panelSelector(ids.polls)} button[data-answer-id="yes"]`))!.click();
@@ -234,7 +226,7 @@ describe('a signed-in viewer', () => {
       {},
       `${quests} .sg-quest-claimed:not([hidden])`,
     );
-    expect(await textOf(page, `${quests} .sg-quest-action`)).toBe('Answer 1 pollsDone');
+    expect(await textIn(page, `${quests} .sg-quest-action`)).toBe('Answer 1 pollsDone');
     // The completion's point, read again while the page is open.
     await waitInPage(
       page,
@@ -285,7 +277,7 @@ describe('overlay CTAs', () => {
     await scene.broadcast();
     await clickCta(page, 'login');
     await waitShown(page, '#sg-watch-signin');
-    expect(await textOf(page, '#sg-watch-signin-reason')).toBe('Sign in to vote on the encore');
+    expect(await textIn(page, '#sg-watch-signin-reason')).toBe('Sign in to vote on the encore');
   }, 60_000);
 
   it('social_share opens the share sheet, or copies the link where there is none', async () => {
@@ -294,11 +286,12 @@ describe('overlay CTAs', () => {
     // The share sheet: the page's (the layer has none here), given the channel's link.
     const sharing = await bed.open(scene.channelId, {
       token: await site().token([]),
-      before: (tab) =>
-        tab.evaluateOnNewDocument(() => {
+      before: async (tab) => {
+        await tab.evaluateOnNewDocument(() => {
           if (window === window.top) navigator.share = async (data: any) => void (window.sharedData = data);
           else delete Object.getPrototypeOf(navigator).share;
-        }),
+        });
+      },
     });
     await untilPanels(sharing.page, 2);
     await scene.broadcast();
@@ -402,36 +395,6 @@ describe('signing in on the page', () => {
     await page.click('#sg-watch-signout');
     const reopened = await bed.openUrl(invite.body.inviteUrl);
     await untilView(reopened.page, 'refused');
-    expect(await textOf(reopened.page, '#sg-watch-toast')).toBe('This invite link was already used or is no longer valid');
+    expect(await textIn(reopened.page, '#sg-watch-toast')).toBe('This invite link was already used or is no longer valid');
   }, 90_000);
-});
-
-describe('the timecode', () => {
-  it('reaches the panel frames as it reaches the overlay layer', async () => {
-    const channelId = await createChannelPage(stack(), site(), { name: 'Replay' });
-    const stream = await createShowStream(stack(), site(), bed.provider, channelId);
-    const overlayId = await createOverlay(stack(), site(), 'Kick-off', 2);
-    const liveBroadcastId = await startRecording(stack(), site(), stream);
-    await broadcastTo(stack(), site(), overlayId, channelId);
-    await stopRecording(stack(), site(), stream);
-    const videoId = await deliverRecording(stack(), stream, liveBroadcastId, bed.cdn.vodUrl, 10);
-    const update = await rest(stack(), 'PUT', `/pages/v3/${channelId}`, {
-      headers: site().admin,
-      body: {
-        data: { name: 'Replay', content: { offline: { kind: 'video', video: { _id: videoId } } } },
-        ...sidebarOf([await createChatPanel(stack(), site())]),
-      },
-    });
-    expect(update.status).toBe(200);
-
-    const { page } = await bed.open(channelId);
-    await untilView(page, 'video');
-    const chat = await frameOf(page, '#sg-watch-chat iframe', '/embed/v1/chat');
-    await waitInPage(
-      chat,
-      (id: string) => window.posted.some((data: any) => data?.action === 'show:overlay' && data.data.id === id),
-      { timeout: 60_000 },
-      overlayId,
-    );
-  }, 120_000);
 });
