@@ -28,6 +28,7 @@ export interface ChannelPage {
 interface PageConfiguration {
   panels: ConfiguredPanel[];
   page: { name: string };
+  site: { checkout_url?: string | null };
   theme: { colors?: Record<string, unknown> } | null;
 }
 
@@ -70,7 +71,7 @@ export class ChannelParts {
       signIn: (reason) => this.signIn.open(reason),
       switchChannel: page.switchChannel,
       playVideo: page.playVideo,
-      checkoutUrl: () => null,
+      checkoutUrl: () => this.configuration?.site.checkout_url ?? null,
     };
     this.sidebar = new Sidebar(byId('sg-watch-sidebar'), byId('sg-watch-tabs'), context);
     this.signIn = new SignIn(page.siteId, (session: Session | null) => page.setToken(session?.jwt ?? null));

@@ -7,6 +7,7 @@
  * and the video above all, go on.
  */
 import { FEED_KINDS } from './panelFeeds';
+import { SHOP_KINDS } from './panelShop';
 import { RENDERER_KINDS, el, panelKindOf, type ConfiguredPanel, type PanelContent, type PanelContext, type PanelKind } from './panelKinds';
 
 /** The narrow screens of docs/design.md: the sidebar becomes tabs. */
@@ -52,7 +53,7 @@ const KIND_TITLES: Record<PanelKind, string> = {
   iframe: 'Embed',
 };
 
-/** Draws kinds the page knows; others are added by the page (store, playlist) through {@link Sidebar.drawers}. */
+/** Draws one kind of panel. */
 export type PanelDrawer = (panel: ConfiguredPanel, context: PanelContext) => PanelContent;
 
 interface Drawn {
@@ -64,7 +65,7 @@ interface Drawn {
 }
 
 export class Sidebar {
-  readonly drawers: Partial<Record<PanelKind, PanelDrawer>> = { ...RENDERER_KINDS, ...FEED_KINDS };
+  readonly drawers: Partial<Record<PanelKind, PanelDrawer>> = { ...RENDERER_KINDS, ...FEED_KINDS, ...SHOP_KINDS };
   private drawn: Drawn[] = [];
   private panels: ConfiguredPanel[] = [];
   private selected: string | null = null;

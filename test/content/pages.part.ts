@@ -260,7 +260,7 @@ describe('configuration', () => {
       ],
       page: { _id: page._id, slug: page.slug, type: 'channel', name: 'Configured' },
       insights: { _id: expect.any(String), version: '1' },
-      site: { _id: site.siteId },
+      site: { _id: site.siteId, checkout_url: null },
       theme: expect.objectContaining({ _id: expect.any(String), mode: 'dark', button: expect.any(Object), typography: expect.any(Object) }),
     });
     expect(byId.body.theme.colors.accentPrimary).toBe('#ff0000');

@@ -4,7 +4,8 @@
  * timecode reaches the panel frames as it reaches the overlay layer; the channel's look (logo, background,
  * accents, the welcome screen, its mobile image on a narrow screen); the sidebar as tabs under the video
  * on a narrow screen; and axe-core's audit of the page in each state of a show (live, countdown, ended with
- * its recording, refused, signed in, narrow): no serious or critical violation.
+ * its recording, refused, signed in, narrow): no serious or critical violation. The store (the catalog, what
+ * the viewer holds, Buy to the site's checkout) and the playlist (a video played, a deleted one skipped).
  */
 import { rest } from '../helpers/http';
 import { waitInPage, waitShown } from '../helpers/browser';
@@ -20,9 +21,20 @@ import {
   type WebhookType,
 } from '../helpers/watchShow';
 import { createChatPanel } from '../helpers/chat';
-import { axeViolations, createChannelPage, createPanel, createYesNoPoll, frameOf, panelSelector, sidebarOf, untilPanels } from '../helpers/watchChannel';
+import {
+  axeViolations,
+  consoleWarnings,
+  createChannelPage,
+  createPanel,
+  createYesNoPoll,
+  frameOf,
+  panelSelector,
+  sidebarOf,
+  untilPanels,
+} from '../helpers/watchChannel';
 import { until } from '../helpers/wait';
-import { sourceOf, untilView, watchTestbed } from '../helpers/watchPage';
+import { sourceOf, untilAdvancing, untilView, watchTestbed } from '../helpers/watchPage';
+import { grantEntitlement } from '../helpers/stack';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here only.
 declare const window: any;
@@ -210,4 +222,74 @@ describe('axe-core', () => {
     await untilView(refused.page, 'refused');
     await audit('refused', refused.page);
   }, 240_000);
+});
+
+describe('the store and the playlist', () => {
+  it('lists the catalog with prices, marks what the viewer holds, sends Buy to the site’s checkout; plays a playlist’s video and skips a deleted one', async () => {
+    const checkout = 'https://shop.example.test/checkout?from=watch';
+    expect((await rest(stack(), 'PUT', '/site/v1/', { headers: site().admin, body: { settings: { checkout_url: checkout } } })).status).toBe(200);
+    for (const [sku, name, value] of [
+      ['season', 'Season pass', 20],
+      ['backstage', 'Backstage', 5],
+    ] as const) {
+      const created = await rest(stack(), 'POST', '/entitlement/v1/', {
+        headers: site().admin,
+        body: { sku, name, prices: [{ currency: 'USD', value, default: true }], recurrence: 'once' },
+      });
+      expect(created.status).toBe(201);
+    }
+    const viewer = await site().signIn([]);
+    await grantEntitlement(stack(), site().siteId, viewer.accountId, 'backstage');
+
+    const channelId = await createChannelPage(stack(), site(), { name: 'Shop stage' });
+    const video = (url: string) =>
+      rest(stack(), 'POST', '/graphql', {
+        headers: site().admin,
+        body: {
+          query: /* GraphQL */ `mutation($input: RecordVodInput!) { recordVod(input: $input) { id } }`,
+          variables: { input: { pageId: channelId, vodId: `vod-${url.length}-${Date.now()}`, url, durationSeconds: 10 } },
+        },
+      }).then((reply) => reply.body.data.recordVod.id as string);
+    const [kept, deleted] = [await video(bed.cdn.vodUrl), await video(`${bed.cdn.vodUrl}?gone`)];
+    const playlist = await rest(stack(), 'POST', '/playlist/v1', {
+      headers: site().admin,
+      body: { title: 'Replays', members: [deleted, kept].map((id) => ({ id, schema: 'video' })) },
+    });
+    expect(playlist.status).toBe(200);
+    expect((await rest(stack(), 'DELETE', `/video/v3/${deleted}`, { headers: site().admin })).status).toBe(200);
+    const ids = {
+      store: await createPanel(stack(), site(), { panel_type: 'store', panel_name: 'Shop', icon_name: 'cart' }),
+      playlist: await createPanel(stack(), site(), { panel_type: 'playlist', panel_name: 'Replays', playlist_id: playlist.body._id }),
+    };
+    const update = await rest(stack(), 'PUT', `/pages/v3/${channelId}`, {
+      headers: site().admin,
+      body: { data: { name: 'Shop stage' }, ...sidebarOf(Object.values(ids)) },
+    });
+    expect(update.status).toBe(200);
+
+    let warnings: string[] = [];
+    const { page } = await bed.open(channelId, { token: viewer.token, before: async (tab) => void (warnings = consoleWarnings(tab)) });
+    await untilPanels(page, 2);
+    const store = panelSelector(ids.store);
+    await waitShown(page, `${store} li[data-sku="season"]`);
+    const entries = await page.$$eval(`${store} li`, (nodes: any[]) =>
+      nodes.map((node) => ({ sku: node.dataset.sku, text: node.textContent, held: 'held' in node.dataset, buy: node.querySelector('a')?.href ?? null })),
+    );
+    expect(entries).toEqual([
+      { sku: 'season', text: 'Season pass $20.00Buy Season pass', held: false, buy: 'https://shop.example.test/checkout?from=watch&sku=season' },
+      { sku: 'backstage', text: 'Backstage $5.00Yours', held: true, buy: null },
+    ]);
+
+    const list = panelSelector(ids.playlist);
+    await waitShown(page, `${list} button[data-video-id="${kept}"]`);
+    expect(await page.$$eval(`${list} button`, (nodes: any[]) => nodes.map((node) => node.dataset.videoId))).toEqual([kept]);
+    expect(warnings).toEqual(expect.arrayContaining([expect.stringContaining(`video ${deleted} of playlist ${playlist.body._id} was deleted; skipped`)]));
+    await page.click(`${list} button[data-video-id="${kept}"]`);
+    await until(
+      () => sourceOf(page),
+      (source) => source === 'vod',
+      'the playlist’s video in the player',
+    );
+    await untilAdvancing(page);
+  }, 90_000);
 });
