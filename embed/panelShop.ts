@@ -1,6 +1,6 @@
 /**
  * The watch page's store and playlist panels (docs/design.md "The whole channel in the watch page"). The
- * store lists the site's entitlements with their prices (the catalog is read signed in: the site ID alone
+ * store lists the site's entitlements and bundles with their prices (the catalog is read signed in: the site ID alone
  * does not read it, docs/api.md), marks what the viewer holds, and sends "Buy" to the site's own checkout
  * (`settings.checkout_url`, with `?sku=`): money stays with the site's processor. The playlist lists its
  * videos (a deleted one is skipped with a warning); choosing one plays it when the content check allows.
@@ -13,7 +13,17 @@ interface CatalogEntry {
   name: string;
   prices: { currency: string; value: number; default: boolean }[];
 }
-const STORE_QUERY = /* GraphQL */ `query WatchStore { entitlements { sku name prices { currency value default } } me { subscriptions { status entitlement { sku } } } }`;
+interface Bundle {
+  sku: string | null;
+  name: string;
+  price: number | null;
+  presentmentCurrency: string;
+}
+const STORE_QUERY = /* GraphQL */ `query WatchStore {
+  entitlements { sku name prices { currency value default } }
+  bundles { sku name price presentmentCurrency }
+  me { subscriptions { status entitlement { sku } } }
+}`;
 
 /** A price in the viewer's own way of writing money. */
 function priceOf(entry: CatalogEntry): string {
@@ -52,19 +62,28 @@ function storePanel(panel: ConfiguredPanel, context: PanelContext): PanelContent
       body.replaceChildren(el('p', { class: 'sg-panel-note', text: 'Sign in to see the store' }), button);
       return;
     }
-    const data = await queryAs<{ entitlements: CatalogEntry[]; me: { subscriptions: { status: string; entitlement: { sku: string } }[] } | null }>(
-      context,
-      STORE_QUERY,
-      {},
-    );
+    const data = await queryAs<{
+      entitlements: CatalogEntry[];
+      bundles: Bundle[];
+      me: { subscriptions: { status: string; entitlement: { sku: string } }[] } | null;
+    }>(context, STORE_QUERY, {});
     if (drawnFor !== token) return;
     if (!data) {
       body.replaceChildren(el('p', { class: 'sg-panel-note', text: 'The store is not available' }));
       return;
     }
     const held = new Set((data.me?.subscriptions ?? []).filter((held) => held.status === 'active').map((held) => held.entitlement.sku));
-    const items = data.entitlements.map((entry) => {
-      const href = buyUrl(context.checkoutUrl(), entry.sku);
+    // A bundle is bought by its SKU like an entitlement (one without a SKU is shown, not sold here).
+    const offers: CatalogEntry[] = [
+      ...data.entitlements,
+      ...data.bundles.map((bundle) => ({
+        sku: bundle.sku ?? '',
+        name: bundle.name,
+        prices: bundle.price === null ? [] : [{ currency: bundle.presentmentCurrency, value: bundle.price, default: true }],
+      })),
+    ];
+    const items = offers.map((entry) => {
+      const href = entry.sku ? buyUrl(context.checkoutUrl(), entry.sku) : null;
       const action = held.has(entry.sku)
         ? el('span', { class: 'sg-held', text: 'Yours' })
         : href

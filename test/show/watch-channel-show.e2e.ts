@@ -225,7 +225,7 @@ describe('axe-core', () => {
 });
 
 describe('the store and the playlist', () => {
-  it('lists the catalog with prices, marks what the viewer holds, sends Buy to the site’s checkout; plays a playlist’s video and skips a deleted one', async () => {
+  it('lists the entitlements and bundles with prices, marks what the viewer holds, sends Buy to the site’s checkout; plays a playlist’s video and skips a deleted one', async () => {
     const checkout = 'https://shop.example.test/checkout?from=watch';
     expect((await rest(stack(), 'PUT', '/site/v1/', { headers: site().admin, body: { settings: { checkout_url: checkout } } })).status).toBe(200);
     for (const [sku, name, value] of [
@@ -238,6 +238,11 @@ describe('the store and the playlist', () => {
       });
       expect(created.status).toBe(201);
     }
+    const bundle = await rest(stack(), 'POST', '/bundle/v1/', {
+      headers: site().admin,
+      body: { name: 'Weekend', sku: 'weekend', presentmentCurrency: 'USD', price: 22.5, items: [{ id: 'season', type: 'entitlement' }], siteId: site().siteId },
+    });
+    expect(bundle.status).toBe(200);
     const viewer = await site().signIn([]);
     await grantEntitlement(stack(), site().siteId, viewer.accountId, 'backstage');
 
@@ -278,6 +283,7 @@ describe('the store and the playlist', () => {
     expect(entries).toEqual([
       { sku: 'season', text: 'Season pass $20.00Buy Season pass', held: false, buy: 'https://shop.example.test/checkout?from=watch&sku=season' },
       { sku: 'backstage', text: 'Backstage $5.00Yours', held: true, buy: null },
+      { sku: 'weekend', text: 'Weekend $22.50Buy Weekend', held: false, buy: 'https://shop.example.test/checkout?from=watch&sku=weekend' },
     ]);
 
     const list = panelSelector(ids.playlist);
