@@ -9,34 +9,15 @@
  */
 import { SDK_MESSAGE_SOURCE, SdkAction, isSetTokenMessage } from '../shared/contracts/viewerProtocol';
 import { subscribeChannelStatus, type ChannelStatus } from './channelStatus';
-import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from './liveClient';
+import { backoffDelay, LiveClient, reportConnection } from './liveClient';
 import { attachTimecodeOverlays, type TimecodeOverlays } from './player';
 import { deviceId } from './watchDevice';
 import { ChannelParts, type CheckedChannel } from './watchChannel';
 import { forgetTokenInAddress } from './watchSignIn';
 import { renderView } from './watchScreens';
-import { watchViewOf, type ContentCheckAnswer, type WatchView, type WatchViewKind } from './watchView';
-import { playbackExpiry, sameStream, WatchPlayer, type PlayerSource, type PlayerState } from './watchPlayer';
-
-/** What the page is doing, readable by the page around it (and by tests) as `window.stagegraphWatch`. */
-export interface WatchState extends ConnectionState {
-  view: WatchViewKind;
-  /** The show's state from the last status, null before one (or on a server without `channelStatus`). */
-  show: ChannelStatus['state'] | null;
-  /** The last status received (what every viewer of the channel gets), null as `show`. */
-  status: ChannelStatus | null;
-  /** Content checks answered so far. */
-  checks: number;
-  player: PlayerState;
-  /** The channel's first chat panel, null when it has none. */
-  chatPanelId: string | null;
-  /** The sidebar's panels as shown, in order. */
-  panels: { id: string; kind: string }[];
-  /** The viewer is signed in (the page holds a token). */
-  signedIn: boolean;
-  /** The channel shown (a channel-select panel switches it in place). */
-  channelId: string;
-}
+import { watchViewOf, type ContentCheckAnswer, type WatchView } from './watchView';
+import type { WatchState } from './watchState';
+import { playbackExpiry, sameStream, WatchPlayer, type PlayerSource } from './watchPlayer';
 
 /** A check or subscription the server refused is tried again after this long (a server of another version). */
 const RETRY_UNAVAILABLE_MS = 30_000;
@@ -184,6 +165,8 @@ function overlaysFor(videoId: string | null): Promise<void> {
 }
 
 let recordingWanted: string | null = null;
+/** A playlist panel's video the viewer chose, null when none. */
+let chosen: PlayerSource | null = null;
 
 /** Plays a recording once its overlays listen, so the overlay of its first second is not missed. */
 function playRecording(source: PlayerSource): void {
@@ -210,7 +193,9 @@ function render(): void {
   lastView = view;
   state.view = view.kind;
   clearInterval(countdownTimer);
-  const recording = view.kind === 'video' ? view.source : view.kind === 'ended' ? view.recording : null;
+  // A playlist's video the viewer chose plays on while the channel has nothing live (the show comes first).
+  if (chosen && !['offline', 'video', 'ended'].includes(view.kind)) chosen = null;
+  const recording = chosen ?? (view.kind === 'video' ? view.source : view.kind === 'ended' ? view.recording : null);
   if (recording) {
     playRecording(recording);
   } else {
@@ -291,6 +276,7 @@ function switchChannel(next: string): void {
   url.searchParams.set('channelId', next);
   history.pushState(null, '', url);
   check = null;
+  chosen = null;
   status = null;
   statusKey = '';
   unavailable = null;
@@ -315,8 +301,9 @@ function playVideo(videoId: string): void {
     return;
   }
   void parts.videoUrl(videoId).then((url) => {
-    if (url) playRecording({ url, kind: 'vod', videoId, offset: 0 });
-    else parts.toast('This video cannot be played here');
+    if (!url) return parts.toast('This video cannot be played here');
+    chosen = { url, kind: 'vod', videoId, offset: 0 };
+    render();
   });
 }
 
