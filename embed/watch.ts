@@ -119,7 +119,12 @@ async function runCheck(): Promise<void> {
   unavailable = null;
   check = (await response.json()) as ContentCheckAnswer;
   state.checks += 1;
-  parts.onChannel((check as ContentCheckAnswer & { channel?: CheckedChannel }).channel);
+  try {
+    parts.onChannel((check as ContentCheckAnswer & { channel?: CheckedChannel }).channel);
+  } catch (error) {
+    // The channel's look is decoration: whatever fails in it, the video plays.
+    console.warn('stagegraph watch: the channel’s look could not be shown', error);
+  }
   const { contentCheck } = check.canIPlayResponse;
   // A free preview ends by the clock: ask again when it runs out (the check then refuses).
   if (contentCheck.access === 'preview') askCheckIn(Math.max(1, contentCheck.previewTimeRemainingSeconds) * 1000);

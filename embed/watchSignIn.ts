@@ -21,12 +21,13 @@ export function forgetTokenInAddress(): void {
   history.replaceState(null, '', url);
 }
 
-const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null;
 
 export class SignIn {
-  private readonly dialog = byId<HTMLDialogElement>('sg-watch-signin');
-  private readonly form = this.dialog.querySelector('form') as HTMLFormElement;
-  private readonly error = byId<HTMLElement>('sg-watch-signin-error');
+  // A page of an older version (cached beside a newer script) has no dialog: sign-in is then a detached no-op.
+  private readonly dialog = byId<HTMLDialogElement>('sg-watch-signin') ?? document.createElement('dialog');
+  private readonly form = this.dialog.querySelector('form') ?? document.createElement('form');
+  private readonly error = byId<HTMLElement>('sg-watch-signin-error') ?? document.createElement('p');
   private readonly storageKey: string;
   private session: Session | null = null;
 
@@ -40,8 +41,8 @@ export class SignIn {
       if ((event.submitter as HTMLButtonElement | null)?.value === 'cancel') this.dialog.close();
       else void this.submit();
     });
-    byId<HTMLButtonElement>('sg-watch-signin-open').addEventListener('click', () => this.open(null));
-    byId<HTMLButtonElement>('sg-watch-signout').addEventListener('click', () => void this.signOut());
+    byId<HTMLButtonElement>('sg-watch-signin-open')?.addEventListener('click', () => this.open(null));
+    byId<HTMLButtonElement>('sg-watch-signout')?.addEventListener('click', () => void this.signOut());
   }
 
   /** The session kept from an earlier visit, or null. */
@@ -57,7 +58,9 @@ export class SignIn {
 
   /** Opens the dialog; `reason` (an overlay CTA's text, a panel's words) says why. */
   open(reason: string | null): void {
-    byId<HTMLElement>('sg-watch-signin-reason').textContent = reason ?? 'Sign in with your e-mail and password.';
+    const said = byId<HTMLElement>('sg-watch-signin-reason');
+    if (!said) return;
+    said.textContent = reason ?? 'Sign in with your e-mail and password.';
     this.error.textContent = '';
     if (!this.dialog.open) this.dialog.showModal();
     (this.form.elements.namedItem('email') as HTMLInputElement).focus();
@@ -65,9 +68,10 @@ export class SignIn {
 
   /** Shows who is signed in (a token from the page's query or the site's page counts too). */
   showSignedIn(signedIn: boolean): void {
-    byId<HTMLElement>('sg-watch-signin-open').hidden = signedIn;
-    byId<HTMLElement>('sg-watch-signout').hidden = !signedIn;
-    const who = byId<HTMLElement>('sg-watch-who');
+    const [open, out, who] = ['sg-watch-signin-open', 'sg-watch-signout', 'sg-watch-who'].map((id) => byId<HTMLElement>(id));
+    if (!open || !out || !who) return;
+    open.hidden = signedIn;
+    out.hidden = !signedIn;
     who.hidden = !signedIn;
     who.textContent = signedIn ? 'Signed in' : '';
   }
