@@ -68,11 +68,11 @@ function hide(broadcastId: string): void {
 
 /** Asks the page around the embed to act on a CTA (log in, open a panel, share). */
 function onCta(request: CtaRequest): void {
-  if (request.type === 'social_share' && typeof navigator.share === 'function') {
-    navigator.share({ url: document.referrer || location.href }).catch(() => undefined);
-  }
-  // Nothing secret: the CTA is part of the broadcast every viewer received.
-  window.parent.postMessage({ source: SDK_MESSAGE_SOURCE, action: 'cta', data: request }, '*');
+  const shared = request.type === 'social_share' && typeof navigator.share === 'function';
+  if (shared) navigator.share({ url: document.referrer || location.href }).catch(() => undefined);
+  // Nothing secret: the CTA is part of the broadcast every viewer received. `shared` tells the page around
+  // the layer that the share sheet opened here (the watch page copies the link instead when it did not).
+  window.parent.postMessage({ source: SDK_MESSAGE_SOURCE, action: 'cta', data: { ...request, shared } }, '*');
 }
 
 function show(overlay: BroadcastOverlay, broadcastId: string, origin: OverlayShown['origin'], seconds: number): void {

@@ -25,6 +25,11 @@ export interface TimecodeOptions {
   videoId?: string;
   /** Where stagegraph answers; default: the origin this script was loaded from. */
   baseUrl?: string;
+  /**
+   * More frames that get the same messages, asked at each post (the watch page's panel frames: seed 001,
+   * "panels use the same data to update").
+   */
+  also?: () => Iterable<HTMLIFrameElement | Window>;
 }
 
 export interface TimecodeOverlays {
@@ -53,9 +58,14 @@ export function attachTimecodeOverlays(options: TimecodeOptions): TimecodeOverla
   let lastSecond: number | null = null;
 
   const post = (second: number) => {
-    const target = 'contentWindow' in options.frame ? options.frame.contentWindow : options.frame;
-    for (const overlay of bySecond.get(second) ?? []) {
-      target?.postMessage({ source: SDK_MESSAGE_SOURCE, action: SdkAction.showOverlay, data: overlay }, '*');
+    const overlays = bySecond.get(second);
+    if (!overlays) return;
+    const frames = [options.frame, ...(options.also?.() ?? [])];
+    for (const overlay of overlays) {
+      for (const frame of frames) {
+        const target = 'contentWindow' in frame ? frame.contentWindow : frame;
+        target?.postMessage({ source: SDK_MESSAGE_SOURCE, action: SdkAction.showOverlay, data: overlay }, '*');
+      }
     }
   };
 

@@ -4,47 +4,36 @@
  * Bearer), follows the channel's show on the embed's one live client (`channelStatus`, embed/channelStatus.ts),
  * and shows what embed/watchView.ts decides: the live stream with the live overlays, "reconnecting", the
  * countdown, "the show has ended" and its recording with the overlays of its timeline at their seconds,
- * or the check's refusal — never a URL it refuses. The channel's first chat panel sits beside the video.
+ * or the check's refusal — never a URL it refuses. The channel's panels, look, CTAs and the viewer's
+ * sign-in are embed/watchChannel.ts's; the timecode reaches the panels' frames as it reaches the overlays.
  */
 import { SDK_MESSAGE_SOURCE, SdkAction, isSetTokenMessage } from '../shared/contracts/viewerProtocol';
 import { subscribeChannelStatus, type ChannelStatus } from './channelStatus';
-import { backoffDelay, LiveClient, reportConnection, type ConnectionState } from './liveClient';
+import { backoffDelay, LiveClient, reportConnection } from './liveClient';
 import { attachTimecodeOverlays, type TimecodeOverlays } from './player';
+import { deviceId } from './watchDevice';
+import { ChannelParts, type CheckedChannel } from './watchChannel';
+import { forgetTokenInAddress } from './watchSignIn';
 import { renderView } from './watchScreens';
-import { watchViewOf, type ContentCheckAnswer, type WatchView, type WatchViewKind } from './watchView';
-import { playbackExpiry, sameStream, WatchPlayer, type PlayerSource, type PlayerState } from './watchPlayer';
-
-/** What the page is doing, readable by the page around it (and by tests) as `window.stagegraphWatch`. */
-export interface WatchState extends ConnectionState {
-  view: WatchViewKind;
-  /** The show's state from the last status, null before one (or on a server without `channelStatus`). */
-  show: ChannelStatus['state'] | null;
-  /** The last status received (what every viewer of the channel gets), null as `show`. */
-  status: ChannelStatus | null;
-  /** Content checks answered so far. */
-  checks: number;
-  player: PlayerState;
-  /** The chat panel beside the video, null when the channel has none. */
-  chatPanelId: string | null;
-}
+import { watchViewOf, type ContentCheckAnswer, type WatchView } from './watchView';
+import type { WatchState } from './watchState';
+import { playbackExpiry, sameStream, WatchPlayer, type PlayerSource } from './watchPlayer';
 
 /** A check or subscription the server refused is tried again after this long (a server of another version). */
 const RETRY_UNAVAILABLE_MS = 30_000;
 /** Checks asked again while live without a URL to play. */
 const LIVE_URL_TRIES = 5;
-const DEVICE_KEY = 'stagegraph:device-id';
-const CHAT_KINDS = new Set(['chat', 'live-stream chat']);
 
 const params = new URLSearchParams(location.search);
 const siteId = params.get('siteId') ?? '';
-const channelId = params.get('channelId') ?? '';
+let channelId = params.get('channelId') ?? '';
 let token = params.get('token') || null;
+const inviteToken = params.get('inviteToken');
 let password: string | null = null;
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const video = byId<HTMLVideoElement>('player');
 const overlays = byId<HTMLIFrameElement>('overlays');
-const chat = byId<HTMLElement>('sg-watch-chat');
 const sound = byId<HTMLButtonElement>('sg-watch-sound');
 
 const player = new WatchPlayer(video);
@@ -55,6 +44,9 @@ const state: WatchState = {
   checks: 0,
   player: player.state,
   chatPanelId: null,
+  panels: [],
+  signedIn: false,
+  channelId,
   transport: null,
   connected: false,
   connections: 0,
@@ -68,20 +60,6 @@ let unavailable: string | null = null;
 
 // ------------------------------------------------------------------ the device and the viewer
 
-/** A random ID for this browser, kept across visits (the site's device limit counts it). */
-function deviceId(): string {
-  const made = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
-  try {
-    const kept = localStorage.getItem(DEVICE_KEY);
-    if (kept) return kept;
-    const id = made();
-    localStorage.setItem(DEVICE_KEY, id);
-    return id;
-  } catch {
-    // Storage refused (a private window, a sandboxed frame): one ID for this page's life.
-    return made();
-  }
-}
 const device = deviceId();
 
 const viewerHeaders = (): Record<string, string> => ({ 'x-service-client-id': siteId, ...(token ? { authorization: `Bearer ${token}` } : {}) });
@@ -141,6 +119,12 @@ async function runCheck(): Promise<void> {
   unavailable = null;
   check = (await response.json()) as ContentCheckAnswer;
   state.checks += 1;
+  try {
+    parts.onChannel((check as ContentCheckAnswer & { channel?: CheckedChannel }).channel);
+  } catch (error) {
+    // The channel's look is decoration: whatever fails in it, the video plays.
+    console.warn('stagegraph watch: the channel’s look could not be shown', error);
+  }
   const { contentCheck } = check.canIPlayResponse;
   // A free preview ends by the clock: ask again when it runs out (the check then refuses).
   if (contentCheck.access === 'preview') askCheckIn(Math.max(1, contentCheck.previewTimeRemainingSeconds) * 1000);
@@ -176,7 +160,8 @@ function overlaysFor(videoId: string | null): Promise<void> {
     overlays.src = key.split('#')[0];
   }).then(async () => {
     if (!videoId || overlayKey !== key) return;
-    const attached = attachTimecodeOverlays({ video, frame: overlays, siteId, videoId });
+    // The panels' frames get each overlay at its second too (seed 001: "panels use the same data to update").
+    const attached = attachTimecodeOverlays({ video, frame: overlays, siteId, videoId, also: () => parts.sidebar.frames() });
     timecode = attached;
     // A video without a timeline (not a recording of ours) plays without timecode overlays.
     await attached.ready.catch(() => undefined);
@@ -185,6 +170,8 @@ function overlaysFor(videoId: string | null): Promise<void> {
 }
 
 let recordingWanted: string | null = null;
+/** A playlist panel's video the viewer chose, null when none. */
+let chosen: PlayerSource | null = null;
 
 /** Plays a recording once its overlays listen, so the overlay of its first second is not missed. */
 function playRecording(source: PlayerSource): void {
@@ -211,7 +198,9 @@ function render(): void {
   lastView = view;
   state.view = view.kind;
   clearInterval(countdownTimer);
-  const recording = view.kind === 'video' ? view.source : view.kind === 'ended' ? view.recording : null;
+  // A playlist's video the viewer chose plays on while the channel has nothing live (the show comes first).
+  if (chosen && !['offline', 'video', 'ended'].includes(view.kind)) chosen = null;
+  const recording = chosen ?? (view.kind === 'video' ? view.source : view.kind === 'ended' ? view.recording : null);
   if (recording) {
     playRecording(recording);
   } else {
@@ -281,47 +270,83 @@ function connect(): void {
   });
 }
 
-// ------------------------------------------------------------------ the chat panel and the viewer's token
+// ------------------------------------------------------------------ the channel around the video and the viewer
 
-interface PageConfiguration {
-  panels: { _id: string; panel_type: string }[];
-  page: { name: string };
-}
-
-async function showChat(): Promise<void> {
-  const response = await fetch(`/page/v2/configuration/${encodeURIComponent(channelId)}`, { headers: { 'x-service-client-id': siteId } }).catch(() => null);
-  if (!response?.ok) return;
-  const configuration = (await response.json()) as PageConfiguration;
-  byId<HTMLElement>('sg-watch-title').textContent = configuration.page.name;
-  const panel = configuration.panels.find((candidate) => CHAT_KINDS.has(candidate.panel_type.trim().toLowerCase()));
-  if (!panel) return;
-  state.chatPanelId = panel._id;
-  chatFrame();
-  chat.hidden = false;
-}
-
-function chatFrame(): void {
-  if (!state.chatPanelId) return;
-  const query = new URLSearchParams({ siteId, panelId: state.chatPanelId, ...(token ? { token } : {}) });
-  (chat.querySelector('iframe') as HTMLIFrameElement).src = `/embed/v1/chat?${query.toString()}`;
-}
-
-/** A new viewer token (or none): everything the viewer sees is asked again as them. */
-function setToken(next: string | null): void {
-  token = next;
+/** Shows another channel of the site in place (a channel-select panel): its show, overlays and panels. */
+function switchChannel(next: string): void {
+  if (next === channelId || !/^[\w-]{1,128}$/.test(next)) return;
+  channelId = next;
+  state.channelId = next;
+  const url = new URL(location.href);
+  url.searchParams.set('channelId', next);
+  history.pushState(null, '', url);
+  check = null;
+  chosen = null;
+  status = null;
+  statusKey = '';
+  unavailable = null;
+  player.stop();
+  render();
   askCheck();
   connect();
-  chatFrame();
+  void loadChannel();
+}
+
+async function loadChannel(): Promise<void> {
+  await parts.load();
+  state.chatPanelId = parts.sidebar.chatPanelId;
+  state.panels = parts.sidebar.shown;
+  parts.sidebar.refresh();
+}
+
+/** Plays a video of a playlist panel when the check lets this viewer play the channel. */
+function playVideo(videoId: string): void {
+  if (check?.canIPlayResponse.contentCheck.access !== 'full') {
+    parts.toast('This video cannot be played here');
+    return;
+  }
+  void parts.videoUrl(videoId).then((url) => {
+    if (!url) return parts.toast('This video cannot be played here');
+    chosen = { url, kind: 'vod', videoId, offset: 0 };
+    render();
+  });
+}
+
+const parts = new ChannelParts({
+  siteId,
+  channelId: () => channelId,
+  token: () => token,
+  setToken: (next) => setToken(next),
+  client: () => client,
+  switchChannel,
+  playVideo,
+});
+
+/** A new viewer token (or none): everything the viewer sees is asked again as them, in every frame of ours. */
+function setToken(next: string | null): void {
+  if (next === token) return;
+  token = next;
+  state.signedIn = token !== null;
+  if (!token) forgetTokenInAddress();
+  parts.signIn.showSignedIn(token !== null);
+  askCheck();
+  connect();
+  parts.sidebar.refresh();
 }
 
 /** The server refused the token (expired, another site's): the viewer carries on anonymous (the live client drops it by itself). */
 function dropToken(): void {
   token = null;
+  state.signedIn = false;
+  parts.signIn.forget();
+  parts.signIn.showSignedIn(false);
+  forgetTokenInAddress();
   askCheck();
-  chatFrame();
+  parts.sidebar.refresh();
 }
 
 window.addEventListener('message', (message: MessageEvent) => {
+  if (parts.onMessage(message, overlays.contentWindow)) return;
   // The site's page around a framed watch page hands over its viewer's token, as it does to the embed.
   if (message.source === window.parent && message.source !== window && isSetTokenMessage(message.data) && message.data.data !== token)
     setToken(message.data.data);
@@ -333,15 +358,32 @@ byId<HTMLFormElement>('sg-watch-password').addEventListener('submit', (event) =>
   askCheck();
 });
 byId<HTMLButtonElement>('sg-watch-login').addEventListener('click', () => {
+  // The site's page around a framed watch page may sign its viewer in itself; this page offers its own sign-in too.
   window.parent.postMessage({ source: SDK_MESSAGE_SOURCE, action: SdkAction.login }, '*');
+  parts.signIn.open('Sign in to watch this channel');
 });
+window.addEventListener('popstate', () => switchChannel(new URLSearchParams(location.search).get('channelId') ?? channelId));
 sound.addEventListener('click', () => {
   video.muted = !video.muted;
   sound.textContent = video.muted ? 'Sound on' : 'Sound off';
 });
 
-if (siteId && channelId) {
+/** The viewer at page open: the page's `token`, else the session kept from an earlier visit; then a magic link's invite. */
+async function start(): Promise<void> {
+  token ??= parts.signIn.restore()?.jwt ?? null;
+  state.signedIn = token !== null;
+  parts.signIn.showSignedIn(token !== null);
+  if (inviteToken) {
+    const before = token;
+    await parts.openInvite(inviteToken);
+    // Signed in by the invite: setToken has asked everything as the viewer already.
+    if (token !== before) return;
+  }
   askCheck();
   connect();
-  void showChat();
+}
+
+if (siteId && channelId) {
+  void start();
+  void loadChannel();
 }

@@ -5,17 +5,8 @@
  * in words and by the shape of the row's edge, with colour on top, never by colour alone.
  */
 
-/** Inlined as the page's only `<style>` (the page's CSP allows inline styles, never inline script). */
-export const OVERLAY_STYLE = `
-html, body { margin: 0; height: 100%; background: transparent; overflow: hidden; font: 15px/1.4 system-ui, sans-serif; }
-#sg-overlays { position: fixed; inset: 0; pointer-events: none; display: flex; flex-direction: column; justify-content: flex-end;
-  align-items: flex-start; gap: 10px; padding: 5%; box-sizing: border-box; }
-#sg-overlays [hidden] { display: none !important; }
-.sg-overlay { pointer-events: auto; max-width: 70%; color: #fff; background: rgba(10, 13, 26, 0.92); border-left: 4px solid #ffb400;
-  border-radius: 10px; padding: 12px 16px; box-shadow: 0 6px 24px rgba(0, 0, 0, 0.35); animation: sg-in 0.25s ease-out; }
-.sg-overlay img { max-width: 100%; }
-.sg-overlay a { color: #ffd466; }
-.sg-overlay button:focus-visible, .sg-poll:focus-visible { outline: 3px solid #fff; outline-offset: 2px; }
+/** A poll's card (embed/pollCard.ts), in an overlay or in a watch page's multiple-choice panel. */
+export const POLL_STYLE = `
 .sg-poll { width: 360px; max-width: 100%; margin-top: 8px; }
 .sg-poll-question { margin: 0 0 8px; font-size: 18px; font-weight: 700; line-height: 1.3; }
 .sg-poll-results { list-style: none; margin: 0; padding: 0; display: grid; gap: 6px; }
@@ -49,7 +40,20 @@ html, body { margin: 0; height: 100%; background: transparent; overflow: hidden;
 .sg-poll-status[data-poll-status="wrong"] { color: #ffb3b3; }
 .sg-poll-status[data-poll-status="right"]::before { content: "✓ "; }
 .sg-poll-status[data-poll-status="wrong"]::before { content: "✗ "; }
-.sg-poll-announce { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.sg-poll-announce { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }`;
+
+/** Inlined as the page's only `<style>` (the page's CSP allows inline styles, never inline script). */
+export const OVERLAY_STYLE = `
+html, body { margin: 0; height: 100%; background: transparent; overflow: hidden; font: 15px/1.4 system-ui, sans-serif; }
+#sg-overlays { position: fixed; inset: 0; pointer-events: none; display: flex; flex-direction: column; justify-content: flex-end;
+  align-items: flex-start; gap: 10px; padding: 5%; box-sizing: border-box; }
+#sg-overlays [hidden] { display: none !important; }
+.sg-overlay { pointer-events: auto; max-width: 70%; color: #fff; background: rgba(10, 13, 26, 0.92); border-left: 4px solid #ffb400;
+  border-radius: 10px; padding: 12px 16px; box-shadow: 0 6px 24px rgba(0, 0, 0, 0.35); animation: sg-in 0.25s ease-out; }
+.sg-overlay img { max-width: 100%; }
+.sg-overlay a { color: #ffd466; }
+.sg-overlay button:focus-visible, .sg-poll:focus-visible { outline: 3px solid #fff; outline-offset: 2px; }
+${POLL_STYLE}
 .sg-cta { margin-top: 10px; font: inherit; font-weight: 600; color: #111; background: #ffb400; border: 0; border-radius: 6px; padding: 6px 14px; cursor: pointer; }
 @keyframes sg-in { from { opacity: 0; transform: translateY(12px); } to { opacity: 1; transform: none; } }
 @media (prefers-reduced-motion: reduce) { .sg-overlay { animation: none; } .sg-poll-bar { transition: none; } }`;

@@ -9,7 +9,7 @@ import { THEME, VIDEO, freeObject, nullableStr, obj, str, strings, tags } from '
 const PAGE = /* GraphQL */ `_id: id slug site_id: siteId collection type base_language: baseLanguage active_renderers: activeRenderers renderers seo style data metadata tags created modified last_modified: lastModified`;
 const PAGE_SUMMARY = /* GraphQL */ `_id: id base_language: baseLanguage created modified tags`;
 
-const CONFIGURATION = /* GraphQL */ `panels { _id: id slug panel_name: panelName panel_type: panelType icon_name: iconName } page { _id: id slug type name } insights { _id: id version } site { _id: id } theme { ${THEME} }`;
+const CONFIGURATION = /* GraphQL */ `panels { _id: id slug panel_name: panelName panel_type: panelType icon_name: iconName renderer } page { _id: id slug type name } insights { _id: id version } site { _id: id checkout_url: checkoutUrl } theme { ${THEME} }`;
 const CONTENT_CHECK = /* GraphQL */ `canIPlayResponse {
   contentCheck { access live offset previewTimeRemainingSeconds userHasChannelGateEntitlement userHasVideoEntitlement video { video { ${VIDEO} } } }
   deviceCheck { accountDevices accountOverDeviceLimit siteDeviceLimit }
@@ -39,10 +39,19 @@ const pageFields: Record<string, JsonSchema> = {
 export const pageSchemas: Record<string, JsonSchema> = {
   Page: { type: 'object', required: ['_id', 'slug', 'site_id', 'type'], properties: pageFields },
   PageConfiguration: obj({
-    panels: arrayOf(obj({ _id: str, slug: str, panel_name: str, panel_type: str, icon_name: nullableStr })),
+    panels: arrayOf(
+      obj({
+        _id: str,
+        slug: str,
+        panel_name: str,
+        panel_type: str,
+        icon_name: nullableStr,
+        renderer: { type: 'object', description: 'ours: the renderer a viewer draws (no chat word lists)' },
+      }),
+    ),
     page: obj({ _id: str, slug: str, type: str, name: str }),
     insights: obj({ _id: { type: 'string', description: 'token' }, version: str }),
-    site: obj({ _id: str }),
+    site: obj({ _id: str, checkout_url: { ...nullableStr, description: 'ours: settings.checkout_url, where Buy goes (with ?sku=)' } }),
     theme: ref('Theme'),
   }),
   ContentCheck: obj({

@@ -14,7 +14,7 @@ const INSIGHTS_VERSION = '1';
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 
 export interface PageConfigurationModel {
-  panels: { id: string; slug: string; panelName: string; panelType: string; iconName: string | null }[];
+  panels: { id: string; slug: string; panelName: string; panelType: string; iconName: string | null; renderer: JsonRecord }[];
   page: { id: string; slug: string; type: 'channel' | 'landing'; name: string };
   insights: { id: string; version: string };
   site: Site;
@@ -34,6 +34,14 @@ export async function findConfiguredPage(db: Db, siteId: string, pageId: string 
   const page = match && (await db.page.findFirst({ where: { id: match.pageId, siteId } }));
   if (!page) throw notFound(`page with metadata ${value}`);
   return page;
+}
+
+/** Renderer fields a viewer never reads: the chat's word lists (filtered, held). */
+const MODERATORS_ONLY = ['filtered_words', 'hold_words'];
+
+/** A renderer as a viewer's page reads it. */
+function viewerRenderer(renderer: JsonRecord): JsonRecord {
+  return Object.fromEntries(Object.entries(renderer).filter(([key]) => !MODERATORS_ONLY.includes(key)));
 }
 
 /** An analytics token bound to the site and page, that clients cannot make up for other pages. */
@@ -62,6 +70,7 @@ export async function pageConfiguration(db: Db, secret: string, page: Page): Pro
         panelName: panel.name,
         panelType: panel.type,
         iconName: typeof renderer.icon_name === 'string' ? renderer.icon_name : null,
+        renderer: viewerRenderer(renderer),
       },
     ];
   });

@@ -9,6 +9,7 @@ import type { Panel, Prisma } from '../../shared/db/generated/sqlite';
 import { badInput } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { CHAT_MODERATION_SCHEMA } from './chat/moderationSchema';
+import { checkIframeTag } from './iframeTag';
 import { found, isRecord, type JsonRecord } from './checks';
 import { replaceReferences, referencesOfPanel } from './references';
 
@@ -97,6 +98,8 @@ export function checkRenderer(renderer: unknown): JsonRecord {
     const { message, field } = describe((validateRenderer.errors as ErrorObject[])[0]);
     throw badInput(message, field);
   }
+  // The watch page frames it: one https iframe and nothing else (subgraphs/content/iframeTag.ts).
+  if (typeof renderer.iframe_tag === 'string' && renderer.iframe_tag.trim() !== '') checkIframeTag(renderer.iframe_tag);
   return renderer;
 }
 

@@ -211,7 +211,10 @@ describe('configuration', () => {
   it('answers the page’s panels, page, insights, site and theme, by id and by metadata', async () => {
     const chat = await rest(stack, 'POST', '/panel/v3/', {
       headers: site.admin,
-      body: { siteId: site.siteId, renderer: { panel_type: 'chat', panel_name: 'Chat', icon_name: 'chat-bubble' } },
+      body: {
+        siteId: site.siteId,
+        renderer: { panel_type: 'chat', panel_name: 'Chat', icon_name: 'chat-bubble', filtered_words: 'spoiler', hold_words: 'link' },
+      },
     });
     const shop = await rest(stack, 'POST', '/panel/v3/', {
       headers: site.admin,
@@ -237,12 +240,27 @@ describe('configuration', () => {
     expect(byId.status).toBe(200);
     expect(byId.body).toEqual({
       panels: [
-        { _id: shop.body._id, slug: shop.body.slug, panel_name: 'Shop', panel_type: 'store', icon_name: null },
-        { _id: chat.body._id, slug: chat.body.slug, panel_name: 'Chat', panel_type: 'chat', icon_name: 'chat-bubble' },
+        {
+          _id: shop.body._id,
+          slug: shop.body.slug,
+          panel_name: 'Shop',
+          panel_type: 'store',
+          icon_name: null,
+          renderer: { panel_type: 'store', panel_name: 'Shop' },
+        },
+        // The renderer as a viewer's page draws it: the chat's word lists stay with its moderators.
+        {
+          _id: chat.body._id,
+          slug: chat.body.slug,
+          panel_name: 'Chat',
+          panel_type: 'chat',
+          icon_name: 'chat-bubble',
+          renderer: { panel_type: 'chat', panel_name: 'Chat', icon_name: 'chat-bubble' },
+        },
       ],
       page: { _id: page._id, slug: page.slug, type: 'channel', name: 'Configured' },
       insights: { _id: expect.any(String), version: '1' },
-      site: { _id: site.siteId },
+      site: { _id: site.siteId, checkout_url: null },
       theme: expect.objectContaining({ _id: expect.any(String), mode: 'dark', button: expect.any(Object), typography: expect.any(Object) }),
     });
     expect(byId.body.theme.colors.accentPrimary).toBe('#ff0000');

@@ -203,3 +203,47 @@ it('keeps panels to their site: another site’s is 404 on every path and absent
   expect(list.body.results.map((panel: { _id: string }) => panel._id)).not.toContain(theirs._id);
   expect((await rest(stack, 'GET', `/panel/v3/${theirs._id}`, { headers: other.admin })).body.renderer).toEqual(RENDERERS.image);
 });
+
+describe('iframe_tag', () => {
+  const UNSAFE: [string, string][] = [
+    ['a script', '<script>alert(1)</script>'],
+    ['a script after the iframe', '<iframe src="https://example.test"></iframe><script>alert(1)</script>'],
+    ['a javascript: src', '<iframe src="javascript:alert(1)"></iframe>'],
+    ['an entity-encoded javascript: src', '<iframe src="jav&#x61;script:alert(1)"></iframe>'],
+    ['two iframes', '<iframe src="https://a.example.test"></iframe><iframe src="https://b.example.test"></iframe>'],
+    ['an http: src', '<iframe src="http://example.test"></iframe>'],
+    ['an event-handler attribute', '<iframe src="https://example.test" onload="alert(1)"></iframe>'],
+    ['a srcdoc', '<iframe src="https://example.test" srcdoc="<script>alert(1)</script>"></iframe>'],
+    ['a sandbox of its own', '<iframe src="https://example.test" sandbox="allow-scripts allow-same-origin"></iframe>'],
+    ['no src', '<iframe title="x"></iframe>'],
+    ['another tag', '<img src="https://example.test/a.png" onerror="alert(1)">'],
+    ['text around the tag', 'hello <iframe src="https://example.test"></iframe>'],
+  ];
+  const SAFE =
+    '<iframe src="https://player.example.test/embed/1" title="Stats" width="100%" height="320" allow="autoplay; fullscreen" allowfullscreen loading="lazy" referrerpolicy="no-referrer"></iframe>';
+  const panelCount = () => stack.database.prisma.panel.count({ where: { siteId: site.siteId } });
+  const unsafe = (tag: string) => ({ panel_type: 'iframe', panel_name: 'Embed', iframe_tag: tag });
+
+  it('stores one https iframe with the listed attributes', async () => {
+    const panel = await createPanel(site, unsafe(SAFE));
+    expect(panel.renderer.iframe_tag).toBe(SAFE);
+  });
+
+  it('refuses anything else on create, replace and update with 400 naming renderer.iframe_tag, storing nothing', async () => {
+    const kept = await createPanel(site, unsafe(SAFE));
+    const before = await panelCount();
+    for (const [what, tag] of UNSAFE) {
+      const replies = {
+        create: await rest(stack, 'POST', '/panel/v3/', { headers: site.admin, body: { siteId: site.siteId, renderer: unsafe(tag) } }),
+        replace: await rest(stack, 'PUT', `/panel/v3/${kept._id}`, { headers: site.admin, body: { siteId: site.siteId, renderer: unsafe(tag) } }),
+        update: await rest(stack, 'PATCH', `/panel/v3/${kept._id}`, { headers: site.admin, body: { renderer: { iframe_tag: tag } } }),
+      };
+      for (const [how, reply] of Object.entries(replies)) {
+        expect({ what, how, status: reply.status, success: reply.body.success }).toEqual({ what, how, status: 400, success: false });
+        expect(reply.body.message).toMatch(/renderer\.iframe_tag/);
+      }
+    }
+    expect(await panelCount()).toBe(before);
+    expect((await rest(stack, 'GET', `/panel/v3/${kept._id}`, { headers: site.admin })).body.renderer.iframe_tag).toBe(SAFE);
+  });
+});

@@ -70,9 +70,17 @@ it('changes the name, device limit and theme; refuses bad values', async () => {
     { name: '' },
     { settings: { theme: { mode: 'sepia' } } },
     { settings: { theme: { colors: { accentPrimary: 'red' } } } },
+    { settings: { checkout_url: 'http://shop.example.test/checkout' } },
+    { settings: { checkout_url: 'javascript:alert(1)' } },
+    { settings: { checkout_url: 42 } },
   ]) {
     expect((await rest(stack, 'PUT', '/site/v1/', { headers: site.admin, body })).status).toBe(400);
   }
+  // The site's checkout (ours), read by viewers with the site ID alone in the page configuration.
+  const checkout = 'https://shop.example.test/checkout?from=watch';
+  expect(
+    (await rest(stack, 'PUT', '/site/v1/', { headers: site.admin, body: { settings: { theme, checkout_url: checkout } } })).body.settings.checkout_url,
+  ).toBe(checkout);
   const viewer = { 'x-service-client-id': site.siteId, authorization: `Bearer ${await site.token([])}` };
   expect((await rest(stack, 'PUT', '/site/v1/', { headers: viewer, body: { name: 'Hijack' } })).status).toBe(403);
   expect((await rest(stack, 'GET', '/site/v1/', { headers: other.admin })).body.name).toBe('Their site');

@@ -26,7 +26,7 @@ export interface WatchOptions {
   /** Removes WebSocket from the page (it then follows the show over SSE). */
   withoutWebSocket?: boolean;
   /** Runs on the new tab before it loads the page (to record its traffic from the first request). */
-  before?: (page: Page) => Promise<void>;
+  before?: (page: Page) => Promise<unknown>;
 }
 
 export interface OverlaySeen {

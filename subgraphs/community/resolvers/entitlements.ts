@@ -15,6 +15,8 @@ export function entitlementResolvers(runtime: CommunityRuntime): Resolvers {
       entitlements: (_root, _args, { identity, db }) =>
         db.entitlement.findMany({ where: { siteId: requireReader(identity) }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
       entitlement: (_root, { id }, { identity, db }) => findEntitlement(db, requireReader(identity), id),
+      bundles: (_root, _args, { identity, db }) =>
+        db.bundle.findMany({ where: { siteId: requireReader(identity) }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
       bundle: async (_root, { id }, { identity, db }) => {
         const bundle = await db.bundle.findFirst({ where: { id, siteId: requireSite(identity) } });
         if (!bundle) throw notFound(`bundle ${id}`);

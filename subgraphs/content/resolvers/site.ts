@@ -12,6 +12,22 @@ import type { AccountAccessCache } from '../checkInputs';
 import { viewsForCaller } from '../videoViews';
 import { readerOf, type ViewerReads } from '../viewerReads';
 
+/**
+ * `settings.checkout_url`: the site's own checkout, where a viewer's "Buy" goes (money stays with the site's
+ * processor). An https URL, or absent; it may carry a query of its own (the page adds `sku`).
+ */
+function checkCheckoutUrl(value: unknown): void {
+  if (value === undefined || value === null) return;
+  let url: URL | null = null;
+  try {
+    url = typeof value === 'string' ? new URL(value) : null;
+  } catch {
+    url = null;
+  }
+  if (typeof value !== 'string' || !url || url.protocol !== 'https:' || value.length > 2000)
+    throw badInput('settings.checkout_url must be an https URL', 'settings.checkout_url');
+}
+
 /** `reads` and `access`: what a video's view weighs for a caller who is not its admin (videoViews.ts). */
 export const siteResolvers = (reads: ViewerReads, access: AccountAccessCache): Resolvers => ({
   Query: {
@@ -36,6 +52,7 @@ export const siteResolvers = (reads: ViewerReads, access: AccountAccessCache): R
       else if (input.settings !== undefined) {
         if (!isRecord(input.settings)) throw badInput('settings must be an object', 'settings');
         checkTheme(input.settings.theme);
+        checkCheckoutUrl(input.settings.checkout_url);
         data.settings = input.settings as Prisma.InputJsonValue;
       }
       return db.site.update({ where: { id: siteId }, data });
@@ -45,6 +62,7 @@ export const siteResolvers = (reads: ViewerReads, access: AccountAccessCache): R
   Site: {
     __resolveReference: (reference, { identity, db }) => (reference.id === identity.siteId ? db.site.findUnique({ where: { id: reference.id } }) : null),
     theme: (site) => siteTheme(site.settings),
+    checkoutUrl: (site) => (isRecord(site.settings) && typeof site.settings.checkout_url === 'string' ? site.settings.checkout_url : null),
     ...timestamps,
   },
   Video: {
