@@ -29,6 +29,7 @@ const siteId = params.get('siteId') ?? '';
 let channelId = params.get('channelId') ?? '';
 let token = params.get('token') || null;
 const inviteToken = params.get('inviteToken');
+const loginIntent = params.get('loginIntent');
 let password: string | null = null;
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -368,17 +369,16 @@ sound.addEventListener('click', () => {
   sound.textContent = video.muted ? 'Sound on' : 'Sound off';
 });
 
-/** The viewer at page open: the page's `token`, else the session kept from an earlier visit; then a magic link's invite. */
+/** The viewer at page open: the page's `token`, else the session kept from an earlier visit; then a login intent's, or a magic link's invite. */
 async function start(): Promise<void> {
   token ??= parts.signIn.restore()?.jwt ?? null;
   state.signedIn = token !== null;
   parts.signIn.showSignedIn(token !== null);
-  if (inviteToken) {
-    const before = token;
-    await parts.openInvite(inviteToken);
-    // Signed in by the invite: setToken has asked everything as the viewer already.
-    if (token !== before) return;
-  }
+  const before = token;
+  if (loginIntent) await parts.openLoginIntent(loginIntent);
+  if (inviteToken) await parts.openInvite(inviteToken);
+  // Signed in by the intent or the invite: setToken has asked everything as the viewer already.
+  if (token !== before) return;
   askCheck();
   connect();
 }

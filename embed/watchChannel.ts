@@ -157,6 +157,14 @@ export class ChannelParts {
     if (!(await this.signIn.consumeInvite(inviteToken, this.page.token()))) this.toast('This invite link was already used or is no longer valid');
   }
 
+  async openLoginIntent(intentToken: string): Promise<void> {
+    const url = new URL(location.href);
+    url.searchParams.delete('loginIntent');
+    // An intent works once: a reload must not spend it again.
+    history.replaceState(null, '', url);
+    if (!(await this.signIn.consumeLoginIntent(intentToken))) this.toast('This sign-in link was already used or is no longer valid');
+  }
+
   /** A video's URL as this viewer may play it (the Video read with the site ID and token), null when refused. */
   async videoUrl(videoId: string): Promise<string | null> {
     const token = this.page.token();

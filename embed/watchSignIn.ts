@@ -2,7 +2,8 @@
  * Signing in on the watch page: the dialog (e-mail and password, `POST /auth/v2/login` with the site
  * header, saying why it opened: an overlay's login CTA text, a panel's words), the magic link (the page
  * opened with `?inviteToken=` consumes the invite with `POST /invite/v1/consume` and signs the viewer in
- * with the session it gives), and signing out (`POST /auth/v2/logout`). The session is kept in the
+ * with the session it gives), a login intent (the page opened with `?loginIntent=`, consumed with
+ * `GET /auth/v2/intent/consume/{token}`), and signing out (`POST /auth/v2/logout`). The session is kept in the
  * browser's storage for the site, so the page opens signed in; what the page does with the token is the
  * caller's (`onSession`).
  */
@@ -110,6 +111,21 @@ export class SignIn {
     // Someone signed in already keeps their session: the invite's SKUs went to their account.
     if (answer.session) this.signedIn({ jwt: answer.session.jwt, refreshToken: answer.session.refreshToken });
     else if (current) this.onSession({ jwt: current, refreshToken: this.session?.refreshToken ?? null });
+    return true;
+  }
+
+  /**
+   * Opens a login intent (seed 001: a third party's sign-in handed over as a one-time token): turns it into a
+   * session with `GET /auth/v2/intent/consume/{token}` and signs in with it. False when it is refused (used,
+   * expired, unknown): the page says so.
+   */
+  async consumeLoginIntent(intentToken: string): Promise<boolean> {
+    const response = await fetch(`/auth/v2/intent/consume/${encodeURIComponent(intentToken)}`, {
+      headers: { 'x-service-client-id': this.siteId },
+    }).catch(() => null);
+    if (!response?.ok) return false;
+    const session = (await response.json()) as { jwt: string; refreshToken: string };
+    this.signedIn({ jwt: session.jwt, refreshToken: session.refreshToken });
     return true;
   }
 

@@ -6,6 +6,8 @@
  *   viewers see it before answering, after answering, and once it closes, for a viewer who got it right
  *   and one who got it wrong. Viewers sign up and sign in through the public REST paths, the crowd answers
  *   over REST, the two viewers in the page by clicking.
+ * - watch-wide.png, watch-narrow.png: the watch page of a channel with its sidebar (chat, hosts, line-up,
+ *   leaderboard) on a laptop and on a phone (≤ 480 px: the sidebar as tabs under the video).
  * It prints the lowest text contrast of each poll picture (over a white and a black video, scripts/contrast.ts).
  *
  * `--url URL --out FILE` takes the picture of a demo page on a running server instead (docs/live.md's headless
@@ -118,6 +120,52 @@ async function pollPictures(browser: Browser, demo: Demo, dir: string): Promise<
 }
 
 /** The picture of a demo page on a running server, once its embed shows an overlay. */
+/** The watch page of a channel with a sidebar of panels, wide and narrow. */
+async function watchPictures(browser: Browser, demo: Demo, dir: string): Promise<void> {
+  const panel = async (renderer: Record<string, unknown>) => (await demo.admin('POST', '/panel/v3/', { siteId: demo.siteId, renderer }))._id as string;
+  const starts = Date.UTC(2030, 5, 1, 19, 0);
+  const ids = [
+    await panel({ panel_type: 'chat', panel_name: 'Chat', system_name: 'Stage', system_welcome_message: 'Welcome to match day!' }),
+    await panel({
+      panel_type: 'people',
+      panel_name: 'Hosts',
+      people: [{ id: 'ana', person_name: 'Ana Ruiz', person_title: 'Commentator', person_bio: 'Calls every goal of the season.' }],
+    }),
+    await panel({
+      panel_type: 'schedule',
+      panel_name: 'Line-up',
+      schedule_type_renderer: {
+        schedule_type: 'calendar',
+        manual_events: [
+          { array_id: 'kickoff', name: 'Kick-off', start_time: starts, end_time: starts + 45 * 60_000 },
+          { array_id: 'second', name: 'Second half', start_time: starts + 60 * 60_000, end_time: starts + 105 * 60_000 },
+        ],
+      },
+    }),
+    await panel({ panel_type: 'achievement_leaderboard', panel_name: 'Top fans', system_name: 'Fan points' }),
+  ];
+  const channel = await demo.admin('POST', '/pages/v3', {
+    slug: 'main-stage',
+    type: 'channel',
+    data: { name: 'Main stage — Lions v Eagles' },
+    renderers: { sidebar: { items: ids.map((id, index) => ({ array_id: `item-${index}`, id })) } },
+  });
+  const url = `${demo.stack.url}/embed/v1/watch?${new URLSearchParams({ siteId: demo.siteId, channelId: channel._id as string }).toString()}`;
+  for (const [name, width, height] of [
+    ['watch-wide.png', 1280, 760],
+    ['watch-narrow.png', 400, 860],
+  ] as const) {
+    const page = await browser.newPage();
+    await page.setViewport({ width, height, deviceScaleFactor: 1 });
+    await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
+    await page.goto(url);
+    await page.waitForFunction((count: number) => window.stagegraphWatch?.panels?.length === count, { polling: 100, timeout: 30_000 }, ids.length);
+    await page.screenshot({ path: join(dir, name) });
+    console.log(`wrote ${join(dir, name)}`);
+    await page.close();
+  }
+}
+
 async function runningDemoPicture(browser: Browser, url: string, out: string): Promise<void> {
   const page = await browser.newPage();
   await page.setViewport({ width: 1100, height: 720, deviceScaleFactor: 1 });
@@ -155,6 +203,7 @@ async function main(): Promise<void> {
   try {
     await demoPicture(browser, demo, values.dir);
     await pollPictures(browser, demo, values.dir);
+    await watchPictures(browser, demo, values.dir);
   } finally {
     await browser.close();
     await demo.close();

@@ -397,4 +397,29 @@ describe('signing in on the page', () => {
     await untilView(reopened.page, 'refused');
     expect(await textIn(reopened.page, '#sg-watch-toast')).toBe('This invite link was already used or is no longer valid');
   }, 90_000);
+
+  it('opens a login intent (a third party’s sign-in handed over): the viewer is signed in once, and a spent intent says so', async () => {
+    const channelId = await createChannelPage(stack(), site(), { gate: { active: true, kind: 'login' } }, sidebarOf([await createChatPanel(stack(), site())]));
+    const member = await joinSite(stack(), site());
+    const intent = await rest(stack(), 'POST', '/auth/v2/intent', {
+      headers: { 'x-service-client-id': site().siteId },
+      body: { jwt: member.jwt, name: 'Ana', provider: 'twitch', service: 'arena-tv', thirdPartyAccountId: `tw-${Date.now()}` },
+    });
+    expect(intent.status).toBe(200);
+    const watchUrl = `${stack().url}/embed/v1/watch?${new URLSearchParams({ siteId: site().siteId, channelId, loginIntent: intent.body.token }).toString()}`;
+
+    const { page } = await bed.openUrl(watchUrl);
+    await untilView(page, 'offline');
+    expect(await page.evaluate(() => [window.stagegraphWatch.signedIn, new URLSearchParams(location.search).has('loginIntent')])).toEqual([true, false]);
+    await until(
+      () => frameTokens(page),
+      (list) => list.every((token) => token !== null),
+      'the token in every frame',
+    );
+
+    await page.click('#sg-watch-signout');
+    const reopened = await bed.openUrl(watchUrl);
+    await untilView(reopened.page, 'refused');
+    expect(await textIn(reopened.page, '#sg-watch-toast')).toBe('This sign-in link was already used or is no longer valid');
+  }, 90_000);
 });
