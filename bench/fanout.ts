@@ -20,6 +20,8 @@ export interface FanoutResult extends BroadcastTimes {
   watchTimeStatements: number;
   /** How long the viewers were connected (ms), for reading the two figures above. */
   watchedMs: number;
+  /** The server's garbage collections during the measured broadcasts (cold runs). */
+  gc?: GcPauses;
 }
 
 export interface FanoutOptions {
@@ -27,7 +29,36 @@ export interface FanoutOptions {
   signedIn?: boolean;
   /** Extra environment of the instance the run starts (e.g. WATCH_TIME=false for the baseline). */
   env?: Record<string, string>;
+  /**
+   * As a new user measures it: one broadcast right after the viewers joined, no warm-up, no CPU placement;
+   * the server's garbage collections during that broadcast are read around it (`gc`).
+   */
+  cold?: boolean;
 }
+
+/** Garbage collections of a server over a span: how many, their total and (where known) their longest pause. */
+export interface GcPauses {
+  count: number;
+  ms: number;
+  maxMs: number | null;
+}
+
+/** The server's collections so far, from its /metrics (prom-client's nodejs_gc_duration_seconds, every kind). */
+async function gcOfInstance(instance: Instance): Promise<GcPauses> {
+  const text = await (await fetch(`${instance.url}/metrics`)).text();
+  const total = (suffix: string) =>
+    text
+      .split('\n')
+      .filter((row) => row.startsWith(`nodejs_gc_duration_seconds_${suffix}{`))
+      .reduce((sum, row) => sum + Number(row.split(' ').pop()), 0);
+  return { count: total('count'), ms: total('sum') * 1000, maxMs: null };
+}
+
+const gcBetween = (before: GcPauses, after: GcPauses): GcPauses => ({
+  count: after.count - before.count,
+  ms: Math.round((after.ms - before.ms) * 10) / 10,
+  maxMs: after.maxMs === null ? null : Math.round(after.maxMs * 10) / 10,
+});
 
 /** A counter's value in an instance's /metrics (0 when absent). */
 async function metricOf(instance: Instance, name: string): Promise<number> {
@@ -104,9 +135,9 @@ export interface BroadcastTimes {
  * (The first broadcasts to fresh connections are slower at the floor as here — by 25–80 % in p99 over the first
  * three or four, then steady — so a run measures the fan-out once its sockets carry traffic, as a live audience's do.)
  */
-async function timeBroadcasts(workers: ChildProcess[], viewers: number, send: () => Promise<string>): Promise<BroadcastTimes> {
-  const measured = Number(process.env.BENCH_FANOUT_BROADCASTS ?? 100);
-  const warmups = Number(process.env.BENCH_FANOUT_WARMUPS ?? 5);
+async function timeBroadcasts(workers: ChildProcess[], viewers: number, send: () => Promise<string>, cold = false): Promise<BroadcastTimes> {
+  const measured = cold ? 1 : Number(process.env.BENCH_FANOUT_BROADCASTS ?? 100);
+  const warmups = cold ? 0 : Number(process.env.BENCH_FANOUT_WARMUPS ?? 5);
   const latencies: number[] = [];
   const broadcastP99Ms: number[] = [];
   let received = viewers;
@@ -137,10 +168,11 @@ async function timeBroadcasts(workers: ChildProcess[], viewers: number, send: ()
  */
 export async function measureFanout(viewers: number, instances: Instance[] = [], entry?: string, options: FanoutOptions = {}): Promise<FanoutResult> {
   const own = instances.length === 0;
-  // Placed when it is one instance of its own; instances given (a fleet, two sharing a database) run free.
+  const cold = options.cold === true;
+  // Placed when it is one instance of its own; instances given (a fleet, two sharing a database), or a cold run, run free.
   if (own) {
     instances.push(await startInstance({ env: options.env }));
-    placeServer(instances[0].pid);
+    if (!cold) placeServer(instances[0].pid);
   }
   const first = { url: entry ?? instances[0].url };
   const site = createSite(instances[0]);
@@ -183,14 +215,16 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
   );
   const connectedAt = Date.now();
 
-  // Warm the path once (document caches, query plans) before measuring, on a channel nobody watches.
-  const warmup = await createChannelPage(instances[0], headers, 'warmup');
-  await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: warmup, duration: 1 }) });
+  // Warm the path once (document caches, query plans) before measuring, on a channel nobody watches; not when cold.
+  if (!cold) {
+    const warmup = await createChannelPage(instances[0], headers, 'warmup');
+    await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, { method: 'POST', headers, body: JSON.stringify({ channelId: warmup, duration: 1 }) });
+  }
 
   await gcAndSettle();
   const rssBefore = instances.map((instance) => rssOf(instance.pid));
   const perWorker = Number(process.env.BENCH_FANOUT_PER_WORKER ?? 3000);
-  const workers = startClients(Math.ceil(viewers / perWorker), own);
+  const workers = startClients(Math.ceil(viewers / perWorker), own && !cold);
   let assigned = 0;
   const ready = await Promise.all(
     workers.map((worker, index) => {
@@ -206,20 +240,28 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
     }),
   );
   const open = ready.reduce((sum, reply) => sum + reply.open, 0);
-  await gcAndSettle();
+  // A cold run broadcasts right after the join, as a show's first poll goes out once the audience is in.
+  if (!cold) await gcAndSettle();
   const rssAfter = instances.map((instance) => rssOf(instance.pid));
   const memoryPerViewerKB = rssAfter.reduce((sum, rss, index) => sum + rss - rssBefore[index], 0) / open / 1024;
 
   let score = 0;
-  const times = await timeBroadcasts(workers, open, async () => {
-    score += 1;
-    const reply = await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ channelId: channel, variables: { score: `${score}-0` } }),
-    });
-    return ((await reply.json()) as { broadcastId: string }).broadcastId;
-  });
+  const gcBefore = cold ? await gcOfInstance(instances[0]) : null;
+  const times = await timeBroadcasts(
+    workers,
+    open,
+    async () => {
+      score += 1;
+      const reply = await fetch(`${first.url}/overlay/v1/broadcast/${overlay._id}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ channelId: channel, variables: { score: `${score}-0` } }),
+      });
+      return ((await reply.json()) as { broadcastId: string }).broadcastId;
+    },
+    cold,
+  );
+  const gc = gcBefore ? gcBetween(gcBefore, await gcOfInstance(instances[0])) : undefined;
   // Signed-in viewers stay a little longer, so at least one watch-time batch (WATCH_FLUSH_MS, default 10 s) is written and counted.
   if (signedIn) await new Promise((resolve) => setTimeout(resolve, Number(process.env.BENCH_WATCH_HOLD_MS ?? 11_000)));
   const watchedAfter = await Promise.all(
@@ -240,6 +282,7 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
     watchTimeRows: written(0),
     watchTimeStatements: written(1),
     watchedMs,
+    gc,
   };
 }
 
@@ -250,7 +293,8 @@ export async function measureFanout(viewers: number, instances: Instance[] = [],
 export async function measureFanoutFloor(
   viewers: number,
   placed = false,
-): Promise<{ viewers: number; received: number; p50Ms: number; p99Ms: number; broadcastP99Ms: number[] }> {
+  cold = false,
+): Promise<{ viewers: number; received: number; p50Ms: number; p99Ms: number; broadcastP99Ms: number[]; gc?: GcPauses }> {
   const floor = await startFloor();
   if (placed) placeServer(floor.pid);
   try {
@@ -268,14 +312,22 @@ export async function measureFanoutFloor(
         );
       }),
     );
-    await gcAndSettle();
+    if (!cold) await gcAndSettle();
     const open = ready.reduce((sum, reply) => sum + reply.open, 0);
-    const times = await timeBroadcasts(workers, open, async () => {
-      const { broadcastId } = (await (await fetch(`${floor.url}/broadcast`, { method: 'POST' })).json()) as { broadcastId: string };
-      return broadcastId;
-    });
+    const gcOfFloor = async () => (await (await fetch(`${floor.url}/gc`)).json()) as GcPauses;
+    const gcBefore = cold ? await gcOfFloor() : null;
+    const times = await timeBroadcasts(
+      workers,
+      open,
+      async () => {
+        const { broadcastId } = (await (await fetch(`${floor.url}/broadcast`, { method: 'POST' })).json()) as { broadcastId: string };
+        return broadcastId;
+      },
+      cold,
+    );
+    const gc = gcBefore ? gcBetween(gcBefore, await gcOfFloor()) : undefined;
     for (const worker of workers) worker.send({ type: 'close' });
-    return { viewers: open, ...times };
+    return { viewers: open, ...times, gc };
   } finally {
     await floor.stop();
   }

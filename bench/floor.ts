@@ -13,6 +13,7 @@
  * overlayBroadcasts subscriber a live broadcast (FLOOR_BROADCAST_ID) at once, as a late joiner gets it.
  */
 import { createServer } from 'node:http';
+import { PerformanceObserver } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { messageText } from '../shared/wsMessage';
@@ -71,7 +72,25 @@ function flushReactions(): void {
 }
 setInterval(flushReactions, REACTIONS_MS).unref();
 
+// The floor's garbage collections, as perf_hooks reports them (what stagegraph's /metrics gives as
+// nodejs_gc_duration_seconds): read by the cold fan-out around its broadcast, `GET /gc` (the longest pause since
+// the previous read).
+const gc = { count: 0, ms: 0, maxMs: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gc.count += 1;
+    gc.ms += entry.duration;
+    gc.maxMs = Math.max(gc.maxMs, entry.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+
 const server = createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/gc') {
+    // The longest pause since the last read: a read before a broadcast and one after give that broadcast's.
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(gc));
+    gc.maxMs = 0;
+    return;
+  }
   if (req.method === 'GET') {
     const body = READ_BODIES[req.url?.includes('/configuration/') ? 'configuration' : 'content'];
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);

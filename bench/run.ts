@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
- * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, join, dataevents,
+ * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, fanout-cold, join, dataevents,
  * fanout2, answers, chat, fleet, costs, soak, browser, runtimes, httpsubs, show, playback, loopblock; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the gateway, join, data-event and
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { measureAccessCodes } from './accesscodes';
 import { measureAnswers, type AnswerFigures } from './answers';
 import { measureFanoutFloor } from './fanout';
+import { fanoutColdSection } from './fanoutCold';
 import { measureBrowser } from './browser';
 import { measureDataEvents, type DataEventFigures } from './dataevents';
 import { measureCosts } from './costs';
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
   if (section('peer')) await peerSection(figures);
   if (section('accesscodes')) await accessCodesSection(figures);
   if (section('fanout')) await fanoutSection(figures, viewers);
+  if (section('fanout-cold')) await fanoutColdSection(figures, viewers);
   if (section('join')) await joinSection(figures, viewers);
   if (section('dataevents')) await dataEventsSection(figures);
   if (section('fanout2')) await twoInstancesSection(figures, viewers);
