@@ -165,17 +165,18 @@ export class PollCard {
       this.flushAnnouncement();
       return;
     }
+    // A timer's delay is whole milliseconds and may end a fraction early: when it fires, the wait is asked again.
     this.announceTimer = window.setTimeout(() => {
       this.announceTimer = 0;
-      this.flushAnnouncement();
-    }, wait);
+      if (this.pending !== null) this.announce(this.pending);
+    }, Math.ceil(wait));
   }
 
   private flushAnnouncement(): void {
     const text = this.pending;
     this.pending = null;
     if (text === null || text === this.announcer.textContent) return;
-    this.announcer.textContent = text;
     this.lastAnnouncedAt = performance.now();
+    this.announcer.textContent = text;
   }
 }
