@@ -14,6 +14,7 @@ const REFUSAL_TITLES: Record<string, string> = {
   entitlement_required: 'A ticket is needed to watch',
   video_entitlement_required: 'A ticket is needed for this video',
   device_limit: 'Too many devices',
+  banned: 'This account is banned from this site',
 };
 
 /** The badge in the stage's corner. */

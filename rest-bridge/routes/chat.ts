@@ -201,7 +201,8 @@ export const chatRoutes: RouteSpec[] = [
     operationId: 'banChatAccount',
     method: 'post',
     path: '/chat/v1/bans',
-    summary: 'Ban (no duration) or time out an account in all the site’s chats; its messages of the last 10 minutes leave every screen',
+    summary:
+      'Ban (no duration: from the chats and from playback) or time out (the chats only) an account in all the site’s chats; its messages of the last 10 minutes leave every screen',
     tag: 'Chat',
     auth: ADMIN,
     body: strictBody(['accountId'], {

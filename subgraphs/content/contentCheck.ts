@@ -1,6 +1,6 @@
 /**
  * The content check (canIPlay): whether a viewer may play a channel now, and what. It weighs, in this
- * order: the site's device limit for the signed-in account, the channel's gate (none, password, login,
+ * order: a ban from the site (playbackBans.ts), the site's device limit for the signed-in account, the channel's gate (none, password, login,
  * subscription with a free preview), and the entitlements the current video needs. The viewer's
  * entitlements come from the community subgraph (`me { subscriptions }`), asked only when a gate or
  * video needs them. A channel with a stream of ours is live only while its show is on air, and then
@@ -25,6 +25,7 @@ import { found, isRecord, stringList } from './checks';
 import { DEVICE_FIELDS, DEVICE_WINDOW_MS, recentDevices, type AccountAccessCache, type DeviceRows } from './checkInputs';
 import { readGate, type Gate } from './pages';
 import { playingNow, scheduleOf } from './schedule';
+import { BANNED_ERROR, bannedFromSite } from './playbackBans';
 import { liveVideoOf, newestRecording, offersRecording, onAir, showOf, type StreamShow } from './show/channelShow';
 import { playbackKeyOf, signedView, signsUrl, viewFor, type VideoView } from './videoViews';
 import { viewerRead, type WithViewerReads } from './viewerReads';
@@ -305,13 +306,17 @@ export async function checkContent(ctx: Context, siteId: string, request: Conten
   const { page, gate, site, videoSkus } = channel;
   const account = ctx.identity.account;
   const passes = (held: ReadonlySet<string>) => Object.values(entitlementsOf(channel, held)).every(Boolean);
-  const held = needsEntitlements(channel, Boolean(account)) ? await heldSkus(ctx, siteId, passes) : new Set<string>();
-  const devices = account ? await checkDevices(ctx, siteId, account.id, deviceId, site.deviceLimit, now) : NO_DEVICES;
+  const banned = account !== null && (await bannedFromSite(ctx, siteId, account.id));
+  const held = needsEntitlements(channel, Boolean(account)) && !banned ? await heldSkus(ctx, siteId, passes) : new Set<string>();
+  // A banned account's device is not counted: it plays on none.
+  const devices = account && !banned ? await checkDevices(ctx, siteId, account.id, deviceId, site.deviceLimit, now) : NO_DEVICES;
 
   const entitlements = entitlementsOf(channel, held);
   let verdict: Verdict = { access: 'full', error: null };
   let previewLeft = 0;
-  if (devices.over) {
+  if (banned) {
+    verdict = { access: 'none', error: { ...BANNED_ERROR } };
+  } else if (devices.over) {
     verdict = refused('device_limit', `this account already plays on ${site.deviceLimit} device(s), the most this site allows`);
   } else {
     const gateRefusal = await gateVerdict(gate, page, entitlements.hasGateEntitlement, request.password, Boolean(account));
@@ -327,7 +332,7 @@ export async function checkContent(ctx: Context, siteId: string, request: Conten
 
 /**
  * The check answered from what this instance keeps, in its plain happy case: a viewer the channel lets
- * play in full (no password gate, no preview, no refusal) whose entitlements (when needed) and known,
+ * play in full (no password gate, no preview, no refusal, no ban) whose entitlements (when needed) and known,
  * recently seen device are kept; the channel's reads go through the viewer-read cache as always (one
  * read per instance per change). Anything else is null, and the normal check answers (and fills what
  * is kept). The model is the one `checkContent` gives for the same state.
@@ -344,6 +349,7 @@ export async function checkContentKept(ctx: Context, siteId: string, request: Co
   }
   const account = ctx.identity.account;
   if (channel.gate.kind === 'password' || (channel.gate.kind === 'login' && !account)) return null;
+  if (account && (await bannedFromSite(ctx, siteId, account.id))) return null;
   let held: string[] | undefined = [];
   if (needsEntitlements(channel, Boolean(account))) held = account ? ctx.access.heldSkus(siteId, account.id) : undefined;
   if (!held) return null;

@@ -14,6 +14,7 @@ import { stringList } from '../../shared/json';
 import { signPlaybackUrl, type PlaybackKey } from '../../shared/playbackSigning';
 import { readGate, type Gate } from './pages';
 import { DEVICE_WINDOW_MS, recentDevices } from './checkInputs';
+import { bannedFromSite } from './playbackBans';
 import { Scopes } from './scopes';
 import { showOfStream } from './show/channelShow';
 import { heldSkus, type EntitlementReader } from './viewerEntitlements';
@@ -101,13 +102,14 @@ async function overDeviceLimit(ctx: ViewReader, siteId: string, accountId: strin
  * The videos as the caller may see them, in the same order. A developer key (or an account with the
  * Videos scope) sees them as stored; anyone else gets a video's URL only when the caller may play it:
  * its channel's gate lets the caller in without a password or a preview, the caller holds an
- * entitlement the video asks for (when it asks one), and a signed-in caller's device (`deviceId`; none:
+ * entitlement the video asks for (when it asks one), a signed-in caller is not banned from the site, and its device (`deviceId`; none:
  * a new one) is within the site's device limit.
  */
 export async function viewsForCaller(ctx: ViewReader, siteId: string, videos: readonly Video[], deviceId: string | null = null): Promise<VideoView[]> {
   if (hasAdminAccess(ctx.identity, Scopes.videos, { write: false })) return [...videos];
   const { account } = ctx.identity;
-  if (account && videos.length > 0 && (await overDeviceLimit(ctx, siteId, account.id, deviceId))) return videos.map(withheldView);
+  if (account && videos.length > 0 && ((await bannedFromSite(ctx, siteId, account.id)) || (await overDeviceLimit(ctx, siteId, account.id, deviceId))))
+    return videos.map(withheldView);
   const pageIds = [...new Set(videos.flatMap((video) => (video.pageId ? [video.pageId] : [])))];
   const pages = await Promise.all(
     pageIds.map((id) => viewerRead<Page | null>(ctx, siteId, `page:${id}`, () => ctx.db.page.findFirst({ where: { siteId, id } }))),

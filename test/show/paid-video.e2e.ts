@@ -2,7 +2,7 @@
  * Paid video stays paid (docs/design.md "Paid video stays paid", rule 1): every kind of video a channel plays —
  * live, its recording, the configured offline video, a scheduled one — against every reason the content
  * check refuses — a subscription gate, a login gate, a password gate, the video's own entitlement, the
- * site's device limit, a lapsed pass — through REST and GraphQL. A refused viewer gets what a paywall
+ * site's device limit, a lapsed pass, a ban from the site — through REST and GraphQL. A refused viewer gets what a paywall
  * shows and never the URL: not in the check, the page configuration, channelStatus or a listing; the two
  * transports answer alike. A viewer who may play gets the URL, and a developer key always.
  */
@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 type Kind = 'live' | 'recording' | 'offline' | 'scheduled';
-type Reason = 'gate' | 'login' | 'password' | 'video_entitlement' | 'device_limit' | 'lapsed_pass';
+type Reason = 'gate' | 'login' | 'password' | 'video_entitlement' | 'device_limit' | 'lapsed_pass' | 'banned';
 
 const GATES: Record<Reason, Record<string, unknown>> = {
   gate: { gate: { active: true, kind: 'subscription', gate: { subscriptions: [PASS] } } },
@@ -57,6 +57,8 @@ const GATES: Record<Reason, Record<string, unknown>> = {
   device_limit: { gate: { active: true, kind: 'login' } },
   password: { gate: { active: true, kind: 'password', gate: { password: PASSWORD } } },
   video_entitlement: {},
+  // A pass holder on a channel its pass opens, refused for the ban alone.
+  banned: { gate: { active: true, kind: 'subscription', gate: { subscriptions: [PASS] } } },
 };
 const ERROR_TYPES: Record<Reason, string> = {
   gate: 'entitlement_required',
@@ -65,6 +67,7 @@ const ERROR_TYPES: Record<Reason, string> = {
   device_limit: 'device_limit',
   password: 'gate_password',
   video_entitlement: 'video_entitlement_required',
+  banned: 'banned',
 };
 
 /** A channel playing a video of `kind` now, gated as `gate` says; the video's URL and type. */
@@ -135,6 +138,11 @@ async function refusedViewer(reason: Reason): Promise<{ headers: Record<string, 
     await grantEntitlement(stack, site.siteId, account.accountId, PASS);
     await stack.database.prisma.subscription.updateMany({ where: { accountId: account.accountId }, data: { currentPeriodEnd: new Date(Date.now() - 1000) } });
   }
+  if (reason === 'banned') {
+    await grantEntitlement(stack, site.siteId, account.accountId, PASS);
+    const ban = await rest(stack, 'POST', '/chat/v1/bans', { headers: site.admin, body: { accountId: account.accountId, reason: 'abuse' } });
+    expect(ban.status).toBe(201);
+  }
   if (reason === 'device_limit') {
     await countDevice(headers, 'first-device');
     return { headers, deviceId: 'second-device', password: null };
@@ -164,7 +172,7 @@ async function check(play: Playing, headers: Record<string, string>, deviceId: s
 const noUrl = (reply: Reply, url: string) => expect(JSON.stringify(reply.body)).not.toContain(url);
 
 const KINDS: Kind[] = ['live', 'recording', 'offline', 'scheduled'];
-const REASONS: Reason[] = ['gate', 'login', 'password', 'video_entitlement', 'device_limit', 'lapsed_pass'];
+const REASONS: Reason[] = ['gate', 'login', 'password', 'video_entitlement', 'device_limit', 'lapsed_pass', 'banned'];
 // The live video asks no entitlement of its own: its channel's gate is what sells it.
 const CASES = KINDS.flatMap((kind) =>
   REASONS.filter((reason) => !(kind === 'live' && reason === 'video_entitlement')).map((reason) => [kind, reason] as const),
