@@ -3,7 +3,7 @@
  * Cache-Control, 304 when the client has them already; `shared` answers are kept per site (the router
  * keeps them until the bus says the site changed).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { RouteSpec } from './table';
 
@@ -22,7 +22,7 @@ export function keptAnswer(answer: unknown): KeptAnswer {
 /** An answer already written as JSON text, kept as `keptAnswer` keeps one. */
 export function keptText(text: string): KeptAnswer {
   const body = Buffer.from(text);
-  return { body, length: body.length, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+  return { body, length: body.length, etag: `"${hash('sha256', body, 'base64url').slice(0, 27)}"` };
 }
 
 /** Whether If-None-Match names the answer's tag (weak or strong; `*` names any). */

@@ -87,15 +87,26 @@ type AccountDevices = { accountDevices: Record<string, string>; over: boolean };
 const listed = (devices: { deviceId: string; lastSeenAt: Date }[]) =>
   Object.fromEntries(devices.map((device) => [device.deviceId, device.lastSeenAt.toISOString()]));
 
+/** The last answer `seenDevice` gave from kept rows, until the time it would differ. */
+const seenAnswers = new WeakMap<DeviceRows, { deviceId: string; answer: AccountDevices; until: number }>();
+
 /**
  * A known device seen within DEVICE_SEEN_REFRESH_MS among the account's devices (read or kept), answered
- * without writing: the devices in the check's order (the device last); null when it must be written.
+ * without writing: the devices in the check's order (the device last); null when it must be written. The
+ * answer from the same kept rows for the same device is given again (not to be changed) until a device
+ * leaves the window or the device is due to be written: a viewer's check at go-live repeats its lobby's.
  */
 export function seenDevice(devices: DeviceRows, deviceId: string, now: Date): AccountDevices | null {
-  const seen = devices.filter((device) => device.lastSeenAt.getTime() >= now.getTime() - DEVICE_WINDOW_MS);
+  const at = now.getTime();
+  const kept = seenAnswers.get(devices);
+  if (kept && kept.deviceId === deviceId && at < kept.until) return kept.answer;
+  const seen = devices.filter((device) => device.lastSeenAt.getTime() >= at - DEVICE_WINDOW_MS);
   const known = seen.find((device) => device.deviceId === deviceId);
-  if (!known || now.getTime() - known.lastSeenAt.getTime() >= DEVICE_SEEN_REFRESH_MS) return null;
-  return { accountDevices: listed([...seen.filter((device) => device !== known), known]), over: false };
+  if (!known || at - known.lastSeenAt.getTime() >= DEVICE_SEEN_REFRESH_MS) return null;
+  const answer = { accountDevices: listed([...seen.filter((device) => device !== known), known]), over: false };
+  const leaves = Math.min(...seen.map((device) => device.lastSeenAt.getTime() + DEVICE_WINDOW_MS));
+  seenAnswers.set(devices, { deviceId, answer, until: Math.min(leaves, known.lastSeenAt.getTime() + DEVICE_SEEN_REFRESH_MS) });
+  return answer;
 }
 
 /**

@@ -71,9 +71,22 @@ export async function playbackKeyOf(ctx: SigningReader, video: VideoView, signs:
   return show && (signs || show.signedOnly) ? show.playbackKey : null;
 }
 
-/** The view with its URL signed until `expires` (Unix seconds): one HMAC, a new object for this viewer. */
+/** The last signed view of each kept video, with what it was signed with. */
+const lastSigned = new WeakMap<VideoView, { keyId: string; key: string; expires: number; view: VideoView }>();
+
+/**
+ * The view with its URL signed until `expires` (Unix seconds). A token binds the stream and the expiry,
+ * not the viewer, so the viewers of a kept video who ask within the same second get the same view: one
+ * HMAC per video and second at a go-live rather than one per viewer, and the view's text is written once
+ * (contentCheckFields.ts keeps the fields of a kept object).
+ */
 export function signedView(video: VideoView, key: PlaybackKey, expires: number): VideoView {
-  return video.url === null ? video : { ...video, url: signPlaybackUrl(video.url, key, expires) };
+  if (video.url === null) return video;
+  const last = lastSigned.get(video);
+  if (last && last.expires === expires && last.keyId === key.keyId && last.key === key.key) return last.view;
+  const view = { ...video, url: signPlaybackUrl(video.url, key, expires) };
+  lastSigned.set(video, { keyId: key.keyId, key: key.key, expires, view });
+  return view;
 }
 
 /** Whether a gate lets the caller in with no password and no preview (the listing has neither). */
