@@ -62,11 +62,12 @@ export async function gatewaySection(figures: Figures, builds: [string, string |
     console.table({
       'straight to subgraph': gateway.subgraphDirect,
       'through gateway': gateway.gateway,
-      'REST bridge': gateway.rest,
+      'through gateway, the REST route’s document': gateway.gatewayRouteDocument,
+      'REST bridge (GET /overlay/v1)': gateway.rest,
       'gateway, 2-subgraph join': gateway.gatewayJoin,
     });
     console.log(
-      `gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50 = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`,
+      `gateway/subgraph p50 = ${gateway.gatewayOverSubgraphP50}× (target ≤ 1.5×); REST/gateway p50, the same operation = ${gateway.restOverGatewayP50}× (target ≤ 1.15×)`,
     );
     console.log(
       `\nagainst Hive Gateway${label}: the same supergraph and subgraphs, 50 connections (targets: in one process ≥ 1.2× Hive req/s with p95 no worse; over HTTP ≥ 1.0×)`,
