@@ -1,7 +1,9 @@
 /**
  * The show: N viewers of one channel on channelStatus (clients spread over worker processes), then the
  * stream's `active` webhook; the time from sending it to each viewer holding the live URL — at once from
- * the push on an open channel, from the content check (one per viewer, with its JWT) behind a login gate.
+ * the push on an open channel; behind a login gate from the push too, which carries each signed-in viewer's
+ * own signed URL when the instance keeps its check (the viewers opened the page, as the watch page does),
+ * else from the content check (one per viewer, with its JWT).
  * The provider is a minimal fake (createStream answers a stream, every other call 200) on loopback; it
  * takes signed playback, so the gated channel's URLs are signed per viewer.
  */
@@ -16,11 +18,15 @@ export interface ShowFigures {
   viewers: number;
   /** Viewers holding the live URL when the run ended. */
   holding: number;
+  /** Of them, those that held it from the push itself (behind a gate: their own URL), without asking the check. */
+  fromPush: number;
   checkFailures: number;
   /** Viewers whose socket closed after they were in, before the show went live for them. */
   lost: number;
   /** Sockets the server closed before their viewer was in, by close code; each such viewer opened again (bench/showViewers.ts). */
   closedBeforeIn: Record<string, number>;
+  /** The first viewer to hold the URL: what the webhook's own path costs before any viewer is written to. */
+  firstMs: number;
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
@@ -195,7 +201,7 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
     const sentAt = performance.timeOrigin + performance.now();
     await channel.webhook('active', Date.now());
     // Until every viewer holds the URL, or 5 minutes (a gated channel's checks take long: see `holding`).
-    let reports: { times: number[]; checkFailures: number; lost: number }[] = [];
+    let reports: { times: number[]; checkFailures: number; lost: number; fromPush: number }[] = [];
     for (const deadline = Date.now() + 300_000; Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       reports = await Promise.all(workers.map((worker) => request(worker, { type: 'report' }, 'holding')));
@@ -214,9 +220,11 @@ export async function measureShow(viewers: number, gated: boolean): Promise<Show
       channel: gated ? 'gated' : 'open',
       viewers: open,
       holding: latencies.length,
+      fromPush: reports.reduce((sum, report) => sum + report.fromPush, 0),
       checkFailures: reports.reduce((sum, report) => sum + report.checkFailures, 0),
       lost: reports.reduce((sum, report) => sum + report.lost, 0),
       closedBeforeIn,
+      firstMs: round(latencies[0] ?? 0),
       p50Ms: round(percentile(latencies, 50)),
       p99Ms: round(percentile(latencies, 99)),
       maxMs: round(latencies.at(-1) ?? 0),

@@ -1,7 +1,8 @@
 /**
  * A bench worker process for the show: opens many live-viewer sockets speaking graphql-transport-ws,
- * each subscribed to channelStatus(channelId). When a viewer first sees `live: true` it holds the URL at
- * once when the event carries `playbackUrl` (an open channel), else it asks the content check with its
+ * each subscribed to channelStatus(channelId), a signed-in viewer with its JWT and device as the watch page
+ * connects. When a viewer first sees `live: true` it holds the URL at once when the event carries
+ * `playbackUrl` (an open channel; behind a gate, the viewer's own), else it asks the content check with its
  * JWT, as a player behind a gate does, and holds the URL when the check answers it. A signed-in viewer
  * also asks the check once when it opens the page (before the show, as the watch page does), from the
  * same device it asks again from at go-live. Reports to the parent
@@ -30,6 +31,8 @@ const sockets: WebSocket[] = [];
 const holding: number[] = [];
 let failures = 0;
 let checkFailures = 0;
+/** Viewers that held the URL from the push itself (no check asked). */
+let fromPush = 0;
 
 /** GET `url` over the worker's connections: the answer's text (anything but 200 rejects). */
 function getText(url: string, headers: Record<string, string>): Promise<string> {
@@ -88,7 +91,9 @@ function openViewer(start: Start, token?: string): Promise<void> {
       const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
       sockets.push(socket);
       let live = false;
-      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
+      // As the watch page connects: its site, and a signed-in viewer's token and device (a gated show's push then carries its own URL).
+      const payload = { 'x-service-client-id': start.siteId, ...(token ? { authorization: `Bearer ${token}`, 'x-service-device-id': device } : {}) };
+      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload })));
       socket.on('message', (data) => {
         const text = messageText(data);
         if (text.startsWith('{"type":"connection_ack"')) {
@@ -104,8 +109,10 @@ function openViewer(start: Start, token?: string): Promise<void> {
         if (!text.includes('"live":true')) return token ? void askCheck(start, token, device, false).then(enter) : enter();
         if (live) return;
         live = true;
-        if (text.includes('"playbackUrl":"')) holding.push(now());
-        else void askCheck(start, token, device, true);
+        if (text.includes('"playbackUrl":"')) {
+          holding.push(now());
+          fromPush += 1;
+        } else void askCheck(start, token, device, true);
       });
       socket.on('error', () => undefined);
       socket.on('close', (code) => {
@@ -134,7 +141,7 @@ async function onMessage(message: ShowStart | { type: 'report' } | { type: 'clos
     await openInBatches(message, (token) => openViewer(message, token));
     process.send?.({ type: 'ready', open: sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length, failures, closedBeforeIn });
   } else if (message.type === 'report') {
-    process.send?.({ type: 'holding', times: holding, checkFailures, lost });
+    process.send?.({ type: 'holding', times: holding, checkFailures, lost, fromPush });
   } else if (message.type === 'close') {
     for (const socket of sockets) socket.terminate();
     process.exit(0);

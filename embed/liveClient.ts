@@ -33,6 +33,11 @@ export interface LiveClientOptions {
   siteId: string;
   /** The viewer's JWT now (read at each (re)connect), or null. */
   token(): string | null;
+  /**
+   * The viewer's device, as the content check knows it (the watch page's): a signed-in viewer's push of a
+   * gated show going live then carries its own URL, when its check lets it play.
+   */
+  deviceId?: string;
   /** The server refused the token (expired, another site's): the caller drops it and carries on anonymous. */
   onTokenRefused(): void;
   /** A connection (the socket, or a subscription's SSE stream) is up. */
@@ -212,7 +217,8 @@ export class LiveClient {
 
   private headers(): Record<string, string> {
     const token = this.options.token();
-    return { 'x-service-client-id': this.options.siteId, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+    const { siteId, deviceId } = this.options;
+    return { 'x-service-client-id': siteId, ...(token ? { authorization: `Bearer ${token}` } : {}), ...(deviceId ? { 'x-service-device-id': deviceId } : {}) };
   }
 
   /** Runs `running` on the current connection, with a sink that ignores what earlier connections still report. */

@@ -17,12 +17,19 @@ import { forgetTokenInAddress } from './watchSignIn';
 import { renderView } from './watchScreens';
 import { watchViewOf, type ContentCheckAnswer, type WatchView } from './watchView';
 import type { WatchState } from './watchState';
-import { playbackExpiry, sameStream, WatchPlayer, type PlayerSource } from './watchPlayer';
+import { playbackExpiry, sameStream } from './playbackUrls';
+import { WatchPlayer, type PlayerSource } from './watchPlayer';
 
 /** A check or subscription the server refused is tried again after this long (a server of another version). */
 const RETRY_UNAVAILABLE_MS = 30_000;
 /** Checks asked again while live without a URL to play. */
 const LIVE_URL_TRIES = 5;
+/**
+ * A gated show that goes live with this viewer's own signed URL in its push plays at once; the check (what
+ * renews the URL, well before it expires) is then asked within this long, each viewer at a time of its own,
+ * so an audience does not ask it all in the same second.
+ */
+const CHECK_SPREAD_MS = 10_000;
 
 const params = new URLSearchParams(location.search);
 const siteId = params.get('siteId') ?? '';
@@ -244,14 +251,16 @@ function onStatus(next: ChannelStatus): void {
   const key = [next.state, next.live, next.liveBroadcastId, next.recordingVideoId, next.playbackUrl].join('|');
   if (key !== statusKey) {
     statusKey = key;
-    askCheck();
+    const ownUrl = next.playbackUrl !== null && playbackExpiry(next.playbackUrl) !== null && check?.canIPlayResponse.contentCheck.access === 'full';
+    if (ownUrl) askCheckIn(Math.random() * CHECK_SPREAD_MS);
+    else askCheck();
   }
   render();
 }
 
 function connect(): void {
   client?.dispose();
-  const next = new LiveClient({ siteId, token: () => token, ...reportConnection(state), onTokenRefused: dropToken });
+  const next = new LiveClient({ siteId, token: () => token, deviceId: device, ...reportConnection(state), onTokenRefused: dropToken });
   client = next;
   subscribeChannelStatus(next, channelId, {
     onStatus: (value) => client === next && onStatus(value),

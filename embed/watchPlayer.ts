@@ -7,6 +7,7 @@
  */
 import Hls, { ErrorTypes, Events, type ErrorData } from 'hls.js';
 import { backoffDelay } from './liveClient';
+import { sameStream, TOKEN_SEGMENT } from './playbackUrls';
 
 /** What the player plays. */
 export interface PlayerSource {
@@ -26,18 +27,6 @@ export interface PlayerState {
   /** Times a signed URL was renewed in place (the same stream under a new token), without reloading. */
   renewals: number;
 }
-
-/** A signed playback URL's token segment (shared/playbackSigning.ts: `…/t/<expires>.<keyId>.<mac>/<file>`). */
-const TOKEN_SEGMENT = /\/t\/(\d{1,12})\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\//;
-
-/** When a signed URL stops playing (Unix ms); null for a plain URL. */
-export function playbackExpiry(url: string): number | null {
-  const match = TOKEN_SEGMENT.exec(url);
-  return match ? Number(match[1]) * 1000 : null;
-}
-
-/** Whether two URLs play the same stream or recording (they differ at most in their tokens). */
-export const sameStream = (a: string, b: string): boolean => a.replace(TOKEN_SEGMENT, '/') === b.replace(TOKEN_SEGMENT, '/');
 
 export class WatchPlayer {
   readonly state: PlayerState = { engine: null, reloads: 0, renewals: 0 };

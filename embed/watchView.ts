@@ -6,6 +6,7 @@
  * (a server that has no `channelStatus`), the check alone decides: live, a video, or offline.
  */
 import type { ChannelStatus } from './channelStatus';
+import { longerLasting, sameStream } from './playbackUrls';
 import type { PlayerSource } from './watchPlayer';
 
 /** The Video of the seed as the content check answers it (the fields the page reads). */
@@ -45,11 +46,16 @@ export type WatchView =
 
 export type WatchViewKind = WatchView['kind'];
 
-/** The live stream to play: the status's URL (a channel without a gate), else the check's live video. */
+/**
+ * The live stream to play: the status's URL (a channel without a gate, or this viewer's own in a gated
+ * show's push), else the check's live video; of two signed URLs of the stream, the later (a renewal).
+ */
 function liveSource(check: ContentCheckAnswer, status: ChannelStatus | null): PlayerSource | null {
   const { contentCheck } = check.canIPlayResponse;
   const video = contentCheck.video?.video ?? null;
-  const url = status?.playbackUrl ?? (contentCheck.live && video?.type === 'live' ? video.url : null);
+  const pushed = status?.playbackUrl ?? null;
+  const checked = contentCheck.live && video?.type === 'live' ? video.url : null;
+  const url = pushed && checked && sameStream(pushed, checked) ? longerLasting(pushed, checked) : (pushed ?? checked);
   return url ? { url, kind: 'live', videoId: null, offset: 0 } : null;
 }
 

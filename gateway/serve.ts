@@ -70,6 +70,7 @@ export async function serveGateway(
     subgraphUrl,
     localSubgraph,
     trustedDocuments: trustedDocumentStore(database.prisma, bus),
+    quickAnswers: localSubgraph ? deps.quickAnswers : undefined,
     recordWatchTime: config.watchTimeEnabled ? (batch) => recordWatchTime(quests, batch) : undefined,
   });
   // In process the executor verifies every credential, so shared answers may be kept here (see `cache` in rest-bridge/table.ts).

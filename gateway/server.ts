@@ -15,6 +15,7 @@ import type { RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { Authenticator } from '../shared/auth/authenticate';
 import { IDENTITY_HEADER, signIdentity, type Identity } from '../shared/auth/identity';
+import type { QuickAnswers } from '../shared/quickAnswers';
 import type { EventBus } from '../shared/bus';
 import type { Config, SubgraphName } from '../shared/config';
 import { withHttpStatus } from '../shared/errors';
@@ -36,7 +37,7 @@ import { SocketTransport } from './live/transports/websocket';
 import { WatchTimeTracker } from './live/watchTime';
 import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './live/feeds/pollResults';
-import { CHANNEL_STATUS_OPERATIONS, ChannelStatusFeed, channelStatusSource } from './live/feeds/channelStatus';
+import { CHANNEL_STATUS_OPERATIONS, ChannelStatusFeed, channelStatusSource, viewerPlaybackOf } from './live/feeds/channelStatus';
 import { LIVE_CHANNEL_OPERATIONS, liveChannelCheck } from './live/channels';
 import { ChatFeed } from './live/feeds/chat';
 import { CHAT_OPERATIONS, chatSource } from './live/feeds/chatSource';
@@ -66,6 +67,8 @@ export interface GatewayOptions {
   recordWatchTime?: (batch: WatchedMinute[]) => Promise<unknown>;
   /** Sites' trusted documents: operations sent by id, and sites that run nothing else (gateway/trustedDocuments.ts). */
   trustedDocuments: TrustedDocumentStore;
+  /** The quick answers of the subgraphs in this process: a gated go-live's pushes carry each entitled viewer's URL from them. */
+  quickAnswers?: QuickAnswers;
 }
 
 /** Executes a subgraph's part of a query plan in this process (see RunningService.execute). */
@@ -269,7 +272,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })),
       chatMessages: chatFeed,
       chatModeration: new ChatModerationFeed(execute, options.bus, logger.child({ component: 'chat-moderation' })),
-      channelStatus: new ChannelStatusFeed(channelStatusSource(execute), options.bus, logger.child({ component: 'channel-status' })),
+      channelStatus: new ChannelStatusFeed(
+        channelStatusSource(execute),
+        options.bus,
+        logger.child({ component: 'channel-status' }),
+        options.quickAnswers ? viewerPlaybackOf(options.quickAnswers) : null,
+      ),
     },
     logger: logger.child({ component: 'live' }),
     presenceIntervalMs: config.presenceIntervalMs,

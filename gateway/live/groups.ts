@@ -6,6 +6,7 @@
  * for each subscriber whose arguments it matches.
  */
 import { execute, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import type { HeaderBag } from '../../shared/auth/authenticate';
 import type { Identity } from '../../shared/auth/identity';
 import { withRemaining, inAudience, type OverlayBroadcastEvent } from '../../shared/contracts/liveEvents';
 import { RenderedEvent, type ViewerChannel } from './viewerChannel';
@@ -41,6 +42,8 @@ export interface Room {
 export interface Connection {
   channel: ViewerChannel;
   identity: Identity;
+  /** The viewer's device (`x-service-device-id`: connectionParams, or an HTTP stream's header), as the content check names it; null when not given. */
+  deviceId: string | null;
   tags: Set<string> | null;
   /** By operation id; null while the subscription waits for its site's live broadcasts. */
   subscribers: Map<string, Subscriber | null>;
@@ -48,6 +51,13 @@ export interface Connection {
   feeds: Map<string, FeedSubscriber>;
   /** Stream subscriptions (liveStreams.ts) by operation id: what stops each. */
   streams: Map<string, () => void>;
+}
+
+/** The device a connection names (`x-service-device-id`, as the content check takes it: 1 to 128 characters); null otherwise. */
+export function deviceIdOf(headers: HeaderBag): string | null {
+  const value = headers['x-service-device-id'];
+  const device = (Array.isArray(value) ? value[0] : value)?.trim();
+  return typeof device === 'string' && device.length > 0 && device.length <= 128 ? device : null;
 }
 
 /** A feed's bus message: one event for the site (or for one audience of it), or a batch of them. */

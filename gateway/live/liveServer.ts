@@ -36,6 +36,7 @@ import { type OverlayBroadcastEvent, type OverlayBroadcastMessage } from '../../
 import {
   Feeds,
   SITE_WIDE,
+  deviceIdOf,
   fanOut,
   joinGroup,
   leaveGroup,
@@ -215,7 +216,7 @@ export class LiveServer {
     const tags = identity.account ? new Set(await this.options.loadViewerTags(identity)) : null;
     if (!channel.open || this.closed) return null;
     if (identity.developerKeyId && this.revokedKeys.has(identity.developerKeyId)) throw unauthenticated('invalid developer key for this site');
-    const connection: Connection = { channel, identity, tags, subscribers: new Map(), feeds: new Map(), streams: new Map() };
+    const connection: Connection = { channel, identity, deviceId: deviceIdOf(headers), tags, subscribers: new Map(), feeds: new Map(), streams: new Map() };
     this.connections.add(connection);
     return connection;
   }

@@ -11,6 +11,8 @@ import type { RenderedEvent } from './viewerChannel';
 export interface LiveStreamSubscription {
   /** The connection's identity (site ID, and the viewer's account when a JWT was given). */
   identity: Identity;
+  /** The connection's device (Connection.deviceId). */
+  deviceId: string | null;
   /** The field's arguments, coerced. */
   args: Record<string, unknown>;
   /** Equal for subscriptions whose selection and variables are equal: they render a root value alike, so one rendering serves them all. */
@@ -53,6 +55,7 @@ export class Streams {
     this.count += 1;
     const stop = stream.subscribe({
       identity: connection.identity,
+      deviceId: connection.deviceId,
       args: request.args,
       documentKey: request.documentKey,
       render: (rootValue) => executeFrame(this.schema, request.document, request.variables, rootValue),

@@ -79,6 +79,7 @@ function viewer(args: Record<string, unknown> = { panelId: PANEL }, documentKey 
   let renders = 0;
   const subscription: LiveStreamSubscription = {
     identity: { siteId: SITE, developerKey: false, account: null, requestId: 'r' },
+    deviceId: null,
     args,
     documentKey,
     render: (rootValue) => {

@@ -53,6 +53,7 @@ function subscriber(): LiveStreamSubscription & { received: Received[]; errors: 
   const errors: GraphQLError[][] = [];
   return {
     identity: { siteId: SITE, developerKey: false, account: null, requestId: 'r' },
+    deviceId: null,
     args: { pollId: POLL },
     documentKey: 'doc',
     render: (rootValue) => new RenderedEvent(JSON.stringify(rootValue)),

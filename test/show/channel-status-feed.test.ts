@@ -45,6 +45,7 @@ function setUp(initial: ChannelStatus = offline) {
     const errors: readonly GraphQLError[][] = [];
     const subscription: LiveStreamSubscription = {
       identity: { siteId: 's1', developerKey: false, account: null, requestId: 'r' },
+      deviceId: null,
       args: { channelId: 'c1' },
       documentKey,
       render: (rootValue) => {

@@ -3,14 +3,20 @@
  * `register`'s answer when the provider asks for it (shown once, rotatable with PUT), and the content
  * check and the listings then give a gated channel's or a paid video's URL signed for that stream or
  * recording, until PLAYBACK_TOKEN_TTL_SECONDS or a preview's end; open channels, free videos, a developer
- * key and a provider that takes no signing keep plain URLs. Driven by a fake provider; the token is
- * checked with shared/playbackSigning.ts as a provider checks it.
+ * key and a provider that takes no signing keep plain URLs. A gated show going live pushes each signed-in
+ * viewer that named its device its own signed URL when its check lets it play (graphql-ws and graphql-sse,
+ * the clients people use), and no URL to anyone else. Driven by a fake provider; the token is checked with
+ * shared/playbackSigning.ts as a provider checks it.
  */
+import type { Client } from 'graphql-ws';
+import { createClient as createSseClient } from 'graphql-sse';
 import type { Stack } from '../../stack';
 import { unsignedPath, verifyPlaybackToken, type PlaybackKey } from '../../shared/playbackSigning';
 import { graphql, rest } from '../helpers/http';
-import { showChannel } from '../helpers/show';
-import { createTestSite, grantEntitlement, startTestStack, stopAll, type TestSite } from '../helpers/stack';
+import { showChannel, STATUS_SUBSCRIPTION } from '../helpers/show';
+import { createTestSite, grantEntitlement, startTestStack, stopAllWithClients, type TestSite } from '../helpers/stack';
+import { connectedClient } from '../helpers/viewer';
+import { until } from '../helpers/wait';
 import { startFakeStreamProvider, type FakeStreamProvider } from '../helpers/streamProvider';
 
 const TTL = 120;
@@ -41,9 +47,10 @@ beforeAll(async () => {
   holder = await site.signIn([]);
   await grantEntitlement(stack, site.siteId, holder.accountId, 'pass');
 });
+const clients: Client[] = [];
 afterAll(async () => {
   await provider.close();
-  await stopAll();
+  await stopAllWithClients(clients);
 });
 
 const GATE = { gate: { active: true, kind: 'subscription', gate: { subscriptions: ['pass'] } } };
@@ -161,4 +168,88 @@ it('rotates the key with PUT: the answer shows the new key once, and URLs are si
     false,
   );
   signed = { ...signed, playbackSigning: rotated.body.playbackSigning };
+});
+
+describe('a gated show going live', () => {
+  type Viewer = { accountId: string; token: string } | null;
+  const connection = (viewer: Viewer, deviceId: string | null) => ({
+    'x-service-client-id': site.siteId,
+    ...(viewer ? { authorization: `Bearer ${viewer.token}` } : {}),
+    ...(deviceId ? { 'x-service-device-id': deviceId } : {}),
+  });
+
+  /** The channelStatus events of a graphql-ws subscription with these connectionParams. */
+  async function subscribed(channelId: string, params: Record<string, string>) {
+    const events: { state: string; live: boolean; playbackUrl: string | null }[] = [];
+    const client = await connectedClient(stack, params, clients);
+    client.subscribe(
+      { query: STATUS_SUBSCRIPTION, variables: { channelId } },
+      { next: (result) => void events.push((result.data as any).channelStatus), error: () => undefined, complete: () => undefined },
+    );
+    await until(
+      () => events.length,
+      (count) => count > 0,
+      'the first status',
+    );
+    return events;
+  }
+
+  const liveEvent = (events: { state: string; live: boolean; playbackUrl: string | null }[]) =>
+    until(() => events.find((event) => event.state === 'LIVE'), Boolean, 'the LIVE status').then((event) => event!);
+
+  it('pushes each viewer its check lets play its own signed URL, over graphql-ws and SSE, and no URL to anyone else', async () => {
+    const show = await showChannel(stack, site, signed, GATE);
+    await show.hook('connected', 10);
+    // The viewers open the page: each one's check runs (the holder's twice: two devices).
+    const [stranger, banned] = [await site.signIn([]), await site.signIn([])];
+    await grantEntitlement(stack, site.siteId, banned.accountId, 'pass');
+    const opened = async (viewer: Viewer, deviceId: string) =>
+      rest(stack, 'GET', `/pages/v2/content/id/${show.channelId}`, { headers: { ...connection(viewer, null), 'x-service-device-id': deviceId } });
+    for (const [viewer, device] of [
+      [holder, 'tv'],
+      [holder, 'laptop'],
+      [stranger, 'tv'],
+      [banned, 'tv'],
+      [null, 'tv'],
+    ] as const)
+      expect((await opened(viewer, device)).status).toBe(200);
+    const ban = await rest(stack, 'POST', '/chat/v1/bans', { headers: site.admin, body: { accountId: banned.accountId } });
+    expect(ban.status).toBe(201);
+
+    const holderWs = await subscribed(show.channelId, connection(holder, 'tv'));
+    const holderNoDevice = await subscribed(show.channelId, connection(holder, null));
+    const strangerWs = await subscribed(show.channelId, connection(stranger, 'tv'));
+    const bannedWs = await subscribed(show.channelId, connection(banned, 'tv'));
+    const anonymousWs = await subscribed(show.channelId, connection(null, 'tv'));
+    const sse = createSseClient({ url: `${stack.url}/graphql/stream`, headers: connection(holder, 'laptop'), retryAttempts: 0 });
+    const holderSse: { state: string; playbackUrl: string | null }[] = [];
+    const stopSse = sse.subscribe(
+      { query: STATUS_SUBSCRIPTION, variables: { channelId: show.channelId } },
+      { next: (result) => void holderSse.push((result.data as any).channelStatus), error: () => undefined, complete: () => undefined },
+    );
+    await until(
+      () => holderSse.length,
+      (count) => count > 0,
+      'the first status over SSE',
+    );
+
+    await show.hook('active', 20);
+    for (const events of [holderWs, holderSse]) {
+      const live = await liveEvent(events as any);
+      const expires = tokenOf(live.playbackUrl!, show.stream.playbackUrl, signed.playbackSigning);
+      expect(expires * 1000).toBeGreaterThan(Date.now() + (TTL - 5) * 1000);
+      expect(expires * 1000).toBeLessThanOrEqual(Date.now() + TTL * 1000 + 1000);
+    }
+    for (const events of [holderNoDevice, strangerWs, bannedWs, anonymousWs]) expect((await liveEvent(events)).playbackUrl).toBeNull();
+    // The status read with the site ID alone carries none either.
+    const read = await graphql(
+      stack,
+      `query S($c: ID!) { channelStatus(channelId: $c) { live playbackUrl } }`,
+      { c: show.channelId },
+      { 'x-service-client-id': site.siteId },
+    );
+    expect(read.body.data.channelStatus).toEqual({ live: true, playbackUrl: null });
+    stopSse();
+    sse.dispose();
+  });
 });

@@ -8,9 +8,17 @@
  * the content caches; the instance then reads the status once and, when it changed, renders it once per
  * distinct document and writes it to each viewer. A channel that is not one of the site's is refused
  * at subscribe with NOT_FOUND.
+ *
+ * A gated channel's live status carries no URL (the site ID alone may not play it). A viewer whose
+ * connection names its account and device gets its own URL in the push when the content check, answered
+ * from what the instance keeps (the viewer opened the page: its check ran and its entitlements and device
+ * are kept), lets it play the live show in full: signed, as the check gives it. So a go-live reaches an
+ * entitled audience in one push, without thousands of checks asked at the same instant. Anyone else — a
+ * refused viewer, one the instance keeps nothing of — gets the status without a URL, and asks the check.
  */
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Identity } from '../../../shared/auth/identity';
+import type { QuickAnswers } from '../../../shared/quickAnswers';
 import { Topics, type EventBus } from '../../../shared/bus';
 import type { ChannelStatus, ChannelStatusMessage } from '../../../shared/contracts/channelStatus';
 import { ErrorCode } from '../../../shared/errors';
@@ -44,6 +52,27 @@ export function channelStatusSource(execute: Execute): ChannelStatusSource {
   };
 }
 
+/**
+ * The viewer's own URL of a channel's live show, or null: what the content check gives this viewer (its
+ * account, its device) when it lets it play the live video in full.
+ */
+export type ViewerPlayback = (identity: Identity, channelId: string, deviceId: string) => Promise<string | null>;
+
+type CheckFields = { canIPlayResponse?: { contentCheck?: { access?: unknown; live?: unknown; video?: { video?: { type?: unknown; url?: unknown } | null } } } };
+
+/**
+ * The viewer's URL from the content check's quick answer (shared/quickAnswers.ts): only its kept happy
+ * case, never a database read; null whenever that answer is not a full, live one with a URL.
+ */
+export function viewerPlaybackOf(answers: QuickAnswers): ViewerPlayback {
+  return async (identity, channelId, deviceId) => {
+    const answer = answers.contentCheck && (await answers.contentCheck({ pageId: channelId, slug: null, deviceId, password: null }, identity));
+    const check = (answer as CheckFields | null)?.canIPlayResponse?.contentCheck;
+    const video = check?.video?.video;
+    return check?.access === 'full' && check.live === true && video?.type === 'live' && typeof video.url === 'string' ? video.url : null;
+  };
+}
+
 interface ChannelState {
   key: string;
   siteId: string;
@@ -72,6 +101,8 @@ export class ChannelStatusFeed implements LiveStream {
     private readonly load: ChannelStatusSource,
     bus: EventBus,
     private readonly logger: Logger,
+    /** Each viewer's own URL of a gated live show (see the header); none: every viewer gets the status as the site ID reads it. */
+    private readonly viewerPlayback: ViewerPlayback | null = null,
   ) {
     this.unsubscribe = bus.subscribe(Topics.channelStatus, (message) => this.onMessage(message as ChannelStatusMessage));
   }
@@ -86,10 +117,13 @@ export class ChannelStatusFeed implements LiveStream {
     const siteId = subscription.identity.siteId as string;
     const state = this.stateOf(siteId, String(subscription.args.channelId));
     state.viewers.set(subscription, -1);
-    void state.loaded.then(() => {
-      if (!state.status || state.viewers.get(subscription) !== -1) return;
-      state.viewers.set(subscription, state.version);
-      subscription.send(subscription.render({ channelStatus: state.status }));
+    void state.loaded.then(async () => {
+      const { status, version } = state;
+      if (!status || state.viewers.get(subscription) !== -1) return;
+      state.viewers.set(subscription, version);
+      const own = this.mayOwnUrl(subscription, status) ? await this.statusFor(subscription, state, status) : status;
+      // Gone meanwhile, or a newer status went to it.
+      if (state.viewers.get(subscription) === version) subscription.send(subscription.render({ channelStatus: own }));
     });
     return () => {
       state.viewers.delete(subscription);
@@ -186,7 +220,26 @@ export class ChannelStatusFeed implements LiveStream {
     }
   }
 
-  /** One rendering per distinct document (a handful per channel), whatever the number of viewers. */
+  /** Whether the viewer may get its own URL in `status`: a live show without one, to a signed-in viewer that named its device. */
+  private mayOwnUrl(viewer: LiveStreamSubscription, status: ChannelStatus): boolean {
+    return this.viewerPlayback !== null && status.live && status.playbackUrl === null && viewer.identity.account !== null && viewer.deviceId !== null;
+  }
+
+  /**
+   * The status as this viewer gets it: with its own URL of a gated live show when it may play it (see the
+   * header), else as the site ID reads it. Its own URL is signed per second, so viewers share it.
+   */
+  private async statusFor(viewer: LiveStreamSubscription, state: ChannelState, status: ChannelStatus): Promise<ChannelStatus> {
+    let url: string | null = null;
+    try {
+      url = await this.viewerPlayback!(viewer.identity, state.channelId, viewer.deviceId!);
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message, channelId: state.channelId }, 'could not weigh a viewer’s own playback URL');
+    }
+    return url === null ? status : { ...status, playbackUrl: url };
+  }
+
+  /** One rendering per distinct document and URL (a handful per channel), whatever the number of viewers. */
   private async send(state: ChannelState, status: ChannelStatus, version: number): Promise<void> {
     const rendered = new Map<string, RenderedEvent>();
     const viewers = [...state.viewers.keys()];
@@ -198,8 +251,11 @@ export class ChannelStatusFeed implements LiveStream {
       const sent = state.viewers.get(viewer);
       if (sent === undefined || sent >= version) continue;
       state.viewers.set(viewer, version);
-      let payload = rendered.get(viewer.documentKey);
-      if (!payload) rendered.set(viewer.documentKey, (payload = viewer.render({ channelStatus: status })));
+      const own = this.mayOwnUrl(viewer, status) ? await this.statusFor(viewer, state, status) : status;
+      if (own !== status && state.viewers.get(viewer) !== version) continue;
+      const key = own === status ? viewer.documentKey : `${viewer.documentKey}\n${own.playbackUrl}`;
+      let payload = rendered.get(key);
+      if (!payload) rendered.set(key, (payload = viewer.render({ channelStatus: own })));
       viewer.send(payload);
     }
   }

@@ -267,6 +267,7 @@ export class SocketTransport {
     headers['x-service-developer-key'] = pick('x-service-developer-key', 'developerKey');
     const token = pick('Authorization', 'authorization', 'jwt');
     headers.authorization = token && !/^Bearer /i.test(token) ? `Bearer ${token}` : token;
+    headers['x-service-device-id'] = pick('x-service-device-id', 'deviceId');
     try {
       channel.connection = await this.live.connect(channel, headers);
     } catch (error) {
