@@ -113,7 +113,9 @@ async function showSection(figures: Figures, viewers: number): Promise<void> {
   ]);
   const signing = signingCostUs();
   figures.show = { runs, floor, signingPerViewerUs: signing };
-  console.log(`signing: the gated channel's URLs are signed (one HMAC-SHA256 per viewer, no database read): ${signing} µs per viewer`);
+  console.log(
+    `signing: the gated channel's URLs are signed, at most one HMAC-SHA256 per viewer and no database read (viewers in the same second share one signature): ${signing} µs per signature`,
+  );
   for (const run of runs) {
     console.log(
       `${run.channel}: the webhook's own path (the same webhook to a twin channel no one watches) read ${run.webhookReads} times ` +

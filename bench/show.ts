@@ -122,7 +122,7 @@ async function registerProvider(instance: Instance, site: BenchSite, providerUrl
   const urls = Object.fromEntries(
     ['createStream', 'deleteStream', 'deleteVod', 'startStream', 'stopStream'].map((operation) => [operation, `${providerUrl}/${operation}`]),
   );
-  // It takes signed playback: the gated channel's viewers get signed URLs (one HMAC each), the open one's plain.
+  // It takes signed playback: the gated channel's viewers get signed URLs (one HMAC per second of the show's video), the open one's plain.
   return (await callJson(instance, 'POST', '/streamprovider/v1/register', admin, {
     name: 'Bench provider',
     urls,
@@ -133,8 +133,9 @@ async function registerProvider(instance: Instance, site: BenchSite, providerUrl
 }
 
 /**
- * What signing one viewer's URL costs (µs): signPlaybackUrl, the check's whole signing step, timed over
- * many calls in this process (the instance's own share is inside its CPU per viewer above).
+ * What one signature costs (µs): signPlaybackUrl, the check's whole signing step, timed over many calls
+ * in this process (at most one per viewer: viewers in the same second share one; the instance's own share is
+ * inside its CPU per viewer above).
  */
 export function signingCostUs(calls = 200_000): number {
   const key = newPlaybackKey();
