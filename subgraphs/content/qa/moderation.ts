@@ -59,8 +59,9 @@ async function moveQuestion(ctx: SubgraphContext, runtime: QaRuntime, target: Ta
     where: { id: row.id, status: { in: from } },
     data: { status: to, updatedAt: new Date(), ...(to === 'dismissed' ? { highlightedAt: null } : {}) },
   });
+  // Asked twice, the second changes nothing and answers the same: a retried request is safe.
   if (changed.count === 0 && row.status !== to) throw conflict(`question ${row.id} is ${row.status}; it cannot become ${to}`);
-  runtime.announce(siteId, target.panelId);
+  if (changed.count > 0) runtime.announce(siteId, target.panelId);
   if (to === 'dismissed' && row.highlightedAt !== null) await showHighlight(ctx, siteId, target.panelId, null);
   return viewOf(ctx, await questionOf(ctx, siteId, target));
 }
