@@ -51,6 +51,8 @@ describe('two instances on one database', () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(20);
     expect(statuses.filter((status) => status === 409)).toHaveLength(20);
     expect(await first.database.prisma.qaVote.count({ where: { questionId: id } })).toBe(20);
+    // The count the room reads is the rows' own, raised in the transaction that stored them.
+    expect((await first.database.prisma.qaQuestion.findUniqueOrThrow({ where: { id } })).votes).toBe(20);
     for (const watcher of watchers) await watcher.until((event) => votesIn(event, id) === 20, 'all 20 votes on this instance');
     for (const watcher of watchers) {
       const gaps = watcher.arrivals.slice(1).map((at, index) => at - watcher.arrivals[index]);

@@ -146,6 +146,7 @@ describe('voting', () => {
     expect(back.body).toEqual({ id: newer.body.id, votes: 1 });
     expect((await vote(stack, site, voter.token, panelId, newer.body.id, 'DELETE')).body).toEqual({ id: newer.body.id, votes: 1 });
     expect(await storedVotes(panelId)).toBe(1);
+    expect((await stack.database.prisma.qaQuestion.findUniqueOrThrow({ where: { id: newer.body.id } })).votes).toBe(1);
   });
 
   it('refuses a vote on one’s own question, one of another room, a held or a dismissed one with 400 naming why, storing nothing', async () => {

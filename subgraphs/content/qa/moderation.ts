@@ -7,14 +7,12 @@
  */
 import { requireAdmin, requireSite } from '../../../shared/auth/access';
 import { serviceIdentity } from '../../../shared/auth/identity';
-import type { QaQuestionView } from '../../../shared/contracts/qaEvents';
 import type { QaQuestion } from '../../../shared/db/generated/sqlite';
 import { conflict, notFound } from '../../../shared/errors';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { Scopes } from '../scopes';
 import { toQuestionView } from './questions';
 import type { QaRuntime } from './runtime';
-import { votesOf } from './votes';
 
 type Target = { panelId: string; questionId: string };
 
@@ -39,16 +37,11 @@ async function questionOf(ctx: SubgraphContext, siteId: string, target: Target):
   return row;
 }
 
-async function viewOf(ctx: SubgraphContext, row: QaQuestion): Promise<QaQuestionView> {
-  const votes = await votesOf({ prisma: ctx.db }, [row.id]);
-  return toQuestionView(row, votes.get(row.id) ?? 0, null);
-}
-
 /** The held questions of a room, oldest first. */
 export async function qaHeldQuestions(ctx: SubgraphContext, runtime: QaRuntime, panelId: string) {
   const { siteId } = await moderating(ctx, runtime, panelId);
   const rows = await ctx.db.qaQuestion.findMany({ where: { siteId, panelId, status: 'held' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: 500 });
-  return { results: rows.map((row) => toQuestionView(row, 0, null)) };
+  return { results: rows.map((row) => toQuestionView(row, null)) };
 }
 
 /** Moves a question from one of `from` to `to` in one conditional write; CONFLICT naming its status otherwise. */
@@ -63,7 +56,7 @@ async function moveQuestion(ctx: SubgraphContext, runtime: QaRuntime, target: Ta
   if (changed.count === 0 && row.status !== to) throw conflict(`question ${row.id} is ${row.status}; it cannot become ${to}`);
   if (changed.count > 0) runtime.announce(siteId, target.panelId);
   if (to === 'dismissed' && row.highlightedAt !== null) await showHighlight(ctx, siteId, target.panelId, null);
-  return viewOf(ctx, await questionOf(ctx, siteId, target));
+  return toQuestionView(await questionOf(ctx, siteId, target), null);
 }
 
 export const approveQaQuestion = (ctx: SubgraphContext, runtime: QaRuntime, target: Target) => moveQuestion(ctx, runtime, target, ['held'], 'open');
@@ -88,7 +81,7 @@ export async function highlightQaQuestion(ctx: SubgraphContext, runtime: QaRunti
   runtime.announce(siteId, target.panelId);
   const askedBy = row.anonymous ? null : await askerName(ctx, siteId, row.accountId);
   await showHighlight(ctx, siteId, target.panelId, { questionId: row.id, text: row.text, askedBy }, room.channelIds);
-  return viewOf(ctx, { ...row, highlightedAt: now });
+  return toQuestionView({ ...row, highlightedAt: now }, null);
 }
 
 async function askerName(ctx: SubgraphContext, siteId: string, accountId: string): Promise<string | null> {

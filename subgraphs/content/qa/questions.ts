@@ -12,7 +12,6 @@ import { newId } from '../../../shared/ids';
 import type { SubgraphContext } from '../../../shared/subgraph';
 import { checkedAnonymous, checkedQuestion } from './rules';
 import type { QaRuntime } from './runtime';
-import { votesOf } from './votes';
 
 /** The most questions a room shows (the most voted, then the oldest). */
 export const MAX_ROOM_QUESTIONS = 500;
@@ -20,12 +19,12 @@ export const MAX_ROOM_QUESTIONS = 500;
 export const SHOWN = ['open', 'answered'];
 
 /** A question as the API answers it. */
-export function toQuestionView(row: QaQuestion, votes: number, votedByMe: boolean | null): QaQuestionView {
+export function toQuestionView(row: QaQuestion, votedByMe: boolean | null): QaQuestionView {
   return {
     id: row.id,
     panelId: row.panelId,
     text: row.text,
-    votes,
+    votes: row.votes,
     status: row.status,
     highlighted: row.highlightedAt !== null,
     author: row.anonymous ? null : { accountId: row.accountId },
@@ -73,7 +72,7 @@ export async function askQaQuestion(ctx: SubgraphContext, runtime: QaRuntime, in
     throw error;
   }
   if (row.status === 'open') runtime.announce(siteId, input.panelId);
-  return toQuestionView(row, 0, false);
+  return toQuestionView(row, false);
 }
 
 /** The room as the caller reads it: shown questions (and, for a signed-in viewer, its own held ones) in room order. */
@@ -83,14 +82,12 @@ export async function qaRoomQuestions(ctx: SubgraphContext, runtime: QaRuntime, 
   await runtime.room(db, siteId, panelId);
   const accountId = identity.account?.id ?? null;
   const statuses = accountId ? { OR: [{ status: { in: SHOWN } }, { status: 'held', accountId }] } : { status: { in: SHOWN } };
-  const [rows, counts, mine] = await Promise.all([
+  const [rows, mine] = await Promise.all([
     db.qaQuestion.findMany({ where: { siteId, panelId, ...statuses } }),
-    db.qaVote.groupBy({ by: ['questionId'], where: { panelId }, _count: { _all: true } }),
     accountId ? db.qaVote.findMany({ where: { panelId, accountId }, select: { questionId: true } }) : null,
   ]);
-  const votes = new Map(counts.map((group) => [group.questionId, group._count._all]));
   const voted = mine ? new Set(mine.map((vote) => vote.questionId)) : null;
-  const results = rows.map((row) => toQuestionView(row, votes.get(row.id) ?? 0, voted ? voted.has(row.id) : null)).sort(byRoomOrder);
+  const results = rows.map((row) => toQuestionView(row, voted ? voted.has(row.id) : null)).sort(byRoomOrder);
   return { results: results.slice(0, MAX_ROOM_QUESTIONS) };
 }
 
@@ -127,8 +124,15 @@ export async function unvoteQaQuestion(ctx: SubgraphContext, runtime: QaRuntime,
   await runtime.room(db, siteId, input.panelId);
   const question = await db.qaQuestion.findFirst({ where: { id: input.questionId, siteId, panelId: input.panelId }, select: { id: true } });
   if (!question) throw notFound(`question ${input.questionId}`);
-  const removed = await db.qaVote.deleteMany({ where: { questionId: input.questionId, accountId } });
-  if (removed.count > 0) runtime.announce(siteId, input.panelId);
-  const votes = await votesOf({ prisma: db }, [input.questionId]);
-  return { id: input.questionId, votes: votes.get(input.questionId) ?? 0 };
+  // The row and the count go together: the count never says what the rows do not.
+  const { removed, votes } = await db.$transaction(async (tx) => {
+    const { count } = await tx.qaVote.deleteMany({ where: { questionId: input.questionId, accountId } });
+    const row =
+      count === 0
+        ? await tx.qaQuestion.findUniqueOrThrow({ where: { id: input.questionId }, select: { votes: true } })
+        : await tx.qaQuestion.update({ where: { id: input.questionId }, data: { votes: { decrement: count } }, select: { votes: true } });
+    return { removed: count, votes: row.votes };
+  });
+  if (removed > 0) runtime.announce(siteId, input.panelId);
+  return { id: input.questionId, votes };
 }

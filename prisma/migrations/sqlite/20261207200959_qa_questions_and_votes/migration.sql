@@ -7,6 +7,7 @@ CREATE TABLE "QaQuestion" (
     "anonymous" BOOLEAN NOT NULL DEFAULT false,
     "text" TEXT NOT NULL,
     "status" TEXT NOT NULL,
+    "votes" INTEGER NOT NULL DEFAULT 0,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "highlightedAt" DATETIME
@@ -29,7 +30,7 @@ CREATE INDEX "QaQuestion_panelId_status_idx" ON "QaQuestion"("panelId", "status"
 CREATE INDEX "QaQuestion_siteId_accountId_createdAt_idx" ON "QaQuestion"("siteId", "accountId", "createdAt");
 
 -- CreateIndex
-CREATE INDEX "QaVote_panelId_questionId_idx" ON "QaVote"("panelId", "questionId");
+CREATE INDEX "QaVote_panelId_accountId_idx" ON "QaVote"("panelId", "accountId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "QaVote_questionId_accountId_key" ON "QaVote"("questionId", "accountId");
