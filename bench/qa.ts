@@ -5,13 +5,15 @@
  * BENCH_QA_SECONDS (default 30), each voter taking each question at most once. Reported: the votes
  * acknowledged and their p50/p99, the viewers whose last room shows every question's exact count (what
  * the acknowledgements add up to), any count that went back, and the most frames one viewer got within a
- * second (and the shortest gap between two). Beside the floor (bench/floor.ts): the same viewer and voter
+ * second (and the shortest gap between two), and the server's CPU per vote (a figure other work on the machine
+ * does not move, where the latencies move with it). Beside the floor (bench/floor.ts): the same viewer and voter
  * clients on a bare Node + ws server that answers each vote at once and pushes the room once a second.
  */
 import type { ChildProcess } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { viewerAccounts } from './answers';
 import { startFloor, type Floor } from './chat';
-import { callJson, createSite, request, startInstance, startWorker, type Instance } from './harness';
+import { callJson, cpuMsOf, createSite, request, startInstance, startWorker, type Instance } from './harness';
 
 export interface QaFigures {
   target: string;
@@ -27,6 +29,9 @@ export interface QaFigures {
   decreases: number;
   maxFramesPerSecond: number;
   minGapMs: number;
+  /** The server's CPU while the votes went (user + system): per vote acknowledged, and in cores busy. */
+  serverCpuPerVoteMs: number;
+  serverCores: number;
 }
 
 interface QaShape {
@@ -93,19 +98,23 @@ export async function measureQa(viewers: number, shape: QaShape, target: { insta
     inFlight: 2000,
   };
   await request(voter, start, 'ready');
+  const pid = 'floor' in target ? target.floor.pid : target.instance.pid;
+  const [cpuBefore, startedAt] = [cpuMsOf(pid), performance.now()];
   const voted = await request(voter, { type: 'go' }, 'reacted');
+  const [cpuMs, tookMs] = [cpuMsOf(pid) - cpuBefore, performance.now() - startedAt];
   voter.send({ type: 'close' });
   // The last second's votes reach every viewer with the next push (at most a second, and the room's read).
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const expected: Record<string, number> = Object.fromEntries(questionIds.map((id) => [id, voted.accepted[id] ?? 0]));
   const reports = await Promise.all(workers.map((worker) => request(worker, { type: 'report', expected }, 'receipts')));
   for (const worker of workers) worker.send({ type: 'close' });
+  const acknowledged = Object.values(voted.accepted as Record<string, number>).reduce((sum, count) => sum + count, 0);
   return {
     target: 'floor' in target ? 'floor: bare Node + ws' : 'stagegraph × 1',
     viewers: ready.reduce((sum, reply) => sum + reply.open, 0),
     questions: questionCount,
     votesSent: voted.sent,
-    votesAcknowledged: Object.values(voted.accepted as Record<string, number>).reduce((sum, count) => sum + count, 0),
+    votesAcknowledged: acknowledged,
     voteStatuses: voted.statuses,
     ackP50Ms: voted.ackP50Ms,
     ackP99Ms: voted.ackP99Ms,
@@ -113,6 +122,8 @@ export async function measureQa(viewers: number, shape: QaShape, target: { insta
     decreases: reports.reduce((sum, report) => sum + report.decreases, 0),
     maxFramesPerSecond: Math.max(...reports.map((report) => report.maxFramesPerSecond)),
     minGapMs: round(Math.min(...reports.map((report) => report.minGapMs))),
+    serverCpuPerVoteMs: Math.round((cpuMs / Math.max(1, acknowledged)) * 1000) / 1000,
+    serverCores: Math.round((cpuMs / tookMs) * 100) / 100,
   };
 }
 
@@ -145,7 +156,11 @@ export async function qaSection(figures: Record<string, unknown>, defaultViewers
       'counts back': row.decreases,
       'max frames/s': row.maxFramesPerSecond,
       'min gap ms': row.minGapMs,
+      'server CPU ms/vote': row.serverCpuPerVoteMs,
+      'server cores busy': row.serverCores,
     })),
   );
-  console.log(`vote ack p99: ${ours.ackP99Ms} ms (goal ≤ 250), ${ackP99OverFloor}× the floor's; statuses ${JSON.stringify(ours.voteStatuses)}`);
+  console.log(
+    `vote ack p99: ${ours.ackP99Ms} ms (goal ≤ 250), ${ackP99OverFloor}× the floor's; statuses ${JSON.stringify(ours.voteStatuses)}; 1-minute load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs`,
+  );
 }
