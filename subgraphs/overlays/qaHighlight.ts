@@ -10,7 +10,9 @@ import type { Overlay } from '../../shared/db/generated/sqlite';
 import { clearEventOf, type OverlayBroadcastEvent } from '../../shared/contracts/liveEvents';
 import { Topics } from '../../shared/bus';
 import type { SubgraphContext } from '../../shared/subgraph';
+import { badInput } from '../../shared/errors';
 import { showOverlay } from './broadcasts';
+import { checkChannelOfSite } from './channels';
 
 /** A highlight stays up until the next one (or the question's dismissal) takes it down: the longest duration. */
 const HIGHLIGHT_SECONDS = 86_400;
@@ -24,10 +26,13 @@ export interface QaHighlight {
   askedBy?: string | null;
 }
 
-const overlayIdOf = (panelId: string) => `qa-highlight-${panelId}`;
+/** The room's overlay: its ID names the site and the room, so no site ever reaches another's. */
+const overlayIdOf = (siteId: string, panelId: string) => `qa-highlight-${siteId}-${panelId}`;
+/** A room is on a handful of channels at most (the content subgraph sends at most 10). */
+const MAX_CHANNELS = 10;
 
 async function roomOverlay(ctx: SubgraphContext, siteId: string, panelId: string): Promise<Overlay> {
-  const id = overlayIdOf(panelId);
+  const id = overlayIdOf(siteId, panelId);
   const now = new Date();
   return ctx.db.overlay.upsert({
     where: { id },
@@ -54,7 +59,16 @@ export async function showQaHighlight(
   channelIds: readonly string[],
   question: QaHighlight | null,
 ): Promise<OverlayBroadcastEvent[]> {
-  const overlayId = overlayIdOf(panelId);
+  if (panelId.length === 0 || panelId.length > 64) throw badInput('panelId must be 1 to 64 characters', 'panelId');
+  if (channelIds.length > MAX_CHANNELS) throw badInput(`channelIds may name at most ${MAX_CHANNELS} channels`, 'channelIds');
+  if (question && (question.text.length === 0 || [...question.text].length > 1000))
+    throw badInput('question.text must be 1 to 1000 characters', 'question.text');
+  if (question?.askedBy && [...question.askedBy].length > 200) throw badInput('question.askedBy must be at most 200 characters', 'question.askedBy');
+  if (question && (question.questionId.length === 0 || question.questionId.length > 64))
+    throw badInput('question.questionId must be 1 to 64 characters', 'question.questionId');
+  // Each a channel of the site, as every broadcast's (404 naming channelId otherwise), before anything changes.
+  for (const channelId of new Set(channelIds)) await checkChannelOfSite(ctx, siteId, channelId);
+  const overlayId = overlayIdOf(siteId, panelId);
   const now = new Date();
   const live = await ctx.db.overlayBroadcast.findMany({ where: { siteId, overlayId, clearedAt: null, expiresAt: { gt: now } } });
   if (live.length > 0) {

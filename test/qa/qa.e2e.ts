@@ -228,6 +228,16 @@ describe('moderation', () => {
     const room = await roomOf(stack, site, panelId);
     expect(room.body.results.filter((question: any) => question.highlighted).map((question: any) => question.id)).toEqual([two.body.id]);
 
+    // Another site's admin naming this room reaches only its own site: this site's highlight stays up.
+    const foreign = await graphql(
+      stack,
+      `mutation Hijack($panelId: ID!) { showQaHighlight(panelId: $panelId, channelIds: [], question: { questionId: "x", text: "Hijack" }) { channelId } }`,
+      { panelId },
+      other.admin,
+    );
+    expect(foreign.body.errors).toBeUndefined();
+    const live = await stack.database.prisma.overlayBroadcast.findMany({ where: { siteId: site.siteId, clearedAt: null }, select: { id: true } });
+    expect(live.map((row) => row.id)).toEqual([next.broadcastId]);
     // Dismissing the highlighted question takes it off the video.
     await moderate(stack, site, panelId, two.body.id, 'dismiss');
     expect(await watcher.next()).toEqual(expect.objectContaining({ kind: 'CLEAR', broadcastId: next.broadcastId }));
