@@ -17,6 +17,7 @@ const RUNS_ONCE = [
   'overlays/embed-demo\\.e2e\\.ts',
   'polls/embed-poll-states\\.e2e\\.ts',
   'polls/embed-polls\\.e2e\\.ts',
+  'qa/watch-qa\\.e2e\\.ts',
   'live/subscriptions-http-embed\\.e2e\\.ts',
   'show/watch-page\\.e2e\\.ts',
   'show/watch-live\\.e2e\\.ts',

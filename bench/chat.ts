@@ -1,6 +1,6 @@
 /**
  * Chat: N viewers in one room (clients spread over worker processes) while signed-in senders post
- * messages at a steady rate and other accounts react (bench/chatReactors.ts); every message's ack time is
+ * messages at a steady rate and other accounts react (bench/socketActors.ts); every message's ack time is
  * compared with its arrival at every viewer, and each viewer's reaction counts with the reactions accepted.
  * Printed beside the floor (bench/floor.ts): the same viewer clients on a bare Node + ws server that
  * sends the same batched frames and acks without storing anything. Also the fan-out section's floor.
@@ -83,6 +83,7 @@ export interface ChatOptions {
 /** Viewers who react, each on its own socket: 30 reactions per 10 s per account is the limit, so 2,000 carry 5,000/s. */
 const REACTORS = 2000;
 const BENCH_EMOJI = ['👍', '❤️', '🔥', '🎉'];
+const REACTION_MUTATION = 'mutation($panelId: ID!, $emoji: String!) { sendChatReaction(panelId: $panelId, emoji: $emoji) { emoji } }';
 
 const round = (value: number) => Math.round(value * 10) / 10;
 
@@ -146,9 +147,22 @@ export async function measureChat(viewers: number, options: ChatOptions): Promis
   );
   const open = ready.reduce((sum, reply) => sum + reply.open, 0);
   // The reacting viewers open their sockets before anything is measured.
-  const reactor = reactionRate > 0 ? startWorker('chatReactors.ts') : null;
+  const reactor = reactionRate > 0 ? startWorker('socketActors.ts') : null;
   if (reactor) {
-    const start = { type: 'start', urls, siteId, panelId, tokens: reactorTokens, emoji: BENCH_EMOJI, ratePerSecond: reactionRate, seconds, inFlight: 1000 };
+    const start = {
+      type: 'start',
+      urls,
+      siteId,
+      panelId,
+      tokens: reactorTokens,
+      query: REACTION_MUTATION,
+      variable: 'emoji',
+      choices: BENCH_EMOJI,
+      pick: 'round',
+      ratePerSecond: reactionRate,
+      seconds,
+      inFlight: 1000,
+    };
     await request(reactor, start, 'ready');
   }
 

@@ -5,16 +5,9 @@
  * regular expression) so one process holds thousands.
  */
 import WebSocket from 'ws';
-import { messageText } from '../shared/wsMessage';
+import { serveRoomViewers, subscribeRoom, type RoomViewersStart } from './viewerBatches';
 
-interface Start {
-  type: 'start';
-  url: string;
-  siteId: string;
-  panelId: string;
-  count: number;
-  concurrency: number;
-}
+type Start = RoomViewersStart;
 
 interface Report {
   type: 'report';
@@ -78,35 +71,26 @@ function onFrame(viewer: ViewerState, index: number, text: string): void {
 }
 
 function openViewer(start: Start, index: number): Promise<void> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(start.url, 'graphql-transport-ws', { perMessageDeflate: false });
-    const viewer: ViewerState = {
-      socket,
-      started: false,
-      lastSeq: 0,
-      received: 0,
-      disorder: 0,
-      frames: [],
-      maxFramesPerSecond: 0,
-      frameCount: 0,
-      firstFrameAt: 0,
-      lastFrameAt: 0,
-      reactions: new Map(),
-    };
-    viewers[index] = viewer;
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId } })));
-    socket.on('message', (data) => {
-      const text = messageText(data);
-      if (text.startsWith('{"type":"connection_ack"')) {
-        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION, variables: { panelId: start.panelId } } }));
-        return;
-      }
-      const wasStarted = viewer.started;
-      onFrame(viewer, index, text);
-      if (!wasStarted && viewer.started) resolve();
-    });
-    socket.on('error', () => resolve());
+  const { socket, opened } = subscribeRoom(start, SUBSCRIPTION, (text) => {
+    const wasStarted = viewer.started;
+    onFrame(viewer, index, text);
+    return !wasStarted && viewer.started;
   });
+  const viewer: ViewerState = {
+    socket,
+    started: false,
+    lastSeq: 0,
+    received: 0,
+    disorder: 0,
+    frames: [],
+    maxFramesPerSecond: 0,
+    frameCount: 0,
+    firstFrameAt: 0,
+    lastFrameAt: 0,
+    reactions: new Map(),
+  };
+  viewers[index] = viewer;
+  return opened;
 }
 
 /** Whether a viewer's reaction counts add up to exactly what was accepted (emoji as JSON escapes them). */
@@ -151,21 +135,13 @@ function report({ acks, reactions = {} }: Report) {
   };
 }
 
-async function onMessage(message: Start | Report | { type: 'close' }): Promise<void> {
-  if (message.type === 'start') {
-    capacity = message.count;
-    for (let opened = 0; opened < message.count; opened += message.concurrency) {
-      const batch = Math.min(message.concurrency, message.count - opened);
-      await Promise.all(Array.from({ length: batch }, (_, index) => openViewer(message, opened + index)));
-    }
-    process.send?.({ type: 'ready', open: viewers.filter((viewer) => viewer.started).length });
-  } else if (message.type === 'report') {
-    process.send?.(report(message));
-  } else {
-    for (const viewer of viewers) viewer.socket.terminate();
-    process.exit(0);
-  }
-}
-
-// A step that fails rejects unheard, which ends the worker (Node's default), as it did inside the listener.
-process.on('message', (message: Start | Report | { type: 'close' }) => void onMessage(message));
+serveRoomViewers<Report>({
+  open: (start, index) => {
+    // Receipts of a message are kept per viewer index, one slot each.
+    capacity = Math.max(capacity, start.count);
+    return openViewer(start, index);
+  },
+  started: () => viewers.filter((viewer) => viewer.started).length,
+  report,
+  close: () => viewers.forEach((viewer) => viewer.socket.terminate()),
+});

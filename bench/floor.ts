@@ -6,7 +6,9 @@
  * CHAT_BATCH_MS (at once when quiet), each batch serialized once — the frames stagegraph sends. A
  * `sendChatReaction` mutation on a socket is answered at once and counted; once a second the room's viewers
  * get one REACTIONS event with the counts since the last, as stagegraph's (so the chat section's floor carries
- * the same reactions, from the same reacting clients). Run as a child process: prints its port on stdout.
+ * the same reactions, from the same reacting clients). A `voteQaQuestion` mutation is answered at once with the
+ * question's count; once a second, when votes came, the room's viewers get the room (every question's count,
+ * most votes first), serialized once: the Q&A section's frames. Run as a child process: prints its port on stdout.
  *
  * For the join storm it also answers a viewer's two reads (`GET /page/v2/configuration/…` and
  * `GET /pages/v2/content/id/…`, fixed JSON of about the size of stagegraph's) and sends an
@@ -71,6 +73,19 @@ function flushReactions(): void {
   sendAll(`${JSON.stringify({ data: { chatMessages: { kind: 'REACTIONS', ids: [], accountId: null, messages: [], system: null, reactions: counts } } })}}`);
 }
 setInterval(flushReactions, REACTIONS_MS).unref();
+
+/** The Q&A room's votes per question, and whether they changed since the last push. */
+const votes = new Map<string, number>();
+let votesChanged = false;
+const qaRoom = () => {
+  const questions = [...votes].sort((a, b) => b[1] - a[1]).map(([id, count]) => ({ id, votes: count }));
+  return JSON.stringify({ data: { qaRoom: { questions } } });
+};
+setInterval(() => {
+  if (!votesChanged) return;
+  votesChanged = false;
+  sendAll(`${qaRoom()}}`);
+}, REACTIONS_MS).unref();
 
 // The floor's garbage collections, as perf_hooks reports them (what stagegraph's /metrics gives as
 // nodejs_gc_duration_seconds): read by the cold fan-out around its broadcast, `GET /gc` (the longest pause since
@@ -137,8 +152,20 @@ wss.on('connection', (socket) => {
       const id = JSON.stringify(message.id);
       socket.send(`{"id":${id},"type":"next","payload":{"data":{"sendChatReaction":{"emoji":${JSON.stringify(emoji)}}}}}`);
       socket.send(`{"id":${id},"type":"complete"}`);
+    } else if (message.type === 'subscribe' && message.payload?.query?.includes('voteQaQuestion')) {
+      // A vote: answered at once with the question's count, pushed with the next second's room.
+      const questionId = String((message.payload.variables as { questionId?: string } | undefined)?.questionId);
+      votes.set(questionId, (votes.get(questionId) ?? 0) + 1);
+      votesChanged = true;
+      const id = JSON.stringify(message.id);
+      socket.send(`{"id":${id},"type":"next","payload":{"data":{"voteQaQuestion":{"id":${JSON.stringify(questionId)},"votes":${votes.get(questionId)}}}}}`);
+      socket.send(`{"id":${id},"type":"complete"}`);
     } else if (message.type === 'subscribe') {
       subscribers.set(socket, Buffer.from(`{"id":${JSON.stringify(message.id)},"type":"next","payload":`));
+      if (message.payload?.query?.includes('qaRoom')) {
+        socket.send(`{"id":${JSON.stringify(message.id)},"type":"next","payload":${qaRoom()}}`);
+        return;
+      }
       if (message.payload?.query?.includes('overlayBroadcasts')) {
         // A joiner: the live broadcast at once.
         socket.send(`{"id":${JSON.stringify(message.id)},"type":"next","payload":${LATE_JOINER}}`);

@@ -2,7 +2,7 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, fanout-cold, join, dataevents,
- * fanout2, answers, chat, fleet, costs, soak, browser, runtimes, httpsubs, show, playback, loopblock; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * fanout2, answers, chat, qa, fleet, costs, soak, browser, runtimes, httpsubs, show, playback, loopblock; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the gateway, join, data-event and
  * metrics-cost sections. BENCH_SHOW_VIEWERS sets the show section's viewers (default 15000). BENCH_REPEAT
@@ -25,6 +25,7 @@ import { gatewaySection, graphqlLimitsSection, loopBlockSection, observabilitySe
 import { root, startInstance, startPostgres, startRedis } from './harness';
 import { builds, chatSection, fanoutSection, joinSection, twoInstancesSection } from './liveSections';
 import { playbackSection } from './playback';
+import { qaSection } from './qa';
 import { measureShow, signingCostUs } from './show';
 import { measureSoak } from './soak';
 import { measureRuntimes } from './runtimes';
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   if (section('fanout2')) await twoInstancesSection(figures, viewers);
   if (section('answers')) await answersSection(figures);
   if (section('chat')) await chatSection(figures, viewers);
+  if (section('qa')) await qaSection(figures, viewers);
   if (section('fleet')) await fleetSection(figures, viewers);
   if (section('costs')) await costsSection(figures);
   if (section('soak')) await soakSection(figures);

@@ -21,7 +21,8 @@ export type PanelKind =
   | 'group'
   | 'image'
   | 'channel select'
-  | 'iframe';
+  | 'iframe'
+  | 'q&a';
 
 /** `panel_type` with case, spaces, `-` and `_` dropped → its kind (sites spell them `live-stream chat`, `livestream_chat`, …). */
 const KINDS: Record<string, PanelKind> = {
@@ -43,6 +44,11 @@ const KINDS: Record<string, PanelKind> = {
   image: 'image',
   channelselect: 'channel select',
   iframe: 'iframe',
+  // ours: audience Q&A (embed/panelQa.ts)
+  qa: 'q&a',
+  'q&a': 'q&a',
+  qanda: 'q&a',
+  questions: 'q&a',
 };
 
 /** The kind of a `panel_type`, or null for one this page does not know (the panel is skipped). */

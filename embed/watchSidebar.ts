@@ -7,6 +7,7 @@
  * and the video above all, go on.
  */
 import { FEED_KINDS } from './panelFeeds';
+import { QA_KINDS } from './panelQa';
 import { SHOP_KINDS } from './panelShop';
 import { RENDERER_KINDS, el, panelKindOf, type ConfiguredPanel, type PanelContent, type PanelContext, type PanelKind } from './panelKinds';
 
@@ -34,6 +35,8 @@ const ICONS: Record<string, string> = {
   playlist: '▶',
   link: '🔗',
   tv: '📺',
+  question: '❓',
+  qa: '❓',
 };
 
 /** The kind's name, for a panel without `panel_name`. */
@@ -51,6 +54,7 @@ const KIND_TITLES: Record<PanelKind, string> = {
   image: 'Image',
   'channel select': 'Channels',
   iframe: 'Embed',
+  'q&a': 'Q&A',
 };
 
 /** Draws one kind of panel. */
@@ -65,7 +69,7 @@ interface Drawn {
 }
 
 export class Sidebar {
-  readonly drawers: Partial<Record<PanelKind, PanelDrawer>> = { ...RENDERER_KINDS, ...FEED_KINDS, ...SHOP_KINDS };
+  readonly drawers: Partial<Record<PanelKind, PanelDrawer>> = { ...RENDERER_KINDS, ...FEED_KINDS, ...SHOP_KINDS, ...QA_KINDS };
   private drawn: Drawn[] = [];
   private panels: ConfiguredPanel[] = [];
   private selected: string | null = null;

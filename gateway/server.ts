@@ -37,6 +37,7 @@ import { SocketTransport } from './live/transports/websocket';
 import { WatchTimeTracker } from './live/watchTime';
 import { SingleSubgraphPlanner } from './singleSubgraph';
 import { PollResultsFeed, pollResultsSource, POLL_RESULTS_OPERATIONS } from './live/feeds/pollResults';
+import { QaRoomFeed, qaRoomSource, QA_ROOM_OPERATIONS } from './live/feeds/qaRoom';
 import { CHANNEL_STATUS_OPERATIONS, ChannelStatusFeed, channelStatusSource, viewerPlaybackOf } from './live/feeds/channelStatus';
 import { LIVE_CHANNEL_OPERATIONS, liveChannelCheck } from './live/channels';
 import { ChatFeed } from './live/feeds/chat';
@@ -154,6 +155,7 @@ registerOperationNames([
   ACTIVE_BROADCASTS,
   VIEWER_TAGS,
   ...POLL_RESULTS_OPERATIONS,
+  ...QA_ROOM_OPERATIONS,
   ...CHAT_OPERATIONS,
   ...CHAT_MODERATION_OPERATIONS,
   ...CHANNEL_STATUS_OPERATIONS,
@@ -271,6 +273,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     streams: {
       pollResults: new PollResultsFeed(pollResultsSource(execute, authenticator), options.bus, logger.child({ component: 'poll-results' })),
       chatMessages: chatFeed,
+      qaRoom: new QaRoomFeed(qaRoomSource(execute), options.bus, logger.child({ component: 'qa-room' })),
       chatModeration: new ChatModerationFeed(execute, options.bus, logger.child({ component: 'chat-moderation' })),
       channelStatus: new ChannelStatusFeed(
         channelStatusSource(execute),

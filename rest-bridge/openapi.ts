@@ -156,7 +156,10 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[]): Record<strin
       ]),
     );
     const responses: Record<string, unknown> = { [String(route.status ?? 200)]: { description: 'success', content } };
-    if (route.acceptedWhen) responses['202'] = { description: `taken, but it waits: ${route.acceptedWhen.join(' or ')} is set`, content };
+    if (route.acceptedWhen) {
+      const conditions = route.acceptedWhen.map((condition) => (condition.includes('=') ? condition.replace('=', ' is ') : `${condition} is set`));
+      responses['202'] = { description: `taken, but it waits: ${conditions.join(' or ')}`, content };
+    }
     if (route.cache) {
       const success = responses[String(route.status ?? 200)] as Record<string, unknown>;
       success.headers = {

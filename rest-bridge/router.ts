@@ -258,7 +258,11 @@ interface FileResult {
 /** The route's success status, or 202 when the answer says its effect waits (RouteSpec.acceptedWhen). */
 function successStatus(spec: RouteSpec, data: unknown): number {
   const result = data as Record<string, unknown> | null | undefined;
-  const waits = spec.acceptedWhen?.some((field) => result?.[field] !== undefined && result[field] !== null && result[field] !== false);
+  const waits = spec.acceptedWhen?.some((condition) => {
+    const [field, value] = condition.split('=', 2);
+    const held = result?.[field];
+    return value === undefined ? held !== undefined && held !== null && held !== false : held === value;
+  });
   return waits ? 202 : (spec.status ?? 200);
 }
 

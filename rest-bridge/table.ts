@@ -84,7 +84,8 @@ export interface RouteSpec {
   status?: number;
   /**
    * The answer is 202 instead of `status` when one of these fields of the result is set (not false or
-   * null): the request was taken but its effect waits (a chat message held for a moderator or delayed).
+   * null), or, written `field=value`, has that value: the request was taken but its effect waits (a chat
+   * message held for a moderator or delayed, a Q&A question held: `status=held`).
    */
   acceptedWhen?: readonly string[];
   /** Response shape: `result` as it is, `{ success: true, ...result }`, or `{ success: true, results: result }` (a list). */

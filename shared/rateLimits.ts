@@ -5,8 +5,9 @@
  * instance's memory (its insurance limiter) rather than refusing everyone or letting everyone through.
  */
 import Redis from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, type IRateLimiterOptions, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from './config';
+import { appError, ErrorCode } from './errors';
 import type { Logger } from './logger';
 
 /** A limit: `points` per `duration` seconds per key, its keys kept apart from other limits' by `keyPrefix`. */
@@ -61,4 +62,18 @@ export function openRateLimiters(config: Pick<Config, 'redisUrl' | 'redisPrefix'
       await shared.redis.quit().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Spends one point of `key`; when none is left, RATE_LIMITED saying `explain(seconds to wait)`, with
+ * `retryAfter` and the `rule` a REST 429 names.
+ */
+export async function spendLimit(limiter: RateLimiterAbstract, key: string, rule: string, explain: (retryAfter: number) => string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    throw appError(ErrorCode.RATE_LIMITED, explain(retryAfter), { retryAfter, rule });
+  }
 }

@@ -75,6 +75,23 @@ a { color: #9fc2ff; }
 .sg-quest h3, .sg-store h3 { margin: 0; font-size: 15px; }
 .sg-quest p { margin: 0; }
 .sg-quest-claimed { padding: 6px 8px; border-radius: 6px; color: #06301a; background: #bdf0cf; }
+.sg-qa { display: grid; gap: 8px; }
+.sg-qa-ask { display: grid; gap: 4px; }
+.sg-qa-ask textarea { font: inherit; padding: 6px 8px; border: 1px solid #5a6078; border-radius: 6px; resize: vertical; }
+.sg-qa-ask-row { display: flex; justify-content: space-between; align-items: center; gap: 8px; font-size: 12px; }
+.sg-qa-error { margin: 0; color: #a1001a; font-size: 13px; }
+.sg-qa-error:empty, .sg-qa-status:empty { display: none; }
+.sg-qa-status { margin: 0; font-size: 12px; }
+.sg-qa-question { display: grid; grid-template-columns: 1fr auto; gap: 2px 8px; padding: 8px; border-radius: 8px; border: 1px solid #c9cddb; }
+.sg-qa-question[data-highlighted] { border: 2px solid currentColor; }
+.sg-qa-question[data-status="held"] { border-style: dashed; }
+.sg-qa-text { margin: 0; grid-column: 1 / -1; overflow-wrap: anywhere; }
+.sg-qa-author, .sg-qa-votes { font-size: 12px; }
+.sg-qa-marks { display: flex; gap: 4px; flex-wrap: wrap; }
+.sg-qa-mark { font-size: 12px; font-weight: 700; padding: 1px 8px; border-radius: 999px; color: #1a1d29; background: #e4e6ee; }
+.sg-qa-mark[data-mark="answered"] { color: #06301a; background: #bdf0cf; }
+.sg-qa-mark[data-mark="highlighted"] { color: #3d2600; background: #ffe2a8; }
+.sg-qa-vote[aria-pressed="true"] { font-weight: 700; }
 .sg-held { font-size: 12px; font-weight: 700; padding: 1px 8px; border-radius: 999px; color: #06301a; background: #bdf0cf; }
 .sg-channel-choice[aria-current="page"] { outline: 2px solid currentColor; }
 .sg-channel-choice img { max-height: 24px; display: inline-block; vertical-align: middle; }

@@ -5,7 +5,7 @@
  */
 import { ADMIN, arrayOf, epochMs, pathId as id, ref, SIGNED_IN, SITE_ID } from '../table';
 import type { JsonSchema, RouteSpec } from '../table';
-import { nullableStr, obj, str } from './shared';
+import { nullableStr, obj, str, strictBody } from './shared';
 
 const MESSAGE = /* GraphQL */ `id seq panelId text author { accountId name admin } created streamSecond replyTo { id name excerpt }`;
 const PIN = /* GraphQL */ `messageId text author { accountId name admin } pinnedAt`;
@@ -70,12 +70,6 @@ export const chatSchemas: Record<string, JsonSchema> = {
 };
 
 const panelId = id('panelId', 'chat panel ID');
-
-/** A required JSON body of exactly these properties (`required` among them). */
-const strictBody = (required: string[], properties: Record<string, JsonSchema>) => ({
-  schema: { type: 'object', ...(required.length > 0 && { required }), additionalProperties: false, properties },
-  required: true,
-});
 
 export const chatRoutes: RouteSpec[] = [
   {

@@ -14,6 +14,7 @@ import { pollAnswerRoutes, pollAnswerSchemas, pollRoutes, pollSchemas } from './
 import { leaderboardRoutes, leaderboardSchemas } from './leaderboard';
 import { chatRoutes, chatSchemas } from './chat';
 import { chatModerationRoutes, chatModerationSchemas } from './chatModeration';
+import { qaRoutes, qaSchemas } from './qa';
 import { questProgressRoutes, questProgressSchemas, questRoutes, questSchemas } from './quests';
 import { calendarRoutes, calendarSchemas } from './calendar';
 import { scheduleRoutes, scheduleSchemas } from './schedule';
@@ -53,6 +54,7 @@ export const routes: readonly RouteSpec[] = [
   ...leaderboardRoutes,
   ...chatRoutes,
   ...chatModerationRoutes,
+  ...qaRoutes,
   ...questRoutes,
   ...questProgressRoutes,
   ...calendarRoutes,
@@ -96,6 +98,8 @@ export const tagDescriptions: Record<string, string> = {
   Leaderboard: 'Points viewers earn (correct trivia answers, correct predictions, completed quests) and their ranking on the site.',
   Overlays: 'Contextual graphics shown over the video: templates and instances, and their broadcasts to channels, the whole site or tagged viewers.',
   'Pages and channels': 'Pages (channels and landing pages) of a site: configuration, content check (canIPlay), cloning.',
+  'Q&A':
+    'Audience Q&A of the Q&A panels: signed-in viewers ask (one question a minute) and upvote others’ questions; the site ID reads the room in vote order; moderators approve, answer, dismiss and highlight.',
   Panels: 'Interactive panels beside the video (chat, polls, shop…), each with its renderer configuration.',
   Playlists: 'Ordered lists of videos, managed by hand or imported from the external video platform.',
   Polls: 'Polls on a page: questions, answers, votes; viewers answer once and read live results; the correct answer stays hidden while a poll is open.',
@@ -136,6 +140,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   ...leaderboardSchemas,
   ...chatSchemas,
   ...chatModerationSchemas,
+  ...qaSchemas,
   ...questSchemas,
   ...questProgressSchemas,
   ...calendarSchemas,

@@ -20,6 +20,11 @@ export const obj = (properties: Record<string, JsonSchema>, required: string[] =
   required,
   properties,
 });
+/** A required JSON body of exactly these properties (`required` among them). */
+export const strictBody = (required: string[], properties: Record<string, JsonSchema>) => ({
+  schema: { type: 'object', ...(required.length > 0 && { required }), additionalProperties: false, properties },
+  required: true,
+});
 export const freeObject = (description: string): JsonSchema => ({ type: ['object', 'null'], description });
 export const tags = arrayOf(str);
 export const pagination = obj({

@@ -26,6 +26,8 @@ export const Topics = {
   chatOccupancy: 'chat-occupancy',
   /** { siteId, channelId, acceptedAt }: a channel's show changed (integrations → viewers' channelStatus, shared/contracts/channelStatus.ts). */
   channelStatus: 'channel-status',
+  /** { v, siteId, panelId }: a Q&A room's questions or votes changed (content → viewers' qaRoom, shared/contracts/qaEvents.ts). */
+  qaRoom: 'qa-room',
   /** { siteId, accountId, part, origin? }: what an account holds (entitlements) or plays on (devices) changed (content check caches, shared/accountAccess.ts). */
   accountAccessChanged: 'account-access-changed',
 } as const;

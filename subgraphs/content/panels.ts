@@ -10,6 +10,7 @@ import { badInput } from '../../shared/errors';
 import { newId } from '../../shared/ids';
 import { CHAT_MODERATION_SCHEMA } from './chat/moderationSchema';
 import { checkIframeTag } from './iframeTag';
+import { QA_RENDERER_SCHEMA } from './qa/rules';
 import { found, isRecord, type JsonRecord } from './checks';
 import { replaceReferences, referencesOfPanel } from './references';
 
@@ -74,6 +75,8 @@ export const RENDERER_SCHEMA = {
     /** ours: a chat's slow mode, one message per this many seconds per account */
     slow_mode_seconds: { type: ['integer', 'null'], minimum: 0, maximum: 120 },
     ...CHAT_MODERATION_SCHEMA,
+    /** ours: a Q&A panel's settings */
+    ...QA_RENDERER_SCHEMA,
     sources: { anyOf: [object({ array_id: text, source: text }), list(object({ array_id: text, source: text }))] },
     system_image: text,
     system_name: text,

@@ -6,6 +6,7 @@ import { panelResolvers } from './resolvers/panels';
 import { playlistResolvers } from './resolvers/playlists';
 import { pollAnswerResolvers } from './polls/answerResolvers';
 import { pollResolvers } from './polls/resolvers';
+import { qaResolvers } from './qa/resolvers';
 import { questResolvers } from './quests/resolvers';
 import { scheduleResolvers } from './resolvers/schedule';
 import { showResolvers } from './resolvers/show';
@@ -32,6 +33,7 @@ export function createResolvers(runtime: ContentRuntime): Resolvers {
     calendarResolvers,
     webhookResolvers,
     chatResolvers(runtime.chat),
+    qaResolvers(runtime.qa),
     showResolvers(runtime.reads, runtime.access, runtime.webhooks),
     trustedDocumentResolvers,
   );

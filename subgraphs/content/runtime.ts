@@ -1,7 +1,8 @@
 /**
  * What one content subgraph server keeps between requests, built once by server.ts and handed to the
  * resolvers (createResolvers): the chat runtime (batching writer, rate limits, room settings, retention),
- * the poll answers runtime (batching writer, rate limit, poll summaries), quest progress with its answer
+ * the poll answers runtime (batching writer, rate limit, poll summaries), audience Q&A (room settings,
+ * the question limit, the vote writer), quest progress with its answer
  * batcher and its outbox (claims and raffles a crash left undone), and the webhook dispatcher. The
  * dispatcher and the outbox start with the server, so deliveries an earlier run left pending go out
  * without waiting for a request; everything stops with the server.
@@ -11,6 +12,7 @@ import type { Logger } from '../../shared/logger';
 import type { ServiceDeps, SubgraphContext } from '../../shared/subgraph';
 import { ChatRuntime } from './chat/runtime';
 import { PollAnswerRuntime } from './polls/answers';
+import { QaRuntime } from './qa/runtime';
 import { QuestAnswerBatcher } from './quests/answerBatches';
 import { runQuestOutbox } from './quests/completion';
 import { questDepsOf, type QuestDeps } from './quests/deps';
@@ -22,6 +24,8 @@ import { offerQuickContentCheck } from './quickCheck';
 
 export interface ContentRuntime {
   chat: ChatRuntime;
+  /** Audience Q&A: room settings, the question limit, the vote writer. */
+  qa: QaRuntime;
   answers: PollAnswerRuntime;
   /** Quest progress's surroundings; its `webhooks` is the dispatcher below. */
   quests: QuestDeps;
@@ -44,11 +48,13 @@ export function createContentRuntime(logger: Logger, deps: ServiceDeps): Content
   // Every batch of stored answers goes on to quest progress (which batches them again for its own look).
   const answers = new PollAnswerRuntime(deps, (rows) => void answerBatches.record(rows.map((row) => ({ ...row, answeredAt: Date.now() }))));
   const chat = new ChatRuntime(deps);
+  const qa = new QaRuntime(deps);
   const access = new AccountAccessCache(deps.bus, deps.now ?? Date.now);
   const quickCheck = offerQuickContentCheck(deps, viewerReads.cache, access);
   let outbox: ReturnType<typeof runQuestOutbox> | null = null;
   return {
     chat,
+    qa,
     answers,
     quests,
     webhooks,
@@ -64,7 +70,7 @@ export function createContentRuntime(logger: Logger, deps: ServiceDeps): Content
             viewerReads.stop();
             access.stop();
             quickCheck.withdraw();
-            await Promise.all([webhooks.stop(), answers.stop(), chat.stop()]);
+            await Promise.all([webhooks.stop(), answers.stop(), chat.stop(), qa.stop()]);
           },
         };
       },

@@ -23,6 +23,7 @@ import { CHANNEL_STATUS_OPERATIONS } from '../../gateway/live/feeds/channelStatu
 import { CHAT_MODERATION_OPERATIONS } from '../../gateway/live/feeds/chatModeration';
 import { CHAT_OPERATIONS } from '../../gateway/live/feeds/chatSource';
 import { POLL_RESULTS_OPERATIONS } from '../../gateway/live/feeds/pollResults';
+import { QA_ROOM_OPERATIONS } from '../../gateway/live/feeds/qaRoom';
 
 const { apiSchema } = composeSupergraph();
 
@@ -30,6 +31,8 @@ const { apiSchema } = composeSupergraph();
 const FILLED_BY_THE_FEED = new Set([
   // The viewer's own answer: pollAnswersOf, batched per account (gateway/live/feeds/pollResults.ts).
   'PollResults.mine',
+  // Shared by every viewer of the room: each viewer's own votes are its query's (gateway/live/feeds/qaRoom.ts).
+  'QaQuestion.votedByMe',
 ]);
 
 /** Field names a selection set asks directly (through inline fragments too). */
@@ -66,6 +69,7 @@ it.each([
   ['chat rooms', CHAT_OPERATIONS],
   ['the chat moderation queue', CHAT_MODERATION_OPERATIONS],
   ['poll results', POLL_RESULTS_OPERATIONS],
+  ['a Q&A room', QA_ROOM_OPERATIONS],
   ['a channel’s status', CHANNEL_STATUS_OPERATIONS],
 ])('the read behind the live events of %s selects every field of every type it reaches', (_name, operations) => {
   expect(operations.length).toBeGreaterThan(0);

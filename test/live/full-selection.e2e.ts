@@ -17,6 +17,7 @@ import type { Client } from 'graphql-ws';
 import type { Stack } from '../../stack';
 import { createMemoryBus } from '../../shared/bus/memory';
 import { createChatPanel } from '../helpers/chat';
+import { ask, createQaPanel, moderate, vote } from '../helpers/qa';
 import { viewer } from '../helpers/community';
 import { usingRedis } from '../helpers/database';
 import { fullOperation, problemsOf } from '../helpers/fullSelection';
@@ -143,12 +144,22 @@ describe.each([
 
   it('walks every subscription root field of the supergraph', () => {
     const fields = Object.keys(schema.getSubscriptionType()!.getFields()).sort();
-    expect(fields).toEqual(['channelStatus', 'chatMessages', 'chatModeration', 'overlayBroadcasts', 'pollResults', 'questProgress', 'streamStateChanged']);
+    expect(fields).toEqual([
+      'channelStatus',
+      'chatMessages',
+      'chatModeration',
+      'overlayBroadcasts',
+      'pollResults',
+      'qaRoom',
+      'questProgress',
+      'streamStateChanged',
+    ]);
   });
 
   it('delivers every kind of event of every field, on every transport, without errors and fitting the full selection', async () => {
     const room = await createChatPanel(writer, site, { hold_words: 'holdme', reactions: ['👍', '🔥'] });
     const delayed = await createChatPanel(writer, site, { delay_seconds: 1 });
+    const qa = await createQaPanel(writer, site, { anonymous_allowed: true });
     const answers = [
       { id: 'yes', text: 'Yes' },
       { id: 'no', text: 'No' },
@@ -187,6 +198,7 @@ describe.each([
       ['moderation', 'chatModeration', site.admin, { panelId: room }],
       ['delayed moderation', 'chatModeration', site.admin, { panelId: delayed }],
       ['poll', 'pollResults', viewerCredentials, { pollId }],
+      ['qa', 'qaRoom', viewerCredentials, { panelId: qa }],
       ['quest', 'questProgress', viewerCredentials, { questId: quest.body._id }],
       ['show', 'channelStatus', viewerCredentials, { channelId: show.channelId }],
       ['streams', 'streamStateChanged', site.admin, {}],
@@ -274,6 +286,28 @@ describe.each([
     );
     await seenEverywhere('room', 'chatMessages', (event) => event.kind === 'CLEARED', 'CLEARED');
     await seenEverywhere('room', 'chatMessages', (event) => typeof event.viewers === 'number', 'the viewer count');
+
+    // Q&A: a question with its author, an anonymous one, a vote, one answered and one highlighted.
+    await seenEverywhere('qa', 'qaRoom', (event) => Array.isArray(event.questions), 'the room');
+    const named = await ask(writer, site, troll.token, qa, { text: 'Who is on next?' });
+    expect(named.status).toBe(201);
+    const anonymous = await ask(writer, site, member.token, qa, { text: 'When is the break?', anonymous: true });
+    expect(anonymous.status).toBe(201);
+    ok(await vote(writer, site, member.token, qa, named.body.id));
+    ok(await moderate(writer, site, qa, anonymous.body.id, 'answer'));
+    ok(await moderate(writer, site, qa, named.body.id, 'highlight'));
+    await seenEverywhere(
+      'qa',
+      'qaRoom',
+      (event) => event.highlightedId === named.body.id && event.questions.some((question: any) => question.votes === 1 && question.author?.name !== undefined),
+      'the vote and the highlight',
+    );
+    await seenEverywhere(
+      'qa',
+      'qaRoom',
+      (event) => event.questions.some((question: any) => question.status === 'answered' && question.author === null),
+      'answered',
+    );
 
     // A poll answered (quest progress and completion), then closed.
     ok(await rest(writer, 'POST', `/poll/v3/${pollId}/answer`, { headers: member$, body: { answerId: 'yes' } }));

@@ -2,7 +2,7 @@
  * The documents' walkthroughs as a newcomer runs them: the README's quick-start, the shell lines between
  * `<!-- quickstart:start -->` and `<!-- quickstart:end -->`, then the live chat's (`<!-- chat:start -->` …), moderating
  * a chat room (`<!-- chat-moderation:start -->` …) and the subscriptions over HTTP (`<!-- subscriptions:start -->` …)
- * of docs/live.md, and a channel made from a template and a playlist imported (`<!-- templates:start -->`, `<!-- playlist-import:start -->`, docs/api.md), in the same terminal, in the order the README's map lists the documents, run by bash against a
+ * of docs/live.md, and a channel made from a template, a playlist imported and a Q&A room (`<!-- templates:start -->`, `<!-- playlist-import:start -->`, `<!-- qa:start -->`, docs/api.md), in the same terminal, in the order the README's map lists the documents, run by bash against a
  * real server — main.ts in a process of its own, or, with STAGEGRAPH_TEST_SERVER=dist (CI, after its `npm start`),
  * dist/main.js as `npm start` runs it — with only `BASE` pointing at its port and the CLI at its database (the
  * environment a second terminal in the project folder has). Every answer a document shows under a line (`# {…}`)
@@ -135,7 +135,9 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
   // Then a channel made from a template and a playlist imported from YouTube (docs/api.md), with the same admin.
   const templates = sectionLines(TEXT, 'templates');
   const playlistImport = sectionLines(TEXT, 'playlist-import');
-  const walkthroughs = [...chat, ...moderation, ...subscriptions, ...templates, ...playlistImport];
+  // Then a Q&A room (docs/api.md), with the same admin and viewer.
+  const qa = sectionLines(TEXT, 'qa');
+  const walkthroughs = [...chat, ...moderation, ...subscriptions, ...templates, ...playlistImport, ...qa];
   // BASE is the one thing a reader's machine and this test differ in, and the README itself defines it.
   expect(lines[0]).toBe('BASE=${BASE:-http://localhost:4000}');
   for (const line of [...lines, ...walkthroughs]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);

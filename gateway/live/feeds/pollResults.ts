@@ -18,8 +18,8 @@ import { Topics, type EventBus } from '../../../shared/bus';
 import type { Logger } from '../../../shared/logger';
 import { ErrorCode } from '../../../shared/errors';
 import type { PollResultsMessage, PollResultsModel } from '../../../shared/contracts/viewerActivity';
-import { PassSlices } from '../passSlices';
 import type { LiveStream, LiveStreamSubscription } from '../streams';
+import { closePaced, pushRound, schedulePush, type Paced, type PacedViewer } from './pacedPushes';
 import type { RenderedEvent } from '../viewerChannel';
 
 /** Shortest time between two pushes of a poll, and between two pushes to one viewer. */
@@ -70,7 +70,7 @@ export function pollResultsSource(execute: Execute, authenticator: Pick<Authenti
   };
 }
 
-interface Viewer {
+interface Viewer extends PacedViewer {
   subscription: LiveStreamSubscription;
   accountId: string | null;
   /** The viewer's answer ID; '' none yet; null not known yet (the read at subscribe is pending). */
@@ -79,11 +79,9 @@ interface Viewer {
   started: boolean;
   sentVersion: number;
   sentMine: string | null;
-  lastSentAt: number;
 }
 
-interface PollState {
-  key: string;
+interface PollState extends Paced {
   siteId: string;
   pollId: string;
   results: SharedPollResults | null;
@@ -94,13 +92,10 @@ interface PollState {
   byAccount: Map<string, Set<Viewer>>;
   /** The results may have changed since the last recount. */
   stale: boolean;
-  timer: NodeJS.Timeout | null;
   running: boolean;
-  lastPushAt: number;
   /** Accounts whose answer is to be read, and whether a read is scheduled. */
   mineQueue: string[];
   mineScheduled: boolean;
-  closed: boolean;
 }
 
 const mineOf = (results: SharedPollResults, answerId: string | null) =>
@@ -185,10 +180,7 @@ export class PollResultsFeed implements LiveStream {
   }
 
   private dropState(state: PollState): void {
-    state.closed = true;
-    if (state.timer) clearTimeout(state.timer);
-    state.timer = null;
-    if (this.polls.get(state.key) === state) this.polls.delete(state.key);
+    closePaced(this.polls, state);
   }
 
   /** The poll cannot be read (deleted, or never the site's): every subscriber gets the error, and the state goes. */
@@ -257,15 +249,7 @@ export class PollResultsFeed implements LiveStream {
   }
 
   private schedule(state: PollState, delay: number): void {
-    if (state.timer || state.closed) return;
-    state.timer = setTimeout(
-      () => {
-        state.timer = null;
-        void this.push(state);
-      },
-      Math.max(0, delay),
-    );
-    state.timer.unref();
+    schedulePush(state, delay, () => void this.push(state));
   }
 
   /** Recounts when something changed, then pushes to each viewer whose results or own answer changed. */
@@ -294,35 +278,24 @@ export class PollResultsFeed implements LiveStream {
           state.version += 1;
         }
       }
-      const now = Date.now();
       const { results, version } = state;
       // One rendering per document and own answer (a handful per poll), whatever the number of viewers.
       const rendered = new Map<string, Map<string, RenderedEvent>>();
-      let deferred = false;
-      const viewers = [...state.viewers];
-      // In slices of time: answers keep flowing while thousands get results.
-      const slices = new PassSlices();
-      for (let index = 0; index < viewers.length; index += 1) {
-        if (slices.spent()) {
-          await slices.yield();
-          if (state.closed) return;
-        }
-        const viewer = viewers[index];
-        if (!viewer.started || !state.viewers.has(viewer) || (viewer.sentVersion === version && viewer.sentMine === viewer.mine)) continue;
+      const deferred = await pushRound(
+        state,
+        [...state.viewers],
+        PUSH_INTERVAL_MS,
         // A viewer whose first event went out moments ago waits for the next round: never 2 pushes in 500 ms.
-        if (now - viewer.lastSentAt < PUSH_INTERVAL_MS) {
-          deferred = true;
-          continue;
-        }
-        let byMine = rendered.get(viewer.subscription.documentKey);
-        if (!byMine) rendered.set(viewer.subscription.documentKey, (byMine = new Map<string, RenderedEvent>()));
-        let payload = byMine.get(viewer.mine ?? '');
-        if (!payload)
-          byMine.set(viewer.mine ?? '', (payload = viewer.subscription.render({ pollResults: { ...results, mine: mineOf(results, viewer.mine) } })));
-        this.sendTo(viewer, version, payload);
-      }
-      // The next round waits from the end of this one: no viewer, early or late in it, gets two within 500 ms.
-      state.lastPushAt = Date.now();
+        (viewer) => viewer.started && state.viewers.has(viewer) && (viewer.sentVersion !== version || viewer.sentMine !== viewer.mine),
+        (viewer) => {
+          let byMine = rendered.get(viewer.subscription.documentKey);
+          if (!byMine) rendered.set(viewer.subscription.documentKey, (byMine = new Map<string, RenderedEvent>()));
+          let payload = byMine.get(viewer.mine ?? '');
+          if (!payload)
+            byMine.set(viewer.mine ?? '', (payload = viewer.subscription.render({ pollResults: { ...results, mine: mineOf(results, viewer.mine) } })));
+          this.sendTo(viewer, version, payload);
+        },
+      );
       if (deferred) this.schedule(state, PUSH_INTERVAL_MS);
     } finally {
       state.running = false;

@@ -33,6 +33,7 @@ export function leaderboardResolvers(): Resolvers {
     // Only the name crosses over.
     LeaderboardEntry: { __resolveReference: withName },
     ChatAuthor: { __resolveReference: withName },
+    QaAuthor: { __resolveReference: withName },
     ChatReply: { __resolveReference: async (reference, ctx) => ({ id: reference.id, ...(await withName(reference, ctx)) }) },
   };
 }

@@ -6,18 +6,17 @@
  * every instance's viewers a room changed (held while Redis is away and published once it is back, so a
  * message acknowledged during a blip still reaches every instance: shared/bus/announcer.ts).
  */
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { openRateLimiters, type LimitOptions, type RateLimiters } from '../../../shared/rateLimits';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { openRateLimiters, spendLimit, type LimitOptions, type RateLimiters } from '../../../shared/rateLimits';
 import { Topics } from '../../../shared/bus';
 import { CHAT_MESSAGE_VERSION, type ChatBusMessage } from '../../../shared/contracts/chatEvents';
 import { holdChatReactions, type ChatReactionCounter } from '../../../shared/chatReactions';
 import type { Db } from '../../../shared/db/client';
-import { appError, ErrorCode, notFound } from '../../../shared/errors';
+import { appError, ErrorCode } from '../../../shared/errors';
 import { recordingOfChannel } from '../../../shared/contracts/recordings';
 import type { ServiceDeps, SubgraphContext } from '../../../shared/subgraph';
 import type { ChannelRecording } from '../../../shared/contracts/viewerProtocol';
-import { onViewerReadsChanged } from '../../../shared/viewerReads';
-import { channelsListing } from '../references';
+import { PanelRooms } from '../panelRooms';
 import { DuePublisher } from './delay';
 import { chatModerationOf, type ChatModeration } from './moderationSchema';
 import { chatSettingsOf, isChatRenderer, type ChatSettings } from './rules';
@@ -25,11 +24,8 @@ import { ChatWriter, type StoredRooms } from './store';
 
 /** Messages per account across the site's chats. */
 const SITE_LIMIT = { keyPrefix: 'chat-site', points: 20, duration: 30 };
-/** How long room settings are reused: a change applies within this on every instance, even without the bus. */
-const SETTINGS_TTL_MS = 500;
+/** Recordings kept at most (one per room's channel). */
 const SETTINGS_MAX = 10_000;
-/** At most this many channels listing a panel are asked whether they record (a panel is rarely on more than one). */
-const MAX_LISTING_CHANNELS = 10;
 /** How long a channel's recording state is reused for stamping messages. */
 const RECORDING_TTL_MS = 1000;
 const RETENTION_SWEEP_MS = 60 * 60 * 1000;
@@ -53,9 +49,8 @@ export class ChatRuntime {
   private readonly siteLimit: RateLimiterAbstract;
   private readonly slowLimits = new Map<number, RateLimiterAbstract>();
   readonly due: DuePublisher;
-  private readonly settings = new Map<string, Cached<RoomSettings | null>>();
+  private readonly rooms: PanelRooms<RoomSettings>;
   private readonly recordings = new Map<string, Cached<Promise<ChannelRecording | null>>>();
-  private readonly stopFollowing: () => void;
   private readonly sweep: NodeJS.Timeout;
 
   constructor(private readonly deps: Pick<ServiceDeps, 'config' | 'database' | 'bus' | 'logger'>) {
@@ -75,10 +70,11 @@ export class ChatRuntime {
     this.siteLimit = this.limiter(SITE_LIMIT);
     this.reactionsHeld = holdChatReactions(deps);
     this.reactions = this.reactionsHeld.reactions.counter;
-    this.stopFollowing = onViewerReadsChanged(deps.bus, (siteId) => {
-      if (siteId === null) this.settings.clear();
-      else for (const key of this.settings.keys()) if (key.startsWith(`${siteId}\u0000`)) this.settings.delete(key);
-    });
+    this.rooms = new PanelRooms(
+      deps.bus,
+      (renderer) => (isChatRenderer(renderer) ? { ...chatSettingsOf(renderer), moderation: chatModerationOf(renderer) } : null),
+      'chat panel',
+    );
     this.sweep = setInterval(() => void this.forgetExpired(), RETENTION_SWEEP_MS);
     this.sweep.unref();
   }
@@ -89,20 +85,8 @@ export class ChatRuntime {
   }
 
   /** The room's settings, or NOT_FOUND when the site has no such panel or it is no chat. */
-  async room(db: Db, siteId: string, panelId: string): Promise<RoomSettings> {
-    const key = `${siteId}\u0000${panelId}`;
-    const cached = this.settings.get(key);
-    let settings: RoomSettings | null;
-    if (cached && cached.expires > Date.now()) settings = cached.value;
-    else {
-      const panel = await db.panel.findFirst({ where: { id: panelId, siteId }, select: { renderer: true } });
-      settings = panel && isChatRenderer(panel.renderer) ? { ...chatSettingsOf(panel.renderer), moderation: chatModerationOf(panel.renderer) } : null;
-      if (settings && settings.channelIds.length === 0) settings.channelIds = await channelsListing(db, siteId, panelId, MAX_LISTING_CHANNELS);
-      if (this.settings.size >= SETTINGS_MAX) this.settings.delete(this.settings.keys().next().value as string);
-      this.settings.set(key, { value: settings, expires: Date.now() + SETTINGS_TTL_MS });
-    }
-    if (!settings) throw notFound(`chat panel ${panelId}`);
-    return settings;
+  room(db: Db, siteId: string, panelId: string): Promise<RoomSettings> {
+    return this.rooms.room(db, siteId, panelId);
   }
 
   /** The recording of the first of the room's channels that records now (null when none does). */
@@ -159,14 +143,8 @@ export class ChatRuntime {
     );
   }
 
-  private async spend(limiter: RateLimiterAbstract, key: string, rule: RateRule, explain: (wait: number) => string): Promise<void> {
-    try {
-      await limiter.consume(key);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw appError(ErrorCode.RATE_LIMITED, explain(retryAfter), { retryAfter, rule });
-    }
+  private spend(limiter: RateLimiterAbstract, key: string, rule: RateRule, explain: (wait: number) => string): Promise<void> {
+    return spendLimit(limiter, key, rule, explain);
   }
 
   /** Tells every instance's viewers a room changed; while the bus is away the announcement is held and published when it is back. */
@@ -198,7 +176,7 @@ export class ChatRuntime {
   }
 
   async stop(): Promise<void> {
-    this.stopFollowing();
+    this.rooms.stop();
     clearInterval(this.sweep);
     this.due.stop();
     await this.reactionsHeld.release();

@@ -11,14 +11,14 @@
  * After each batch the instance tells every instance over the bus which accounts answered which poll
  * (Topics.pollResults): live results are recounted from the database and pushed from there.
  */
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { openRateLimiters, type RateLimiters } from '../../../shared/rateLimits';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { openRateLimiters, spendLimit, type RateLimiters } from '../../../shared/rateLimits';
 import { Topics, type EventBus } from '../../../shared/bus';
 import { MicroBatcher } from '../../../shared/db/batches';
 import type { Database, Db } from '../../../shared/db/client';
 import { sqliteDate, whenUnlocked } from '../../../shared/db/sqlite';
 import type { Poll } from '../../../shared/db/generated/sqlite';
-import { appError, badInput, conflict, ErrorCode, notFound, unauthenticated } from '../../../shared/errors';
+import { badInput, conflict, notFound, unauthenticated } from '../../../shared/errors';
 import { newId } from '../../../shared/ids';
 import type { ServiceDeps, SubgraphContext } from '../../../shared/subgraph';
 import { requireSite } from '../../../shared/auth/access';
@@ -156,14 +156,8 @@ export class PollAnswerRuntime {
   }
 
   /** Spends one of the account's answer attempts; RATE_LIMITED when none is left. */
-  async countAttempt(siteId: string, accountId: string): Promise<void> {
-    try {
-      await this.rate.consume(`${siteId}:${accountId}`);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw appError(ErrorCode.RATE_LIMITED, `too many answers from this account; try again in ${retryAfter} s`, { retryAfter, rule: 'answers' });
-    }
+  countAttempt(siteId: string, accountId: string): Promise<void> {
+    return spendLimit(this.rate, `${siteId}:${accountId}`, 'answers', (retryAfter) => `too many answers from this account; try again in ${retryAfter} s`);
   }
 
   /** The poll's open state and answer IDs, from a read at most a second old; null when the site has no such poll. */

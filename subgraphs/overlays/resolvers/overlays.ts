@@ -10,6 +10,7 @@ import { publishBroadcastEvent, showOverlay } from '../broadcasts';
 import { checkChannelOfSite } from '../channels';
 import { audienceTags, clearEventOf, withRemaining, type OverlayBroadcastEvent } from '../../../shared/contracts/liveEvents';
 import { concurrentsOf } from '../presence';
+import { showQaHighlight } from '../qaHighlight';
 import { overlayTimeline } from '../timecode';
 import type { BroadcastOverlayInput, Resolvers } from '../resolvers.generated';
 import { checkContents, checkCta, checkDuration, checkName, checkOptionalId, checkSiteId, checkVariables } from '../validation';
@@ -108,6 +109,8 @@ export const overlayResolvers: Resolvers = {
     },
     broadcastOverlay: (_root, { id, input }, ctx) => broadcast(ctx, id, null, input),
     broadcastOverlayToTag: (_root, { id, tagId, input }, ctx) => broadcast(ctx, id, checkOptionalId(tagId, 'tagId'), input),
+    showQaHighlight: (_root, { panelId, channelIds, question }, ctx) =>
+      showQaHighlight(ctx, requireAdmin(ctx.identity, SCOPE, { write: true }), panelId, channelIds, question ?? null),
     clearOverlayBroadcasts: async (_root, { channelId }, ctx) => {
       const siteId = requireAdmin(ctx.identity, SCOPE, { write: true });
       const target = checkOptionalId(channelId, 'targetId');

@@ -1,10 +1,11 @@
 /**
- * A chat bench worker process: signed-in viewers react to one room as the chat page does, each with
- * `sendChatReaction` on its own socket (graphql-transport-ws, its JWT in connectionParams; raw `ws`, so
- * one process holds thousands). Reactions go at a steady rate, each from the next viewer (and instance)
- * in turn, at most `inFlight` unanswered at once (past it a reaction is not sent: counted as skipped, never
- * queued), and the worker reports how many of each emoji were accepted: what every viewer's counts must
- * add up to exactly.
+ * A bench worker process of signed-in viewers acting on one room as the watch page does, each with a
+ * mutation on its own socket (graphql-transport-ws, its JWT in connectionParams; raw `ws`, so one process
+ * holds thousands): chat reactions (`sendChatReaction`, bench/chat.ts) or Q&A votes (`voteQaQuestion`,
+ * bench/qa.ts). Actions go at a steady rate, each from the next viewer (and instance) in turn, at most
+ * `inFlight` unanswered at once (past it an action is not sent: counted as skipped, never queued), and the
+ * worker reports how many of each choice (an emoji, a question) were accepted: what every viewer's counts
+ * must add up to exactly.
  */
 import WebSocket from 'ws';
 import { messageText } from '../shared/wsMessage';
@@ -15,20 +16,30 @@ interface Start {
   siteId: string;
   panelId: string;
   tokens: string[];
-  emoji: string[];
+  /** The mutation, with `$panelId` and the variable `variable` that carries the choice. */
+  query: string;
+  variable: string;
+  /** What the actions choose among (emoji, question IDs). */
+  choices: string[];
+  /**
+   * `round`: the n-th action takes choice n (emoji in turn); `own`: each viewer takes the choices in turn from
+   * an offset of its own, so no viewer takes one twice while it has taken fewer than all (a vote per question).
+   */
+  pick: 'round' | 'own';
   ratePerSecond: number;
   seconds: number;
   inFlight: number;
 }
 
-const MUTATION = 'mutation($panelId: ID!, $emoji: String!) { sendChatReaction(panelId: $panelId, emoji: $emoji) { emoji } }';
 const OPEN_AT_ONCE = 200;
 
 interface Reactor {
   socket: WebSocket;
-  /** Operation id → emoji of the reactions sent and not yet answered, and when each was sent. */
-  pending: Map<string, { emoji: string; sentAt: number }>;
+  /** Operation id → choice of the actions sent and not yet answered, and when each was sent. */
+  pending: Map<string, { choice: string; sentAt: number }>;
   next: number;
+  /** Where this viewer's own turn through the choices starts. */
+  offset: number;
 }
 
 const accepted: Record<string, number> = {};
@@ -38,10 +49,10 @@ const latencies: number[] = [];
 let open = 0;
 const count = (status: string) => (statuses[status] = (statuses[status] ?? 0) + 1);
 
-function openReactor(start: Start, url: string, token: string): Promise<Reactor | null> {
+function openReactor(start: Start, url: string, token: string, offset: number): Promise<Reactor | null> {
   return new Promise((resolve) => {
     const socket = new WebSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { perMessageDeflate: false });
-    const reactor: Reactor = { socket, pending: new Map(), next: 0 };
+    const reactor: Reactor = { socket, pending: new Map(), next: 0, offset };
     socket.on('open', () =>
       socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-client-id': start.siteId, Authorization: `Bearer ${token}` } })),
     );
@@ -51,7 +62,7 @@ function openReactor(start: Start, url: string, token: string): Promise<Reactor 
       const sent = message.id === undefined ? undefined : reactor.pending.get(message.id);
       if (sent === undefined || message.id === undefined) return;
       if (message.type === 'next' || message.type === 'error') {
-        const { emoji, sentAt } = sent;
+        const { choice, sentAt } = sent;
         latencies.push(performance.now() - sentAt);
         reactor.pending.delete(message.id);
         open -= 1;
@@ -59,7 +70,7 @@ function openReactor(start: Start, url: string, token: string): Promise<Reactor 
         if (error) count(String(error.extensions?.code ?? 'error'));
         else {
           count('accepted');
-          accepted[emoji] = (accepted[emoji] ?? 0) + 1;
+          accepted[choice] = (accepted[choice] ?? 0) + 1;
         }
       }
     });
@@ -77,7 +88,7 @@ async function react(start: Start): Promise<void> {
   const reactors: Reactor[] = [];
   for (let opened = 0; opened < start.tokens.length; opened += OPEN_AT_ONCE) {
     const batch = start.tokens.slice(opened, opened + OPEN_AT_ONCE);
-    const sockets = await Promise.all(batch.map((token, index) => openReactor(start, start.urls[(opened + index) % start.urls.length], token)));
+    const sockets = await Promise.all(batch.map((token, index) => openReactor(start, start.urls[(opened + index) % start.urls.length], token, opened + index)));
     for (const reactor of sockets) if (reactor) reactors.push(reactor);
   }
   process.send?.({ type: 'ready', reactors: reactors.length });
@@ -93,14 +104,17 @@ async function react(start: Start): Promise<void> {
       continue;
     }
     const reactor = reactors[index % reactors.length];
-    const emoji = start.emoji[index % start.emoji.length];
+    const turn = start.pick === 'round' ? index : reactor.offset + reactor.next;
+    const choice = start.choices[turn % start.choices.length];
     const id = String((reactor.next += 1));
-    reactor.pending.set(id, { emoji, sentAt: performance.now() });
+    reactor.pending.set(id, { choice, sentAt: performance.now() });
     open += 1;
     sent += 1;
-    reactor.socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: MUTATION, variables: { panelId: start.panelId, emoji } } }));
+    reactor.socket.send(
+      JSON.stringify({ id, type: 'subscribe', payload: { query: start.query, variables: { panelId: start.panelId, [start.variable]: choice } } }),
+    );
   }
-  // Every reaction sent is answered (or its socket closed) before the counts are reported; unanswered after 60 s: counted so.
+  // Every action sent is answered (or its socket closed) before the counts are reported; unanswered after 60 s: counted so.
   const deadline = performance.now() + 60_000;
   while (open > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   if (open > 0) statuses.unanswered = open;
