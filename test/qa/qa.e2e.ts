@@ -147,6 +147,10 @@ describe('voting', () => {
     expect((await vote(stack, site, voter.token, panelId, newer.body.id, 'DELETE')).body).toEqual({ id: newer.body.id, votes: 1 });
     expect(await storedVotes(panelId)).toBe(1);
     expect((await stack.database.prisma.qaQuestion.findUniqueOrThrow({ where: { id: newer.body.id } })).votes).toBe(1);
+
+    // Deleting the room deletes its questions and votes with it.
+    expect((await rest(stack, 'DELETE', `/panel/v3/${panelId}`, { headers: site.admin })).status).toBe(200);
+    expect([await storedQuestions(panelId), await storedVotes(panelId)]).toEqual([0, 0]);
   });
 
   it('refuses a vote on one’s own question, one of another room, a held or a dismissed one with 400 naming why, storing nothing', async () => {

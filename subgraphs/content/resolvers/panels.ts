@@ -69,8 +69,11 @@ export const panelResolvers: Resolvers = {
     deletePanel: async (_root, { id }, { identity, db }) => {
       const siteId = requireAdmin(identity, Scopes.panels, { write: true });
       const panel = await findPanel(db, siteId, id);
+      // A Q&A room's questions and votes are reachable only through it: they go with it.
       await db.$transaction([
         db.contentReference.deleteMany({ where: { sourceCollection: 'panels', sourceId: panel.id } }),
+        db.qaVote.deleteMany({ where: { siteId, panelId: panel.id } }),
+        db.qaQuestion.deleteMany({ where: { siteId, panelId: panel.id } }),
         db.panel.delete({ where: { id: panel.id } }),
       ]);
       return { id: panel.id, success: true };
