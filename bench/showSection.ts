@@ -10,8 +10,8 @@ import { measureShow, signingCostUs } from './show';
 /**
  * The show: N viewers on channelStatus, then the stream's `active` webhook; p99 from the webhook to each
  * viewer holding the live URL, on an open channel (the URL in the push) and behind a login gate (each
- * viewer then asks the content check), beside the fan-out floor (bench/floor.ts: a bare ws server sending
- * one frame to as many of the same clients) in the same run.
+ * signed-in viewer's own signed URL in the push, else the content check it asks), beside the fan-out floor
+ * (bench/floor.ts: a bare ws server sending one frame to as many of the same clients) in the same run.
  */
 export async function showSection(figures: Figures, viewers: number): Promise<void> {
   const runs = [await measureShow(viewers, false), await measureShow(viewers, true)];
