@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import { routes } from '../../rest-bridge/routes';
 import type { Stack } from '../../stack';
 import { createChatPanel } from '../helpers/chat';
+import { ask, createQaPanel } from '../helpers/qa';
 import { join, viewer } from '../helpers/community';
 import { graphql, rest, type Reply } from '../helpers/http';
 import { createTestSite, startTestStack, stopAll, type TestSite } from '../helpers/stack';
@@ -125,6 +126,27 @@ const CASES: Record<string, LimitCase> = {
       const token = await site.token([]);
       let attempt = 0;
       return () => ({ params: { panelId }, headers: viewer(site, token), body: { text: `hello ${(attempt += 1)}` } });
+    },
+  },
+  askQaQuestion: {
+    allowed: 1,
+    rule: 'qa_question',
+    async prepare() {
+      const panelId = await createQaPanel(stack, site);
+      const token = await site.token([]);
+      let attempt = 0;
+      return () => ({ params: { panelId }, headers: viewer(site, token), body: { text: `Question ${(attempt += 1)}?` } });
+    },
+  },
+  voteQaQuestion: {
+    // Each vote spends one, whatever it meets: past the first, the same question's votes are 409 and count alike.
+    allowed: 60,
+    rule: 'qa_votes',
+    async prepare() {
+      const panelId = await createQaPanel(stack, site);
+      const asked = await ask(stack, site, await site.token([]), panelId, { text: 'Who wins?' });
+      const token = await site.token([]);
+      return () => ({ params: { panelId, questionId: asked.body.id as string }, headers: viewer(site, token) });
     },
   },
   sendChatReaction: {
