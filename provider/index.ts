@@ -1,10 +1,12 @@
 /**
  * `npm run provider` serves the reference provider (HTTP on PROVIDER_PORT, nginx's RTMP on RTMP_PORT);
+ * `npm run provider -- start` / `stop` serves it in the background and ends it (provider/background.ts);
  * `npm run provider -- register --service URL --site S --developer-key K [--name N]` registers it once
  * and prints `{"contractId": …}`.
  */
 import { parseArgs } from 'node:util';
 import { createLogger } from '../shared/logger';
+import { SERVING_MESSAGE, startInBackground, stopBackground } from './background';
 import { loadProviderConfig } from './config';
 import { registerProvider } from './registration';
 import { buildProvider } from './server';
@@ -15,7 +17,9 @@ async function serve(): Promise<void> {
   const provider = await buildProvider(config, logger);
   await new Promise<void>((resolve) => provider.server.listen(config.port, config.listenHost, resolve));
   await provider.start();
-  logger.info({ port: config.port, rtmpPort: config.rtmpPort, stateDir: config.stateDir }, 'reference provider serving');
+  logger.info({ port: config.port, rtmpPort: config.rtmpPort, stateDir: config.stateDir }, SERVING_MESSAGE);
+  // Started by `start`: tell it, then leave its channel so it can return.
+  if (process.send) process.send(SERVING_MESSAGE, () => process.disconnect());
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -39,16 +43,29 @@ async function register(args: string[]): Promise<void> {
     developerKey: values['developer-key'],
     name: values.name,
   });
-  process.stdout.write(`${JSON.stringify({ contractId })}\n`);
+  print({ contractId });
 }
 
-const [command, ...rest] = process.argv.slice(2);
-const run =
-  command === 'register'
-    ? register(rest)
-    : command === undefined || command === 'serve'
-      ? serve()
-      : Promise.reject(new Error(`unknown command "${command}" (serve or register)`));
+/** Prints one JSON line of a command's answer. */
+function print(answer: object): void {
+  process.stdout.write(`${JSON.stringify(answer)}\n`);
+}
+
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
+  serve,
+  register,
+  start: async () => {
+    const config = loadProviderConfig();
+    const { pid, log } = await startInBackground(config);
+    print({ pid, port: config.port, playbackPort: config.playbackPort, rtmpPort: config.rtmpPort, log });
+  },
+  stop: async () => {
+    print(await stopBackground(loadProviderConfig()));
+  },
+};
+
+const [command = 'serve', ...rest] = process.argv.slice(2);
+const run = COMMANDS[command]?.(rest) ?? Promise.reject(new Error(`unknown command "${command}" (serve, start, stop or register)`));
 run.catch((error: Error) => {
   process.stderr.write(`${error.message}\n`);
   process.exit(1);

@@ -221,8 +221,12 @@ export async function startNginx(settings: NginxSettings, callbackBase: string, 
   void exited.then(() => (running = false));
   const probe = (host: string) => (host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host.replace(/^\[|\]$/g, ''));
   const deadline = Date.now() + 10_000;
+  // nginx writes its pid file once it has bound every port (it retries a taken one for seconds first), so a
+  // port that accepts is nginx's only when the pid file names this nginx: another process on it is not.
+  const pidFile = join(state, 'nginx.pid');
+  const bound = () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() === String(child.pid);
   const listening = async () =>
-    (await accepts(probe(settings.rtmpListenHost), settings.rtmpPort)) && (await accepts(probe(settings.listenHost), settings.playbackPort));
+    bound() && (await accepts(probe(settings.rtmpListenHost), settings.rtmpPort)) && (await accepts(probe(settings.listenHost), settings.playbackPort));
   while (!(await listening())) {
     if (!running || Date.now() > deadline) {
       child.kill('SIGKILL');

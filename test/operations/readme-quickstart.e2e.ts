@@ -2,10 +2,14 @@
  * The documents' walkthroughs as a newcomer runs them: the README's quick-start, the shell lines between
  * `<!-- quickstart:start -->` and `<!-- quickstart:end -->`, then the live chat's (`<!-- chat:start -->` …), moderating
  * a chat room (`<!-- chat-moderation:start -->` …) and the subscriptions over HTTP (`<!-- subscriptions:start -->` …)
- * of docs/live.md, and a channel made from a template, a playlist imported and a Q&A room (`<!-- templates:start -->`, `<!-- playlist-import:start -->`, `<!-- qa:start -->`, docs/api.md), in the same terminal, in the order the README's map lists the documents, run by bash against a
+ * of docs/live.md, a channel made from a template, a playlist imported and a Q&A room (`<!-- templates:start -->`,
+ * `<!-- playlist-import:start -->`, `<!-- qa:start -->`, docs/api.md), and a paid show on one machine (`<!-- show:start -->`,
+ * `<!-- show-recording:start -->`, docs/show.md: the reference provider registered signing its playback and served in
+ * the background, ffmpeg pushing to it, the pass holder's signed URLs played), in the same terminal, run by bash against a
  * real server — main.ts in a process of its own, or, with STAGEGRAPH_TEST_SERVER=dist (CI, after its `npm start`),
  * dist/main.js as `npm start` runs it — with only `BASE` pointing at its port and the CLI at its database (the
- * environment a second terminal in the project folder has). Every answer a document shows under a line (`# {…}`)
+ * environment a second terminal in the project folder has; the provider's ports and state folder are the test's own,
+ * as its environment, and the server may call it, as docs/show.md has a reader restart it). Every answer a document shows under a line (`# {…}`)
  * is compared with the real one, and the run must end with the viewer on the leaderboard. The start-up log must
  * say where the server listens.
  */
@@ -21,6 +25,7 @@ import { describeListenAddress } from '../../shared/listenAddress';
 import { createTestDatabase, type TestDatabase } from '../helpers/database';
 import { TEST_SECRETS } from '../helpers/stack';
 import { entryArgs } from '../helpers/serverProcess';
+import { referenceProviderPorts, stopReferenceProviders, type ReferenceProviderPorts } from '../helpers/referenceProvider';
 
 const root = join(__dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -57,6 +62,8 @@ let serverEnv: Record<string, string>;
 let listening: { msg: string; url: string; port: number; host: string };
 /** YouTube as the import reads it, here: a playlist feed of YouTube's shape (the tests' fixture) at /feeds/videos.xml. */
 let youtube: HttpServer;
+/** The reference provider's ports and state folder: the environment `npm run provider` reads in the walkthrough. */
+let provider: ReferenceProviderPorts;
 
 beforeAll(async () => {
   youtube = createHttpServer((req, res) => {
@@ -66,6 +73,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => youtube.listen(0, '127.0.0.1', resolve));
   const youtubeHost = `127.0.0.1:${(youtube.address() as AddressInfo).port}`;
+  provider = await referenceProviderPorts();
   database = await createTestDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'stagegraph-quickstart-'));
   serverEnv = {
@@ -74,9 +82,10 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `sgtest-${randomBytes(4).toString('hex')}` } : {}),
     ...TEST_SECRETS,
-    // The server's one difference from a reader's: YouTube's feeds are read from the local stand-in.
+    // The server's differences from a reader's: YouTube's feeds are read from the local stand-in, and the
+    // provider is at its test ports (docs/show.md has the reader restart it with OUTBOUND_ALLOW_HOSTS=127.0.0.1:4200).
     YOUTUBE_FEED_URL: `http://${youtubeHost}/feeds/videos.xml`,
-    OUTBOUND_ALLOW_HOSTS: youtubeHost,
+    OUTBOUND_ALLOW_HOSTS: `${youtubeHost},127.0.0.1:${provider.httpPort}`,
   };
   // CI builds with `npm start` first (.ci/run) and runs this against what it built: exactly what `npm start`
   // serves. Elsewhere main.ts through tsx, which needs no build.
@@ -96,6 +105,10 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  // The walkthrough stops its provider; a run that failed before may have left it serving.
+  if (provider)
+    spawnSync(process.execPath, ['--import', 'tsx', join(root, 'provider', 'index.ts'), 'stop'], { cwd: root, env: { ...process.env, ...provider.env } });
+  await stopReferenceProviders();
   if (server && server.exitCode === null) {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     server.kill('SIGINT');
@@ -122,9 +135,10 @@ it('logs the address it is bound to, who can reach it, and the URL to open', () 
   expect(describeListenAddress('10.0.1.11', 4000)).toEqual({ bound: '10.0.1.11:4000 (this interface only)', localUrl: 'http://10.0.1.11:4000' });
 });
 
-it('runs the README quick-start line by line: a signed-in viewer answers a trivia poll, completes a quest and is on the leaderboard; then its subscriptions over HTTP', async () => {
-  const missing = ['bash', 'curl', 'npm'].filter((command) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status !== 0);
-  if (missing.length) throw new Error(`the README's quick-start needs ${missing.join(', ')} on PATH (apt-get install ${missing.join(' ')})`);
+it('runs the README quick-start line by line: a signed-in viewer answers a trivia poll, completes a quest and is on the leaderboard; then its subscriptions over HTTP, …, and a paid show played by signed URLs', async () => {
+  const commands = { bash: '--version', curl: '--version', npm: '--version', ffmpeg: '-version', nginx: '-v' };
+  const missing = Object.entries(commands).filter(([command, version]) => spawnSync(command, [version], { stdio: 'ignore' }).status !== 0);
+  if (missing.length) throw new Error(`the walkthroughs need ${missing.map(([command]) => command).join(', ')} on PATH (see .ci/run's apt-get install)`);
   const lines = sectionLines(TEXT, 'quickstart');
   // The chat section runs next in the same terminal, on the quick-start's site, admin and viewer.
   const chat = sectionLines(TEXT, 'chat');
@@ -137,7 +151,9 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
   const playlistImport = sectionLines(TEXT, 'playlist-import');
   // Then a Q&A room (docs/api.md), with the same admin and viewer.
   const qa = sectionLines(TEXT, 'qa');
-  const walkthroughs = [...chat, ...moderation, ...subscriptions, ...templates, ...playlistImport, ...qa];
+  // Then a paid show on one machine (docs/show.md): the provider, ffmpeg, the pass holder's signed URLs.
+  const show = [...sectionLines(TEXT, 'show'), ...sectionLines(TEXT, 'show-recording')];
+  const walkthroughs = [...chat, ...moderation, ...subscriptions, ...templates, ...playlistImport, ...qa, ...show];
   // BASE is the one thing a reader's machine and this test differ in, and the README itself defines it.
   expect(lines[0]).toBe('BASE=${BASE:-http://localhost:4000}');
   for (const line of [...lines, ...walkthroughs]) expect(line).not.toMatch(/localhost:4000\/|127\.0\.0\.1:4000/);
@@ -154,12 +170,25 @@ it('runs the README quick-start line by line: a signed-in viewer answers a trivi
   ].join('\n');
   const script = ['set -euo pipefail', ...lines, 'echo "::vars:: $SITE $POLL $ACCOUNT"', endStreams, ...walkthroughs].join('\n');
 
-  const bash = spawn('bash', ['-c', script], { cwd: root, env: { ...serverEnv, BASE: listening.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: what it left running in the background (an encoder, when a line failed) ends with it.
+  const bash = spawn('bash', ['-c', script], {
+    cwd: root,
+    env: { ...serverEnv, ...provider.env, BASE: listening.url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
   bash.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   bash.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => bash.once('close', resolve));
+  const closed = new Promise((resolve) => bash.once('close', resolve));
+  const code = await new Promise<number | null>((resolve) => bash.once('exit', resolve));
+  try {
+    process.kill(-bash.pid!, 'SIGTERM');
+  } catch {
+    // nothing of it left
+  }
+  await closed;
   if (code !== 0) throw new Error(`the quick-start stopped with exit code ${code}:\n${stdout}\n${stderr}`);
 
   // The README shows the lines that carry events: not the streams' framing (blank lines, CRLF, multipart boundaries and
