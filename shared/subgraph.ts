@@ -14,6 +14,7 @@ import express from 'express';
 import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { Server } from 'node:http';
 import { createExpressServer } from './httpServer';
+import { subgraphDoor } from './subgraphDoor';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import type { Database, Db } from './db/client';
@@ -137,12 +138,22 @@ class RequestContext implements SubgraphContext {
 /** Serves a built subgraph on `port` (0 = any free port). */
 export async function listenSubgraph(name: string, server: ApolloServer<SubgraphContext>, deps: ServiceDeps, port: number): Promise<RunningService> {
   const app = express();
-  const httpServer: Server = createExpressServer(app);
+  // No ETag: only the gateway reads these answers, always with a POST that nothing caches, and express would
+  // hash every answer for it (a deep plan's answers are tens of KB each).
+  app.set('etag', false);
+  const logger = deps.logger.child({ subgraph: name });
+  const contextFor = (identity: Identity): SubgraphContext => new RequestContext(identity, deps, logger);
+  const signedContext = async (header: string | string[] | undefined): Promise<SubgraphContext> => {
+    const identity = verifyIdentity(typeof header === 'string' ? header : undefined, deps.config.internalSecret);
+    if (!identity) throw withHttpStatus(unauthenticated('subgraphs accept only requests signed by the gateway'));
+    return contextFor(identity);
+  };
+  // The gateway's fetches are answered at the door; the app serves the rest (shared/subgraphDoor.ts).
+  const door = subgraphDoor(server, { limitBytes: deps.config.bodyLimitBytes, context: (headers) => signedContext(headers[IDENTITY_HEADER]) });
+  const httpServer: Server = createExpressServer(app, door);
   httpServer.keepAliveTimeout = 65_000;
   server.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer }));
   await server.start();
-  const logger = deps.logger.child({ subgraph: name });
-  const contextFor = (identity: Identity): SubgraphContext => new RequestContext(identity, deps, logger);
   // A call from the gateway continues the gateway's trace (its traceparent header).
   app.use(traceRequests({ 'stagegraph.subgraph': name }));
   app.get('/health', (_req, res) => {
@@ -155,11 +166,7 @@ export async function listenSubgraph(name: string, server: ApolloServer<Subgraph
     routeTemplate('/graphql'),
     express.json({ limit: deps.config.bodyLimitBytes }),
     graphqlMiddleware(server, {
-      context: async ({ req }) => {
-        const identity = verifyIdentity(req.header(IDENTITY_HEADER), deps.config.internalSecret);
-        if (!identity) throw withHttpStatus(unauthenticated('subgraphs accept only requests signed by the gateway'));
-        return contextFor(identity);
-      },
+      context: ({ req }) => signedContext(req.header(IDENTITY_HEADER)),
     }),
   );
   await new Promise<void>((resolve) => httpServer.listen(port, deps.config.subgraphHost, resolve));

@@ -83,6 +83,11 @@ export function traceIdOf(traceparent: string | undefined): string | null {
   return match[1];
 }
 
+/** Runs a request's work with tracing off: its log lines carry its caller's trace id (`traceparent`) or a new one. */
+export function runUntraced<T>(traceparent: string | undefined, work: () => T): T {
+  return requestTrace.run({ traceId: requestTraceIdOf(traceparent) }, work);
+}
+
 /**
  * Express middleware that opens a request's trace: with tracing on, a server span (parented on the
  * caller's `traceparent`) active for everything the request runs; with tracing off, only the trace id
@@ -92,7 +97,7 @@ export function traceRequests(attributes: Attributes = {}): RequestHandler {
   return (req, res, next) => {
     // Probes and scrapes every few seconds would bury the traces worth reading; their log lines keep an id.
     if (!provider || UNTRACED_PATHS.has(req.path)) {
-      requestTrace.run({ traceId: requestTraceIdOf(req.header('traceparent')) }, next);
+      runUntraced(req.header('traceparent'), next);
       return;
     }
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);

@@ -99,6 +99,43 @@ it('subgraphs refuse requests that the gateway did not sign', async () => {
   expect(response.status).toBe(401);
 });
 
+it("a subgraph answers the gateway's fetches at its door as its app would: the answer whole, no ETag; a bad body 400, a large one 413", async () => {
+  const identity = signIdentity({ siteId: site.siteId, developerKey: true, account: null, requestId: 'door' }, stack.config.internalSecret);
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(stack.subgraphs.overlays.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-stagegraph-identity': identity, ...headers },
+      body,
+    });
+  const answered = await post(JSON.stringify({ query: '{ overlays { id } }' }));
+  expect(answered.status).toBe(200);
+  expect(answered.headers.get('etag')).toBeNull();
+  expect(Number(answered.headers.get('content-length'))).toBeGreaterThan(0);
+  expect(await answered.json()).toEqual({ data: { overlays: expect.any(Array) } });
+  // What the app answered before the door: the same status and errors for an operation that fails validation.
+  const invalid = await post(JSON.stringify({ query: '{ noSuchField }' }));
+  expect(invalid.status).toBe(400);
+  expect((await invalid.json()).errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  const malformed = await post('{"query": ');
+  expect(malformed.status).toBe(400);
+  expect(await malformed.json()).toEqual({ errors: [{ message: 'the request body is not valid JSON' }] });
+  // Streamed without a length, over the body limit: refused once it passes it.
+  const large = await fetch(stack.subgraphs.overlays.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-stagegraph-identity': identity },
+    body: new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(JSON.stringify({ query: '{ overlays { id } }', padding: 'x'.repeat(stack.config.bodyLimitBytes) })));
+        controller.close();
+      },
+    }),
+    duplex: 'half',
+  });
+  expect(large.status).toBe(413);
+  // Other paths are the app's, as before.
+  expect((await fetch(stack.subgraphs.overlays.url.replace(/\/graphql$/, '/health'))).status).toBe(200);
+});
+
 it('accepts a service of the deployment acting as a signed identity, and nothing signed with another key', async () => {
   const identity = { siteId: site.siteId, developerKey: true, account: null, requestId: 'service-call' };
   const signed = await graphql(stack, '{ site { id } }', {}, { 'x-stagegraph-identity': signIdentity(identity, stack.config.internalSecret) });
