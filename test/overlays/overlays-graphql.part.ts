@@ -115,7 +115,7 @@ it("a subgraph answers the gateway's fetches at its door as its app would: the a
   // What the app answered before the door: the same status and errors for an operation that fails validation.
   const invalid = await post(JSON.stringify({ query: '{ noSuchField }' }));
   expect(invalid.status).toBe(400);
-  expect((await invalid.json()).errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  expect(((await invalid.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   const malformed = await post('{"query": ');
   expect(malformed.status).toBe(400);
   expect(await malformed.json()).toEqual({ errors: [{ message: 'the request body is not valid JSON' }] });
