@@ -12,7 +12,10 @@ import { join } from 'node:path';
 import { referenceProviderPorts, stopReferenceProviders, type ReferenceProviderPorts } from '../helpers/referenceProvider';
 
 const root = join(__dirname, '..', '..');
+/** Every provider's ports this file used: whatever a failed expectation left serving is stopped at the end. */
+const used = new Set<ReferenceProviderPorts>();
 const provider = (ports: ReferenceProviderPorts, command: string) =>
+  used.add(ports) &&
   spawnSync(process.execPath, ['--import', 'tsx', join(root, 'provider', 'index.ts'), command], {
     cwd: root,
     env: { ...process.env, ...ports.env },
@@ -28,7 +31,10 @@ const alive = (pid: number) => {
 };
 const answers = async (url: string) => (await fetch(url).catch(() => null))?.status ?? null;
 
-afterAll(stopReferenceProviders);
+afterAll(async () => {
+  for (const ports of used) provider(ports, 'stop');
+  await stopReferenceProviders();
+});
 
 it('starts in the background once it serves, refuses a second start, and stops with its nginx', async () => {
   const ports = await referenceProviderPorts();
