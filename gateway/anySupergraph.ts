@@ -79,7 +79,7 @@ export async function serveAnySupergraph(options: AnySupergraphOptions): Promise
     logger,
     buildService: ({ name, url }) => {
       if (!url) throw new SupergraphFileError(`${file} is not a valid supergraph: the subgraph ${name} has no URL`);
-      return httpSubgraph<Forwarded>(name, url, logger, (context) => context?.headers ?? {});
+      return httpSubgraph<Forwarded>(name, url, logger, (context) => context?.headers ?? {}, options.stock);
     },
   });
   let apiSchema: GraphQLSchema | null = null;

@@ -186,13 +186,19 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const local = options.localSubgraph;
       if (local && local(name as SubgraphName))
         return measuredDataSource(name, 'in_process', distinctEntities(new InProcessDataSource(() => local(name as SubgraphName) as RunningService)));
-      return httpSubgraph<GatewayContext>(name, url as string, logger, (context) => {
-        const headers: Record<string, string> = {};
-        if (context?.identity) headers[IDENTITY_HEADER] = signedOnce(context, config.internalSecret);
-        // The subgraph's spans and log lines join this request's trace.
-        injectTraceHeaders((header, value) => (headers[header] = value));
-        return headers;
-      });
+      return httpSubgraph<GatewayContext>(
+        name,
+        url as string,
+        logger,
+        (context) => {
+          const headers: Record<string, string> = {};
+          if (context?.identity) headers[IDENTITY_HEADER] = signedOnce(context, config.internalSecret);
+          // The subgraph's spans and log lines join this request's trace.
+          injectTraceHeaders((header, value) => (headers[header] = value));
+          return headers;
+        },
+        config.gatewayStock,
+      );
     },
   });
 

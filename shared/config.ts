@@ -207,8 +207,9 @@ export interface Config {
   graphqlLimits: GraphQLLimits | null;
   /**
    * Whether the gateway runs @apollo/gateway's own response shaping and operation building instead of ours
-   * (`GATEWAY_STOCK`, true or false, default false; gateway/responseShaping.ts): for comparing answers. Ours runs
-   * only on the dependency versions it was proven on, whatever this says.
+   * (`GATEWAY_STOCK`, true or false, default false; gateway/responseShaping.ts), and sends each fetch of a plan
+   * on its own (gateway/fetchBatches.ts merges side-by-side entity fetches to one subgraph): for comparing
+   * answers. Our shaping runs only on the dependency versions it was proven on, whatever this says.
    */
   gatewayStock: boolean;
   /** Live subscriptions one graphql-ws socket may hold at once (`LIVE_MAX_SUBSCRIPTIONS_PER_SOCKET`, default 10). */
