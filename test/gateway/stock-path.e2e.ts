@@ -10,6 +10,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { composeSupergraphSdl } from '../../gateway/compose';
 import { loadedVersions, PROVEN_ON } from '../../gateway/responseShaping';
@@ -26,6 +28,30 @@ let site: TestSite;
 let deep: DeepQuery;
 let folder: string;
 const gateways: { process: ChildProcess; url: string; log: string[] }[] = [];
+
+/** An HTTP relay to `target` that counts the requests it passes on. */
+async function countingRelay(target: string): Promise<{ server: HttpServer; url: string; requests: number }> {
+  const relay = { server: createHttpServer(), url: '', requests: 0 };
+  relay.server.on('request', (req, res) => {
+    relay.requests += 1;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<
+        string,
+        string
+      >;
+      void fetch(target, { method: req.method, headers, body: Buffer.concat(chunks) }).then(async (answer) => {
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
+  relay.url = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}/graphql`;
+  return relay;
+}
+const communityRelays: Awaited<ReturnType<typeof countingRelay>>[] = [];
 
 /** `npm run gateway` over `supergraph`, ready once it logs where it listens. */
 async function startGateway(supergraph: string, extra: string[]): Promise<{ process: ChildProcess; url: string; log: string[] }> {
@@ -59,15 +85,24 @@ beforeAll(async () => {
     stack.config.jwtSecret,
   );
   folder = mkdtempSync(join(tmpdir(), 'stagegraph-stock-path-'));
-  const supergraph = join(folder, 'supergraph.graphql');
-  writeFileSync(
-    supergraph,
-    composeSupergraphSdl((name) => stack.subgraphs[name].url),
+  // Each gateway reaches the community subgraph through a relay of its own that counts its requests.
+  const supergraphs = await Promise.all(
+    ['ours', 'stock'].map(async (name) => {
+      const relay = await countingRelay(stack.subgraphs.community.url);
+      communityRelays.push(relay);
+      const file = join(folder, `${name}.graphql`);
+      writeFileSync(
+        file,
+        composeSupergraphSdl((subgraph) => (subgraph === 'community' ? relay.url : stack.subgraphs[subgraph].url)),
+      );
+      return file;
+    }),
   );
-  gateways.push(...(await Promise.all([startGateway(supergraph, []), startGateway(supergraph, ['--stock'])])));
+  gateways.push(...(await Promise.all([startGateway(supergraphs[0], []), startGateway(supergraphs[1], ['--stock'])])));
 }, 120_000);
 
 afterAll(async () => {
+  for (const relay of communityRelays) relay.server.close();
   await Promise.all(gateways.map((gateway) => new Promise((resolve) => (gateway.process.once('exit', resolve), gateway.process.kill('SIGTERM')))));
   await stopAll();
   if (folder) rmSync(folder, { recursive: true, force: true });
@@ -97,9 +132,13 @@ it('answers the deep query byte for byte as the stock path does', async () => {
   expect(JSON.parse(ours).errors).toBeUndefined();
   expect(ours).toBe(stock);
   // Again: the second time runs the operation kept from the first.
+  const before = communityRelays.map((relay) => relay.requests);
   const [again, stockAgain] = await bothAnswer(deep.body);
   expect(again).toBe(ours);
   expect(stockAgain).toBe(stock);
+  // The plan asks community for the quests' claims and the chat authors' names side by side: one request
+  // from ours (gateway/fetchBatches.ts), two from the stock path.
+  expect(communityRelays.map((relay, index) => relay.requests - before[index])).toEqual([1, 2]);
 });
 
 it('answers entity calls, @requires, errors, fragments, directives and variables byte for byte as the stock path does', async () => {
