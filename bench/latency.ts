@@ -73,6 +73,8 @@ export interface LatencyFigures {
   joins: number;
   /** Fragment length × liveSyncDurationCount + the encoder's frame (ENCODER_DELAY_MS): where hls.js aims to play. */
   floorMs: number;
+  /** From starting ffmpeg to its frame 0 as pinned (a few hundred ms of ffmpeg's start; far more would mean a wrong pin). */
+  encoderStartAfterSpawnMs: number;
 }
 
 const run = promisify(execFile);
@@ -88,9 +90,11 @@ async function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs = 
 
 /**
  * ffmpeg pushing a 320×240 test pattern with the clock (and a tone) in real time to `ingest`, and the
- * clock strip of each frame in raw grey on its stdout; `start()` is the wall-clock time of its frame 0.
+ * clock strip of each frame in raw grey on its stdout; `start()` is the wall-clock time of its frame 0,
+ * `spawnedAt` when the process was started (their gap: ffmpeg's own start, a check on the pin).
  */
-function clockEncoder(ingest: string): { process: ChildProcess; start: () => number } {
+function clockEncoder(ingest: string): { process: ChildProcess; start: () => number; spawnedAt: number } {
+  const spawnedAt = wallNow();
   const graph = `[0:v]${clockFilter()},split=2[pushed][pin];[pin]crop=${CLOCK_STRIP.width}:${CLOCK_STRIP.height}:0:0,format=gray[strip]`;
   const encoder = spawnTracked(
     'ffmpeg',
@@ -112,7 +116,7 @@ function clockEncoder(ingest: string): { process: ChildProcess; start: () => num
       if (ms !== null) start = Math.min(start, arrived - ms);
     }
   });
-  return { process: encoder, start: () => start };
+  return { process: encoder, start: () => start, spawnedAt };
 }
 
 /** The frame on screen: the brightness of each clock box and the time it is displayed (wall clock, ms). */
@@ -261,6 +265,7 @@ async function measureRun(bench: Bench, fragmentSeconds: number, samples: number
       joinedLater: summarise(later),
       joins,
       floorMs: round(fragmentSeconds * 1000 * HLS_LIVE.liveSyncDurationCount + ENCODER_DELAY_MS),
+      encoderStartAfterSpawnMs: round(clock.start() - clock.spawnedAt),
     };
   } finally {
     if (encoder) await stopChild(encoder);
@@ -361,5 +366,6 @@ export async function latencySection(figures: Record<string, unknown>): Promise<
   console.log(
     `floor: fragment × liveSyncDurationCount (where hls.js aims to play behind the playlist's end) + the encoder's frame (${ENCODER_DELAY_MS} ms, x264 zerolatency)`,
   );
+  console.log(`encoder's frame 0 as pinned, after starting ffmpeg: ${runs.map((run) => `${run.encoderStartAfterSpawnMs} ms`).join(', ')}`);
   console.log(`load average at the end: ${load}`);
 }
