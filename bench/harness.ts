@@ -216,3 +216,14 @@ export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
+
+/** Resolves once the reference provider's nginx answers on its playback port `url` (it starts after the provider listens). */
+export async function untilPlaybackServes(provider: ChildProcess, url: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (provider.exitCode !== null) throw new Error('bench: the reference provider exited');
+    if ((await fetch(url).catch(() => null))?.status === 404) return;
+    if (Date.now() > deadline) throw new Error('bench: the reference provider did not serve playback within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -7,14 +7,14 @@
  * the same folder with no check at all. Measured: one request at a time (the latency a check adds), and
  * closed-loop load from autocannon (the requests/s nginx serves with and without the check).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { hlsDir } from '../provider/files';
 import { newPlaybackKey, signPlaybackUrl } from '../shared/playbackSigning';
-import { cpuMsOf, freePort, root } from './harness';
+import { cpuMsOf, freePort, root, untilPlaybackServes } from './harness';
 
 export interface PlaybackFigures {
   /** Milliseconds per request, one at a time, each the mean of `sequentialRequests`. */
@@ -38,17 +38,6 @@ function uncheckedNginx(dir: string, root: string, port: number) {
 http { access_log off; ${temporary} sendfile on; tcp_nopush on; server { listen 127.0.0.1:${port}; root ${root}; } }`,
   );
   return spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'logs', 'error.log'), '-g', 'daemon off;'], { stdio: 'ignore' });
-}
-
-/** Resolves once the provider's nginx answers on the playback port (it starts after the provider listens). */
-async function serving(provider: ChildProcess, url: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (provider.exitCode !== null) throw new Error('playback bench: the provider exited');
-    if ((await fetch(url).catch(() => null))?.status === 404) return;
-    if (Date.now() > deadline) throw new Error('playback bench: the provider did not serve playback within 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function meanMs(url: string, requests: number): Promise<number> {
@@ -86,7 +75,7 @@ export async function measurePlayback(sequentialRequests = 3000, connections = 3
       LOG_LEVEL: 'warn',
     },
   });
-  await serving(provider, `http://127.0.0.1:${playbackPort}/`);
+  await untilPlaybackServes(provider, `http://127.0.0.1:${playbackPort}/`);
   const unchecked = uncheckedNginx(join(stateDir, 'unchecked'), hlsDir(stateDir), uncheckedPort);
   try {
     const create = async (signed: boolean) => {

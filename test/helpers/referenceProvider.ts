@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../scripts/services';
+import { liveEncoderArgs, testPatternInputs } from '../../scripts/testPattern';
 import { eventually } from './wait';
 
 const root = join(__dirname, '..', '..');
@@ -127,37 +128,9 @@ export async function serveReferenceProvider(ports: ReferenceProviderPorts): Pro
 /** ffmpeg pushing a 320x240 test pattern with a tone, in real time, to `<ingestUrl>/<streamKey>`. */
 export function pushTestPattern(ingestUrl: string, streamKey: string): ChildProcess {
   return track(
-    spawn(
-      'ffmpeg',
-      [
-        '-loglevel',
-        'error',
-        '-nostdin',
-        '-re',
-        '-f',
-        'lavfi',
-        '-i',
-        'testsrc=size=320x240:rate=25',
-        '-f',
-        'lavfi',
-        '-i',
-        'sine=frequency=440',
-        '-c:v',
-        'libx264',
-        '-preset',
-        'ultrafast',
-        '-tune',
-        'zerolatency',
-        '-g',
-        '25',
-        '-c:a',
-        'aac',
-        '-f',
-        'flv',
-        `${ingestUrl}/${streamKey}`,
-      ],
-      { stdio: 'ignore' },
-    ),
+    spawn('ffmpeg', ['-loglevel', 'error', '-nostdin', ...testPatternInputs(), ...liveEncoderArgs(), '-f', 'flv', `${ingestUrl}/${streamKey}`], {
+      stdio: 'ignore',
+    }),
   );
 }
 
