@@ -97,6 +97,15 @@ export class ClipCutter {
     private readonly vodBaseUrl: () => string,
   ) {}
 
+  /** Removes cuts a stopped provider left unfinished: none was ever answered, so none is kept. */
+  async clearUnfinished(): Promise<void> {
+    await rm(this.workDir(), { recursive: true, force: true });
+  }
+
+  private workDir(): string {
+    return join(this.config.stateDir, 'clips-work');
+  }
+
   /**
    * The createClip call: `{sourceVodId}` (a VOD of this provider) or `{id}` (a stream recording now, its
    * `startSecond` counted from the recording's start), with `startSecond` and `durationSeconds` (whole
@@ -165,7 +174,7 @@ export class ClipCutter {
     const end = startSecond + durationSeconds;
     const pieces = source.fragments.filter((fragment) => fragment.start + fragment.durationSeconds > startSecond && fragment.start < end);
     const vodId = randomUUID();
-    const work = join(this.config.stateDir, 'clips-work', vodId);
+    const work = join(this.workDir(), vodId);
     await mkdir(work, { recursive: true });
     try {
       // ffmpeg's concat list: the pieces' paths, quoted as its syntax asks (a path holds no quote of ours).

@@ -63,6 +63,7 @@ export async function buildProvider(config: ProviderConfig, logger: Logger = cre
       const callbackHost = config.listenHost === '0.0.0.0' || config.listenHost === '::' ? '127.0.0.1' : config.listenHost;
       nginx = await startNginx(config, `http://${callbackHost}:${boundPort()}`, logger);
       await broadcasts.start();
+      await clips.clearUnfinished();
       deliveries.kick();
     },
     async close() {
