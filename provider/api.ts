@@ -8,13 +8,14 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../shared/logger';
 import type { Broadcasts } from './broadcasts';
+import type { ClipCutter } from './clips';
 import { FALLBACK_ARGUMENT } from './fallback';
 import type { ProviderConfig } from './config';
 import { fromThisMachine } from './playbackCheck';
 import type { ProviderState, ProviderStream, Registration } from './state';
 
 /** The operations the service calls, as registered under the seed's `urls` keys. */
-export const PROVIDER_OPERATIONS = ['createStream', 'startStream', 'stopStream', 'deleteStream', 'deleteVod', 'activateStream'] as const;
+export const PROVIDER_OPERATIONS = ['createStream', 'startStream', 'stopStream', 'deleteStream', 'deleteVod', 'activateStream', 'createClip'] as const;
 
 /** The URL of an operation at a provider whose HTTP server is `base`. */
 export const operationUrl = (base: string, operation: (typeof PROVIDER_OPERATIONS)[number]) => `${base}/v1/${operation}`;
@@ -45,6 +46,7 @@ export interface ProviderApiDeps {
   config: ProviderConfig;
   state: ProviderState;
   broadcasts: Broadcasts;
+  clips: ClipCutter;
   registration: () => Registration | null;
   /** nginx's playback base as viewers' URLs name it. */
   playbackBase: () => string;
@@ -175,6 +177,10 @@ export function providerApp(deps: ProviderApiDeps) {
     const vodId = field(request.body, 'id');
     if (!(await broadcasts.deleteVod(vodId))) throw fail(404, `no VOD ${vodId}`);
     response.json({ success: true });
+  });
+  // Ours (docs/show.md "Clips"): answered once the clip is cut and kept, with its vodId, url and durationSeconds.
+  service.post('/createClip', async (request, response) => {
+    response.json({ success: true, ...(await deps.clips.cut(request.body)) });
   });
   app.use('/v1', service);
 

@@ -220,7 +220,7 @@ export class Broadcasts {
       }
       // A fragment of another connection than the one before it: the player must reset its decoder.
       const discontinuity = recording.segments.length > 0 && recording.lastPublish !== stream.publishes;
-      recording.segments.push({ file, durationSeconds: fragment.durationSeconds, discontinuity });
+      recording.segments.push({ file, durationSeconds: fragment.durationSeconds, discontinuity, live: fragment.name });
       recording.lastPublish = stream.publishes;
       changed = true;
     }
@@ -270,6 +270,11 @@ export class Broadcasts {
       url: `${this.vodBaseUrl()}/vod/${vodId}/${VOD_PLAYLIST}`,
     });
     return vodId;
+  }
+
+  /** The fragments the stream's live playlist lists now (its live window); none when it has none. */
+  async liveFragmentNames(stream: ProviderStream): Promise<string[]> {
+    return ((await this.manifest(stream))?.fragments ?? []).map((fragment) => fragment.name);
   }
 
   /** deleteVod: removes the recording's files; false when the vodId is unknown. */

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '../shared/logger';
 import { providerApp } from './api';
 import { Broadcasts } from './broadcasts';
+import { ClipCutter } from './clips';
 import type { ProviderConfig } from './config';
 import { ServiceDeliveries } from './deliveries';
 import { FallbackFeeds } from './fallback';
@@ -45,7 +46,8 @@ export async function buildProvider(config: ProviderConfig, logger: Logger = cre
   const boundPort = () => (server.address() as AddressInfo | null)?.port ?? config.port;
   const viewersBase = () => playbackBase(config);
   const broadcasts = new Broadcasts(state, deliveries, config, viewersBase, new FallbackFeeds(config, logger), logger);
-  const app = providerApp({ config, state, broadcasts, registration: registered, playbackBase: viewersBase, logger });
+  const clips = new ClipCutter(state, broadcasts, config, viewersBase);
+  const app = providerApp({ config, state, broadcasts, clips, registration: registered, playbackBase: viewersBase, logger });
   const checkDeps = { state, registration: registered };
   // nginx's check of each playback request is answered ahead of the app: it is the provider's hottest path.
   server.on('request', (request, response) => {
@@ -61,6 +63,7 @@ export async function buildProvider(config: ProviderConfig, logger: Logger = cre
       const callbackHost = config.listenHost === '0.0.0.0' || config.listenHost === '::' ? '127.0.0.1' : config.listenHost;
       nginx = await startNginx(config, `http://${callbackHost}:${boundPort()}`, logger);
       await broadcasts.start();
+      await clips.clearUnfinished();
       deliveries.kick();
     },
     async close() {

@@ -34,6 +34,8 @@ export interface RecordedSegment {
   durationSeconds: number;
   /** The encoder reconnected before this fragment: players must reset their decoder. */
   discontinuity: boolean;
+  /** The live fragment it was copied from, so a live clip finds the live window on the recording's timeline. */
+  live?: string;
 }
 
 /** The recording a startStream began, until stopStream ends it. */
@@ -76,6 +78,8 @@ export interface Vod {
   liveBroadcastId: string;
   durationSeconds: number;
   createdAt: number;
+  /** A clip's source VOD (provider/clips.ts); absent for a recording and for a clip of the live window. */
+  clipOf?: string;
 }
 
 /** A call to the service not yet answered with 200: sent again with backoff, in order per stream. */

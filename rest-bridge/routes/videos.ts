@@ -17,6 +17,20 @@ const updateVideoBody: JsonSchema = {
   },
 };
 
+/** A clip to cut (ours): exactly one source, checked by the operation (400 naming the field). */
+const createClipBody: JsonSchema = {
+  type: 'object',
+  required: ['startSecond', 'durationSeconds', 'title'],
+  additionalProperties: false,
+  properties: {
+    sourceVideoId: { type: 'string', minLength: 1, description: 'a delivered recording of the site (a Video a provider’s VOD became)' },
+    channelId: { type: 'string', minLength: 1, description: 'a channel whose stream is live and recording: cut from the live window' },
+    startSecond: { type: 'integer', minimum: 0, description: 'from the recording’s start, or the show’s (channelStatus.streamSecond)' },
+    durationSeconds: { type: 'integer', minimum: 1, maximum: 300 },
+    title: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+};
+
 /** Components of the OpenAPI document these routes refer to. */
 export const videoSchemas: Record<string, JsonSchema> = {
   VideoList: obj({
@@ -64,6 +78,21 @@ export const videoRoutes: RouteSpec[] = [
     },
     document: /* GraphQL */ `mutation UpdateVideo($id: ID!, $input: UpdateVideoInput!) { result: updateVideo(id: $id, input: $input) { ${VIDEO} } }`,
     variables: { id: 'path.id', input: 'body' },
+    response: ref('Video'),
+  },
+  {
+    operationId: 'createClip',
+    callsOut: true,
+    method: 'post',
+    path: '/video/v3/clips',
+    summary:
+      'Cut a clip without re-encoding (ours): a range of a delivered recording or of a live channel’s window, cut by the provider (createClip) into a Video of the channel with its source’s entitlements',
+    tag: 'Videos',
+    auth: SITE_ADMIN,
+    body: { schema: createClipBody, required: true },
+    document: /* GraphQL */ `mutation CreateClip($input: CreateClipInput!) { result: createClip(input: $input) { ${VIDEO} } }`,
+    variables: { input: 'body' },
+    status: 201,
     response: ref('Video'),
   },
   {

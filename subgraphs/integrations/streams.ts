@@ -12,6 +12,7 @@ import { newId } from '../../shared/ids';
 import type { SubgraphContext } from '../../shared/subgraph';
 import { isHttpUrl, messageOf, unexpectedAnswer, type ProviderAnswer, type ProviderOperation } from './providerCalls';
 import { announceChannelShow } from './channelShows';
+import { markVodDeleted, providerVod } from './clips';
 import { announceStreamState } from './streamStates';
 import { callContract, checkAccountCredentials, findContract } from './streamProviders';
 
@@ -188,11 +189,12 @@ const FORGET_RECORDING = /* GraphQL */ `mutation ForgetDeletedRecording($vodId: 
  * but the Video is removed all the same, so a removal that failed halfway is finished by a retry.
  */
 export async function deleteProviderVod(ctx: SubgraphContext, siteId: string, vodId: string) {
-  const broadcast = await ctx.db.liveBroadcast.findFirst({ where: { siteId, vodId }, include: { stream: { include: { contract: true } } } });
-  if (!broadcast) throw notFound(`VOD ${vodId}`);
-  if (broadcast.vodDeletedAt === null) {
-    await expectDone(ctx, broadcast.stream.contract, 'deleteVod', { id: vodId });
-    await ctx.db.liveBroadcast.update({ where: { id: broadcast.id }, data: { vodDeletedAt: new Date() } });
+  // A delivered recording, or a clip the provider cut (clips.ts): both are VODs of a contract.
+  const vod = await providerVod(ctx, siteId, vodId);
+  if (!vod) throw notFound(`VOD ${vodId}`);
+  if (vod.deletedAt === null) {
+    await expectDone(ctx, vod.contract, 'deleteVod', { id: vodId });
+    await markVodDeleted(ctx, siteId, vodId);
   }
   await ctx.supergraph.execute(FORGET_RECORDING, { vodId }, serviceIdentity(siteId));
   return { success: true, vodId };

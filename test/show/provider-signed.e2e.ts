@@ -5,21 +5,12 @@
  * (200), while without a token (the gated channel's stream plays signed only), or with one altered, another
  * stream's, expired or in another shape, both are 403. A delivered recording's signed URL plays the same way.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Stack } from '../../stack';
 import { playbackToken, unsignedPath, type PlaybackKey } from '../../shared/playbackSigning';
 import { rest } from '../helpers/http';
-import {
-  pushTestPattern,
-  referenceProviderPorts,
-  registerReferenceProvider,
-  serveReferenceProvider,
-  stopChild,
-  stopReferenceProviders,
-  type ReferenceProviderPorts,
-} from '../helpers/referenceProvider';
-import { createTestSite, grantEntitlement, startTestStack, stopAll, type TestSite } from '../helpers/stack';
+import { pushTestPattern, stopChild, type ReferenceProviderPorts } from '../helpers/referenceProvider';
+import { gatedChannel as showChannel, startSignedShow, stopSignedShow } from '../helpers/signedShow';
+import type { TestSite } from '../helpers/stack';
 import { until } from '../helpers/wait';
 
 let stack: Stack;
@@ -30,42 +21,14 @@ let key: PlaybackKey;
 let holder: { accountId: string; token: string };
 
 beforeAll(async () => {
-  ports = await referenceProviderPorts({ PROVIDER_SIGNED_PLAYBACK: 'true', PROVIDER_IDLE_AFTER_MS: '3000' });
-  stack = await startTestStack({
-    env: { OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${ports.httpPort}`, STREAM_FALLBACK_IMAGE_URL: 'https://images.example.test/back.png' },
-  });
-  site = await createTestSite(stack, 'Signed real parts');
-  const registered = await registerReferenceProvider(ports, { service: stack.url, siteId: site.siteId, developerKey: site.developerKey });
-  if (registered.code !== 0) throw new Error(`register failed: ${registered.stderr}`);
-  contractId = JSON.parse(registered.stdout.trim()).contractId;
-  key = JSON.parse(readFileSync(join(ports.stateDir, 'registration.json'), 'utf8')).playbackKey;
+  ({ stack, site, ports, contractId, key, holder } = await startSignedShow('Signed real parts', { PROVIDER_IDLE_AFTER_MS: '3000' }));
   expect(key).toEqual({ keyId: expect.any(String), key: expect.any(String) });
-  await serveReferenceProvider(ports);
-  holder = await site.signIn([]);
-  await grantEntitlement(stack, site.siteId, holder.accountId, 'pass');
 }, 180_000);
-afterAll(async () => {
-  await stopReferenceProviders();
-  await stopAll();
-}, 60_000);
+afterAll(stopSignedShow, 60_000);
 
 const holderHeaders = () => ({ 'x-service-client-id': site.siteId, authorization: `Bearer ${holder.token}`, 'x-service-device-id': 'tv' });
 
-async function gatedChannel(slug: string) {
-  const page = await rest(stack, 'POST', '/pages/v3', {
-    headers: site.admin,
-    body: {
-      slug,
-      type: 'channel',
-      data: { name: slug, gate: { active: true, kind: 'subscription', gate: { subscriptions: ['pass'] } }, content: { offline: { kind: 'recording' } } },
-      active_renderers: { livestream: true },
-      renderers: { livestream: { livestream_published: true } },
-    },
-  });
-  const stream = await rest(stack, 'POST', '/stream/v1/', { headers: site.admin, body: { pageId: page.body._id, contractId } });
-  expect(stream.status).toBe(201);
-  return { channelId: page.body._id as string, stream: stream.body as { _id: string; ingestUrl: string; streamKey: string; playbackUrl: string } };
-}
+const gatedChannel = (slug: string) => showChannel({ stack, site, contractId }, slug);
 
 /** The video URL the holder's check gives once it offers one of `type`. */
 const checkedUrl = (channelId: string, type: 'live' | 'vod') =>

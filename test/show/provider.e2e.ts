@@ -111,6 +111,7 @@ describe('registration', () => {
       deleteStream: `http://127.0.0.1:${ports.httpPort}/v1/deleteStream`,
       deleteVod: `http://127.0.0.1:${ports.httpPort}/v1/deleteVod`,
       activateStream: `http://127.0.0.1:${ports.httpPort}/v1/activateStream`,
+      createClip: `http://127.0.0.1:${ports.httpPort}/v1/createClip`,
     });
     expect(statSync(join(ports.stateDir, 'registration.json')).mode & 0o777).toBe(0o600);
     expect(first.stdout + first.stderr).not.toContain(token());
@@ -136,6 +137,11 @@ describe('registration', () => {
     for (const operation of ['startStream', 'stopStream', 'deleteStream', 'activateStream', 'deleteVod']) {
       expect((await providerCall(operation, { id: 'no-such-id', liveBroadcastId: 'b' }, token())).status).toBe(404);
     }
+    // createClip (ours, docs/show.md "Clips"): an unknown source is 404, a range out of bounds 400 naming the field.
+    for (const source of [{ id: 'no-such-id' }, { sourceVodId: 'no-such-id' }])
+      expect((await providerCall('createClip', { ...source, startSecond: 0, durationSeconds: 1 }, token())).status).toBe(404);
+    const long = await providerCall('createClip', { id: 'no-such-id', startSecond: 0, durationSeconds: 301 }, token());
+    expect([long.status, ((await long.json()) as { message: string }).message]).toEqual([400, expect.stringContaining('durationSeconds')]);
     expect(
       (
         await fetch(`${provider.url}/v1/createStream`, {

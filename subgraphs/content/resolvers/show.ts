@@ -3,6 +3,7 @@ import { requireAdmin, requireSite } from '../../../shared/auth/access';
 import type { Resolvers } from '../resolvers.generated';
 import { channelStatus } from '../show/channelStatus';
 import { attachChannelStream } from '../show/channelStream';
+import { createClip } from '../show/clips';
 import { channelVideos, updateVideo } from '../show/channelVideos';
 import { deleteVideo, forgetDeletedRecording } from '../show/videoDeletion';
 import { readerOf, type ViewerReads } from '../viewerReads';
@@ -22,6 +23,7 @@ export const showResolvers = (reads: ViewerReads, access: AccountAccessCache, we
   },
   Mutation: {
     updateVideo: (_root, { id, input }, ctx) => updateVideo(readerOf(ctx, reads), requireAdmin(ctx.identity, Scopes.videos, { write: true }), id, input),
+    createClip: (_root, { input }, ctx) => createClip(readerOf(ctx, reads), requireAdmin(ctx.identity, Scopes.videos, { write: true }), input),
     deleteVideo: (_root, { id }, ctx) => deleteVideo(ctx, requireAdmin(ctx.identity, Scopes.videos, { write: true }), id),
     forgetDeletedRecording: (_root, { vodId }, ctx) => forgetDeletedRecording(ctx, requireAdmin(ctx.identity, Scopes.videos, { write: true }), vodId),
     attachChannelStream: async (_root, { channelId, streamId }, ctx) => {

@@ -71,10 +71,10 @@ export const onAir = (show: StreamShow | null): boolean => show === null || ON_A
 /** Live: the switch is on and the show is on air. */
 export const isLive = (page: Page, show: StreamShow | null): boolean => switchedOn(page.document) && onAir(show);
 
-/** The channel's newest delivered recording (a Video of type vod), kept like the show. */
+/** The channel's newest delivered recording (a Video of type vod, not a clip of one: show/clips.ts), kept like the show. */
 export function newestRecording(ctx: Reader, page: Page): Promise<Video | null> {
   return viewerRead(ctx, page.siteId, `recording:${page.id}`, () =>
-    ctx.db.video.findFirst({ where: { siteId: page.siteId, pageId: page.id, type: 'vod' }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+    ctx.db.video.findFirst({ where: { siteId: page.siteId, pageId: page.id, type: 'vod', clipOf: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
   );
 }
 
@@ -104,6 +104,7 @@ export function liveVideoOf(page: Page, show: StreamShow): Video {
     requiredSkus: [],
     source: { streamId: show.streamId },
     externalId: null,
+    clipOf: null,
     tags: [],
     createdAt: startedAt,
     updatedAt: startedAt,

@@ -10,6 +10,7 @@ import { findContract, registerStreamProvider, updateStreamProvider } from '../s
 import { stateOf } from '../streamStates';
 import { STREAMS_SCOPE as SCOPE } from '../../../shared/contracts/liveEvents';
 import { channelShow } from '../channelShows';
+import { cutProviderClip } from '../clips';
 import { channelRecording, recordingOfVideo } from '../recordings';
 import { activateStream, createStream, deleteProviderStream, deleteProviderVod, findStream, startStream, stopStream, verifyAccount } from '../streams';
 
@@ -42,6 +43,7 @@ export const streamResolvers: Resolvers = {
     activateStream: (_root, { id }, ctx) => activateStream(ctx, requireAdmin(ctx.identity, SCOPE, write), id),
     deleteProviderStream: (_root, { streamId }, ctx) => deleteProviderStream(ctx, requireAdmin(ctx.identity, SCOPE, write), streamId),
     deleteProviderVod: (_root, { vodId }, ctx) => deleteProviderVod(ctx, requireAdmin(ctx.identity, SCOPE, write), vodId),
+    cutProviderClip: (_root, { input }, ctx) => cutProviderClip(ctx, requireAdmin(ctx.identity, SCOPE, write), input),
     receiveStreamWebhook: (_root, { authorization, input }, ctx) => receiveStreamWebhook(ctx, authorization, input),
     deliverVod: (_root, { authorization, input }, ctx) => deliverVod(ctx, authorization, input),
   },
