@@ -11,10 +11,11 @@ import type { Broadcasts } from './broadcasts';
 import { FALLBACK_ARGUMENT } from './fallback';
 import type { ProviderConfig } from './config';
 import { fromThisMachine } from './playbackCheck';
+import { RELAY_ARGUMENT, simulcastTargetsOf, type SimulcastRelays } from './simulcast';
 import type { ProviderState, ProviderStream, Registration } from './state';
 
 /** The operations the service calls, as registered under the seed's `urls` keys. */
-export const PROVIDER_OPERATIONS = ['createStream', 'startStream', 'stopStream', 'deleteStream', 'deleteVod', 'activateStream'] as const;
+export const PROVIDER_OPERATIONS = ['createStream', 'startStream', 'stopStream', 'deleteStream', 'deleteVod', 'activateStream', 'setSimulcastTargets'] as const;
 
 /** The URL of an operation at a provider whose HTTP server is `base`. */
 export const operationUrl = (base: string, operation: (typeof PROVIDER_OPERATIONS)[number]) => `${base}/v1/${operation}`;
@@ -45,6 +46,7 @@ export interface ProviderApiDeps {
   config: ProviderConfig;
   state: ProviderState;
   broadcasts: Broadcasts;
+  relays: SimulcastRelays;
   registration: () => Registration | null;
   /** nginx's playback base as viewers' URLs name it. */
   playbackBase: () => string;
@@ -72,6 +74,7 @@ export function providerApp(deps: ProviderApiDeps) {
       key: typeof body.name === 'string' ? body.name : '',
       client: typeof body.clientid === 'string' ? body.clientid : '',
       fallback: body[FALLBACK_ARGUMENT],
+      relay: body[RELAY_ARGUMENT],
     };
   };
   rtmp.post('/publish', async (request, response) => {
@@ -83,8 +86,8 @@ export function providerApp(deps: ProviderApiDeps) {
     return response.status(200).end();
   });
   rtmp.post('/update', (request, response) => {
-    const { key, client } = callback(request);
-    response.status(broadcasts.mayContinue(key, client) ? 200 : 403).end();
+    const { key, client, relay } = callback(request);
+    response.status(broadcasts.mayContinue(key, client) || deps.relays.isOwn(relay) ? 200 : 403).end();
   });
   rtmp.post('/publish-done', async (request, response) => {
     const { key, client } = callback(request);
@@ -114,6 +117,7 @@ export function providerApp(deps: ProviderApiDeps) {
   service.post('/createStream', async (request, response) => {
     const title = field(request.body, 'title');
     const fallbackImageUrl = field(request.body, 'fallbackImageUrl', isHttpUrl);
+    const simulcastTargets = simulcastTargetsOf(request.body);
     const stream: ProviderStream = {
       id: randomUUID(),
       title,
@@ -127,6 +131,7 @@ export function providerApp(deps: ProviderApiDeps) {
       recording: null,
       // The service asks this for a gated channel's stream of a contract that signs: no plain URL plays it.
       signedOnly: (request.body as { playbackPolicy?: unknown } | null)?.playbackPolicy === 'signed',
+      ...(simulcastTargets.length > 0 ? { simulcastTargets } : {}),
     };
     state.data.streams[stream.id] = stream;
     await state.save();
@@ -169,6 +174,15 @@ export function providerApp(deps: ProviderApiDeps) {
     stream.ingestEnabled = true;
     await state.save();
     response.json({ success: true });
+  });
+
+  // Ours (docs/show.md, "Simulcast"): the list replaces the stream's targets; a changed one restarts at once.
+  service.post('/setSimulcastTargets', async (request, response) => {
+    const stream = streamOf(request.body);
+    stream.simulcastTargets = simulcastTargetsOf(request.body);
+    await state.save();
+    deps.relays.sync();
+    response.json({ success: true, simulcastTargets: deps.relays.reportsOf(stream) });
   });
 
   service.post('/deleteVod', async (request, response) => {

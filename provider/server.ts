@@ -14,6 +14,7 @@ import { ServiceDeliveries } from './deliveries';
 import { FallbackFeeds } from './fallback';
 import { startNginx, type Nginx } from './nginx';
 import { answerPlaybackCheck, PLAYBACK_CHECK_PATH } from './playbackCheck';
+import { SimulcastRelays } from './simulcast';
 import { ProviderState, readRegistration, type Registration } from './state';
 
 export interface Provider {
@@ -45,7 +46,8 @@ export async function buildProvider(config: ProviderConfig, logger: Logger = cre
   const boundPort = () => (server.address() as AddressInfo | null)?.port ?? config.port;
   const viewersBase = () => playbackBase(config);
   const broadcasts = new Broadcasts(state, deliveries, config, viewersBase, new FallbackFeeds(config, logger), logger);
-  const app = providerApp({ config, state, broadcasts, registration: registered, playbackBase: viewersBase, logger });
+  const relays = new SimulcastRelays(state, deliveries, config, logger);
+  const app = providerApp({ config, state, broadcasts, relays, registration: registered, playbackBase: viewersBase, logger });
   const checkDeps = { state, registration: registered };
   // nginx's check of each playback request is answered ahead of the app: it is the provider's hottest path.
   server.on('request', (request, response) => {
@@ -61,9 +63,11 @@ export async function buildProvider(config: ProviderConfig, logger: Logger = cre
       const callbackHost = config.listenHost === '0.0.0.0' || config.listenHost === '::' ? '127.0.0.1' : config.listenHost;
       nginx = await startNginx(config, `http://${callbackHost}:${boundPort()}`, logger);
       await broadcasts.start();
+      relays.start();
       deliveries.kick();
     },
     async close() {
+      await relays.stop();
       await nginx?.stop();
       await broadcasts.stop();
       deliveries.close();

@@ -9,7 +9,8 @@ import { appError, ErrorCode } from '../../shared/errors';
 import type { Logger } from '../../shared/logger';
 
 /** The keys of a contract's `urls`: what the service can ask a provider to do. */
-export type ProviderOperation = 'createStream' | 'deleteStream' | 'deleteVod' | 'startStream' | 'stopStream' | 'verifyAccount' | 'activateStream';
+export type ProviderOperation =
+  'createStream' | 'deleteStream' | 'deleteVod' | 'startStream' | 'stopStream' | 'verifyAccount' | 'activateStream' | 'setSimulcastTargets';
 
 export interface ProviderCallSettings {
   timeoutMs: number;
