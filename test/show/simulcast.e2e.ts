@@ -1,10 +1,10 @@
 /**
  * Simulcast on real parts (docs/show.md, "Simulcast"): the reference provider relays a live test pattern to a
  * second nginx standing in for another platform, which records what it receives — ffprobe finds the source's
- * codecs (copied, not re-encoded). A second target on a port nothing listens on goes failed with a reason while
- * the first stays live and the show stays LIVE; admins read and are pushed the targets' states, never a key.
- * Bad input is 400 naming the target's field with nothing stored, and a contract without setSimulcastTargets
- * is 409 naming it.
+ * codecs (copied, not re-encoded). A second target on a port nothing listens on goes failed with a reason and is
+ * retried with doubling waits, while the first stays live and the show stays LIVE; admins read and are pushed the
+ * targets' states, never a key. Bad input is 400 naming the target's field with nothing stored, and a contract
+ * without setSimulcastTargets is 409 naming it.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -45,7 +45,7 @@ const KEY_A = 'platform-a-secret-key-0123456789';
 const KEY_B = 'platform-b-secret-key-9876543210';
 
 beforeAll(async () => {
-  [ports, target, deadPort] = await Promise.all([referenceProviderPorts(), startRtmpTarget(), freePort()]);
+  [ports, target, deadPort] = await Promise.all([referenceProviderPorts({ PROVIDER_SIMULCAST_RETRY_BASE_MS: '300' }), startRtmpTarget(), freePort()]);
   stack = await startTestStack({
     env: {
       OUTBOUND_ALLOW_PRIVATE: 'false',
@@ -182,7 +182,15 @@ describe('simulcast', () => {
     );
     expect(probed.map((entry) => entry.codec_name).sort()).toEqual(['aac', 'h264']);
     expect(probed.find((entry) => entry.codec_name === 'h264')?.width).toBe(320);
-    // The failing target is retried, and stays failed, while A and the show go on.
+    // The failing target is retried with doubling waits, and stays failed, while A and the show go on.
+    const retries = () =>
+      provider
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"target":"Platform B"'))
+        .map((line) => (JSON.parse(line) as { retryInMs: number }).retryInMs);
+    await until(retries, (waits) => waits.length >= 3, 'Platform B tried three times');
+    expect(retries().slice(0, 3)).toEqual([300, 600, 1200]);
     const later = await streamOf(stream._id);
     expect(later.simulcastTargets.map((entry: { state: string }) => entry.state)).toEqual(['live', 'failed']);
     expect(later.state).toMatchObject({ ingestConnected: true, playbackLive: true });
