@@ -81,16 +81,14 @@ export interface SimulcastReport {
   reason?: string | null;
 }
 
-/** Rows of a stream's targets, keys encrypted, in the admin's order; `reports` give their states when known. */
-export function simulcastRows(
-  ctx: Pick<SubgraphContext, 'config'>,
-  siteId: string,
-  targets: readonly SimulcastTargetSpec[],
-  reports: readonly SimulcastReport[] = [],
-  at: Date | null = null,
-) {
+/**
+ * Rows of a stream's targets, keys encrypted, in the admin's order; `reports` (the provider's answer, read with
+ * care: an entry that is not a report of a known state is ignored) give their states when known.
+ */
+export function simulcastRows(ctx: Pick<SubgraphContext, 'config'>, siteId: string, targets: readonly SimulcastTargetSpec[], reports: readonly unknown[] = []) {
+  const known = reports.filter((entry): entry is SimulcastReport => (STATES as readonly unknown[]).includes((entry as SimulcastReport | null)?.state));
   return targets.map((target, position) => {
-    const report = reports.find((entry) => entry.name === target.name && STATES.includes(entry.state));
+    const report = known.find((entry) => entry.name === target.name);
     return {
       id: newId(),
       siteId,
@@ -100,12 +98,12 @@ export function simulcastRows(
       streamKeyEncrypted: encryptSecret(target.streamKey, ctx.config.encryptionKey),
       state: report?.state ?? 'idle',
       reason: report?.state === 'failed' ? reasonOf(report.reason) : null,
-      stateChangedAt: report ? at : null,
+      stateChangedAt: null,
     };
   });
 }
 
-const reasonOf = (reason: string | null | undefined) => (reason ? reason.slice(0, REASON_MAX) : 'the relay failed');
+const reasonOf = (reason: unknown) => (typeof reason === 'string' && reason !== '' ? reason.slice(0, REASON_MAX) : 'the relay failed');
 
 /** The keys of a stream's targets in clear, by name: what an update keeps for a target named without one. */
 export async function simulcastKeys(ctx: SubgraphContext, streamId: string): Promise<Map<string, string>> {

@@ -173,7 +173,8 @@ export async function stopStream(ctx: SubgraphContext, siteId: string, id: strin
 
 /**
  * Changes a stream (ours): its simulcast targets replace the list, handed first to the provider's
- * setSimulcastTargets (which answers their states), then kept; a target named without a key keeps its own.
+ * setSimulcastTargets (which answers their states), then kept; a target named without a key keeps its own. The
+ * answered states carry no time, so the provider's next report of each applies whatever the two clocks say.
  */
 export async function updateStream(ctx: SubgraphContext, siteId: string, id: string, input: { simulcastTargets?: SimulcastTargetInput[] | null }) {
   const stream = await findStream(ctx, siteId, id);
@@ -185,7 +186,7 @@ export async function updateStream(ctx: SubgraphContext, siteId: string, id: str
   const [, , updated] = await ctx.db.$transaction([
     ctx.db.simulcastTarget.deleteMany({ where: { streamId: stream.id } }),
     ctx.db.simulcastTarget.createMany({
-      data: simulcastRows(ctx, siteId, targets, Array.isArray(reported) ? reported : [], new Date()).map((row) => ({ ...row, streamId: stream.id })),
+      data: simulcastRows(ctx, siteId, targets, Array.isArray(reported) ? reported : []).map((row) => ({ ...row, streamId: stream.id })),
     }),
     ctx.db.stream.update({ where: { id: stream.id }, data: { updatedAt: new Date() } }),
   ]);
