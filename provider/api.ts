@@ -12,10 +12,20 @@ import type { ClipCutter } from './clips';
 import { FALLBACK_ARGUMENT } from './fallback';
 import type { ProviderConfig } from './config';
 import { fromThisMachine } from './playbackCheck';
+import { RELAY_ARGUMENT, simulcastTargetsOf, type SimulcastRelays } from './simulcast';
 import type { ProviderState, ProviderStream, Registration } from './state';
 
 /** The operations the service calls, as registered under the seed's `urls` keys. */
-export const PROVIDER_OPERATIONS = ['createStream', 'startStream', 'stopStream', 'deleteStream', 'deleteVod', 'activateStream', 'createClip'] as const;
+export const PROVIDER_OPERATIONS = [
+  'createStream',
+  'startStream',
+  'stopStream',
+  'deleteStream',
+  'deleteVod',
+  'activateStream',
+  'createClip',
+  'setSimulcastTargets',
+] as const;
 
 /** The URL of an operation at a provider whose HTTP server is `base`. */
 export const operationUrl = (base: string, operation: (typeof PROVIDER_OPERATIONS)[number]) => `${base}/v1/${operation}`;
@@ -47,6 +57,7 @@ export interface ProviderApiDeps {
   state: ProviderState;
   broadcasts: Broadcasts;
   clips: ClipCutter;
+  relays: SimulcastRelays;
   registration: () => Registration | null;
   /** nginx's playback base as viewers' URLs name it. */
   playbackBase: () => string;
@@ -74,6 +85,7 @@ export function providerApp(deps: ProviderApiDeps) {
       key: typeof body.name === 'string' ? body.name : '',
       client: typeof body.clientid === 'string' ? body.clientid : '',
       fallback: body[FALLBACK_ARGUMENT],
+      relay: body[RELAY_ARGUMENT],
     };
   };
   rtmp.post('/publish', async (request, response) => {
@@ -85,8 +97,8 @@ export function providerApp(deps: ProviderApiDeps) {
     return response.status(200).end();
   });
   rtmp.post('/update', (request, response) => {
-    const { key, client } = callback(request);
-    response.status(broadcasts.mayContinue(key, client) ? 200 : 403).end();
+    const { key, client, relay } = callback(request);
+    response.status(broadcasts.mayContinue(key, client) || deps.relays.isOwn(relay) ? 200 : 403).end();
   });
   rtmp.post('/publish-done', async (request, response) => {
     const { key, client } = callback(request);
@@ -116,6 +128,7 @@ export function providerApp(deps: ProviderApiDeps) {
   service.post('/createStream', async (request, response) => {
     const title = field(request.body, 'title');
     const fallbackImageUrl = field(request.body, 'fallbackImageUrl', isHttpUrl);
+    const simulcastTargets = simulcastTargetsOf(request.body);
     const stream: ProviderStream = {
       id: randomUUID(),
       title,
@@ -129,6 +142,7 @@ export function providerApp(deps: ProviderApiDeps) {
       recording: null,
       // The service asks this for a gated channel's stream of a contract that signs: no plain URL plays it.
       signedOnly: (request.body as { playbackPolicy?: unknown } | null)?.playbackPolicy === 'signed',
+      ...(simulcastTargets.length > 0 ? { simulcastTargets } : {}),
     };
     state.data.streams[stream.id] = stream;
     await state.save();
@@ -171,6 +185,15 @@ export function providerApp(deps: ProviderApiDeps) {
     stream.ingestEnabled = true;
     await state.save();
     response.json({ success: true });
+  });
+
+  // Ours (docs/show.md, "Simulcast"): the list replaces the stream's targets; a changed one restarts at once.
+  service.post('/setSimulcastTargets', async (request, response) => {
+    const stream = streamOf(request.body);
+    stream.simulcastTargets = simulcastTargetsOf(request.body);
+    await state.save();
+    deps.relays.sync();
+    response.json({ success: true, simulcastTargets: deps.relays.reportsOf(stream) });
   });
 
   service.post('/deleteVod', async (request, response) => {

@@ -49,6 +49,10 @@ export interface ProviderConfig {
   retryBaseMs: number;
   /** Longest wait between two delivery attempts (`PROVIDER_RETRY_MAX_MS`, default 60000). */
   retryMaxMs: number;
+  /** First wait before a failed simulcast target is tried again; it doubles per failure in a row (`PROVIDER_SIMULCAST_RETRY_BASE_MS`, default 2000). */
+  simulcastRetryBaseMs: number;
+  /** Longest wait between two tries of a failing simulcast target (`PROVIDER_SIMULCAST_RETRY_MAX_MS`, default 60000). */
+  simulcastRetryMaxMs: number;
   /** How long one call to the service may take before it counts as failed (`PROVIDER_CALL_TIMEOUT_MS`, default 10000). */
   callTimeoutMs: number;
   /** pino level (`LOG_LEVEL`, default info; `silent` turns logs off). */
@@ -102,6 +106,8 @@ export function loadProviderConfig(env: Env = process.env): ProviderConfig {
     pollMs: integer(env, 'PROVIDER_POLL_MS', 250, 50, 10_000),
     retryBaseMs: integer(env, 'PROVIDER_RETRY_BASE_MS', 1000, 10, 600_000),
     retryMaxMs: integer(env, 'PROVIDER_RETRY_MAX_MS', 60_000, 10, 86_400_000),
+    simulcastRetryBaseMs: integer(env, 'PROVIDER_SIMULCAST_RETRY_BASE_MS', 2000, 10, 600_000),
+    simulcastRetryMaxMs: integer(env, 'PROVIDER_SIMULCAST_RETRY_MAX_MS', 60_000, 10, 3_600_000),
     callTimeoutMs: integer(env, 'PROVIDER_CALL_TIMEOUT_MS', 10_000, 100, 120_000),
     logLevel: env.LOG_LEVEL || 'info',
     signedPlayback: flag(env, 'PROVIDER_SIGNED_PLAYBACK'),

@@ -30,13 +30,18 @@ export class ServiceDeliveries {
     return this.enqueue(streamId, '/stream/v1/webhook', { type, id: streamId, time });
   }
 
+  /** Queues a simulcast target's state (ours), in the stream's simulcast queue: it never holds up the seed's webhooks. */
+  simulcast(streamId: string, target: { name: string; state: string; reason: string | null }, time = Date.now()): Promise<void> {
+    return this.enqueue(streamId, '/stream/v1/webhook', { type: 'simulcast', id: streamId, time, simulcastTarget: target }, `${streamId}:simulcast`);
+  }
+
   /** Queues a finished recording's delivery. */
   vod(streamId: string, body: { durationSeconds: number; liveBroadcastId: string; vodId: string; url: string }): Promise<void> {
     return this.enqueue(streamId, '/video/v3/vod', { ...body, streamId });
   }
 
-  private async enqueue(streamId: string, path: string, body: object): Promise<void> {
-    this.state.data.outbox.push({ id: randomUUID(), streamId, path, body, attempts: 0, nextAttemptAt: Date.now() });
+  private async enqueue(streamId: string, path: string, body: object, lane?: string): Promise<void> {
+    this.state.data.outbox.push({ id: randomUUID(), streamId, path, body, ...(lane ? { lane } : {}), attempts: 0, nextAttemptAt: Date.now() });
     await this.state.save();
     this.kick();
   }
@@ -48,7 +53,10 @@ export class ServiceDeliveries {
     this.timer = null;
     const now = Date.now();
     const heads = new Map<string, (typeof this.state.data.outbox)[number]>();
-    for (const delivery of this.state.data.outbox) if (!heads.has(delivery.streamId)) heads.set(delivery.streamId, delivery);
+    for (const delivery of this.state.data.outbox) {
+      const lane = delivery.lane ?? delivery.streamId;
+      if (!heads.has(lane)) heads.set(lane, delivery);
+    }
     let nextAt = Infinity;
     for (const delivery of heads.values()) {
       if (this.inFlight.has(delivery.id)) continue;

@@ -143,7 +143,9 @@ ${playbackServer(settings, callbackBase)}rtmp {
     application live {
       live on;
       record off;
-      # Only the encoder publishes; viewers play the HLS.
+      # Only the encoder publishes; viewers play the HLS. The provider's simulcast relays play on loopback
+      # (provider/simulcast.ts).
+      allow play 127.0.0.1;
       deny play all;
       hls on;
       hls_path ${hlsDir(state)};

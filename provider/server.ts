@@ -15,6 +15,7 @@ import { ServiceDeliveries } from './deliveries';
 import { FallbackFeeds } from './fallback';
 import { startNginx, type Nginx } from './nginx';
 import { answerPlaybackCheck, PLAYBACK_CHECK_PATH } from './playbackCheck';
+import { SimulcastRelays } from './simulcast';
 import { ProviderState, readRegistration, type Registration } from './state';
 
 export interface Provider {
@@ -47,7 +48,8 @@ export async function buildProvider(config: ProviderConfig, logger: Logger = cre
   const viewersBase = () => playbackBase(config);
   const broadcasts = new Broadcasts(state, deliveries, config, viewersBase, new FallbackFeeds(config, logger), logger);
   const clips = new ClipCutter(state, broadcasts, config, viewersBase);
-  const app = providerApp({ config, state, broadcasts, clips, registration: registered, playbackBase: viewersBase, logger });
+  const relays = new SimulcastRelays(state, deliveries, config, logger);
+  const app = providerApp({ config, state, broadcasts, clips, relays, registration: registered, playbackBase: viewersBase, logger });
   const checkDeps = { state, registration: registered };
   // nginx's check of each playback request is answered ahead of the app: it is the provider's hottest path.
   server.on('request', (request, response) => {
@@ -64,9 +66,11 @@ export async function buildProvider(config: ProviderConfig, logger: Logger = cre
       nginx = await startNginx(config, `http://${callbackHost}:${boundPort()}`, logger);
       await broadcasts.start();
       await clips.clearUnfinished();
+      relays.start();
       deliveries.kick();
     },
     async close() {
+      await relays.stop();
       await nginx?.stop();
       await broadcasts.stop();
       deliveries.close();

@@ -49,6 +49,14 @@ export interface Recording {
   lastPublish: number;
 }
 
+/** A platform the stream is relayed to while live (simulcast, ours: provider/simulcast.ts). */
+export interface SimulcastTargetSpec {
+  name: string;
+  /** rtmp:// or rtmps:// of the platform's ingest; the key is appended as the stream name. */
+  url: string;
+  streamKey: string;
+}
+
 export interface ProviderStream {
   /** providerStreamId (GUID): the service's `id` in every later call. */
   id: string;
@@ -69,6 +77,8 @@ export interface ProviderStream {
   recording: Recording | null;
   /** Played only through signed URLs (createStream's `playbackPolicy: "signed"`): its plain live and recording URLs are 403. */
   signedOnly?: boolean;
+  /** Where the stream is relayed to while an encoder publishes (createStream, setSimulcastTargets). */
+  simulcastTargets?: SimulcastTargetSpec[];
 }
 
 /** A delivered recording, served under /vod/<id>/ until deleteVod. */
@@ -89,6 +99,8 @@ export interface Delivery {
   /** Path under the service URL: /stream/v1/webhook or /video/v3/vod. */
   path: string;
   body: object;
+  /** The queue it waits in, in order (default: the stream's); simulcast reports wait in their own. */
+  lane?: string;
   attempts: number;
   nextAttemptAt: number;
 }

@@ -15,6 +15,21 @@ import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import type { Config } from './config';
 import { badInput } from './errors';
 
+/** The port a scheme's URL reaches when it names none. */
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'rtmp:': 1935, 'rtmps:': 443 };
+
+/** The schemes a partner target may use, and how a refusal names them. */
+export interface OutboundSchemes {
+  protocols: readonly string[];
+  described: string;
+}
+
+/** Partner HTTP endpoints: the default of checkOutboundUrl. */
+export const HTTP_SCHEMES: OutboundSchemes = { protocols: ['http:', 'https:'], described: 'an http(s) URL' };
+
+/** RTMP ingest of another platform (a simulcast target). */
+export const RTMP_SCHEMES: OutboundSchemes = { protocols: ['rtmp:', 'rtmps:'], described: 'rtmp:// or rtmps://' };
+
 /** Which non-public targets outbound calls may reach. */
 export interface OutboundPolicy {
   /** Any of them (config.outboundAllowPrivate). */
@@ -36,7 +51,7 @@ function isAllowedTarget(policy: OutboundPolicy, host: string, port: string | nu
   if (!policy.allowHosts?.length) return false;
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   const named = isIP(bare) === 6 ? `[${bare}]` : bare;
-  const effectivePort = String(port || (protocol === 'https:' ? 443 : 80));
+  const effectivePort = String(port || (DEFAULT_PORTS[protocol] ?? 80));
   return policy.allowHosts.includes(`${named}:${effectivePort}`);
 }
 
@@ -78,18 +93,33 @@ export function parseHttpUrl(value: string, field: string): URL {
 }
 
 /**
- * Checks a partner URL when it is registered: http(s), and unless private targets are allowed, a host
- * that is neither a non-public address (the URL parser turns `2130706433`, `0x7f000001` and `127.1`
- * into 127.0.0.1 first) nor a loopback name. Names are not resolved here (that would make registering
- * depend on DNS); the connect-time check covers them. Throws 400 naming `field`.
+ * Checks a partner URL when it is registered: one of `schemes` (http(s) unless told), and unless private
+ * targets are allowed, a host that is neither a non-public address (the URL parser turns `2130706433`,
+ * `0x7f000001` and `127.1` into 127.0.0.1 first, for rtmp:// too, as the resolver of whatever connects would)
+ * nor a loopback name. Names are not resolved here (that would make registering depend on DNS); the
+ * connect-time check covers them. Throws 400 naming `field`.
  */
-export function checkOutboundUrl(value: string, field: string, policy: OutboundPolicy): void {
-  const url = parseHttpUrl(value, field);
+export function checkOutboundUrl(value: string, field: string, policy: OutboundPolicy, schemes: OutboundSchemes = HTTP_SCHEMES): void {
+  const url = schemes === HTTP_SCHEMES ? parseHttpUrl(value, field) : parseUrlOf(value, field, schemes);
   if (policy.allowPrivate || isAllowedTarget(policy, url.hostname, url.port, url.protocol)) return;
-  const host = hostOf(url);
+  // A scheme the URL standard does not know keeps its host as written: read it as http's parser would.
+  const host = hostOf(url.protocol === 'http:' || url.protocol === 'https:' ? url : new URL(`http://${url.host}`));
   if ((isIP(host) && !isPublicAddress(host)) || isLoopbackName(host)) {
     throw badInput(`${field} must be a public address: loopback, private, link-local and other non-public hosts are refused`, field);
   }
+}
+
+/** An absolute URL of one of `schemes` with a host, parsed; anything else is 400 naming `field`. */
+function parseUrlOf(value: string, field: string, schemes: OutboundSchemes): URL {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+    new URL(`http://${url.host}`);
+  } catch {
+    url = null;
+  }
+  if (!url || !schemes.protocols.includes(url.protocol) || url.hostname === '') throw badInput(`${field} must be ${schemes.described}`, field);
+  return url;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

@@ -115,7 +115,8 @@ export const bearer: ParamSpec = {
 
 export const STATE = /* GraphQL */ `state { ingestEnabled ingestConnected playbackLive recording ingestChangedAt playbackChangedAt }`;
 export const STREAM = /* GraphQL */ `_id: id siteId pageId contractId title fallbackImageUrl ingestUrl streamKey playbackUrl providerStreamId liveBroadcastId ${STATE}
-  broadcasts { liveBroadcastId started stopped vodId vodUrl durationSeconds videoId vodDeleted } created modified`;
+  broadcasts { liveBroadcastId started stopped vodId vodUrl durationSeconds videoId vodDeleted } created modified
+  simulcastTargets { name url state reason stateChanged }`;
 
 export const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
 

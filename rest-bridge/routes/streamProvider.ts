@@ -7,7 +7,7 @@ import { epochMs, pathId as id, ref, PARTNER, SITE_ADMIN } from '../table';
 import type { JsonSchema, RouteSpec } from '../table';
 import { STREAM, bearer, httpUrl, stringMap } from './shared';
 
-const URLS = /* GraphQL */ `urls { createStream deleteStream deleteVod startStream stopStream verifyAccount activateStream createClip }`;
+const URLS = /* GraphQL */ `urls { createStream deleteStream deleteVod startStream stopStream verifyAccount activateStream createClip setSimulcastTargets }`;
 const SIGNING = /* GraphQL */ `playbackSigning { scheme keyId key }`;
 const CONTRACT = /* GraphQL */ `_id: id siteId name ${URLS} accountCredentials useAccount signedPlayback ${SIGNING} created modified`;
 
@@ -47,7 +47,17 @@ export const streamProviderSchemas: Record<string, JsonSchema> = {
   },
 };
 
-const urlKeys = ['createStream', 'deleteStream', 'deleteVod', 'startStream', 'stopStream', 'verifyAccount', 'activateStream', 'createClip'];
+const urlKeys = [
+  'createStream',
+  'deleteStream',
+  'deleteVod',
+  'startStream',
+  'stopStream',
+  'verifyAccount',
+  'activateStream',
+  'createClip',
+  'setSimulcastTargets',
+];
 
 const registerStreamProviderBody: JsonSchema = {
   type: 'object',

@@ -35,6 +35,34 @@ const liveCheck: JsonSchema = {
   },
 };
 
+/** A simulcast target as admins read it (ours): never its key. */
+const simulcastTarget: JsonSchema = {
+  type: 'object',
+  required: ['name', 'url', 'state'],
+  properties: {
+    name: { type: 'string' },
+    url: { type: 'string', description: 'rtmp:// or rtmps://, without the key' },
+    state: { type: 'string', enum: ['idle', 'connecting', 'live', 'failed'], description: 'as the provider last reported it' },
+    reason: { type: ['string', 'null'], description: 'why it failed; null otherwise' },
+    stateChanged: nullableEpochMs,
+  },
+};
+
+/**
+ * Simulcast targets as an admin gives them (ours). The limits (at most 5, names 1..60 and unique, rtmp(s) URLs
+ * on allowed hosts, keys 1..500) are checked by the service, whose 400 names the target and field.
+ */
+const simulcastTargetsInput: JsonSchema = arrayOf({
+  type: 'object',
+  required: ['name', 'url'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string' },
+    url: { type: 'string', description: 'rtmp:// or rtmps://' },
+    streamKey: { type: 'string', description: 'required for a new target; left out on an update, the target keeps its key' },
+  },
+});
+
 /** Components of the OpenAPI document these routes refer to. */
 export const streamSchemas: Record<string, JsonSchema> = {
   StreamState: streamState,
@@ -71,6 +99,7 @@ export const streamSchemas: Record<string, JsonSchema> = {
       created: epochMs,
       modified: epochMs,
       liveCheck: ref('StreamLiveCheck'),
+      simulcastTargets: arrayOf(simulcastTarget),
     },
   },
 };
@@ -84,7 +113,14 @@ const createStreamBody: JsonSchema = {
     contractId: { type: 'string', minLength: 1 },
     accountCredentials: { ...stringMap, description: 'for a contract with useAccount' },
     fallbackImageUrl: { ...httpUrl, description: 'default: STREAM_FALLBACK_IMAGE_URL' },
+    simulcastTargets: { ...simulcastTargetsInput, description: 'platforms to relay to while live (ours); the contract must simulcast' },
   },
+};
+
+const updateStreamBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { simulcastTargets: { ...simulcastTargetsInput, description: 'replaces the list (ours); [] removes every target' } },
 };
 
 const webhookBody: JsonSchema = {
@@ -92,9 +128,20 @@ const webhookBody: JsonSchema = {
   required: ['type', 'id', 'time'],
   additionalProperties: false,
   properties: {
-    type: { type: 'string', enum: ['connected', 'active', 'disconnected', 'idle'] },
+    type: { type: 'string', enum: ['connected', 'active', 'disconnected', 'idle', 'simulcast'], description: 'simulcast: ours, a target’s state' },
     id: { type: 'string', minLength: 1, description: 'the providerStreamId' },
     time: { type: 'number', minimum: 0, description: 'Unix time in milliseconds' },
+    simulcastTarget: {
+      type: 'object',
+      required: ['name', 'state'],
+      additionalProperties: false,
+      description: 'with type simulcast only',
+      properties: {
+        name: { type: 'string', minLength: 1 },
+        state: { type: 'string', enum: ['idle', 'connecting', 'live', 'failed'] },
+        reason: { type: ['string', 'null'] },
+      },
+    },
   },
 };
 
@@ -188,6 +235,20 @@ export const streamRoutes: RouteSpec[] = [
     document: /* GraphQL */ `query GetStream($id: ID!) {
       result: stream(id: $id) { ${STREAM} liveCheck { show streamOnAir channelLive switchesOff channelNamesStream reason } } }`,
     variables: { id: 'path.id' },
+    response: ref('Stream'),
+  },
+  {
+    operationId: 'updateStream',
+    callsOut: true,
+    method: 'put',
+    path: '/stream/v1/{id}',
+    summary: 'Change a stream: its simulcast targets (ours), handed to the provider’s setSimulcastTargets; keys are never returned',
+    tag: 'Streams',
+    auth: SITE_ADMIN,
+    params: [id('id', 'stream ID')],
+    body: { schema: updateStreamBody, required: true },
+    document: /* GraphQL */ `mutation UpdateStream($id: ID!, $input: UpdateStreamInput!) { result: updateStream(id: $id, input: $input) { ${STREAM} } }`,
+    variables: { id: 'path.id', input: 'body' },
     response: ref('Stream'),
   },
   streamControl('start', 'Start VOD recording (startStream with a new liveBroadcastId)'),

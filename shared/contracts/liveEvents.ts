@@ -68,7 +68,20 @@ export interface StreamState {
 }
 
 /** connected, active, disconnected, idle: the provider's webhooks; the rest: the service's own calls. */
-export type StreamChange = 'connected' | 'active' | 'disconnected' | 'idle' | 'created' | 'started' | 'stopped' | 'activated' | 'deleted';
+export type StreamChange =
+  'connected' | 'active' | 'disconnected' | 'idle' | 'simulcast' | 'created' | 'started' | 'stopped' | 'activated' | 'deleted' | 'updated';
+
+/** Where a simulcast target's relay is (ours; docs/show.md, "Simulcast"). */
+export type SimulcastState = 'idle' | 'connecting' | 'live' | 'failed';
+
+/** A simulcast target as admins see it: never its key. */
+export interface SimulcastTargetStatus {
+  name: string;
+  url: string;
+  state: SimulcastState;
+  reason: string | null;
+  stateChanged: number | null;
+}
 
 export interface StreamStateEvent {
   streamId: string;
@@ -77,6 +90,8 @@ export interface StreamStateEvent {
   time: number;
   liveBroadcastId: string | null;
   state: StreamState;
+  /** After a `simulcast` or `updated` change: every target of the stream; null otherwise. */
+  simulcastTargets?: SimulcastTargetStatus[] | null;
 }
 
 /** The gateway's live feed of `streamStateChanged`: admins of the site, all streams or one. */

@@ -10,6 +10,7 @@ import type { SubgraphContext } from '../../shared/subgraph';
 import { isHttpUrl } from './providerCalls';
 import { announceChannelShow, moveShow, type WebhookType } from './channelShows';
 import { announceStreamState, stateOf } from './streamStates';
+import { receiveSimulcastReport, type SimulcastReport } from './simulcast';
 import { contractOfAuthorization } from './streamProviders';
 import { stopStream } from './streams';
 
@@ -26,7 +27,7 @@ async function streamOfContract(ctx: SubgraphContext, contract: StreamProviderCo
 export async function receiveStreamWebhook(
   ctx: SubgraphContext,
   authorization: string | null | undefined,
-  input: { type: WebhookType; id: string; time: number },
+  input: { type: WebhookType | 'simulcast'; id: string; time: number; simulcastTarget?: SimulcastReport | null },
 ) {
   const acceptedAt = Date.now();
   const contract = await contractOfAuthorization(ctx, authorization);
@@ -34,6 +35,10 @@ export async function receiveStreamWebhook(
   if (!Number.isFinite(input.time) || input.time < 0 || input.time > 8.64e15) throw badInput('time must be a Unix time in milliseconds', 'time');
   const stream = await streamOfContract(ctx, contract, input.id);
   const at = new Date(input.time);
+  // Ours, apart from the seed's four and their order: a simulcast target's state.
+  if (input.type === 'simulcast') return receiveSimulcastReport(ctx, stream, input.simulcastTarget, at);
+  if (input.simulcastTarget) throw badInput('simulcastTarget goes only with type simulcast', 'simulcastTarget');
+  const type = input.type;
   const ingest = input.type === 'connected' || input.type === 'disconnected';
   // The stream's state and its show move in one transaction: the same webhook retried at two instances at once
   // is applied by one of them, and the other finds both already moved (answering changed: false).
@@ -47,7 +52,7 @@ export async function receiveStreamWebhook(
           where: { id: stream.id, OR: [{ playbackChangedAt: null }, { playbackChangedAt: { lt: at } }] },
           data: { playbackLive: input.type === 'active', playbackChangedAt: at, updatedAt: new Date() },
         });
-    return { applied, showMoved: await moveShow(tx, stream.id, input.type, at) };
+    return { applied, showMoved: await moveShow(tx, stream.id, type, at) };
   });
   const current = await ctx.db.stream.findUniqueOrThrow({ where: { id: stream.id } });
   const changed = applied.count === 1 || showMoved;

@@ -10,7 +10,7 @@ import type { Logger } from '../../shared/logger';
 
 /** The keys of a contract's `urls`: what the service can ask a provider to do. */
 export type ProviderOperation =
-  'createStream' | 'deleteStream' | 'deleteVod' | 'startStream' | 'stopStream' | 'verifyAccount' | 'activateStream' | 'createClip';
+  'createStream' | 'deleteStream' | 'deleteVod' | 'startStream' | 'stopStream' | 'verifyAccount' | 'activateStream' | 'createClip' | 'setSimulcastTargets';
 
 export interface ProviderCallSettings {
   timeoutMs: number;

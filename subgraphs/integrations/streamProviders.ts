@@ -16,7 +16,7 @@ import { callProvider, isHttpUrl, type ProviderAnswer, type ProviderOperation } 
 import { bearerToken, decryptSecret, encryptSecret } from './secrets';
 
 export const REQUIRED_URL_KEYS = ['createStream', 'deleteStream', 'deleteVod', 'startStream', 'stopStream'] as const;
-export const OPTIONAL_URL_KEYS = ['verifyAccount', 'activateStream', 'createClip'] as const;
+export const OPTIONAL_URL_KEYS = ['verifyAccount', 'activateStream', 'createClip', 'setSimulcastTargets'] as const;
 const URL_KEYS: readonly string[] = [...REQUIRED_URL_KEYS, ...OPTIONAL_URL_KEYS];
 
 export type ContractUrls = Partial<Record<ProviderOperation, string>>;

@@ -2,7 +2,7 @@
  * A stream's state as admins see it, the event of a change, and the live feed that brings those events
  * to admins' `streamStateChanged` subscriptions (served by the gateway's live server from the bus).
  */
-import type { StreamChange, StreamState, StreamStateEvent } from '../../shared/contracts/liveEvents';
+import type { SimulcastTargetStatus, StreamChange, StreamState, StreamStateEvent } from '../../shared/contracts/liveEvents';
 import { Topics } from '../../shared/bus';
 import type { Stream } from '../../shared/db/generated/sqlite';
 import type { SubgraphContext } from '../../shared/subgraph';
@@ -18,8 +18,25 @@ export function stateOf(stream: Stream): StreamState {
   };
 }
 
-/** Tells admins watching the site's streams; held through a Redis blip, the latest state per stream. */
-export function announceStreamState(ctx: Pick<SubgraphContext, 'bus'>, stream: Stream, change: StreamChange, time = Date.now()): void {
-  const event: StreamStateEvent = { streamId: stream.id, pageId: stream.pageId, change, time, liveBroadcastId: stream.liveBroadcastId, state: stateOf(stream) };
-  ctx.bus.announce(Topics.streamStates, stream.id, 'latest', { siteId: stream.siteId, event });
+/**
+ * Tells admins watching the site's streams; held through a Redis blip, the latest state per stream. An event
+ * carrying the simulcast targets is held apart, so neither kind replaces the other while held.
+ */
+export function announceStreamState(
+  ctx: Pick<SubgraphContext, 'bus'>,
+  stream: Stream,
+  change: StreamChange,
+  time = Date.now(),
+  simulcastTargets: SimulcastTargetStatus[] | null = null,
+): void {
+  const event: StreamStateEvent = {
+    streamId: stream.id,
+    pageId: stream.pageId,
+    change,
+    time,
+    liveBroadcastId: stream.liveBroadcastId,
+    state: stateOf(stream),
+    simulcastTargets,
+  };
+  ctx.bus.announce(Topics.streamStates, simulcastTargets ? `${stream.id}:simulcast` : stream.id, 'latest', { siteId: stream.siteId, event });
 }

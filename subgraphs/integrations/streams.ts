@@ -13,6 +13,7 @@ import type { SubgraphContext } from '../../shared/subgraph';
 import { isHttpUrl, messageOf, unexpectedAnswer, type ProviderAnswer, type ProviderOperation } from './providerCalls';
 import { announceChannelShow } from './channelShows';
 import { markVodDeleted, providerVod } from './clips';
+import { announceSimulcast, checkSimulcastTargets, requireSimulcast, simulcastKeys, simulcastRows, type SimulcastTargetInput } from './simulcast';
 import { announceStreamState } from './streamStates';
 import { callContract, checkAccountCredentials, findContract } from './streamProviders';
 
@@ -58,11 +59,14 @@ export interface CreateStreamRequest {
   contractId: string;
   accountCredentials?: unknown;
   fallbackImageUrl?: string | null;
+  simulcastTargets?: SimulcastTargetInput[] | null;
 }
 
 /** Creates a stream for a channel at the contract's provider and keeps what the provider answered. */
 export async function createStream(ctx: SubgraphContext, siteId: string, request: CreateStreamRequest): Promise<Stream> {
+  const simulcastTargets = checkSimulcastTargets(ctx, request.simulcastTargets ?? []);
   const contract = await findContract(ctx, siteId, request.contractId);
+  if (simulcastTargets.length > 0) requireSimulcast(contract);
   const { page } = await ctx.supergraph.execute<{ page: { id: string; type: string; data: unknown } }>(CHANNEL, { id: request.pageId }, ctx.identity);
   if (page.type !== 'channel') throw badInput('pageId must name a channel', 'pageId');
   const accountCredentials = checkAccountCredentials(contract, request.accountCredentials);
@@ -79,6 +83,8 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
     fallbackImageUrl,
     ...(accountCredentials ? { accountCredentials } : {}),
     ...(signedOnly ? { playbackPolicy: 'signed' } : {}),
+    // Ours: the provider relays to them from the stream's first show (docs/show.md, "Simulcast").
+    ...(simulcastTargets.length > 0 ? { simulcastTargets } : {}),
   });
   if (answer.status === 401 && contract.useAccount) {
     throw badInput(`the streaming provider rejected accountCredentials (401${providerSays(answer)})`, 'accountCredentials');
@@ -102,6 +108,7 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
       signedOnly,
       createdAt: now,
       updatedAt: now,
+      simulcastTargets: { create: simulcastRows(ctx, siteId, simulcastTargets) },
     },
   });
   announceStreamState(ctx, stream, 'created');
@@ -163,6 +170,29 @@ export async function stopStream(ctx: SubgraphContext, siteId: string, id: strin
   announceStreamState(ctx, stopped, 'stopped');
   await announceChannelShow(ctx, stopped);
   return stopped;
+}
+
+/**
+ * Changes a stream (ours): its simulcast targets replace the list, handed first to the provider's
+ * setSimulcastTargets (which answers their states), then kept; a target named without a key keeps its own. The
+ * answered states carry no time, so the provider's next report of each applies whatever the two clocks say.
+ */
+export async function updateStream(ctx: SubgraphContext, siteId: string, id: string, input: { simulcastTargets?: SimulcastTargetInput[] | null }) {
+  const stream = await findStream(ctx, siteId, id);
+  if (!input.simulcastTargets) return stream;
+  const targets = checkSimulcastTargets(ctx, input.simulcastTargets, await simulcastKeys(ctx, stream.id));
+  requireSimulcast(stream.contract);
+  const answer = await expectDone(ctx, stream.contract, 'setSimulcastTargets', { id: stream.providerStreamId, simulcastTargets: targets });
+  const reported = (answer.body as { simulcastTargets?: unknown } | null)?.simulcastTargets;
+  const [, , updated] = await ctx.db.$transaction([
+    ctx.db.simulcastTarget.deleteMany({ where: { streamId: stream.id } }),
+    ctx.db.simulcastTarget.createMany({
+      data: simulcastRows(ctx, siteId, targets, Array.isArray(reported) ? reported : []).map((row) => ({ ...row, streamId: stream.id })),
+    }),
+    ctx.db.stream.update({ where: { id: stream.id }, data: { updatedAt: new Date() } }),
+  ]);
+  await announceSimulcast(ctx, updated, 'updated', Date.now());
+  return updated;
 }
 
 /** Asks the provider to enable or block a stream's ingest, then records it. */

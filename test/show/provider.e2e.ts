@@ -112,6 +112,7 @@ describe('registration', () => {
       deleteVod: `http://127.0.0.1:${ports.httpPort}/v1/deleteVod`,
       activateStream: `http://127.0.0.1:${ports.httpPort}/v1/activateStream`,
       createClip: `http://127.0.0.1:${ports.httpPort}/v1/createClip`,
+      setSimulcastTargets: `http://127.0.0.1:${ports.httpPort}/v1/setSimulcastTargets`,
     });
     expect(statSync(join(ports.stateDir, 'registration.json')).mode & 0o777).toBe(0o600);
     expect(first.stdout + first.stderr).not.toContain(token());

@@ -12,7 +12,18 @@ import { STREAMS_SCOPE as SCOPE } from '../../../shared/contracts/liveEvents';
 import { channelShow } from '../channelShows';
 import { cutProviderClip } from '../clips';
 import { channelRecording, recordingOfVideo } from '../recordings';
-import { activateStream, createStream, deleteProviderStream, deleteProviderVod, findStream, startStream, stopStream, verifyAccount } from '../streams';
+import { simulcastTargetsOf } from '../simulcast';
+import {
+  activateStream,
+  createStream,
+  deleteProviderStream,
+  deleteProviderVod,
+  findStream,
+  startStream,
+  stopStream,
+  updateStream,
+  verifyAccount,
+} from '../streams';
 
 const read = { write: false };
 
@@ -41,6 +52,7 @@ export const streamResolvers: Resolvers = {
     startStream: (_root, { id }, ctx) => startStream(ctx, requireAdmin(ctx.identity, SCOPE, write), id),
     stopStream: (_root, { id }, ctx) => stopStream(ctx, requireAdmin(ctx.identity, SCOPE, write), id),
     activateStream: (_root, { id }, ctx) => activateStream(ctx, requireAdmin(ctx.identity, SCOPE, write), id),
+    updateStream: (_root, { id, input }, ctx) => updateStream(ctx, requireAdmin(ctx.identity, SCOPE, write), id, input),
     deleteProviderStream: (_root, { streamId }, ctx) => deleteProviderStream(ctx, requireAdmin(ctx.identity, SCOPE, write), streamId),
     deleteProviderVod: (_root, { vodId }, ctx) => deleteProviderVod(ctx, requireAdmin(ctx.identity, SCOPE, write), vodId),
     cutProviderClip: (_root, { input }, ctx) => cutProviderClip(ctx, requireAdmin(ctx.identity, SCOPE, write), input),
@@ -68,6 +80,7 @@ export const streamResolvers: Resolvers = {
     broadcasts: (stream, _args, { db }) => db.liveBroadcast.findMany({ where: { streamId: stream.id }, orderBy: { startedAt: 'desc' } }),
     created: (stream) => stream.createdAt.getTime(),
     modified: (stream) => stream.updatedAt.getTime(),
+    simulcastTargets: (stream, _args, ctx) => simulcastTargetsOf(ctx, stream.id),
   },
   LiveBroadcast: {
     started: (broadcast) => broadcast.startedAt.getTime(),
