@@ -135,6 +135,9 @@ export function providerApp(deps: ProviderApiDeps) {
       streamKey: stream.streamKey,
       playbackUrl: `${deps.playbackBase()}/hls/${stream.playbackName}.m3u8`,
       providerStreamId: stream.id,
+      // Ours, beside the seed's fields: how far back the live playlist lets viewers rewind, and its renditions.
+      dvrSeconds: config.dvrSeconds,
+      renditions: config.renditions,
     });
   });
 
