@@ -83,6 +83,9 @@ export function providerApp(deps: ProviderApiDeps) {
     return response.status(200).end();
   });
   rtmp.post('/update', (request, response) => {
+    // The renditions' ffmpeg reads the stream back (a play session, which nginx allows from this machine only,
+    // provider/renditions.ts): it is no encoder, and stops with the one it reads. Only publishers are checked.
+    if ((request.body as Record<string, unknown> | undefined)?.call === 'update_play') return response.status(200).end();
     const { key, client } = callback(request);
     response.status(broadcasts.mayContinue(key, client) ? 200 : 403).end();
   });
