@@ -128,7 +128,7 @@ export function variantDirectives(renditions: readonly RenditionName[]): string[
   });
 }
 
-interface LadderSettings {
+export interface LadderSettings {
   renditions: readonly RenditionName[];
   hlsFragmentSeconds: number;
   dvrSeconds: number;
@@ -150,43 +150,43 @@ export const playlistSeconds = (settings: Pick<LadderSettings, 'hlsFragmentSecon
  * renditions from that ffmpeg alone (loopback) and writes their HLS and the master playlist.
  */
 export function ladderApplications(settings: LadderSettings, hlsPath: string): { live: string; applications: string } {
-  const hls = (indent: string) =>
-    [
-      `hls on;`,
-      `hls_path ${hlsPath};`,
-      `hls_fragment ${settings.hlsFragmentSeconds}s;`,
-      `hls_playlist_length ${playlistSeconds(settings)}s;`,
-      'hls_cleanup on;',
-    ]
-      .map((line) => `${indent}${line}\n`)
-      .join('');
-  const indent = '      ';
   if (!transcodes(settings.renditions)) {
-    return { live: `${indent}# Only the encoder publishes; viewers play the HLS.\n${indent}deny play all;\n${hls(indent)}`, applications: '' };
+    return { live: lines(['# Only the encoder publishes; viewers play the HLS.', 'deny play all;', ...hlsDirectives(settings, hlsPath)]), applications: '' };
   }
+  return transcodingApplications(settings, hlsPath);
+}
+
+/** Directives inside an application block, one a line. */
+const lines = (directives: string[]) => directives.map((line) => `      ${line}\n`).join('');
+
+/** The HLS directives of an application writing live playlists: fragment, window, cleanup. */
+const hlsDirectives = (settings: Pick<LadderSettings, 'hlsFragmentSeconds' | 'dvrSeconds'>, hlsPath: string) => [
+  'hls on;',
+  `hls_path ${hlsPath};`,
+  `hls_fragment ${settings.hlsFragmentSeconds}s;`,
+  `hls_playlist_length ${playlistSeconds(settings)}s;`,
+  'hls_cleanup on;',
+];
+
+/**
+ * The ladder through ffmpeg, whatever its renditions: `source` alone too, which the bench runs as the
+ * baseline of what one rendition costs (bench/renditions.ts).
+ */
+export function transcodingApplications(settings: LadderSettings, hlsPath: string): { live: string; applications: string } {
   const host = settings.rtmpListenHost === '0.0.0.0' ? '127.0.0.1' : settings.rtmpListenHost.replace(/^\[|\]$/g, '');
   const rtmpBase = `rtmp://${host.includes(':') ? `[${host}]` : host}:${settings.rtmpPort}`;
   const command = ladderCommand(settings.renditions, rtmpBase, settings.hlsFragmentSeconds).join(' ');
-  const live = [
+  const live = lines([
     "# Only the renditions' ffmpeg (on this machine) reads the encoder back; viewers play the HLS of the ladder.",
     `allow play ${host};`,
     'deny play all;',
     // nginx starts it once the encoder is admitted and stops it when the encoder leaves.
     `exec_push ${command};`,
     'exec_kill_signal term;',
-  ]
-    .map((line) => `${indent}${line}\n`)
-    .join('');
+  ]);
   const applications = `    # The renditions of each live stream, published by its exec_push ffmpeg alone.
     application ladder {
-      live on;
-      record off;
-      allow publish ${host};
-      deny publish all;
-      deny play all;
-${hls(indent)}${variantDirectives(settings.renditions)
-    .map((line) => `${indent}${line}\n`)
-    .join('')}    }
+${lines(['live on;', 'record off;', `allow publish ${host};`, 'deny publish all;', 'deny play all;', ...hlsDirectives(settings, hlsPath), ...variantDirectives(settings.renditions)])}    }
 `;
   return { live, applications };
 }
