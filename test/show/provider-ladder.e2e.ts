@@ -5,7 +5,7 @@
  * every file reached through the pass holder's signed URL; the recording keeps the top rendition. With
  * PROVIDER_DVR_SECONDS the live playlist keeps the window, `channelStatus.dvrSeconds` says how far back one
  * may go, and the watch page (hls.js in Chromium, its levels the ladder) seeks back 30 s once the show has
- * run longer, then "Go to live" returns to the edge. Bad settings stop the provider's start naming them.
+ * run longer, then "Go to live" returns to the edge; the webhooks (LIVE, then ENDED by idle) follow the ladder. Bad settings stop the provider's start naming them.
  */
 import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -184,6 +184,14 @@ it('transcodes the ladder under one signed master, rewinds the live show in the 
     'the check offers the recording',
     60_000,
   ).then((video) => video.url as string);
+  // The webhooks follow the top rendition: its playlist stops, so `idle` ends the show (and the window with it).
+  expect(
+    await until(
+      () => statusQuery(channelId),
+      (now) => now.state === 'ENDED',
+      'the show ended by idle',
+    ),
+  ).toMatchObject({ live: false, dvrSeconds: 0 });
   const recorded = await namedIn(vodUrl);
   expect(recorded.length).toBeGreaterThanOrEqual(30);
   expect(await frameSize(recorded[0])).toBe('320x240');
