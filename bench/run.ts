@@ -2,7 +2,7 @@
  * `npm run bench`: builds, starts what it measures, prints a table of side-by-side figures and writes
  * them to bench/results/latest.json. BENCH_VIEWERS sets the number of live viewers (default 15000);
  * BENCH_ONLY (comma-separated: gateway, limits, observability, peer, accesscodes, fanout, fanout-cold, join, dataevents,
- * fanout2, answers, chat, qa, fleet, costs, soak, browser, runtimes, httpsubs, show, playback, latency, loopblock; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
+ * fanout2, answers, chat, qa, fleet, costs, soak, browser, runtimes, httpsubs, show, playback, latency, renditions, loopblock; or `npm run bench -- join,dataevents`) runs only those sections, with figures in
  * bench/results/<sections>.json; BENCH_SKIP_BUILD=true skips the build; BENCH_BEFORE_DIST (an earlier
  * build's dist folder) puts that build's figures beside this one's in the gateway, join, data-event and
  * metrics-cost sections. BENCH_SHOW_VIEWERS sets the show section's viewers (default 15000). BENCH_REPEAT
@@ -25,6 +25,7 @@ import { builds, chatSection, fanoutSection, joinSection, twoInstancesSection } 
 import { latencySection } from './latency';
 import { playbackSection } from './playback';
 import { qaSection } from './qa';
+import { renditionsSection } from './renditions';
 import { showSection } from './showSection';
 import { measureSoak } from './soak';
 import { measureRuntimes } from './runtimes';
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
   if (section('show')) await showSection(figures, Number(process.env.BENCH_SHOW_VIEWERS ?? 15000));
   if (section('playback')) await playbackSection(figures);
   if (section('latency')) await latencySection(figures);
+  if (section('renditions')) await renditionsSection(figures);
   if (section('loopblock')) await loopBlockSection(figures);
 
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });

@@ -10,7 +10,7 @@ export type { ChannelStatus, ShowState } from '../shared/contracts/viewerProtoco
 
 const SUBSCRIPTION = /* GraphQL */ `subscription WatchChannelStatus($channelId: ID!) {
   channelStatus(channelId: $channelId) {
-    channelId state live liveBroadcastId startedAt streamSecond recordingVideoId playbackUrl
+    channelId state live liveBroadcastId startedAt dvrSeconds streamSecond recordingVideoId playbackUrl
     countdown { title startsAt }
   }
 }`;

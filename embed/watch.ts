@@ -19,6 +19,7 @@ import { watchViewOf, type ContentCheckAnswer, type WatchView } from './watchVie
 import type { WatchState } from './watchState';
 import { playbackExpiry, sameStream } from './playbackUrls';
 import { WatchPlayer, type PlayerSource } from './watchPlayer';
+import { attachLiveEdge } from './watchLive';
 
 /** A check or subscription the server refused is tried again after this long (a server of another version). */
 const RETRY_UNAVAILABLE_MS = 30_000;
@@ -45,12 +46,17 @@ const overlays = byId<HTMLIFrameElement>('overlays');
 const sound = byId<HTMLButtonElement>('sg-watch-sound');
 
 const player = new WatchPlayer(video);
+const liveEdge = attachLiveEdge(video, byId<HTMLInputElement>('sg-watch-seek'), byId<HTMLButtonElement>('sg-watch-live'), {
+  live: () => player.current?.kind === 'live',
+  edge: () => player.liveEdge(),
+});
 const state: WatchState = {
   view: 'loading',
   show: null,
   status: null,
   checks: 0,
   player: player.state,
+  liveEdge,
   chatPanelId: null,
   panels: [],
   signedIn: false,

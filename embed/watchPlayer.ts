@@ -26,10 +26,14 @@ export interface PlayerState {
   reloads: number;
   /** Times a signed URL was renewed in place (the same stream under a new token), without reloading. */
   renewals: number;
+  /** The renditions hls.js found in the master playlist (height 0: not stated), top last as hls.js orders them. */
+  levels: { height: number; bitrate: number }[];
+  /** The rendition playing now (an index into `levels`; hls.js switches by itself), -1 before one plays. */
+  level: number;
 }
 
 export class WatchPlayer {
-  readonly state: PlayerState = { engine: null, reloads: 0, renewals: 0 };
+  readonly state: PlayerState = { engine: null, reloads: 0, renewals: 0, levels: [], level: -1 };
   private hls: Hls | null = null;
   private source: PlayerSource | null = null;
   private failures = 0;
@@ -47,6 +51,15 @@ export class WatchPlayer {
   /** What plays now, or null. */
   get current(): PlayerSource | null {
     return this.source;
+  }
+
+  /** Where a live viewer plays at the edge: hls.js's live sync position, or the end of what the browser may seek. */
+  liveEdge(): number | null {
+    if (this.source?.kind !== 'live') return null;
+    const sync = this.hls?.liveSyncPosition;
+    if (typeof sync === 'number') return sync;
+    const ranges = this.video.seekable;
+    return ranges.length > 0 ? ranges.end(ranges.length - 1) : null;
   }
 
   /** Plays `source`; the same URL again keeps playing what is loaded (a live stream resumes, it does not restart). */
@@ -72,7 +85,7 @@ export class WatchPlayer {
     this.failures = 0;
     this.detach();
     delete this.video.dataset.source;
-    this.state.engine = null;
+    Object.assign(this.state, { engine: null, levels: [], level: -1 });
   }
 
   private detach(): void {
@@ -99,7 +112,11 @@ export class WatchPlayer {
         },
       });
       this.hls = hls;
-      hls.on(Events.MANIFEST_PARSED, start);
+      hls.on(Events.MANIFEST_PARSED, (_event, data) => {
+        this.state.levels = data.levels.map((level) => ({ height: level.height, bitrate: level.bitrate }));
+        start();
+      });
+      hls.on(Events.LEVEL_SWITCHED, (_event, data) => (this.state.level = data.level));
       hls.on(Events.ERROR, (_event, data: ErrorData) => {
         if (!data.fatal || this.hls !== hls) return;
         // A decoding hiccup is recovered in place; anything else loads the source again.

@@ -2,6 +2,7 @@
 import type { ChannelStatus } from './channelStatus';
 import type { ConnectionState } from './liveClient';
 import type { WatchViewKind } from './watchView';
+import type { LiveEdgeState } from './watchLive';
 import type { PlayerState } from './watchPlayer';
 
 /** What the page is doing, readable by the page around it (and by tests) as `window.stagegraphWatch`. */
@@ -14,6 +15,8 @@ export interface WatchState extends ConnectionState {
   /** Content checks answered so far. */
   checks: number;
   player: PlayerState;
+  /** Rewind while live: how far behind the edge the viewer plays and how far back it may go. */
+  liveEdge: LiveEdgeState;
   /** The channel's first chat panel, null when it has none. */
   chatPanelId: string | null;
   /** The sidebar's panels as shown, in order. */

@@ -97,6 +97,9 @@ export function providerApp(deps: ProviderApiDeps) {
     return response.status(200).end();
   });
   rtmp.post('/update', (request, response) => {
+    // The renditions' ffmpeg reads the stream back (a play session, which nginx allows from this machine only,
+    // provider/renditions.ts): it is no encoder, and stops with the one it reads. Only publishers are checked.
+    if ((request.body as Record<string, unknown> | undefined)?.call === 'update_play') return response.status(200).end();
     const { key, client, relay } = callback(request);
     response.status(broadcasts.mayContinue(key, client) || deps.relays.isOwn(relay) ? 200 : 403).end();
   });
@@ -151,6 +154,9 @@ export function providerApp(deps: ProviderApiDeps) {
       streamKey: stream.streamKey,
       playbackUrl: `${deps.playbackBase()}/hls/${stream.playbackName}.m3u8`,
       providerStreamId: stream.id,
+      // Ours, beside the seed's fields: how far back the live playlist lets viewers rewind, and its renditions.
+      dvrSeconds: config.dvrSeconds,
+      renditions: config.renditions,
     });
   });
 

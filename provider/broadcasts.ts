@@ -15,6 +15,7 @@ import type { ProviderConfig } from './config';
 import type { ServiceDeliveries } from './deliveries';
 import type { FallbackFeeds } from './fallback';
 import { hlsDir, recordingsDir, VOD_PLAYLIST, vodsDir } from './files';
+import { watchedPlaylist } from './renditions';
 import type { ProviderState, ProviderStream, Recording } from './state';
 
 /** A fragment of a live manifest. */
@@ -66,7 +67,7 @@ export class Broadcasts {
   constructor(
     private readonly state: ProviderState,
     private readonly deliveries: ServiceDeliveries,
-    private readonly config: Pick<ProviderConfig, 'stateDir' | 'pollMs' | 'idleAfterMs' | 'reconnectWindowMs'>,
+    private readonly config: Pick<ProviderConfig, 'stateDir' | 'pollMs' | 'idleAfterMs' | 'reconnectWindowMs' | 'renditions'>,
     private readonly vodBaseUrl: () => string,
     private readonly fallbacks: FallbackFeeds,
     private readonly logger: Logger,
@@ -164,7 +165,8 @@ export class Broadcasts {
   }
 
   private async manifest(stream: ProviderStream): Promise<LiveManifest | null> {
-    const file = join(hlsDir(this.config.stateDir), `${stream.streamKey}.m3u8`);
+    // With renditions, the top one's media playlist: the master lists no fragments, and recordings keep the top.
+    const file = join(hlsDir(this.config.stateDir), watchedPlaylist(stream.streamKey, this.config.renditions));
     try {
       const [info, text] = await Promise.all([stat(file), readFile(file, 'utf8')]);
       return { fragments: parseFragments(text), modifiedAt: info.mtimeMs };
@@ -210,8 +212,10 @@ export class Broadcasts {
     const folder = join(recordingsDir(this.config.stateDir), recording.liveBroadcastId);
     await mkdir(folder, { recursive: true });
     let changed = false;
+    // A rewind window lists thousands of fragments: a set, not a scan of the list per fragment.
+    const seen = new Set(recording.seen);
     for (const fragment of manifest.fragments) {
-      if (recording.seen.includes(fragment.name)) continue;
+      if (seen.has(fragment.name)) continue;
       const file = `${String(recording.segments.length).padStart(6, '0')}.ts`;
       try {
         await copyFile(join(hlsDir(this.config.stateDir), fragment.name), join(folder, file));

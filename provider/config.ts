@@ -3,6 +3,7 @@
  * handed to every part as a typed object. Nothing else in provider/ reads `process.env`.
  */
 import { resolve } from 'node:path';
+import { parseRenditions, type RenditionName } from './renditions';
 
 export interface ProviderConfig {
   /** Port of the provider's HTTP server: the service's calls, nginx's callbacks and token checks (`PROVIDER_PORT`, default 4200; 0 = any free port). */
@@ -63,6 +64,19 @@ export interface ProviderConfig {
    * token (`…/t/<token>/<file>`) then play only while it is valid for that stream or recording.
    */
   signedPlayback: boolean;
+  /**
+   * The ladder each live stream is transcoded into, top first (`PROVIDER_RENDITIONS`, comma-separated names of
+   * source, 1080p, 720p, 480p, 360p, 240p; default `source`: passed through, nothing transcoded). More than
+   * `source` alone makes the playback URL a master playlist of one media playlist per rendition
+   * (provider/renditions.ts); recordings keep the top rendition.
+   */
+  renditions: RenditionName[];
+  /**
+   * Seconds of the show a live playlist keeps, so viewers may rewind that far while live (`PROVIDER_DVR_SECONDS`,
+   * default 1800, 0 to 21600; 0: no rewind, the playlist holds the last six fragments). Told to the service in
+   * createStream's answer.
+   */
+  dvrSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -111,5 +125,7 @@ export function loadProviderConfig(env: Env = process.env): ProviderConfig {
     callTimeoutMs: integer(env, 'PROVIDER_CALL_TIMEOUT_MS', 10_000, 100, 120_000),
     logLevel: env.LOG_LEVEL || 'info',
     signedPlayback: flag(env, 'PROVIDER_SIGNED_PLAYBACK'),
+    renditions: parseRenditions(env.PROVIDER_RENDITIONS),
+    dvrSeconds: integer(env, 'PROVIDER_DVR_SECONDS', 1800, 0, 21_600),
   };
 }

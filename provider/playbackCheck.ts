@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { unsignedPath, verifyPlaybackToken } from '../shared/playbackSigning';
 import { VOD_PLAYLIST } from './files';
+import { LIVE_FILE_TAIL } from './renditions';
 import type { ProviderState, Registration } from './state';
 
 /** Headers the check answers with; nginx reads them with `auth_request_set`. */
@@ -34,7 +35,8 @@ export const PLAYBACK_CHECK_PATH = '/playback/check';
 /** A file name nothing is written under: nginx answers 404 for it. */
 const NO_FILE = '-';
 
-const LIVE_FILE = /^\/hls\/([0-9a-f]{24})(\.m3u8|-\d{1,12}\.ts)$/;
+// The stream's playlist (the master when it has renditions), a rendition's playlist, or a fragment.
+const LIVE_FILE = new RegExp(`^/hls/([0-9a-f]{24})(${LIVE_FILE_TAIL})$`);
 const VOD_FILE = /^\/vod\/([A-Za-z0-9_-]{1,64})\/([A-Za-z0-9_-][A-Za-z0-9._-]{0,127})$/;
 
 type Verdict = { file: string; streamKey?: string; playbackName?: string } | { refusal: string };

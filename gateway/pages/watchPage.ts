@@ -33,7 +33,7 @@ export function watchPage(siteId: string, channelId: string): string {
 <p><button id="sg-watch-login" type="button" hidden>Sign in</button></p></section>
 <span id="sg-watch-status"></span>
 </div>
-<div class="sg-watch-bar"><p id="sg-watch-title"></p><p id="sg-watch-note" role="status"></p><button id="sg-watch-sound" type="button" hidden>Sound on</button></div>
+<div class="sg-watch-bar"><p id="sg-watch-title"></p><p id="sg-watch-note" role="status"></p><button id="sg-watch-sound" type="button" hidden>Sound on</button><input id="sg-watch-seek" type="range" aria-label="Rewind the live show" step="1" hidden><button id="sg-watch-live" type="button" aria-label="Go to live" hidden>Live</button></div>
 </div>
 <aside id="sg-watch-sidebar" aria-label="Channel panels" hidden><div id="sg-watch-tabs" role="tablist" aria-label="Panels"></div></aside>
 </main></div>

@@ -33,7 +33,8 @@ html, body { margin: 0; min-height: 100%; background: #0b0d14; color: #d8dbe6; f
 button { font: inherit; font-weight: 600; color: #111; background: #ffb400; border: 0; border-radius: 6px; padding: 6px 14px; cursor: pointer; }
 button:focus-visible, input:focus-visible { outline: 3px solid #fff; outline-offset: 2px; }
 #sg-watch-password { display: flex; gap: 8px; justify-content: center; }
-#sg-watch-password[hidden], #sg-watch-login[hidden], #sg-watch-sound[hidden] { display: none; }
+#sg-watch-password[hidden], #sg-watch-login[hidden], #sg-watch-sound[hidden], #sg-watch-seek[hidden], #sg-watch-live[hidden] { display: none; }
+#sg-watch-seek { flex: 1; }
 #sg-watch-password input { font: inherit; color: inherit; background: #1a1f2e; border: 1px solid #2f3650; border-radius: 6px; padding: 6px 8px; }
 a { color: #9fc2ff; }
 #sg-watch-page { --sg-accent: #ffb400; --sg-on-accent: #111; --sg-accent-2: #9fb4ff; }

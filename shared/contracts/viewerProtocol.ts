@@ -165,6 +165,8 @@ export interface ChannelStatus {
   live: boolean;
   liveBroadcastId: string | null;
   startedAt: number | null;
+  /** How far back a viewer may seek now (seconds): min(the provider's rewind window, seconds live); 0 when not live. */
+  dvrSeconds: number;
   streamSecond: number | null;
   recordingVideoId: string | null;
   /** Only while live and only for a channel without a gate. */

@@ -79,6 +79,7 @@ export async function channelShow(ctx: SubgraphContext, siteId: string, streamId
     startedAt: onAir ? (stream.showStartedAt?.getTime() ?? null) : null,
     recordingStartedAt: broadcast?.startedAt.getTime() ?? null,
     signedOnly: stream.signedOnly,
+    dvrWindowSeconds: stream.dvrSeconds,
     // The key signs viewers' URLs in the content check: the service's own calls (a developer key) alone read it.
     playbackKey: ctx.identity.developerKey ? contractPlaybackKey(ctx, stream.contract) : null,
   };

@@ -51,7 +51,10 @@ function createdStream(answer: ProviderAnswer) {
       throw appError(ErrorCode.BAD_GATEWAY, `the streaming provider's createStream answer has no ${field}`);
     }
   }
-  return body as Record<(typeof fields)[number], string>;
+  // Ours, beside the seed's fields: the provider's rewind window; a provider that says nothing (or nonsense) has none.
+  const dvr = body.dvrSeconds;
+  const dvrSeconds = typeof dvr === 'number' && Number.isInteger(dvr) && dvr >= 0 && dvr <= 86_400 ? dvr : 0;
+  return { ...(body as Record<(typeof fields)[number], string>), dvrSeconds };
 }
 
 export interface CreateStreamRequest {
@@ -105,6 +108,7 @@ export async function createStream(ctx: SubgraphContext, siteId: string, request
       ingestUrl: created.ingestUrl,
       streamKey: created.streamKey,
       playbackUrl: created.playbackUrl,
+      dvrSeconds: created.dvrSeconds,
       signedOnly,
       createdAt: now,
       updatedAt: now,

@@ -20,6 +20,7 @@ const offline: ChannelStatus = {
   live: false,
   liveBroadcastId: null,
   startedAt: null,
+  dvrSeconds: 0,
   streamSecond: null,
   recordingVideoId: null,
   playbackUrl: null,

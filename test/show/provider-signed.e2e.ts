@@ -110,8 +110,12 @@ it('plays a gated live stream and its recording only with a valid token', async 
   await expectEnforced(liveUrl, otherUrl);
 
   // The show ends (the encoder leaves, the provider's idle stops the recording): its recording, signed, plays the same way.
-  // A few fragments recorded first: the live playlist's media sequence moves on by three.
-  const sequence = async () => Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(await (await fetch(liveUrl)).text())?.[1] ?? -1);
+  // A few fragments recorded first: the live playlist's last fragment moves on by three (its media sequence stays
+  // while the rewind window, PROVIDER_DVR_SECONDS, is still filling).
+  const sequence = async () => {
+    const playlist = await (await fetch(liveUrl)).text();
+    return Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(playlist)?.[1] ?? -1) + (playlist.match(/#EXTINF:/g) ?? []).length;
+  };
   const first = await sequence();
   await until(sequence, (now) => now >= first + 3, 'three more fragments of the show');
   await stopChild(encoder);

@@ -31,7 +31,7 @@ import type { RenderedEvent } from '../viewerChannel';
 
 const LOAD_STATUS = /* GraphQL */ `
   query LiveChannelStatus($channelId: ID!) {
-    channelStatus(channelId: $channelId) { channelId state live liveBroadcastId startedAt streamSecond recordingVideoId playbackUrl countdown { title startsAt } }
+    channelStatus(channelId: $channelId) { channelId state live liveBroadcastId startedAt dvrSeconds streamSecond recordingVideoId playbackUrl countdown { title startsAt } }
   }
 `;
 export const CHANNEL_STATUS_OPERATIONS = [LOAD_STATUS];
@@ -78,7 +78,7 @@ interface ChannelState {
   siteId: string;
   channelId: string;
   status: ChannelStatus | null;
-  /** What a change is compared on: the status without the second that advances on its own. */
+  /** What a change is compared on: the status without the seconds that advance on their own. */
   signature: string;
   /** Bumped whenever the status changed. */
   version: number;
@@ -91,7 +91,8 @@ interface ChannelState {
   closed: boolean;
 }
 
-const signatureOf = (status: ChannelStatus) => JSON.stringify({ ...status, streamSecond: null });
+// dvrSeconds grows by itself too, up to the window: a viewer derives it from startedAt between pushes.
+const signatureOf = (status: ChannelStatus) => JSON.stringify({ ...status, streamSecond: null, dvrSeconds: null });
 
 export class ChannelStatusFeed implements LiveStream {
   private readonly channels = new Map<string, ChannelState>();

@@ -25,11 +25,13 @@ export interface StreamShow {
   playbackKey: PlaybackKey | null;
   /** The stream plays through signed URLs only: every URL of it is signed, whatever the channel's gate now. */
   signedOnly: boolean;
+  /** Seconds of the show the provider's live playlist keeps (0: no rewind). */
+  dvrWindowSeconds: number;
 }
 
 const CHANNEL_SHOW = /* GraphQL */ `
   query ChannelShowOfStream($streamId: ID!) {
-    channelShow(streamId: $streamId) { streamId state liveBroadcastId playbackUrl startedAt recordingStartedAt signedOnly playbackKey { keyId key } }
+    channelShow(streamId: $streamId) { streamId state liveBroadcastId playbackUrl startedAt recordingStartedAt signedOnly dvrWindowSeconds playbackKey { keyId key } }
   }
 `;
 

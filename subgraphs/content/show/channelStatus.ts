@@ -28,12 +28,15 @@ export async function channelStatus(ctx: Reader, siteId: string, channelId: stri
   // A channel without a stream of ours has no show of its own: the switch alone says whether it is on.
   const state: ShowState = show ? show.state : switchedOn(page.document) ? 'LIVE' : 'OFFLINE';
   const recordingSince = show?.recordingStartedAt ?? null;
+  const startedAt = live ? (show?.startedAt ?? null) : null;
   return {
     channelId: page.id,
     state,
     live,
     liveBroadcastId: show?.liveBroadcastId ?? null,
-    startedAt: live ? (show?.startedAt ?? null) : null,
+    startedAt,
+    // How far back a viewer may seek now: the provider's window once the show has run that long (docs/show.md).
+    dvrSeconds: startedAt === null || !show ? 0 : Math.min(show.dvrWindowSeconds, Math.max(0, Math.floor((now - startedAt) / 1000))),
     streamSecond: recordingSince === null ? null : Math.max(0, Math.floor((now - recordingSince) / 1000)),
     recordingVideoId: recording?.id ?? null,
     // A signed-only stream's plain URL plays nowhere: its viewers ask the check, which signs it.

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Stream" ADD COLUMN     "dvrSeconds" INTEGER NOT NULL DEFAULT 0;
+
