@@ -272,6 +272,8 @@ it(`refuses a key revoked on one instance on another within 1 s (${usingRedis ? 
 
   const revokedAt = Date.now();
   expect((await rest(first, 'DELETE', `/site/v1/developer-keys/${key.id}`, { headers: site.admin })).status).toBe(200);
+  // Revoked once the revoke is answered (it commits just before): the 1 s runs from then. A loaded machine may take
+  // most of a second to answer the revoke itself, which is not the other instance being late.
   const answered = Date.now();
   const seen = await Promise.all([
     until(
@@ -279,21 +281,21 @@ it(`refuses a key revoked on one instance on another within 1 s (${usingRedis ? 
       (reply) => reply.status === 401,
       'REST on the second instance refuses the key',
       1000,
-    ).then(() => Date.now() - revokedAt),
+    ).then(() => Date.now() - answered),
     until(
       () => graphql(second, /* GraphQL */ `{ site { id } }`, {}, headers),
       (reply) => reply.status === 401,
       'GraphQL on the second instance refuses the key',
       1000,
-    ).then(() => Date.now() - revokedAt),
+    ).then(() => Date.now() - answered),
     socket.closed.then((code) => {
       expect(code).toBe(4401);
-      return Date.now() - revokedAt;
+      return Date.now() - answered;
     }),
   ]);
   expect((await rest(first, 'GET', '/site/v1/', { headers })).status).toBe(401);
   process.stdout.write(
-    `revoke answered in ${answered - revokedAt} ms; the second instance refused it after: REST ${seen[0]} ms, GraphQL ${seen[1]} ms, socket closed ${seen[2]} ms\n`,
+    `revoke answered in ${answered - revokedAt} ms; the second instance refused it after the answer: REST ${seen[0]} ms, GraphQL ${seen[1]} ms, socket closed ${seen[2]} ms\n`,
   );
   for (const elapsed of seen) expect(elapsed).toBeLessThan(1000);
 });

@@ -11,6 +11,17 @@ import { ask, createQaPanel, moderate } from '../helpers/qa';
 import { axeViolations, createChannelPage, panelSelector, sidebarOf, textIn, untilPanels } from '../helpers/watchChannel';
 import { watchTestbed } from '../helpers/watchPage';
 
+/**
+ * Clicks what `selector` names at the moment of the click, in one turn of the page: the room's list is drawn
+ * again at each push, and a button found first and clicked a round trip later may be gone from the page.
+ */
+const clickNow = (page: Page, selector: string) =>
+  page.evaluate((chosen: string) => {
+    const button = document.querySelector(chosen);
+    if (!button) throw new Error(`nothing at ${chosen}`);
+    button.click();
+  }, selector);
+
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here only.
 declare const document: any;
 
@@ -74,18 +85,18 @@ describe('the Q&A panel of the watch page', () => {
     const merch = await ask(bed.stack, bed.site, second.token, panelId, { text: 'Where is the merch stand?' });
     await untilListed(page, panel, ['What is the first song?', 'Will there be an encore?', 'Where is the merch stand?']);
 
-    await page.click(`${panel} button[data-vote="${merch.body.id}"]`);
+    await clickNow(page, `${panel} button[data-vote="${merch.body.id}"]`);
     await untilListed(page, panel, ['Where is the merch stand?', 'What is the first song?', 'Will there be an encore?']);
     expect((await listed(page, panel))[0]).toEqual({ text: 'Where is the merch stand?', votes: 1, marks: [], pressed: 'true' });
     // Again takes the vote back.
-    await page.click(`${panel} button[data-vote="${merch.body.id}"]`);
+    await clickNow(page, `${panel} button[data-vote="${merch.body.id}"]`);
     await waitInPage(
       page,
       (selector: string) => document.querySelector(selector)?.getAttribute('aria-pressed') === 'false',
       {},
       `${panel} button[data-vote="${merch.body.id}"]`,
     );
-    await page.click(`${panel} button[data-vote="${encore.body.id}"]`);
+    await clickNow(page, `${panel} button[data-vote="${encore.body.id}"]`);
     await untilListed(page, panel, ['Will there be an encore?', 'What is the first song?', 'Where is the merch stand?']);
 
     expect((await moderate(bed.stack, bed.site, panelId, merch.body.id, 'answer')).status).toBe(200);
