@@ -61,7 +61,9 @@ export function formatSubgraphError(logger: Logger) {
     if ((original as { code?: string })?.code === 'P2002') {
       return { ...formatted, message: 'a resource with these unique fields already exists', extensions: { code: ErrorCode.CONFLICT } };
     }
-    if (isDatabaseUnavailable(original)) {
+    // A transaction that could not finish in its time (Prisma's P2028) is the database being slow, not a bug:
+    // the caller may try again shortly, as when the database is away.
+    if (isDatabaseUnavailable(original) || (original as { code?: string })?.code === 'P2028') {
       logger.warn({ path: formatted.path }, 'database unavailable');
       return { message: databaseUnavailable().message, path: formatted.path, extensions: { code: ErrorCode.SERVICE_UNAVAILABLE } };
     }

@@ -120,6 +120,8 @@ export async function importPlaylist(db: Db, siteId: string, url: string, contex
   const remote = await readPlaylist(url, context);
   const title = remote.title || 'Imported playlist';
   const now = new Date();
+  // Up to 5,000 videos in one transaction: longer than the default 20 s a transaction may take on a loaded
+  // database (PostgreSQL beside a busy machine took more), bounded by the import's own limit.
   return db.$transaction(async (tx) => {
     const ids = await importVideos(tx, siteId, url, remote.videos, now);
     const members: PlaylistMemberModel[] = ids.map((id) => ({ id, schema: 'video' }));
@@ -137,5 +139,8 @@ export async function importPlaylist(db: Db, siteId: string, url: string, contex
         updatedAt: now,
       },
     });
-  });
+  }, IMPORT_TRANSACTION);
 }
+
+/** How long an import's transaction may wait for a connection and run (see importPlaylist). */
+const IMPORT_TRANSACTION = { maxWait: 15_000, timeout: 90_000 };
