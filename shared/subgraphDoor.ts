@@ -38,9 +38,11 @@ function answer(
   headers: Iterable<[string, string]> = [['content-type', 'application/json; charset=utf-8']],
 ): void {
   for (const [key, value] of headers) res.setHeader(key, value);
-  res.setHeader('content-length', Buffer.byteLength(body));
+  // Encoded once: its length and the bytes written (answers of a deep plan are tens of KB).
+  const bytes = Buffer.from(body);
+  res.setHeader('content-length', bytes.length);
   res.statusCode = status;
-  res.end(body);
+  res.end(bytes);
 }
 
 const jsonError = (message: string) => `${JSON.stringify({ errors: [{ message }] })}\n`;

@@ -110,6 +110,9 @@ async function importVideos(tx: Prisma.TransactionClient, siteId: string, url: s
   return videos.map((video) => idByKey.get(keyOf(video)) ?? '');
 }
 
+/** How long an import's transaction may wait for a connection and run (see importPlaylist). */
+const IMPORT_TRANSACTION = { maxWait: 15_000, timeout: 90_000 };
+
 /**
  * Imports the playlist at `url` as a new playlist of the site. The document is read whole, and checked, before
  * anything is stored: a refusal (400, 413, 422, 502) leaves no video and no playlist behind.
@@ -141,6 +144,3 @@ export async function importPlaylist(db: Db, siteId: string, url: string, contex
     });
   }, IMPORT_TRANSACTION);
 }
-
-/** How long an import's transaction may wait for a connection and run (see importPlaylist). */
-const IMPORT_TRANSACTION = { maxWait: 15_000, timeout: 90_000 };
