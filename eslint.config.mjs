@@ -4,10 +4,10 @@
 //   (run once by .ci/run). Generated files are left out: they are rebuilt, never edited.
 // - The GraphQL schema clients see: the supergraph's API schema, composed from the four subgraph SDLs (so
 //   every description written there is checked as it survives composition). `npm run generate` writes
-//   gateway/api-schema.generated.graphql; test/gateway/graphql-lint.test.ts runs this config and fails on any
+//   gateway/api-schema.generated.graphql; test/gateway/graphql-lint.unit.ts runs this config and fails on any
 //   problem. Run by hand: `npx eslint gateway/api-schema.generated.graphql`.
 // - Imports run one way: import-x's no-cycle refuses an import circle between our modules (it reads imports through
-//   TypeScript's resolution; type-only imports it leaves out, and test/operations/imports.test.ts, which counts them
+//   TypeScript's resolution; type-only imports it leaves out, and test/operations/imports.unit.ts, which counts them
 //   too, keeps those out), and no-restricted-paths keeps every subgraph off the gateway's code.
 import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import { defineConfig } from 'eslint/config';

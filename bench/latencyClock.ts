@@ -5,7 +5,7 @@
  * 12×16 white box on black readable at any bitrate, and a box is read back from one pixel. The first box is
  * always white (the strip is there) and the last is the parity of the bits (a misread frame is dropped).
  * Encoder and reader are built from the one layout below, so neither can drift from the other
- * (test/show/latency-clock.test.ts runs ffmpeg and reads its frames back).
+ * (test/show/latency-clock.unit.ts runs ffmpeg and reads its frames back).
  */
 
 /** Bits of the millisecond count: 2^22 ms is 69 minutes, far beyond any run. */

@@ -336,7 +336,7 @@ export function gatewayModules() {
 
 /**
  * The versions the replaced steps were proven on: the federation audit (`npm run audit:federation`) and the
- * byte-for-byte comparison with the stock path (test/gateway/stock-path.e2e.ts) ran against exactly these.
+ * byte-for-byte comparison with the stock path (test/gateway/stock-path.part.ts) ran against exactly these.
  * An upgrade runs the stock path until both are run again and these are moved.
  */
 export const PROVEN_ON = { '@apollo/gateway': '2.14.4', '@apollo/federation-internals': '2.14.4' } as const;

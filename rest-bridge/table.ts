@@ -165,7 +165,7 @@ export const READ_ONLY = ['_id', 'created', 'modified'] as const;
 
 /**
  * The site ID alone: what every viewer's browser holds. Only for the reads the seeds give to C alone
- * (docs/design.md "Authentication"); test/community/seed-auth.e2e.ts holds every route to its seed row.
+ * (docs/design.md "Authentication"); test/community/seed-auth.part.ts holds every route to its seed row.
  */
 export const SITE_ID = [['C']] as const satisfies readonly (readonly AuthCode[])[];
 

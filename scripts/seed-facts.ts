@@ -142,12 +142,20 @@ export const SEED_FACTS_FILE = join(__dirname, '..', 'test', 'contract', 'seed-f
 export const seedFactsText = (rows: SeedRow[]) => `[\n${rows.map((row) => `  ${JSON.stringify(row)}`).join(',\n')}\n]\n`;
 
 if (require.main === module) {
-  const [seedsDir, out = SEED_FACTS_FILE] = process.argv.slice(2);
+  // `--check SEEDS_DIR`: exit 1 when the facts file is not what the seeds say today (nothing is written).
+  const check = process.argv[2] === '--check';
+  const [seedsDir, out = SEED_FACTS_FILE] = process.argv.slice(check ? 3 : 2);
   if (!seedsDir) {
-    console.error('usage: npx tsx scripts/seed-facts.ts SEEDS_DIR [OUT]');
+    console.error('usage: npx tsx scripts/seed-facts.ts [--check] SEEDS_DIR [OUT]');
     process.exit(2);
   }
   const rows = readSeedRows(seedsDir, readFileSync(join(__dirname, '..', 'docs', 'design.md'), 'utf8'));
-  writeFileSync(out, seedFactsText(rows));
+  const text = seedFactsText(rows);
+  if (check) {
+    const same = readFileSync(out, 'utf8') === text;
+    console.log(same ? `${out} is what ${seedsDir} says` : `${out} differs from ${seedsDir}: run npx tsx scripts/seed-facts.ts ${seedsDir}`);
+    process.exit(same ? 0 : 1);
+  }
+  writeFileSync(out, text);
   console.log(`${rows.length} seed rows -> ${out}`);
 }

@@ -1,7 +1,7 @@
 /**
  * The overlay layer's stylesheet (inlined in `/embed/v1/overlays`). The layer sits over any video, bright
  * or dark: text stands on a nearly opaque panel, so its contrast holds whatever is under it (WCAG AA,
- * 4.5:1, measured in test/polls/embed-poll-states.e2e.ts over white and over black). Right and wrong are told
+ * 4.5:1, measured in test/polls/embed-poll-states.part.ts over white and over black). Right and wrong are told
  * in words and by the shape of the row's edge, with colour on top, never by colour alone.
  */
 

@@ -2,7 +2,7 @@
  * The watch page's stylesheet (inlined in `/embed/v1/watch`): the stage and its screens, the bar under it,
  * the channel's header and welcome screen, the sidebar of panels (stacked beside the video; tabs under it
  * on narrow screens, at most 480 px), and the sign-in dialog. Text keeps WCAG AA contrast in every state
- * (checked by axe-core in test/show/watch-channel.e2e.ts); the channel's accent colour is a custom
+ * (checked by axe-core in test/show/watch-channel.part.ts); the channel's accent colour is a custom
  * property the script sets, with the text on it chosen by its luminance.
  */
 import { POLL_STYLE } from './embedStyles';

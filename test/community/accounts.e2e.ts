@@ -21,3 +21,9 @@ describe('wallet-pay', () => {
 describe('community-logs', () => {
   require('./community-logs.part');
 });
+describe('bundles', () => {
+  require('./bundles.part');
+});
+describe('seed-auth', () => {
+  require('./seed-auth.part');
+});

@@ -15,3 +15,9 @@ describe('local-queries', () => {
 describe('trusted-documents', () => {
   require('./trusted-documents.part');
 });
+describe('root-fields', () => {
+  require('./root-fields.part');
+});
+describe('stock-path', () => {
+  require('./stock-path.part');
+});

@@ -1,5 +1,5 @@
 /**
- * The deep query of the gateway bench and of the stock-path comparison (test/gateway/stock-path.e2e.ts): a
+ * The deep query of the gateway bench and of the stock-path comparison (test/gateway/stock-path.part.ts): a
  * channel's configuration → its panels → the site's polls with their results and quests with their players'
  * claims → the chat's authors, across all four subgraphs (content; overlays for Site.overlays; community for
  * Quest.claimStatuses and ChatAuthor.name; integrations for dataProviders), answered with more than 50 KB of

@@ -1,6 +1,6 @@
 /**
  * Hostile input that the tests send and `npm run bench -- loopblock` replays to measure the server's longest
- * event-loop block: GraphQL bombs (graphql-limits.e2e.ts), data-provider schema patterns that backtrack
+ * event-loop block: GraphQL bombs (test/gateway/graphql-limits.part.ts), data-provider schema patterns that backtrack
  * without bound (refused) beside linear ones (accepted), and credentials that are garbage, forged, expired
  * or long (test/gateway/hostile.e2e.ts). One list, so the bench measures exactly what the tests prove is refused.
  */

@@ -1,7 +1,7 @@
 /**
  * The walk of every REST route in the route table: credentials are required and errors keep the REST
  * shape. It takes a base URL, so the same walk runs against the one-process stack (test/rest/routes.part.ts) and
- * against the REST bridge running as a process of its own (split-services.e2e.ts).
+ * against the REST bridge running as a process of its own (test/operations/split-services.part.ts).
  */
 import { routes } from '../../rest-bridge/server';
 import { rest } from './http';

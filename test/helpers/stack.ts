@@ -44,7 +44,7 @@ export function testConfig(databaseUrl: string, extra: Record<string, string> = 
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // Fake partners listen on 127.0.0.1; the SSRF suite sets it back to false.
     OUTBOUND_ALLOW_PRIVATE: 'true',
-    // The least scrypt cost allowed: the suite hashes a few hundred passwords (test/community/password-cost.test.ts
+    // The least scrypt cost allowed: the suite hashes a few hundred passwords (test/community/password-cost.unit.ts
     // checks the default and that hashes of any cost verify).
     PASSWORD_HASH_COST: '1024',
     ...TEST_SECRETS,

@@ -21,3 +21,12 @@ describe('tracing', () => {
 describe('prometheus', () => {
   require('./prometheus.part');
 });
+describe('cli', () => {
+  require('./cli.part');
+});
+describe('faults', () => {
+  require('./faults.part');
+});
+describe('split-services', () => {
+  require('./split-services.part');
+});

@@ -336,7 +336,7 @@ describe('the pollResults subscription', () => {
     const final = await watcher.until((results) => results.open === false);
     expect(final.total).toBe(60);
     // Coalesced: fewer pushes than answers. The 500 ms rule itself is measured on the feed's own send times
-    // (test/polls/poll-results-feed.test.ts): a client's receive times move with the machine's load.
+    // (test/polls/poll-results-feed.unit.ts): a client's receive times move with the machine's load.
     expect(watcher.events.length).toBeLessThan(20);
     // Counts only grow, and the last event is the final one.
     const totals = watcher.events.map((event) => event.results.total);

@@ -12,3 +12,6 @@ describe('routes', () => {
 describe('rate-limit-rules', () => {
   require('./rate-limit-rules.part');
 });
+describe('write-routes', () => {
+  require('./write-routes.part');
+});

@@ -89,7 +89,7 @@ async function openOwnResource(watcher: HttpViewer, caller: Caller): Promise<{ f
 describe('overlayBroadcasts', () => {
   it.each(MATRIX)('%s as %s', async (transport, caller) => {
     const { headers } = await headersOf(caller);
-    // Each site's viewer watches a channel of its own site (another site's channel is refused, see live-channels.e2e.ts).
+    // Each site's viewer watches a channel of its own site (another site's channel is refused, see test/show/live-channels.part.ts).
     const channelId = caller === 'another site' ? otherStage : stage;
     const watcher = await openHttpViewer(stack, transport, { query: VIEWER_SUBSCRIPTION, variables: { channelId }, headers });
     if (caller === 'anonymous') {

@@ -7,10 +7,10 @@
  *
  * - Sockets dropped mid-chat (every run): viewers whose sockets die while messages are sent reconnect
  *   with afterSeq, as the embed does, and miss nothing.
- * - kill -9 of an instance behind HAProxy (PostgreSQL + Redis with haproxy, as test/live/fleet.e2e.ts): senders
+ * - kill -9 of an instance behind HAProxy (PostgreSQL + Redis with haproxy, as test/live/fleet.part.ts): senders
  *   of many accounts post through the balancer while the instance holding the most viewers is killed;
  *   its viewers reconnect through the balancer to the others.
- * - A Redis blip (Redis, as test/operations/faults.e2e.ts): two instances on one database, one reaching Redis through
+ * - A Redis blip (Redis, as test/operations/faults.part.ts): two instances on one database, one reaching Redis through
  *   a TCP proxy that is cut and restored. Sends on both during the cut are acknowledged (they are stored,
  *   not carried by Redis), and every viewer on both gets them once in one order, including the last ones
  *   sent on the cut-off instance with nothing sent after the blip to carry them. The per-account limit

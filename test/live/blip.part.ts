@@ -1,7 +1,7 @@
 /**
  * Nothing lost in a Redis blip (issue 40): every live push goes through the bus's one held path
  * (shared/bus/announcer.ts). Two instances on one database, the second reaching Redis through a TCP
- * proxy that is cut and restored (as test/chat/chat-faults.e2e.ts). What the cut-off instance produces during
+ * proxy that is cut and restored (as test/chat/chat-faults.part.ts). What the cut-off instance produces during
  * the cut reaches its own viewers at once and the other instance's viewers once Redis is back; each test
  * asserts "exactly once" from what the viewers received, after a marker sent after the return has
  * reached them all (the bus carries the marker after the held push, so a second copy would be in by then).

@@ -1,5 +1,5 @@
 /**
- * The service's check of simulcast targets, in process (the e2e file, test/show/simulcast.e2e.ts, runs them
+ * The service's check of simulcast targets, in process (the e2e file, test/show/simulcast.part.ts, runs them
  * live): rtmp(s) only, hosts judged as the outbound check judges any partner's (encoded loopback forms
  * included, OUTBOUND_ALLOW_HOSTS with rtmp's default port), names unique, keys kept on an update.
  */

@@ -1,0 +1,15 @@
+/**
+ * Chat's cores: counts, the feed, the pass: the capability's in-process tests (`*.unit.ts` beside this file), each in a describe of its own and in the
+ * order listed, run as one jest file so jest sets up its realm and loads its modules once for all of them.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- a unit registers its tests where it is required: inside its describe */
+
+describe('chat-counts', () => {
+  require('./chat-counts.unit');
+});
+describe('chat-feed', () => {
+  require('./chat-feed.unit');
+});
+describe('chat-pass', () => {
+  require('./chat-pass.unit');
+});

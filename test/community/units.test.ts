@@ -1,0 +1,12 @@
+/**
+ * Community's cores: the password cost and sender domains: the capability's in-process tests (`*.unit.ts` beside this file), each in a describe of its own and in the
+ * order listed, run as one jest file so jest sets up its realm and loads its modules once for all of them.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- a unit registers its tests where it is required: inside its describe */
+
+describe('password-cost', () => {
+  require('./password-cost.unit');
+});
+describe('sender-domains', () => {
+  require('./sender-domains.unit');
+});

@@ -1,0 +1,12 @@
+/**
+ * Content's cores: playlist URLs and the site cache: the capability's in-process tests (`*.unit.ts` beside this file), each in a describe of its own and in the
+ * order listed, run as one jest file so jest sets up its realm and loads its modules once for all of them.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- a unit registers its tests where it is required: inside its describe */
+
+describe('playlist-urls', () => {
+  require('./playlist-urls.unit');
+});
+describe('site-cache', () => {
+  require('./site-cache.unit');
+});

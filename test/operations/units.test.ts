@@ -1,0 +1,18 @@
+/**
+ * Operations: the documents, imports, observability and the Prometheus rules: the capability's in-process tests (`*.unit.ts` beside this file), each in a describe of its own and in the
+ * order listed, run as one jest file so jest sets up its realm and loads its modules once for all of them.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- a unit registers its tests where it is required: inside its describe */
+
+describe('documents', () => {
+  require('./documents.unit');
+});
+describe('imports', () => {
+  require('./imports.unit');
+});
+describe('observability', () => {
+  require('./observability.unit');
+});
+describe('prometheus-rules', () => {
+  require('./prometheus-rules.unit');
+});
