@@ -4,6 +4,7 @@
  * `npm run provider -- register --service URL --site S --developer-key K [--name N]` registers it once
  * and prints `{"contractId": …}`.
  */
+import '../shared/compileCache';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../shared/logger';
 import { SERVING_MESSAGE, startInBackground, stopBackground } from './background';

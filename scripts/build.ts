@@ -20,6 +20,7 @@ const INPUTS = [
   'gateway',
   'rest-bridge',
   'scripts',
+  'provider',
   'embed',
   'prisma',
   'package.json',

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { freePort } from '../../scripts/services';
 import { liveEncoderArgs, testPatternInputs } from '../../scripts/testPattern';
 import { eventually } from './wait';
+import { entryArgs } from './serverProcess';
 
 const root = join(__dirname, '..', '..');
 const run = promisify(execFile);
@@ -58,7 +59,8 @@ export async function referenceProviderPorts(extra: Record<string, string> = {})
   return { httpPort, rtmpPort, playbackPort, stateDir, env };
 }
 
-const providerArgs = (args: string[]) => ['--import', 'tsx', join(root, 'provider', 'index.ts'), ...args];
+/** The provider's process: its source through tsx, or its build in CI (test/helpers/serverProcess.ts). */
+const providerArgs = (args: string[]) => [...entryArgs('provider/index.ts'), ...args];
 
 /** `npm run provider -- register …` as a process: its stdout, stderr and exit code. */
 export async function registerReferenceProvider(

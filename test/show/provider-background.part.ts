@@ -10,13 +10,14 @@ import { createServer, type Server } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { referenceProviderPorts, stopReferenceProviders, type ReferenceProviderPorts } from '../helpers/referenceProvider';
+import { entryArgs } from '../helpers/serverProcess';
 
 const root = join(__dirname, '..', '..');
 /** Every provider's ports this file used: whatever a failed expectation left serving is stopped at the end. */
 const used = new Set<ReferenceProviderPorts>();
 const provider = (ports: ReferenceProviderPorts, command: string) =>
   used.add(ports) &&
-  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'provider', 'index.ts'), command], {
+  spawnSync(process.execPath, [...entryArgs('provider/index.ts'), command], {
     cwd: root,
     env: { ...process.env, ...ports.env },
     encoding: 'utf8',

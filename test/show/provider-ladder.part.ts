@@ -28,6 +28,7 @@ import { axeViolations } from '../helpers/watchChannel';
 import { openWatchPage, untilAdvancing, untilView, videoTime } from '../helpers/watchPage';
 import { createTestSite, grantEntitlement, startTestStack, stopAll, type TestSite } from '../helpers/stack';
 import { until } from '../helpers/wait';
+import { entryArgs } from '../helpers/serverProcess';
 
 // Functions handed to page.evaluate run in the browser: its globals are declared loosely here only.
 declare const window: any;
@@ -209,7 +210,7 @@ it('refuses to start with a bad ladder or rewind window, naming the setting', as
   const answers = await Promise.all(
     bad.map(async (setting) => {
       const ports = await referenceProviderPorts(setting);
-      const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'provider', 'index.ts')], {
+      const child = spawn(process.execPath, entryArgs('provider/index.ts'), {
         env: { ...process.env, ...ports.env },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
