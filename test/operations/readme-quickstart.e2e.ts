@@ -106,8 +106,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // The walkthrough stops its provider; a run that failed before may have left it serving.
-  if (provider)
-    spawnSync(process.execPath, [...entryArgs('provider/index.ts'), 'stop'], { cwd: root, env: { ...process.env, ...provider.env } });
+  if (provider) spawnSync(process.execPath, [...entryArgs('provider/index.ts'), 'stop'], { cwd: root, env: { ...process.env, ...provider.env } });
   await stopReferenceProviders();
   if (server && server.exitCode === null) {
     const exited = new Promise((resolve) => server.once('exit', resolve));
