@@ -8,7 +8,6 @@
  * run longer, then "Go to live" returns to the edge; the webhooks (LIVE, then ENDED by idle) follow the ladder. Bad settings stop the provider's start naming them.
  */
 import { execFile, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'puppeteer-core';
 import type { Stack } from '../../stack';
