@@ -57,7 +57,7 @@ export async function serveGateway(
   localSubgraph?: (name: SubgraphName) => RunningService | undefined,
 ) {
   const { config, database, bus, logger } = deps;
-  const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret, bus);
+  const authenticator = createAuthenticator(database.prisma, config.jwtSecret, config.internalSecret, bus, config.authCacheTtlMs);
   // Watch time is counted where the viewers' sockets are, and written with content's own code (its tables),
   // reading a site's quests through kept reads of the gateway's own.
   const questReads = followedSiteCache<unknown>(bus);

@@ -49,6 +49,11 @@ export interface Config {
   /** Milliseconds between each instance's live-viewer counts for insights (`PRESENCE_INTERVAL_MS`, default 5000). */
   presenceIntervalMs: number;
   /**
+   * Milliseconds an instance keeps a site or developer-key lookup (`AUTH_CACHE_TTL_MS`, default 5000): how long a
+   * revoked key can outlive a revocation the bus could not carry (a carried one leaves the cache at once).
+   */
+  authCacheTtlMs: number;
+  /**
    * Milliseconds between two writes of the watch time live viewers earned for quests (`WATCH_FLUSH_MS`,
    * default 10000): each instance writes what it counted in one batch per interval, so database writes
    * grow with time, not viewers × seconds, and a crashed instance loses at most this much watch time.
@@ -298,6 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
     encryptionKey: secret('ENCRYPTION_KEY', 'encryptionKey'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     presenceIntervalMs: integer(env, 'PRESENCE_INTERVAL_MS', 5000, 50, 600_000),
+    authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 3_600_000),
     watchFlushMs: integer(env, 'WATCH_FLUSH_MS', 10_000, 50, 600_000),
     watchTimeEnabled: flag(env, 'WATCH_TIME', true),
     chatBatchMs: integer(env, 'CHAT_BATCH_MS', 250, 10, 5000),

@@ -75,11 +75,12 @@ function header(headers: HeaderBag, name: string): string | undefined {
 
 /**
  * The authenticator of one instance. With `bus`, a developer key revoked anywhere leaves this instance's
- * cache as soon as the revocation arrives (the revoking process hears it before answering).
+ * cache as soon as the revocation arrives (the revoking process hears it before answering); otherwise a lookup
+ * is kept `cacheTtlMs` (AUTH_CACHE_TTL_MS).
  */
-export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: string, bus?: EventBus): Authenticator {
-  const sites = new TtlCache<boolean>(5_000, 10_000);
-  const keys = new TtlCache<{ siteId: string; keyId: string } | null>(5_000, 10_000);
+export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: string, bus?: EventBus, cacheTtlMs = 5_000): Authenticator {
+  const sites = new TtlCache<boolean>(cacheTtlMs, 10_000);
+  const keys = new TtlCache<{ siteId: string; keyId: string } | null>(cacheTtlMs, 10_000);
   /** When this instance last asked to write each key's lastUsedAt: most requests ask nothing of the database. */
   const touched = new Map<string, number>();
   if (bus) onDeveloperKeyRevoked(bus, (revoked) => keys.drop(revoked.keyHash));
