@@ -78,7 +78,7 @@ function header(headers: HeaderBag, name: string): string | undefined {
  * cache as soon as the revocation arrives (the revoking process hears it before answering); otherwise a lookup
  * is kept `cacheTtlMs` (AUTH_CACHE_TTL_MS).
  */
-export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: string, bus?: EventBus, cacheTtlMs = 5_000): Authenticator {
+export function createAuthenticator(db: Db, jwtSecret: string, internalSecret: string, bus: EventBus | undefined, cacheTtlMs: number): Authenticator {
   const sites = new TtlCache<boolean>(cacheTtlMs, 10_000);
   const keys = new TtlCache<{ siteId: string; keyId: string } | null>(cacheTtlMs, 10_000);
   /** When this instance last asked to write each key's lastUsedAt: most requests ask nothing of the database. */
